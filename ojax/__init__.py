@@ -1,0 +1,39 @@
+"""ojax: a JAX library and vectorized simulator for online learning."""
+
+__version__ = "0.1.0"
+
+from ojax import adapters, losses, metrics, oco, projections  # noqa: E402
+from ojax.adapters import linear_predictor, linear_weights, optax_learner  # noqa: E402
+from ojax.core import (  # noqa: E402
+    LEARNERS,
+    LearnerEntry,
+    MultiTaskLearner,
+    OCOLearner,
+    Predictor,
+    Trace,
+    register_learner,
+)
+from ojax.run import run, run_oco, run_tasks  # noqa: E402
+from ojax.validation import InputError  # noqa: E402
+
+__all__ = [
+    "LEARNERS",
+    "InputError",
+    "LearnerEntry",
+    "MultiTaskLearner",
+    "OCOLearner",
+    "Predictor",
+    "Trace",
+    "adapters",
+    "linear_predictor",
+    "linear_weights",
+    "losses",
+    "metrics",
+    "oco",
+    "optax_learner",
+    "projections",
+    "register_learner",
+    "run",
+    "run_oco",
+    "run_tasks",
+]

@@ -1,0 +1,108 @@
+"""Adapters: an OCO learner plus a loss as a linear predictor; an optax optimizer as an OCO learner.
+
+* :func:`linear_predictor` plays ``y_hat = <w_t, x_t>`` with ``w_t`` the learner's iterate and
+  feeds it the gradient ``loss.grad(y_hat, y) * x``.
+* :func:`optax_learner` runs any optax ``GradientTransformation`` (sgd, adam, and the
+  parameter-free ``optax.contrib`` optimizers cocob, dog, prodigy, mechanize) as an OCO learner,
+  so it takes part in ojax's runners, sweeps and regret metrics beside ojax's own learners.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import optax
+
+from ojax.core import Array, OCOLearner, Params, Predictor
+from ojax.losses import Loss
+
+
+class LinearPredictorState(NamedTuple):
+    learner: Any  # the OCO learner's state
+
+
+def linear_predictor(learner: OCOLearner, loss: Loss, x0: Array) -> Predictor:
+    """A linear predictor ``y_hat = <w, x>`` driven by an OCO learner on ``loss``.
+
+    Args:
+      learner: the OCO learner; its params are the predictor's params.
+      loss: the convex loss whose subgradient ``loss.grad(y_hat, y) * x`` feeds the learner.
+      x0: ``(d,)`` the learner's anchor (static: it is part of the predictor).
+
+    Returns:
+      A :class:`~ojax.core.Predictor`.
+    """
+    x0 = jnp.asarray(x0)
+
+    def init(params: Params) -> LinearPredictorState:
+        return LinearPredictorState(learner.init(params, x0))
+
+    def predict(state: LinearPredictorState, params: Params, x: Array) -> Array:
+        return jnp.vdot(learner.iterate(state.learner, params), x)
+
+    def update(state: LinearPredictorState, params: Params, x: Array, y: Array):
+        y_hat = predict(state, params, x)
+        return LinearPredictorState(learner.update(state.learner, params, loss.grad(y_hat, y) * x))
+
+    return Predictor(init, predict, update, learner.check_params)
+
+
+def linear_weights(learner: OCOLearner) -> Callable[[LinearPredictorState, Params], Array]:
+    """A ``record`` function for :func:`ojax.run.run`: the weights of a linear predictor."""
+
+    def weights(state: LinearPredictorState, params: Params) -> Array:
+        return learner.iterate(state.learner, params)
+
+    return weights
+
+
+class OptaxState(NamedTuple):
+    point: Array  # the current iterate, shape (d,)
+    opt_state: Any  # the optax optimizer's state
+
+
+def optax_learner(
+    make: Callable[..., optax.GradientTransformation],
+    check_params: Callable[[Params], None] | None = None,
+) -> OCOLearner:
+    """An OCO learner from an optax optimizer factory.
+
+    The optimizer is rebuilt from ``make(**params)`` at every call, so its hyperparameters are
+    runtime values in a params dict: ``jax.vmap`` over ``{"learning_rate": grid}`` works and a
+    new value never recompiles.
+
+    Args:
+      make: e.g. ``optax.sgd`` or ``optax.contrib.cocob`` (static).
+      check_params: optional domain check of the params dict.
+
+    Returns:
+      An :class:`~ojax.core.OCOLearner` whose params are a dict of keyword arguments of ``make``.
+
+    Examples:
+      >>> import jax.numpy as jnp, optax
+      >>> from ojax import adapters, losses, run_oco
+      >>> sgd = adapters.optax_learner(optax.sgd)
+      >>> zs = jnp.ones((3, 2))
+      >>> _, trace = run_oco(sgd, {"learning_rate": 0.5}, jnp.zeros(2), zs,
+      ...                        losses.quadratic_objective)
+      >>> print(trace.loss.round(4))
+      [1.     0.25   0.0625]
+    """
+
+    def init(params: Params, x0: Array) -> OptaxState:
+        return OptaxState(x0, make(**params).init(x0))
+
+    def iterate(state: OptaxState, params: Params) -> Array:
+        return state.point
+
+    def update(state: OptaxState, params: Params, grad: Array) -> OptaxState:
+        updates, opt_state = make(**params).update(grad, state.opt_state, state.point)
+        return OptaxState(optax.apply_updates(state.point, updates), opt_state)
+
+    return OCOLearner(init, iterate, update, check_params or (lambda params: None))
+
+
+__all__ = ["linear_predictor", "linear_weights", "optax_learner"]

@@ -1,0 +1,109 @@
+"""Metrics of a run: running losses, regret, checkpoints, mistake rate.
+
+All functions take per-step arrays with time on the LAST axis (so a batch of runs ``(..., n)``
+works unchanged) and an optional mask of real steps; padded steps count nothing.
+"""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+import numpy as np
+
+from ojax.core import Array
+from ojax.validation import check_choice
+
+
+def _masked(values: Array, mask: Array | None) -> tuple[Array, Array]:
+    values = jnp.asarray(values)
+    if mask is None:
+        return values, jnp.ones(values.shape, values.dtype)
+    mask = jnp.asarray(mask, bool)
+    return jnp.where(mask, values, 0.0), mask.astype(values.dtype)
+
+
+def cumulative_loss(losses: Array, mask: Array | None = None) -> Array:
+    """``L_t = sum_{s <= t} loss_s`` over real steps."""
+    values, _ = _masked(losses, mask)
+    return jnp.cumsum(values, axis=-1)
+
+
+def average_loss(losses: Array, mask: Array | None = None) -> Array:
+    """``L_t / (number of real steps up to t)`` (0 before the first real step)."""
+    values, weights = _masked(losses, mask)
+    count = jnp.cumsum(weights, axis=-1)
+    return jnp.cumsum(values, axis=-1) / jnp.maximum(count, 1.0)
+
+
+def mistake_rate(mistakes: Array, mask: Array | None = None) -> Array:
+    """Running fraction of mistakes (``mistakes`` holds 0/1 per step)."""
+    return average_loss(mistakes, mask)
+
+
+def doubling_checkpoints(num_steps: int) -> np.ndarray:
+    """The checkpoints ``1, 2, 4, ...`` up to ``num_steps``, plus ``num_steps`` itself."""
+    points = [1]
+    while points[-1] * 2 <= num_steps:
+        points.append(points[-1] * 2)
+    if points[-1] != num_steps:
+        points.append(num_steps)
+    return np.asarray(points)
+
+
+def loss_since_last_checkpoint(losses: Array) -> tuple[np.ndarray, Array]:
+    """Average loss over each window ``(c_{k-1}, c_k]`` between doubling checkpoints.
+
+    Returns:
+      ``(checkpoints, values)`` with ``values[..., k]`` the mean loss of steps
+      ``c_{k-1} + 1 .. c_k`` (``c_{-1} = 0``).
+    """
+    losses = jnp.asarray(losses)
+    points = doubling_checkpoints(losses.shape[-1])
+    cum = jnp.cumsum(losses, axis=-1)[..., points - 1]
+    prev = jnp.concatenate([jnp.zeros_like(cum[..., :1]), cum[..., :-1]], axis=-1)
+    widths = np.diff(np.concatenate([[0], points]))
+    return points, (cum - prev) / widths
+
+
+def regret(losses: Array, comparator_losses: Array, mask: Array | None = None) -> Array:
+    """Regret against a given comparator sequence: ``sum_{s<=t} (loss_s - comparator_s)``."""
+    values, weights = _masked(jnp.asarray(losses) - jnp.asarray(comparator_losses), mask)
+    del weights
+    return jnp.cumsum(values, axis=-1)
+
+
+def best_fixed_loss(zs: Array, objective: str, feasible_set: str, radius: float = 1.0) -> Array:
+    """Loss of the best fixed comparator in hindsight after each prefix, in closed form.
+
+    ``zs`` is ``(..., n, d)``; returns ``(..., n)`` with entry t equal to
+    ``min_u sum_{s<=t} f_s(u)`` over the set. Closed forms:
+
+    * linear ``<u, z>`` over the L2 ball: ``-radius ||S_t||``; over the box:
+      ``-radius ||S_t||_1``; over the simplex (finite experts): ``min_i S_{t,i}``;
+    * quadratic ``0.5 ||u - z||^2`` over any set containing the data's convex hull (the ball of
+      radius ``>= max ||z||``, or unconstrained): the running mean is optimal and the value is
+      ``0.5 (sum ||z_s||^2 - t ||mean_t||^2)``.
+    """
+    check_choice("objective", objective, ("linear", "quadratic"))
+    zs = jnp.asarray(zs)
+    sums = jnp.cumsum(zs, axis=-2)
+    if objective == "linear":
+        check_choice("feasible_set", feasible_set, ("l2_ball", "box", "simplex"))
+        if feasible_set == "l2_ball":
+            return -radius * jnp.linalg.norm(sums, axis=-1)
+        if feasible_set == "box":
+            return -radius * jnp.sum(jnp.abs(sums), axis=-1)
+        return radius * jnp.min(sums, axis=-1)
+    check_choice("feasible_set", feasible_set, ("l2_ball", "none"))
+    t = jnp.arange(1, zs.shape[-2] + 1, dtype=zs.dtype)
+    sq = jnp.cumsum(jnp.sum(zs**2, axis=-1), axis=-1)
+    return 0.5 * (sq - jnp.sum(sums**2, axis=-1) / t)
+
+
+def regret_to_best(
+    losses: Array, zs: Array, objective: str, feasible_set: str, radius: float = 1.0
+) -> Array:
+    """Regret against the best fixed comparator in hindsight of each prefix (see
+    :func:`best_fixed_loss`): ``sum_{s<=t} f_s(w_s) - min_u sum_{s<=t} f_s(u)``."""
+    return jnp.cumsum(jnp.asarray(losses), axis=-1) - best_fixed_loss(
+        zs, objective, feasible_set, radius
+    )

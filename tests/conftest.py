@@ -1,0 +1,30 @@
+"""Shared test configuration: strict numerics, float64 on demand, the data folder."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import jax
+import pytest
+
+# Catch silent broadcasting and silent dtype promotion (as equinox's test-suite does).
+jax.config.update("jax_numpy_rank_promotion", "raise")
+jax.config.update("jax_numpy_dtype_promotion", "strict")
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA_DIR = Path(os.environ.get("OJAX_DATA_DIR", ROOT / ".." / "shared" / "data")).resolve()
+
+
+@pytest.fixture
+def x64():
+    """Runs the test body with float64 enabled (the numerical oracles use it)."""
+    with jax.enable_x64(True):
+        yield
+
+
+@pytest.fixture
+def data_dir() -> Path:
+    if not DATA_DIR.is_dir():
+        pytest.fail(f"the shared data folder {DATA_DIR} is missing (set OJAX_DATA_DIR)")
+    return DATA_DIR
