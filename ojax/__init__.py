@@ -3,6 +3,7 @@
 __version__ = "0.1.0"
 
 from ojax import adapters, losses, metrics, oco, projections  # noqa: E402
+from ojax import averaging, envs, meta, parameter_free, transfer  # noqa: E402
 from ojax.adapters import linear_predictor, linear_weights, optax_learner  # noqa: E402
 from ojax.core import (  # noqa: E402
     LEARNERS,
@@ -25,15 +26,20 @@ __all__ = [
     "Predictor",
     "Trace",
     "adapters",
+    "averaging",
+    "envs",
     "linear_predictor",
     "linear_weights",
     "losses",
+    "meta",
     "metrics",
     "oco",
     "optax_learner",
+    "parameter_free",
     "projections",
     "register_learner",
     "run",
     "run_oco",
     "run_tasks",
+    "transfer",
 ]

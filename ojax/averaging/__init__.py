@@ -1,0 +1,1 @@
+"""Iterate averaging: Polyak-Ruppert, geometric, tail; the regularization path; the chunk merge."""

@@ -1,0 +1,1 @@
+"""Synthetic environments and data streams (seeded, jittable)."""

@@ -1,0 +1,1 @@
+"""Parameter-free learners: KT and ONS coin betting, direction-magnitude reduction."""

@@ -1,0 +1,1 @@
+"""Online transfer learning: kernels, kernel PA, PAIO, OTL, COTL and their baselines."""
