@@ -107,7 +107,10 @@ class LearnerEntry(NamedTuple):
       params_grid: ``() -> params`` with a leading axis of a few distinct values (for the
         vmap-equals-loop test and sweeps).
       make_stream: ``(key, num_steps, dim) -> (xs, ys)`` data this learner is meant for
-        (gradients for OCO learners; ``ys`` is then ignored).
+        (for OCO learners ``xs`` holds the data ``z_t`` of the losses and ``ys`` is ignored).
+      objective: for OCO learners, the name of the :data:`ojax.losses.OBJECTIVES` entry their
+        stream is played with; for predictors, the name of the :data:`ojax.losses.LOSSES` entry
+        recorded by the runner.
     """
 
     name: str
@@ -116,6 +119,7 @@ class LearnerEntry(NamedTuple):
     default_params: Callable[[], Params]
     params_grid: Callable[[], Params]
     make_stream: Callable[[Array, int, int], tuple[Array, Array]]
+    objective: str = "linear"
 
 
 LEARNERS: dict[str, LearnerEntry] = {}

@@ -51,18 +51,16 @@ def curves_figure(
 def regret_figure(
     horizons: np.ndarray,
     regrets: Mapping[str, np.ndarray],
-    bound: np.ndarray | None,
+    bounds: Mapping[str, np.ndarray],
     *,
     title: str,
-    bound_label: str = "bound",
 ) -> Figure:
-    """Regret against the horizon T on log-log axes, with the theoretical bound drawn."""
+    """Regret against the horizon T on log-log axes, with the theoretical bounds dashed."""
     fig, ax = plt.subplots(figsize=(5, 4))
     for name, values in regrets.items():
-        values = np.atleast_2d(values)
-        band(ax, horizons, np.maximum(values, 1e-12), name, marker="o", ms=3)
-    if bound is not None:
-        ax.plot(horizons, np.atleast_2d(bound).mean(axis=0), "k--", label=bound_label)
+        band(ax, horizons, np.maximum(np.atleast_2d(values), 1e-12), name, marker="o", ms=3)
+    for (name, bound), style in zip(bounds.items(), ("k--", "k:", "k-.", "k-")):
+        ax.plot(horizons, np.broadcast_to(bound, np.shape(horizons)), style, label=name)
     ax.set(title=title, xlabel="T", ylabel="regret")
     ax.set_xscale("log")
     ax.set_yscale("log")

@@ -64,7 +64,9 @@ def ftl(objective: str = "quadratic", feasible_set: str = "l2_ball") -> OCOLearn
     def leader(state: FTLState, params: FTLParams) -> Array:
         total = state.sum_targets
         if objective == "quadratic":
-            return projections.project(feasible_set, total / state.count, params.radius)
+            return projections.project(
+                feasible_set, total / state.count.astype(total.dtype), params.radius
+            )
         if feasible_set == "l2_ball":
             norm = jnp.linalg.norm(total)
             return -params.radius * total / jnp.where(norm > 0, norm, 1.0)

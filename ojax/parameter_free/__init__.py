@@ -1,1 +1,39 @@
 """Parameter-free learners: KT and ONS coin betting, direction-magnitude reduction."""
+
+from ojax.parameter_free.betting import (
+    BETTORS,
+    BettorState,
+    CoinBettingParams,
+    CoinBettingState,
+    DirectionMagnitudeParams,
+    DirectionMagnitudeState,
+    bettor_bet,
+    bettor_init,
+    bettor_update,
+    coin_betting,
+    direction_magnitude,
+    direction_update,
+    dm_init,
+    dm_iterate,
+    dm_update,
+    project_unit_ball,
+)
+
+__all__ = [
+    "BETTORS",
+    "BettorState",
+    "CoinBettingParams",
+    "CoinBettingState",
+    "DirectionMagnitudeParams",
+    "DirectionMagnitudeState",
+    "bettor_bet",
+    "bettor_init",
+    "bettor_update",
+    "coin_betting",
+    "direction_magnitude",
+    "direction_update",
+    "dm_init",
+    "dm_iterate",
+    "dm_update",
+    "project_unit_ball",
+]

@@ -1,0 +1,147 @@
+"""The ``ojax`` command: ``ojax list``, ``ojax run NAME [options]`` (see INTERFACE.md).
+
+Bad input (an unknown experiment, a bad option value, a missing or malformed data file) exits
+with status 2 and a one-line message, before anything is written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from ojax.validation import InputError
+
+
+class _Parser(argparse.ArgumentParser):
+    """Argument errors as one line on stderr and exit status 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"ojax: error: {message}\n")
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
+    return value
+
+
+_UNITS = {"": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
+
+
+def parse_bytes(text: str) -> int:
+    """``"512M"``, ``"2G"``, ``"1.5g"``, ``"1000000"`` -> bytes."""
+    raw = text.strip().lower().removesuffix("ib").removesuffix("b")
+    unit = raw[-1] if raw and raw[-1] in _UNITS else ""
+    try:
+        value = float(raw[: len(raw) - len(unit)])
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"must be a size such as 512M or 4G, got {text!r}"
+        ) from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be a positive size, got {text!r}")
+    return int(value * _UNITS[unit])
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="ojax", description="ojax: online learning in JAX.")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    commands.add_parser("list", help="list the experiments")
+    run = commands.add_parser("run", help="run an experiment and write its results")
+    run.add_argument("name", help="experiment name (see `ojax list`)")
+    run.add_argument("--seeds", type=_positive_int, help="number of seeds (default: the paper's)")
+    run.add_argument("--out", type=Path, help="output folder (default: results/NAME)")
+    run.add_argument("--data-dir", type=Path, help="folder of the real datasets")
+    run.add_argument("--quick", action="store_true", help="a small configuration (seconds)")
+    run.add_argument("--x64", action="store_true", help="compute in float64")
+    run.add_argument("--devices", type=_positive_int, help="shard over the first N devices")
+    run.add_argument("--memory-budget", type=parse_bytes, help="memory budget, e.g. 4G")
+    run.add_argument("--no-resume", dest="resume", action="store_false",
+                     help="recompute finished work instead of resuming")
+    run.add_argument("--quiet", action="store_true", help="no progress bar")
+    return parser
+
+
+def _list() -> int:
+    from ojax.experiments import EXPERIMENTS
+
+    width = max(len(name) for name in EXPERIMENTS)
+    for spec in EXPERIMENTS.values():
+        print(f"{spec.name:<{width}}  {spec.description}")
+    return 0
+
+
+def _run(args: argparse.Namespace) -> int:
+    from ojax.experiments import EXPERIMENTS, ExperimentConfig, write_result
+
+    if args.name not in EXPERIMENTS:
+        raise InputError(
+            f"unknown experiment {args.name!r}; choose one of: {', '.join(EXPERIMENTS)}"
+        )
+    spec = EXPERIMENTS[args.name]
+    if args.data_dir is not None and not args.data_dir.is_dir():
+        raise InputError(f"--data-dir: {str(args.data_dir)!r} is not a folder")
+    if args.x64:
+        import jax
+
+        jax.config.update("jax_enable_x64", True)
+    if args.devices is not None:
+        import jax
+
+        if args.devices > jax.device_count():
+            raise InputError(
+                f"--devices must be at most the {jax.device_count()} available device(s), "
+                f"got {args.devices}"
+            )
+    config = ExperimentConfig(
+        name=spec.name,
+        seeds=args.seeds or spec.default_seeds,
+        out=args.out or Path("results") / spec.name,
+        data_dir=args.data_dir,
+        quick=args.quick,
+        x64=args.x64,
+        devices=args.devices,
+        quiet=args.quiet,
+        resume=args.resume,
+        memory_budget=args.memory_budget,
+    )
+    start = time.perf_counter()
+    result = spec.load()(config)
+    wall = time.perf_counter() - start
+    written = write_result(config, result, wall)
+    if not args.quiet:
+        for row in result.rows:
+            print(f"{row.dataset:>18} {row.method:>22} {row.metric:>18} "
+                  f"{row.mean:12.5g} +- {row.std:.3g}  (n={row.n_seeds})")
+    names = ", ".join(p.name for p in written)
+    print(f"ojax: {spec.name} finished in {wall:.1f} s; wrote {config.out}/ ({names})")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``ojax`` console script; returns the exit status."""
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exc:  # argparse: --help (0) or a bad option (2)
+        return int(exc.code or 0)
+    try:
+        if args.command == "list":
+            return _list()
+        return _run(args)
+    except InputError as exc:
+        print(f"ojax: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("ojax: interrupted; finished work is kept, re-run to resume", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,265 @@
+"""The examples of the online learning notes, each against its regret bound.
+
+One dataset per example (INTERFACE.md): ``experts-adversarial`` (1), ``experts-realizable`` (2),
+``ftl-quadratic`` (3), ``ftl-linear`` (4), ``ftrl-linear`` (5), ``ogd`` (6), ``hedge`` (7),
+``parameter-free`` (8). Each records, per method, the regret at a grid of horizons T and the bound
+at those horizons, as curves over seeds. Learners whose tuning depends on the horizon (FTRL, OGD,
+Hedge) run once per horizon with that horizon's tuned value: the horizons are one ``vmap`` axis
+over the hyperparameters, and the seeds another.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ojax import metrics, oco
+from ojax.core import Array, OCOLearner, Predictor
+from ojax.experiments.output import ExperimentConfig, ExperimentResult
+from ojax.losses import linear_objective, quadratic_objective
+from ojax.plotting import regret_figure
+from ojax.run import run_oco
+
+RADIUS = 2.0  # M in examples 3-4, B in examples 5-6
+LIPSCHITZ = 1.0  # rho / M of the linear losses in examples 5-6
+NUM_EXPERTS = 10  # Hedge (example 7)
+NUM_CLASS = 64  # |H| in the realizable example
+
+
+def horizons(max_steps: int, count: int = 12) -> np.ndarray:
+    """Log-spaced horizons from 10 to ``max_steps`` (distinct integers)."""
+    return np.unique(np.geomspace(10, max_steps, count).astype(int))
+
+
+def _at(curves: Array, steps: np.ndarray) -> np.ndarray:
+    """Values at the (1-based) horizons ``steps`` along the last axis."""
+    return np.asarray(curves)[..., steps - 1]
+
+
+def _diagonal(curves: Array, steps: np.ndarray) -> np.ndarray:
+    """Run ``h`` (tuned for horizon ``steps[h]``) read at its own horizon: ``(..., H)``."""
+    curves = np.asarray(curves)  # (..., H, T)
+    return np.stack([curves[..., h, t - 1] for h, t in enumerate(steps)], axis=-1)
+
+
+def _alternating(num_steps: int) -> np.ndarray:
+    """The sequence -0.5, 1, -1, 1, -1, ... of example 4, as ``(num_steps, 1)``."""
+    z = np.where(np.arange(num_steps) % 2 == 1, 1.0, -1.0)
+    z[0] = -0.5
+    return z[:, None].astype(np.float32)
+
+
+def _ball_stream(key: Array, num_steps: int, dim: int, radius: float, drift: float) -> Array:
+    """Vectors of norm <= radius: a fixed drift direction plus uniform noise, renormalized."""
+    k1, k2, k3 = jax.random.split(key, 3)
+    direction = jax.random.normal(k1, (dim,))
+    noise = jax.random.normal(k2, (num_steps, dim))
+    z = drift * direction / jnp.linalg.norm(direction) + noise / math.sqrt(dim)
+    z = z / jnp.maximum(jnp.linalg.norm(z, axis=1, keepdims=True), 1e-12)
+    return radius * z * jax.random.uniform(k3, (num_steps, 1), minval=0.5, maxval=1.0)
+
+
+def _adversarial_binary(predictor: Predictor, num_steps: int) -> Array:
+    """Example 1: nature answers the opposite of the learner over H = {always 0, always 1};
+    returns the regret after each step."""
+    advice = jnp.array([0, 1], jnp.int32)
+    params = oco.ExpertsParams()
+
+    def step(state, _):
+        guess = predictor.predict(state, params, advice)
+        label = 1 - guess
+        return predictor.update(state, params, advice, label), label
+
+    _, labels = jax.lax.scan(step, predictor.init(params), None, length=num_steps)
+    ones = jnp.cumsum(labels)
+    count = jnp.arange(1, num_steps + 1)
+    return count - jnp.minimum(ones, count - ones)  # learner errs every step
+
+
+def _realizable_mistakes(predictor: Predictor, key: Array, num_steps: int) -> Array:
+    """Example 2: random advice of NUM_CLASS experts, labels from one of them."""
+    k1, k2 = jax.random.split(key)
+    advice = jax.random.bernoulli(k1, 0.5, (num_steps, NUM_CLASS)).astype(jnp.int32)
+    labels = advice[:, jax.random.randint(k2, (), 0, NUM_CLASS)]
+    params = oco.ExpertsParams()
+
+    def step(state, example):
+        x, y = example
+        guess = predictor.predict(state, params, x)
+        return predictor.update(state, params, x, y), (guess != y).astype(jnp.float32)
+
+    _, mistakes = jax.lax.scan(step, predictor.init(params), (advice, labels))
+    return jnp.cumsum(mistakes)  # the true expert makes no mistake
+
+
+def _adversarial_hedge(learner: OCOLearner, params, num_steps: int) -> tuple[Array, Array]:
+    """Example 7, adaptive adversary: loss 1 on the expert Hedge weighs most, 0 elsewhere."""
+    x0 = jnp.full(NUM_EXPERTS, 1.0 / NUM_EXPERTS)
+
+    def step(state, _):
+        w = learner.iterate(state, params)
+        z = jax.nn.one_hot(jnp.argmax(w), NUM_EXPERTS, dtype=w.dtype)
+        return learner.update(state, params, z), (jnp.vdot(w, z), z)
+
+    _, (paid, zs) = jax.lax.scan(step, learner.init(params, x0), None, length=num_steps)
+    return paid, zs
+
+
+def _tuned_runs(
+    learner: OCOLearner, make_params: Callable[[Array], object], steps: np.ndarray, x0, zs,
+    objective,
+) -> Array:
+    """Losses ``(H, T)`` of one run per horizon, each tuned for its horizon (one vmap)."""
+    grid = make_params(jnp.asarray(steps, jnp.float32))
+    return jax.vmap(lambda p: run_oco(learner, p, x0, zs, objective)[1].loss)(grid)
+
+
+def example_experts(num_seeds: int, steps: np.ndarray, key: Array) -> dict:
+    """Examples 1 and 2: regret and bound of follow-the-best-expert and halving."""
+    t_max = int(steps[-1])
+    out: dict = {"experts-adversarial": {}, "experts-realizable": {}}
+    keys = jax.random.split(key, num_seeds)
+    for name, make in (("follow-best-expert", oco.follow_best_expert), ("halving", oco.halving)):
+        regret = np.asarray(_adversarial_binary(make(2), t_max), np.float64)
+        out["experts-adversarial"][name] = (np.tile(_at(regret, steps), (num_seeds, 1)), steps / 2)
+        learner = make(NUM_CLASS)
+        mistakes = jax.vmap(lambda k: _realizable_mistakes(learner, k, t_max))(keys)
+        bound = NUM_CLASS - 1.0 if name == "follow-best-expert" else math.log2(NUM_CLASS)
+        out["experts-realizable"][name] = (_at(mistakes, steps), np.full(len(steps), bound))
+    return out
+
+
+def example_ftl(num_seeds: int, steps: np.ndarray, key: Array, dim: int = 5) -> dict:
+    """Examples 3 and 4: FTL on quadratics (log regret) and on linear losses (linear regret)."""
+    t_max = int(steps[-1])
+    keys = jax.random.split(key, num_seeds)
+    params = oco.FTLParams(jnp.asarray(RADIUS, jnp.float32))
+    learner = oco.ftl("quadratic")
+
+    def quadratic(k):
+        zs = _ball_stream(k, t_max, dim, RADIUS, drift=0.5)
+        losses = run_oco(learner, params, jnp.zeros(dim), zs, quadratic_objective)[1].loss
+        return metrics.regret_to_best(losses, zs, "quadratic", "l2_ball", RADIUS)
+
+    regret = jax.vmap(quadratic)(keys)
+    bound = 4 * RADIUS**2 * (np.log(steps) + 1)
+    zs = jnp.asarray(_alternating(t_max))
+    losses = run_oco(oco.ftl("linear"), params, jnp.zeros(1), zs, linear_objective)[1].loss
+    linear = np.tile(_at(jnp.cumsum(losses), steps), (num_seeds, 1))  # against u = 0
+    return {
+        "ftl-quadratic": {"FTL": (_at(regret, steps), bound)},
+        "ftl-linear": {"FTL": (linear, (steps - 1) * RADIUS)},
+    }
+
+
+def example_ftrl(num_seeds: int, steps: np.ndarray) -> dict:
+    """Example 5: FTRL at lambda* = (M / B) sqrt(2T) on example 4's sequence, against the best
+    point of [-B, B] in hindsight; FTL beside it for contrast."""
+    t_max = int(steps[-1])
+    zs = jnp.asarray(_alternating(t_max) * LIPSCHITZ)
+    radius = jnp.asarray(RADIUS, jnp.float32)
+
+    def tuned(t):
+        return oco.FTRLParams((LIPSCHITZ / RADIUS) * jnp.sqrt(2 * t), jnp.full_like(t, RADIUS))
+
+    losses = _tuned_runs(oco.ftrl(), tuned, steps, jnp.zeros(1), zs, linear_objective)
+    ftrl_regret = _diagonal(metrics.regret_to_best(losses, zs, "linear", "l2_ball", RADIUS), steps)
+    ftl_losses = run_oco(oco.ftl("linear"), oco.FTLParams(radius), jnp.zeros(1), zs,
+                         linear_objective)[1].loss
+    ftl_regret = _at(metrics.regret_to_best(ftl_losses, zs, "linear", "l2_ball", RADIUS), steps)
+    bound = LIPSCHITZ * RADIUS * np.sqrt(2 * steps)
+    return {
+        "ftrl-linear": {
+            "FTRL": (np.tile(ftrl_regret, (num_seeds, 1)), bound),
+            "FTL": (np.tile(ftl_regret, (num_seeds, 1)), bound),
+        }
+    }
+
+
+def example_ogd(num_seeds: int, steps: np.ndarray, key: Array, dim: int = 5) -> dict:
+    """Example 6: projected OGD from 0 at alpha* = B / (rho sqrt(T)) on rho-Lipschitz linear
+    losses, against the best point of the B-ball in hindsight."""
+    t_max = int(steps[-1])
+    keys = jax.random.split(key, num_seeds)
+
+    def tuned(t):
+        return oco.OGDParams(RADIUS / (LIPSCHITZ * jnp.sqrt(t)), jnp.full_like(t, RADIUS))
+
+    def one_seed(k):
+        zs = _ball_stream(k, t_max, dim, LIPSCHITZ, drift=0.3)
+        losses = _tuned_runs(oco.ogd(), tuned, steps, jnp.zeros(dim), zs, linear_objective)
+        return metrics.regret_to_best(losses, zs, "linear", "l2_ball", RADIUS)
+
+    regret = _diagonal(jax.vmap(one_seed)(keys), steps)
+    return {"ogd": {"OGD": (regret, RADIUS * LIPSCHITZ * np.sqrt(steps))}}
+
+
+def example_hedge(num_seeds: int, steps: np.ndarray, key: Array) -> dict:
+    """Example 7: Hedge at eta* = sqrt(8 ln m / T) on random and on adversarial losses."""
+    t_max = int(steps[-1])
+    keys = jax.random.split(key, num_seeds)
+    learner = oco.hedge()
+    x0 = jnp.full(NUM_EXPERTS, 1.0 / NUM_EXPERTS)
+    eta = jnp.sqrt(8 * math.log(NUM_EXPERTS) / jnp.asarray(steps, jnp.float32))
+
+    def random_losses(k):
+        k1, k2 = jax.random.split(k)
+        means = jax.random.uniform(k1, (NUM_EXPERTS,), minval=0.3, maxval=0.7)
+        zs = jax.random.uniform(k2, (t_max, NUM_EXPERTS)) * 2 * means  # in [0, 1], mean `means`
+        zs = jnp.minimum(zs, 1.0)
+        losses = _tuned_runs(learner, oco.HedgeParams, steps, x0, zs, linear_objective)
+        return metrics.regret_to_best(losses, zs, "linear", "simplex")
+
+    def adversarial(e):
+        paid, zs = _adversarial_hedge(learner, oco.HedgeParams(e), t_max)
+        return metrics.regret_to_best(paid, zs, "linear", "simplex")
+
+    random_regret = _diagonal(jax.vmap(random_losses)(keys), steps)
+    adversarial_regret = _diagonal(jax.vmap(adversarial)(eta), steps)
+    bound = np.sqrt(steps * math.log(NUM_EXPERTS) / 2)
+    return {
+        "hedge": {
+            "Hedge-random": (random_regret, bound),
+            "Hedge-adversarial": (np.tile(adversarial_regret, (num_seeds, 1)), bound),
+        }
+    }
+
+
+EXAMPLES = ("experts", "ftl", "ftrl", "ogd", "hedge")
+
+
+def run_basics(config: ExperimentConfig) -> ExperimentResult:
+    """Runs examples 1-7 (8 once a parameter-free learner is registered) and their figures."""
+    steps = horizons(1_000 if config.quick else 20_000, 8 if config.quick else 14)
+    key = jax.random.key(0)
+    keys = dict(zip(EXAMPLES, jax.random.split(key, len(EXAMPLES))))
+    seeds = config.seeds
+    jobs = {
+        "experts": lambda: example_experts(seeds, steps, keys["experts"]),
+        "ftl": lambda: example_ftl(seeds, steps, keys["ftl"]),
+        "ftrl": lambda: example_ftrl(seeds, steps),
+        "ogd": lambda: example_ogd(seeds, steps, keys["ogd"]),
+        "hedge": lambda: example_hedge(seeds, steps, keys["hedge"]),
+    }
+    result = ExperimentResult(extra_config={"horizons": steps.tolist(), "radius": RADIUS})
+    for name in config.progress(EXAMPLES, desc="basics"):
+        for dataset, methods in jobs[name]().items():
+            for method, (regret, bound) in methods.items():
+                regret = np.asarray(regret, np.float64)
+                result.add(dataset, method, "regret", regret)
+                result.add(dataset, method, "bound", np.tile(bound, (regret.shape[0], 1)))
+            bounds: dict[str, np.ndarray] = {}
+            for method, (_, bound) in methods.items():
+                if not any(np.allclose(bound, b) for b in bounds.values()):
+                    bounds[f"bound ({method})"] = bound
+            if len(bounds) == 1:
+                label = "lower bound T/2" if dataset == "experts-adversarial" else "bound"
+                bounds = {label: next(iter(bounds.values()))}
+            result.figures[f"basics_{dataset}.png"] = regret_figure(
+                steps, {m: np.asarray(r) for m, (r, _) in methods.items()}, bounds, title=dataset
+            )
+    return result

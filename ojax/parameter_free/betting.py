@@ -1,0 +1,282 @@
+"""Parameter-free learners: one-dimensional coin betting (KT, ONS) and the direction-magnitude
+reduction to a d-dimensional learner.
+
+A bettor starts with an initial wealth ``W_0 > 0`` and bets the signed amount ``m = beta W`` on
+each coin ``c`` in ``[-1, 1]`` (the reward is ``-c m``)::
+
+    W   <- W - c m_prev                               (wealth after the coin)
+    KT:  beta_k = -(1/k) sum_{j<=k} c_j               (k: the step count given by the caller)
+    ONS: z = c / (1 - c beta_prev);  A <- A + z^2 (A_0 = 1);
+         beta <- clip(beta_prev - (2 / (2 - ln 3)) z / A, -1/2, 1/2)
+    m   <- beta W
+
+The direction-magnitude reduction plays ``w = x0 + m v`` with ``v`` projected online gradient
+descent on the unit ball (step ``sqrt(2/k) / (L R)``) and ``m`` a bettor fed the coins
+``c = <g, v_prev> / (L R)``.
+
+References:
+  Orabona, F. and Pal, D. (2016). Coin betting and parameter-free online learning.
+  Cutkosky, A. and Orabona, F. (2018). Black-box reductions for parameter-free online learning
+  in Banach spaces.
+  Denevi, G., Stamos, D. and Pontil, M. (2020). Online parameter-free learning of multiple low
+  variance tasks.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import jax.numpy as jnp
+
+from ojax.core import Array, LearnerEntry, OCOLearner, register_learner
+from ojax.validation import check_choice, check_positive
+
+BETTORS = ("kt", "ons")
+ONS_RATE = 2.0 / (2.0 - math.log(3.0))  # the ONS betting step 2 / (2 - ln 3)
+
+
+class BettorState(NamedTuple):
+    """State of a one-dimensional bettor (leaves may carry extra trailing axes)."""
+
+    wealth: Array  # W, shape () (or the shape of the coins for coordinate-wise betting)
+    betting_fraction: Array  # beta, same shape; the bet is m = beta W
+    sum_coins: Array  # KT: sum of the coins seen, same shape (unused by ONS)
+    ons_sum: Array  # ONS: A = 1 + sum of z^2, same shape (unused by KT)
+
+
+def bettor_init(initial_wealth: Array, shape: tuple[int, ...] = (), dtype=None) -> BettorState:
+    """The bettor before any coin: ``W = initial_wealth``, ``beta = 0``, ``A = 1``."""
+    wealth = jnp.broadcast_to(jnp.asarray(initial_wealth, dtype), shape)
+    zeros = jnp.zeros_like(wealth)
+    return BettorState(wealth, zeros, zeros, jnp.ones_like(wealth))
+
+
+def bettor_bet(state: BettorState) -> Array:
+    """The signed bet ``m = beta W``."""
+    return state.betting_fraction * state.wealth
+
+
+def bettor_update(bettor: str, state: BettorState, coin: Array, count: Array) -> BettorState:
+    """One coin ``c``: wealth ``W - c m_prev``, then the new betting fraction.
+
+    Args:
+      bettor: ``"kt"`` or ``"ons"`` (static).
+      state: the bettor before the coin.
+      coin: ``c`` in ``[-1, 1]`` (the reward of the bet is ``-c m``).
+      count: ``k`` the step count for KT, ``beta_k = -(1/k) sum_{j<=k} c_j`` (ignored by ONS).
+    """
+    wealth = state.wealth - coin * bettor_bet(state)
+    if bettor == "kt":
+        sum_coins = state.sum_coins + coin
+        beta = -sum_coins / count.astype(sum_coins.dtype)
+        return BettorState(wealth, beta, sum_coins, state.ons_sum)
+    z = coin / (1.0 - coin * state.betting_fraction)
+    ons_sum = state.ons_sum + z * z
+    beta = jnp.clip(state.betting_fraction - ONS_RATE * z / ons_sum, -0.5, 0.5)
+    return BettorState(wealth, beta, state.sum_coins, ons_sum)
+
+
+def project_unit_ball(u: Array) -> Array:
+    """``P(u) = u / max(1, ||u||)``."""
+    return u / jnp.maximum(1.0, jnp.sqrt(jnp.sum(u * u, axis=-1, keepdims=True)))
+
+
+def direction_update(direction: Array, grad: Array, count: Array, scale: Array) -> Array:
+    """Projected online gradient step on the unit ball: ``P(v - sqrt(2/k) g scale)``."""
+    step = jnp.sqrt(2.0 / count.astype(direction.dtype)) * scale
+    return project_unit_ball(direction - step * grad)
+
+
+class CoinBettingParams(NamedTuple):
+    initial_wealth: Array  # W_0 > 0, shape ()
+    gradient_scale: Array  # 1 / (L R) > 0, shape (); coins are grad * gradient_scale
+
+
+class CoinBettingState(NamedTuple):
+    anchor: Array  # x0, shape (d,)
+    bet: BettorState  # one bettor per coordinate, leaves of shape (d,)
+    count: Array  # number of updates made, shape (), int32
+
+
+def _check_betting(params) -> None:
+    check_positive("initial_wealth", params.initial_wealth)
+    check_positive("gradient_scale", params.gradient_scale)
+
+
+def coin_betting(bettor: str = "kt") -> OCOLearner:
+    """Coordinate-wise one-dimensional coin betting (KT or ONS) as an OCO learner.
+
+    Each coordinate is an independent bettor with coins ``c_k = g_k * gradient_scale``::
+
+        w_k = x0 + beta_k W_k,   W_k = W_{k-1} - c_k m_{k-1}
+        KT:  beta_{k+1} = -(1/(k+1)) sum_{j<=k} c_j    (textbook Krichevsky-Trofimov)
+        ONS: beta as in the module docstring (|beta| <= 1/2)
+
+    Standalone, the first coin is arbitrary, so KT uses the textbook divisor ``k + 1`` (which
+    keeps the wealth positive); inside :func:`direction_magnitude` the first coin is always 0 and
+    KT divides by ``k`` (the authors' convention).
+
+    Warning: needs ``|g| * gradient_scale <= 1`` per coordinate; the wealth grows geometrically
+    on favourable streams, so very long streams in float32 can overflow the iterate itself.
+
+    Args:
+      bettor: ``"kt"`` or ``"ons"`` (static).
+
+    References:
+      Orabona, F. and Pal, D. (2016). Coin betting and parameter-free online learning.
+      Cutkosky, A. and Orabona, F. (2018). Black-box reductions for parameter-free online
+      learning in Banach spaces.
+
+    Examples:
+      >>> import jax.numpy as jnp
+      >>> from ojax import losses, parameter_free, run_oco
+      >>> params = parameter_free.CoinBettingParams(jnp.array(1.0), jnp.array(1.0))
+      >>> zs = -jnp.ones((4, 1))  # linear losses -w: bet on +
+      >>> _, tr = run_oco(parameter_free.coin_betting("kt"), params, jnp.zeros(1), zs,
+      ...                 losses.linear_objective)
+      >>> print(tr.loss)
+      [-0.    -0.5   -1.    -1.875]
+    """
+    check_choice("bettor", bettor, BETTORS)
+
+    def init(params: CoinBettingParams, x0: Array) -> CoinBettingState:
+        x0 = jnp.asarray(x0)
+        bet = bettor_init(params.initial_wealth, x0.shape, x0.dtype)
+        return CoinBettingState(x0, bet, jnp.zeros((), jnp.int32))
+
+    def iterate(state: CoinBettingState, params: CoinBettingParams) -> Array:
+        return state.anchor + bettor_bet(state.bet)
+
+    def update(state: CoinBettingState, params: CoinBettingParams, grad: Array):
+        count = state.count + 1
+        coin = grad * params.gradient_scale
+        bet = bettor_update(bettor, state.bet, coin, count + 1)
+        return CoinBettingState(state.anchor, bet, count)
+
+    return OCOLearner(init, iterate, update, _check_betting)
+
+
+class DirectionMagnitudeParams(NamedTuple):
+    initial_wealth: Array  # W_0 > 0 of the magnitude bettor, shape ()
+    gradient_scale: Array  # 1 / (L R) > 0, shape (); multiplies coins and direction steps
+
+
+class DirectionMagnitudeState(NamedTuple):
+    anchor: Array  # x0, shape (d,)
+    direction: Array  # v in the unit ball, shape (d,)
+    bet: BettorState  # the magnitude bettor, scalar leaves
+    count: Array  # number of updates made, shape (), int32
+
+
+def dm_init(params: DirectionMagnitudeParams, x0: Array) -> DirectionMagnitudeState:
+    """The direction-magnitude learner before any gradient: ``v = 0``, ``m = 0``."""
+    x0 = jnp.asarray(x0)
+    bet = bettor_init(params.initial_wealth, (), x0.dtype)
+    return DirectionMagnitudeState(x0, jnp.zeros_like(x0), bet, jnp.zeros((), jnp.int32))
+
+
+def dm_iterate(state: DirectionMagnitudeState) -> Array:
+    """``w = x0 + m v``."""
+    return state.anchor + bettor_bet(state.bet) * state.direction
+
+
+def dm_update(
+    bettor: str,
+    state: DirectionMagnitudeState,
+    params: DirectionMagnitudeParams,
+    grad: Array,
+    count: Array | None = None,
+) -> DirectionMagnitudeState:
+    """One step: coin ``<g, v_prev> scale``, direction step and bet with the step count ``k``.
+
+    ``count`` defaults to the learner's own count plus one; the meta-learners pass the global
+    count of the authors' convention instead.
+    """
+    own = state.count + 1
+    k = own if count is None else count
+    coin = jnp.vdot(grad, state.direction) * params.gradient_scale
+    direction = direction_update(state.direction, grad, k, params.gradient_scale)
+    bet = bettor_update(bettor, state.bet, coin, k)
+    return DirectionMagnitudeState(state.anchor, direction, bet, own)
+
+
+def direction_magnitude(bettor: str = "ons") -> OCOLearner:
+    """A d-dimensional parameter-free OCO learner: a unit-ball direction times a 1-D bet.
+
+    ::
+
+        w_k = x0 + m_k v_k
+        c_k = <g_k, v_k> / (L R)                       (the coin; c_1 = 0 since v_1 = 0)
+        v_{k+1} = P(v_k - sqrt(2/k) g_k / (L R))       (projection onto the unit ball)
+        m_{k+1} = beta_{k+1} W_{k+1}                   (KT or ONS bettor on the coins, count k)
+
+    KT divides by ``k`` (not the textbook ``k + 1``): because ``v`` starts at 0 the first coin is
+    always 0, so this is textbook KT started one step late (the convention of Denevi et al.).
+
+    Regret against any ``u``: ``O(||u|| L R sqrt(k log(1 + ||u|| k / W_0)))`` with no step size.
+
+    Args:
+      bettor: ``"kt"`` or ``"ons"`` (static).
+
+    Returns:
+      An :class:`~ojax.core.OCOLearner` with params :class:`DirectionMagnitudeParams`.
+
+    References:
+      Cutkosky, A. and Orabona, F. (2018). Black-box reductions for parameter-free online
+      learning in Banach spaces.
+
+    Examples:
+      >>> import jax.numpy as jnp
+      >>> from ojax import losses, parameter_free, run_oco
+      >>> learner = parameter_free.direction_magnitude("ons")
+      >>> params = parameter_free.DirectionMagnitudeParams(jnp.array(1.0), jnp.array(1.0))
+      >>> zs = jnp.tile(jnp.array([[0.3, -0.4]]), (200, 1))  # f(w) = ||w - z||^2 / 2
+      >>> state, tr = run_oco(learner, params, jnp.zeros(2), zs, losses.quadratic_objective)
+      >>> print(round(float(tr.loss.mean()), 4))
+      0.0013
+    """
+    check_choice("bettor", bettor, BETTORS)
+
+    def init(params: DirectionMagnitudeParams, x0: Array) -> DirectionMagnitudeState:
+        return dm_init(params, x0)
+
+    def iterate(state: DirectionMagnitudeState, params: DirectionMagnitudeParams) -> Array:
+        return dm_iterate(state)
+
+    def update(state, params: DirectionMagnitudeParams, grad: Array):
+        return dm_update(bettor, state, params, grad)
+
+    return OCOLearner(init, iterate, update, _check_betting)
+
+
+def _register() -> None:
+    from ojax.oco.registry import unit_ball_stream
+
+    def grid(cls):
+        return lambda: cls(
+            jnp.asarray([0.5, 3.0], jnp.float32), jnp.asarray([1.0, 0.7], jnp.float32)
+        )
+
+    def default(cls):
+        return lambda: cls(jnp.asarray(1.0, jnp.float32), jnp.asarray(1.0, jnp.float32))
+
+    for bettor in BETTORS:
+        register_learner(
+            LearnerEntry(
+                f"direction_magnitude_{bettor}", "oco",
+                lambda d, b=bettor: direction_magnitude(b),
+                default(DirectionMagnitudeParams), grid(DirectionMagnitudeParams),
+                unit_ball_stream, "linear",
+            )
+        )
+        register_learner(
+            LearnerEntry(
+                f"coin_betting_{bettor}", "oco", lambda d, b=bettor: coin_betting(b),
+                default(CoinBettingParams), grid(CoinBettingParams),
+                unit_ball_stream, "linear",
+            )
+        )
+
+
+_register()
