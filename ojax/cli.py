@@ -63,8 +63,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--x64", action="store_true", help="compute in float64")
     run.add_argument("--devices", type=_positive_int, help="shard over the first N devices")
     run.add_argument("--memory-budget", type=parse_bytes, help="memory budget, e.g. 4G")
-    run.add_argument("--no-resume", dest="resume", action="store_false",
-                     help="recompute finished work instead of resuming")
+    run.add_argument(
+        "--no-resume",
+        dest="resume",
+        action="store_false",
+        help="recompute finished work instead of resuming",
+    )
     run.add_argument("--quiet", action="store_true", help="no progress bar")
     return parser
 
@@ -118,8 +122,10 @@ def _run(args: argparse.Namespace) -> int:
     written = write_result(config, result, wall)
     if not args.quiet:
         for row in result.rows:
-            print(f"{row.dataset:>18} {row.method:>22} {row.metric:>18} "
-                  f"{row.mean:12.5g} +- {row.std:.3g}  (n={row.n_seeds})")
+            print(
+                f"{row.dataset:>18} {row.method:>22} {row.metric:>18} "
+                f"{row.mean:12.5g} +- {row.std:.3g}  (n={row.n_seeds})"
+            )
     names = ", ".join(p.name for p in written)
     print(f"ojax: {spec.name} finished in {wall:.1f} s; wrote {config.out}/ ({names})")
     return 0

@@ -97,6 +97,7 @@ linear = Loss("linear", _linear_value, _linear_grad, lambda bound: bound)
 zero_one = Loss("zero_one", _zero_one_value, _zero_one_grad, lambda bound: float("inf"))
 """``1[sign(y_hat) != y]`` with ``sign(0) = +1``; not convex, its gradient is 0."""
 
+
 def _mismatch_value(y_hat: Array, y: Array) -> Array:
     return (y_hat != y).astype(jnp.float32)
 

@@ -60,7 +60,7 @@ def loss_since_last_checkpoint(losses: Array) -> tuple[np.ndarray, Array]:
     points = doubling_checkpoints(losses.shape[-1])
     cum = jnp.cumsum(losses, axis=-1)[..., points - 1]
     prev = jnp.concatenate([jnp.zeros_like(cum[..., :1]), cum[..., :-1]], axis=-1)
-    widths = np.diff(np.concatenate([[0], points]))
+    widths = jnp.asarray(np.diff(np.concatenate([[0], points])), cum.dtype)
     return points, (cum - prev) / widths
 
 
@@ -103,7 +103,9 @@ def regret_to_best(
     losses: Array, zs: Array, objective: str, feasible_set: str, radius: float = 1.0
 ) -> Array:
     """Regret against the best fixed comparator in hindsight of each prefix (see
-    :func:`best_fixed_loss`): ``sum_{s<=t} f_s(w_s) - min_u sum_{s<=t} f_s(u)``."""
-    return jnp.cumsum(jnp.asarray(losses), axis=-1) - best_fixed_loss(
-        zs, objective, feasible_set, radius
-    )
+    :func:`best_fixed_loss`): ``sum_{s<=t} f_s(w_s) - min_u sum_{s<=t} f_s(u)``.
+
+    ``losses`` may carry extra leading axes (several runs on the same stream)."""
+    paid = jnp.cumsum(jnp.asarray(losses), axis=-1)
+    best = best_fixed_loss(zs, objective, feasible_set, radius)
+    return paid - jnp.broadcast_to(best, paid.shape)

@@ -8,10 +8,10 @@ import matplotlib
 
 matplotlib.use("Agg")  # figures are written to files; no display is needed
 
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-from matplotlib.axes import Axes  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 
 
 def band(ax: Axes, x: np.ndarray, curves: np.ndarray, label: str, **style) -> None:

@@ -7,6 +7,10 @@ runtime value (so it can be vmapped):
 * ``"l2_ball"``: ``{w : ||w|| <= radius}``, ``P(u) = u / max(1, ||u|| / radius)``;
 * ``"box"``: ``[-radius, radius]^d``;
 * ``"simplex"``: ``{w >= 0 : sum(w) = radius}`` (the probability simplex at radius 1).
+
+References:
+  Duchi, J., Shalev-Shwartz, S., Singer, Y., Chandra, T. (2008). Efficient projections onto the
+  l1-ball for learning in high dimensions.
 """
 
 from __future__ import annotations
@@ -33,8 +37,17 @@ def box(w: Array, radius: Array | float = 1.0) -> Array:
 
 
 def simplex(w: Array, radius: Array | float = 1.0) -> Array:
-    """Projection onto ``{w >= 0 : sum(w) = radius}``."""
-    return op.projection_simplex(w, radius)
+    """Projection onto ``{w >= 0 : sum(w) = radius}`` (sort-based, Duchi et al. 2008).
+
+    ``P(w) = max(w - theta, 0)`` with ``theta = (sum_{i<=k} u_i - radius) / k``, ``u`` the
+    sorted ``w`` (descending) and ``k`` the largest index with ``u_k > theta_k``. Written here
+    rather than taken from optax so that it is clean under strict dtype promotion.
+    """
+    u = jnp.sort(w)[::-1]
+    index = jnp.arange(1, w.shape[-1] + 1, dtype=w.dtype)
+    thresholds = (jnp.cumsum(u) - radius) / index
+    k = jnp.sum(u > thresholds) - 1
+    return jnp.maximum(w - thresholds[k], 0.0)
 
 
 def project(kind: str, w: Array, radius: Array | float = 1.0) -> Array:
@@ -49,4 +62,3 @@ def project(kind: str, w: Array, radius: Array | float = 1.0) -> Array:
         return simplex(w, radius)
     check_choice("projection", kind, SETS)
     raise AssertionError  # unreachable
-

@@ -87,7 +87,9 @@ def check_range(
     if not ok.all():
         lo = "-inf" if low is None else repr(low)
         hi = "inf" if high is None else repr(high)
-        interval = f"{'(' if low_open or low is None else '['}{lo}, {hi}{')' if high_open or high is None else ']'}"
+        left = "(" if low_open or low is None else "["
+        right = ")" if high_open or high is None else "]"
+        interval = f"{left}{lo}, {hi}{right}"
         bad = arr[~ok] if arr.ndim else arr
         raise InputError(f"{name} must lie in {interval}, got {_show(np.asarray(bad))}")
 

@@ -58,7 +58,7 @@ def _ball_stream(key: Array, num_steps: int, dim: int, radius: float, drift: flo
     k1, k2, k3 = jax.random.split(key, 3)
     direction = jax.random.normal(k1, (dim,))
     noise = jax.random.normal(k2, (num_steps, dim))
-    z = drift * direction / jnp.linalg.norm(direction) + noise / math.sqrt(dim)
+    z = drift * (direction / jnp.linalg.norm(direction))[None, :] + noise / math.sqrt(dim)
     z = z / jnp.maximum(jnp.linalg.norm(z, axis=1, keepdims=True), 1e-12)
     return radius * z * jax.random.uniform(k3, (num_steps, 1), minval=0.5, maxval=1.0)
 
@@ -110,7 +110,11 @@ def _adversarial_hedge(learner: OCOLearner, params, num_steps: int) -> tuple[Arr
 
 
 def _tuned_runs(
-    learner: OCOLearner, make_params: Callable[[Array], object], steps: np.ndarray, x0, zs,
+    learner: OCOLearner,
+    make_params: Callable[[Array], object],
+    steps: np.ndarray,
+    x0,
+    zs,
     objective,
 ) -> Array:
     """Losses ``(H, T)`` of one run per horizon, each tuned for its horizon (one vmap)."""
@@ -127,7 +131,7 @@ def example_experts(num_seeds: int, steps: np.ndarray, key: Array) -> dict:
         regret = np.asarray(_adversarial_binary(make(2), t_max), np.float64)
         out["experts-adversarial"][name] = (np.tile(_at(regret, steps), (num_seeds, 1)), steps / 2)
         learner = make(NUM_CLASS)
-        mistakes = jax.vmap(lambda k: _realizable_mistakes(learner, k, t_max))(keys)
+        mistakes = jax.vmap(lambda k, p=learner: _realizable_mistakes(p, k, t_max))(keys)
         bound = NUM_CLASS - 1.0 if name == "follow-best-expert" else math.log2(NUM_CLASS)
         out["experts-realizable"][name] = (_at(mistakes, steps), np.full(len(steps), bound))
     return out
@@ -168,8 +172,9 @@ def example_ftrl(num_seeds: int, steps: np.ndarray) -> dict:
 
     losses = _tuned_runs(oco.ftrl(), tuned, steps, jnp.zeros(1), zs, linear_objective)
     ftrl_regret = _diagonal(metrics.regret_to_best(losses, zs, "linear", "l2_ball", RADIUS), steps)
-    ftl_losses = run_oco(oco.ftl("linear"), oco.FTLParams(radius), jnp.zeros(1), zs,
-                         linear_objective)[1].loss
+    ftl_losses = run_oco(
+        oco.ftl("linear"), oco.FTLParams(radius), jnp.zeros(1), zs, linear_objective
+    )[1].loss
     ftl_regret = _at(metrics.regret_to_best(ftl_losses, zs, "linear", "l2_ball", RADIUS), steps)
     bound = LIPSCHITZ * RADIUS * np.sqrt(2 * steps)
     return {
@@ -209,7 +214,7 @@ def example_hedge(num_seeds: int, steps: np.ndarray, key: Array) -> dict:
     def random_losses(k):
         k1, k2 = jax.random.split(k)
         means = jax.random.uniform(k1, (NUM_EXPERTS,), minval=0.3, maxval=0.7)
-        zs = jax.random.uniform(k2, (t_max, NUM_EXPERTS)) * 2 * means  # in [0, 1], mean `means`
+        zs = jax.random.uniform(k2, (t_max, NUM_EXPERTS)) * 2 * means[None, :]  # mean `means`
         zs = jnp.minimum(zs, 1.0)
         losses = _tuned_runs(learner, oco.HedgeParams, steps, x0, zs, linear_objective)
         return metrics.regret_to_best(losses, zs, "linear", "simplex")

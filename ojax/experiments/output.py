@@ -135,8 +135,15 @@ def write_result(
             writer.writerow(RESULT_COLUMNS)
             for r in result.rows:
                 writer.writerow(
-                    [config.name, r.dataset, r.method, r.metric, repr(r.mean), repr(r.std),
-                     r.n_seeds]
+                    [
+                        config.name,
+                        r.dataset,
+                        r.method,
+                        r.metric,
+                        repr(r.mean),
+                        repr(r.std),
+                        r.n_seeds,
+                    ]
                 )
         np.savez_compressed(tmp / "curves.npz", **result.curves)
         for name, fig in result.figures.items():

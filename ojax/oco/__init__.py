@@ -1,5 +1,6 @@
 """Online learning basics: FTL, FTRL, OGD, Hedge / EG, and prediction with expert advice."""
 
+from ojax.oco import registry as _registry  # noqa: F401  (registers the learners)
 from ojax.oco.experts import (
     ExpertsParams,
     FollowBestExpertState,
@@ -11,7 +12,6 @@ from ojax.oco.ftl import FTLParams, FTLState, ftl
 from ojax.oco.ftrl import FTRLParams, FTRLState, ftrl
 from ojax.oco.hedge import HedgeParams, HedgeState, exponentiated_gradient, hedge
 from ojax.oco.ogd import OGDParams, OGDState, ogd
-from ojax.oco import registry as _registry  # noqa: F401  (registers the learners)
 
 __all__ = [
     "ExpertsParams",

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
-import jax
 import jax.numpy as jnp
 import optax
 
 from ojax.adapters import linear_predictor, optax_learner
 from ojax.core import Array, LearnerEntry, register_learner
+from ojax.envs.streams import (
+    expert_losses_stream,
+    linear_regression_stream,
+    realizable_advice_stream,
+    unit_ball_stream,
+)
 from ojax.losses import square
 from ojax.oco.experts import ExpertsParams, follow_best_expert, halving
 from ojax.oco.ftl import FTLParams, ftl
@@ -17,38 +22,6 @@ from ojax.oco.ogd import OGDParams, ogd
 from ojax.validation import check_positive
 
 
-def unit_ball_stream(key: Array, num_steps: int, dim: int) -> tuple[Array, Array]:
-    """Loss data ``z_t`` uniform in direction with norms uniform in [0, 1]."""
-    k1, k2 = jax.random.split(key)
-    z = jax.random.normal(k1, (num_steps, dim))
-    z = z / jnp.linalg.norm(z, axis=1, keepdims=True)
-    return z * jax.random.uniform(k2, (num_steps, 1)), jnp.zeros(num_steps)
-
-
-def expert_losses_stream(key: Array, num_steps: int, dim: int) -> tuple[Array, Array]:
-    """Losses in [0, 1] of ``dim`` experts, each with its own mean."""
-    k1, k2 = jax.random.split(key)
-    means = jax.random.uniform(k1, (dim,))
-    p = jnp.broadcast_to(means, (num_steps, dim))
-    return jax.random.bernoulli(k2, p).astype(jnp.float32), jnp.zeros(
-        num_steps
-    )
-
-
-def realizable_advice_stream(key: Array, num_steps: int, dim: int) -> tuple[Array, Array]:
-    """Binary advice of ``dim`` experts; the labels are those of expert 0 (realizable)."""
-    advice = jax.random.bernoulli(key, 0.5, (num_steps, dim)).astype(jnp.int32)
-    return advice, advice[:, 0]
-
-
-def linear_regression_stream(key: Array, num_steps: int, dim: int) -> tuple[Array, Array]:
-    """``y = <w*, x> + noise`` with ``x ~ N(0, I / dim)``, ``w* ~ N(0, I)``."""
-    k1, k2, k3 = jax.random.split(key, 3)
-    w_star = jax.random.normal(k1, (dim,))
-    xs = jax.random.normal(k2, (num_steps, dim)) / jnp.sqrt(dim)
-    return xs, xs @ w_star + 0.1 * jax.random.normal(k3, (num_steps,))
-
-
 def _array(*values: float) -> Array:
     return jnp.asarray(values, jnp.float32)
 
@@ -56,46 +29,105 @@ def _array(*values: float) -> Array:
 def _register_all() -> None:
     one = jnp.asarray(1.0, jnp.float32)
     entries = [
-        LearnerEntry("ftl_quadratic", "oco", lambda d: ftl("quadratic"),
-                     lambda: FTLParams(one), lambda: FTLParams(_array(0.5, 2.0)),
-                     unit_ball_stream, "quadratic"),
-        LearnerEntry("ftl_linear", "oco", lambda d: ftl("linear"),
-                     lambda: FTLParams(one), lambda: FTLParams(_array(0.5, 2.0)),
-                     unit_ball_stream, "linear"),
-        LearnerEntry("ftrl", "oco", lambda d: ftrl(),
-                     lambda: FTRLParams(jnp.asarray(10.0), one),
-                     lambda: FTRLParams(_array(3.0, 30.0), _array(0.7, 1.5)),
-                     unit_ball_stream, "linear"),
-        LearnerEntry("ogd", "oco", lambda d: ogd(),
-                     lambda: OGDParams(jnp.asarray(0.1), one),
-                     lambda: OGDParams(_array(0.01, 0.3), _array(0.7, 1.5)),
-                     unit_ball_stream, "linear"),
-        LearnerEntry("ogd_decaying", "oco", lambda d: ogd(schedule="inverse_sqrt"),
-                     lambda: OGDParams(jnp.asarray(0.1), one),
-                     lambda: OGDParams(_array(0.01, 0.3), _array(0.7, 1.5)),
-                     unit_ball_stream, "linear"),
-        LearnerEntry("hedge", "oco", lambda d: hedge(),
-                     lambda: HedgeParams(jnp.asarray(0.5)),
-                     lambda: HedgeParams(_array(0.1, 2.0)),
-                     expert_losses_stream, "linear"),
-        LearnerEntry("optax_sgd", "oco", lambda d: optax_learner(optax.sgd, _check_lr),
-                     lambda: {"learning_rate": jnp.asarray(0.1)},
-                     lambda: {"learning_rate": _array(0.01, 0.3)},
-                     unit_ball_stream, "quadratic"),
-        LearnerEntry("optax_cocob", "oco",
-                     lambda d: optax_learner(optax.contrib.cocob, _check_lr),
-                     lambda: {"learning_rate": jnp.asarray(1.0), "alpha": jnp.asarray(100.0)},
-                     lambda: {"learning_rate": _array(0.5, 1.0), "alpha": _array(10.0, 100.0)},
-                     unit_ball_stream, "quadratic"),
-        LearnerEntry("ogd_square", "predictor",
-                     lambda d: linear_predictor(ogd("none"), square, jnp.zeros(d)),
-                     lambda: OGDParams(jnp.asarray(0.1), one),
-                     lambda: OGDParams(_array(0.05, 0.5), _array(1.0, 2.0)),
-                     linear_regression_stream, "square"),
-        LearnerEntry("follow_best_expert", "predictor", follow_best_expert,
-                     ExpertsParams, ExpertsParams, realizable_advice_stream, "mismatch"),
-        LearnerEntry("halving", "predictor", halving,
-                     ExpertsParams, ExpertsParams, realizable_advice_stream, "mismatch"),
+        LearnerEntry(
+            "ftl_quadratic",
+            "oco",
+            lambda d: ftl("quadratic"),
+            lambda: FTLParams(one),
+            lambda: FTLParams(_array(0.5, 2.0)),
+            unit_ball_stream,
+            "quadratic",
+        ),
+        LearnerEntry(
+            "ftl_linear",
+            "oco",
+            lambda d: ftl("linear"),
+            lambda: FTLParams(one),
+            lambda: FTLParams(_array(0.5, 2.0)),
+            unit_ball_stream,
+            "linear",
+        ),
+        LearnerEntry(
+            "ftrl",
+            "oco",
+            lambda d: ftrl(),
+            lambda: FTRLParams(jnp.asarray(10.0), one),
+            lambda: FTRLParams(_array(3.0, 30.0), _array(0.7, 1.5)),
+            unit_ball_stream,
+            "linear",
+        ),
+        LearnerEntry(
+            "ogd",
+            "oco",
+            lambda d: ogd(),
+            lambda: OGDParams(jnp.asarray(0.1), one),
+            lambda: OGDParams(_array(0.01, 0.3), _array(0.7, 1.5)),
+            unit_ball_stream,
+            "linear",
+        ),
+        LearnerEntry(
+            "ogd_decaying",
+            "oco",
+            lambda d: ogd(schedule="inverse_sqrt"),
+            lambda: OGDParams(jnp.asarray(0.1), one),
+            lambda: OGDParams(_array(0.01, 0.3), _array(0.7, 1.5)),
+            unit_ball_stream,
+            "linear",
+        ),
+        LearnerEntry(
+            "hedge",
+            "oco",
+            lambda d: hedge(),
+            lambda: HedgeParams(jnp.asarray(0.5)),
+            lambda: HedgeParams(_array(0.1, 2.0)),
+            expert_losses_stream,
+            "linear",
+        ),
+        LearnerEntry(
+            "optax_sgd",
+            "oco",
+            lambda d: optax_learner(optax.sgd, _check_lr),
+            lambda: {"learning_rate": jnp.asarray(0.1)},
+            lambda: {"learning_rate": _array(0.01, 0.3)},
+            unit_ball_stream,
+            "quadratic",
+        ),
+        LearnerEntry(
+            "optax_cocob",
+            "oco",
+            lambda d: optax_learner(optax.contrib.cocob, _check_lr),
+            lambda: {"learning_rate": jnp.asarray(1.0), "alpha": jnp.asarray(100.0)},
+            lambda: {"learning_rate": _array(0.5, 1.0), "alpha": _array(10.0, 100.0)},
+            unit_ball_stream,
+            "quadratic",
+        ),
+        LearnerEntry(
+            "ogd_square",
+            "predictor",
+            lambda d: linear_predictor(ogd("none"), square, jnp.zeros(d)),
+            lambda: OGDParams(jnp.asarray(0.1), one),
+            lambda: OGDParams(_array(0.05, 0.5), _array(1.0, 2.0)),
+            linear_regression_stream,
+            "square",
+        ),
+        LearnerEntry(
+            "follow_best_expert",
+            "predictor",
+            follow_best_expert,
+            ExpertsParams,
+            ExpertsParams,
+            realizable_advice_stream,
+            "mismatch",
+        ),
+        LearnerEntry(
+            "halving",
+            "predictor",
+            halving,
+            ExpertsParams,
+            ExpertsParams,
+            realizable_advice_stream,
+            "mismatch",
+        ),
     ]
     for entry in entries:
         register_learner(entry)
