@@ -151,3 +151,15 @@ def test_regret_to_best_closed_forms_match_brute_force(x64):
     means = sums / np.arange(1, 31)[:, None]
     brute = [0.5 * np.sum((zs[: t + 1] - means[t]) ** 2) for t in range(30)]
     np.testing.assert_allclose(best, brute, rtol=1e-10)
+
+
+def test_parameter_free_matches_tuned_ogd_up_to_logs_and_beats_misset_steps():
+    steps = basics.horizons(1_000, 5)
+    out = basics.example_parameter_free(3, steps, jax.random.key(4))["parameter-free"]
+    worst_misset = np.minimum(out["OGD-step/10"][0][:, -1], out["OGD-stepx10"][0][:, -1])
+    tuned, bound = out["OGD-tuned"]
+    assert np.all(tuned <= bound[None, :])
+    for name in ("KT", "ONS"):
+        regret = out[name][0][:, -1]
+        assert np.all(regret < worst_misset), name
+        assert np.all(regret <= bound[-1] * np.log(steps[-1])), name

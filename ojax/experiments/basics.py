@@ -234,11 +234,57 @@ def example_hedge(num_seeds: int, steps: np.ndarray, key: Array) -> dict:
     }
 
 
-EXAMPLES = ("experts", "ftl", "ftrl", "ogd", "hedge")
+def example_parameter_free(num_seeds: int, steps: np.ndarray, key: Array, dim: int = 5) -> dict:
+    """Example 8: KT / ONS coin betting (no step size, no knowledge of B) against OGD tuned with
+    B (alpha* = B / (rho sqrt(T))) and OGD with a step 10x too small or too large, on absolute-loss
+    regression ``y = <u, x> + noise`` with ``||x|| = 1`` and ``||u|| = B``; regret against ``u``.
+    The OGD step multipliers and the horizons are one vmap axis."""
+    from ojax import parameter_free
+    from ojax.adapters import linear_predictor
+    from ojax.losses import absolute
+    from ojax.run import run
+
+    t_max = int(steps[-1])
+    keys = jax.random.split(key, num_seeds)
+    multipliers = {"OGD-tuned": 1.0, "OGD-step/10": 0.1, "OGD-stepx10": 10.0}
+    scale = jnp.asarray(np.repeat(list(multipliers.values()), len(steps)), jnp.float32)
+    horizon = jnp.asarray(np.tile(steps, len(multipliers)), jnp.float32)
+    ogd_grid = oco.OGDParams(scale * RADIUS / (LIPSCHITZ * jnp.sqrt(horizon)), jnp.ones_like(scale))
+    x0 = jnp.zeros(dim)
+    ogd = linear_predictor(oco.ogd("none"), absolute, x0)
+    bettors = {
+        name: linear_predictor(parameter_free.direction_magnitude(b), absolute, x0)
+        for name, b in (("KT", "kt"), ("ONS", "ons"))
+    }
+    pf_params = parameter_free.DirectionMagnitudeParams(jnp.float32(1.0), jnp.float32(1.0))
+
+    def one_seed(k):
+        k1, k2, k3 = jax.random.split(k, 3)
+        xs = jax.random.normal(k1, (t_max, dim))
+        xs = xs / jnp.linalg.norm(xs, axis=1, keepdims=True)
+        u = jax.random.normal(k2, (dim,))
+        u = RADIUS * u / jnp.linalg.norm(u)
+        ys = xs @ u + 0.1 * jax.random.normal(k3, (t_max,))
+        best = jnp.cumsum(jnp.abs(ys - xs @ u))
+        ogd_loss = jax.vmap(lambda p: run(ogd, p, xs, ys, absolute)[1].loss)(ogd_grid)
+        pf_loss = jnp.stack([run(b, pf_params, xs, ys, absolute)[1].loss for b in bettors.values()])
+        regret = lambda losses: jnp.cumsum(losses, axis=-1) - jnp.broadcast_to(best, losses.shape)
+        return regret(ogd_loss), regret(pf_loss)
+
+    ogd_regret, pf_regret = jax.vmap(one_seed)(keys)
+    bound = RADIUS * LIPSCHITZ * np.sqrt(steps)
+    out = {name: (_at(pf_regret[:, i], steps), bound) for i, name in enumerate(bettors)}
+    ogd_regret = np.asarray(ogd_regret).reshape(num_seeds, len(multipliers), len(steps), t_max)
+    for i, name in enumerate(multipliers):
+        out[name] = (_diagonal(ogd_regret[:, i], steps), bound)
+    return {"parameter-free": out}
+
+
+EXAMPLES = ("experts", "ftl", "ftrl", "ogd", "hedge", "parameter-free")
 
 
 def run_basics(config: ExperimentConfig) -> ExperimentResult:
-    """Runs examples 1-7 (8 once a parameter-free learner is registered) and their figures."""
+    """Runs examples 1-8 and draws each one's regret against T with its bound."""
     steps = horizons(1_000 if config.quick else 20_000, 8 if config.quick else 14)
     key = jax.random.key(0)
     keys = dict(zip(EXAMPLES, jax.random.split(key, len(EXAMPLES))))
@@ -249,6 +295,7 @@ def run_basics(config: ExperimentConfig) -> ExperimentResult:
         "ftrl": lambda: example_ftrl(seeds, steps),
         "ogd": lambda: example_ogd(seeds, steps, keys["ogd"]),
         "hedge": lambda: example_hedge(seeds, steps, keys["hedge"]),
+        "parameter-free": lambda: example_parameter_free(seeds, steps, keys["parameter-free"]),
     }
     result = ExperimentResult(extra_config={"horizons": steps.tolist(), "radius": RADIUS})
     for name in config.progress(EXAMPLES, desc="basics"):
