@@ -15,6 +15,7 @@ from ojax.core import (  # noqa: E402
     register_learner,
 )
 from ojax.run import run, run_oco, run_tasks  # noqa: E402
+from ojax import sweep  # noqa: E402  (the module: ojax.sweep.sweep, sweep_experiment)
 from ojax.validation import InputError  # noqa: E402
 
 __all__ = [
@@ -41,5 +42,6 @@ __all__ = [
     "run",
     "run_oco",
     "run_tasks",
+    "sweep",
     "transfer",
 ]

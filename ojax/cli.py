@@ -70,7 +70,49 @@ def build_parser() -> argparse.ArgumentParser:
         help="recompute finished work instead of resuming",
     )
     run.add_argument("--quiet", action="store_true", help="no progress bar")
+    sweep = commands.add_parser(
+        "sweep", help="sweep a registered learner over seeds and a hyperparameter grid"
+    )
+    sweep.add_argument("learner", help="registered learner name (ojax.core.LEARNERS)")
+    sweep.add_argument(
+        "--grid",
+        type=_grid_axis,
+        action="append",
+        default=[],
+        metavar="FIELD=V1,V2,...",
+        help="a hyperparameter axis (repeat for a Cartesian product)",
+    )
+    sweep.add_argument("--seeds", type=_positive_int, default=10, help="number of seeds")
+    sweep.add_argument("--steps", type=_positive_int, default=1000, help="steps per stream")
+    sweep.add_argument("--dim", type=_positive_int, default=10, help="dimension of the stream")
+    sweep.add_argument("--key", type=int, default=0, help="PRNG seed of the sweep")
+    sweep.add_argument("--out", type=Path, help="output folder (default: results/sweep-NAME)")
+    sweep.add_argument("--x64", action="store_true", help="compute in float64")
+    sweep.add_argument("--devices", type=_positive_int, help="shard over the first N devices")
+    sweep.add_argument("--memory-budget", type=parse_bytes, help="memory budget, e.g. 4G")
+    sweep.add_argument("--chunk-size", type=_positive_int, help="combinations per chunk")
+    sweep.add_argument(
+        "--no-resume",
+        dest="resume",
+        action="store_false",
+        help="recompute finished chunks instead of resuming",
+    )
+    sweep.add_argument("--quiet", action="store_true", help="no progress bar")
     return parser
+
+
+def _grid_axis(text: str) -> tuple[str, list[float]]:
+    """``"learning_rate=0.01,0.1,1"`` -> ``("learning_rate", [0.01, 0.1, 1.0])``."""
+    field, sep, values = text.partition("=")
+    try:
+        numbers = [float(v) for v in values.split(",")] if values.strip() else []
+    except ValueError:
+        numbers = None
+    if not sep or not field.strip() or not numbers:
+        raise argparse.ArgumentTypeError(
+            f"must be FIELD=V1,V2,... with numbers, e.g. learning_rate=0.01,0.1, got {text!r}"
+        )
+    return field.strip(), numbers
 
 
 def _list() -> int:
@@ -131,6 +173,56 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _sweep(args: argparse.Namespace) -> int:
+    from ojax.experiments import ExperimentConfig, write_result
+
+    if args.x64:
+        import jax
+
+        jax.config.update("jax_enable_x64", True)
+    grid: dict[str, list[float]] = {}
+    for field, values in args.grid:
+        if field in grid:
+            raise InputError(f"--grid: {field!r} is given twice")
+        grid[field] = values
+    out = args.out or Path("results") / f"sweep-{args.learner}"
+    config = ExperimentConfig(
+        name="sweep",
+        seeds=args.seeds,
+        out=out,
+        x64=args.x64,
+        devices=args.devices,
+        quiet=args.quiet,
+        resume=args.resume,
+        memory_budget=args.memory_budget,
+    )
+    from ojax.sweep import sweep_learner
+
+    start = time.perf_counter()
+    result, _ = sweep_learner(
+        args.learner,
+        grid or None,
+        num_seeds=args.seeds,
+        num_steps=args.steps,
+        dim=args.dim,
+        key=args.key,
+        memory_budget=args.memory_budget,
+        chunk_size=args.chunk_size,
+        devices=args.devices,
+        out_dir=out / ".sweep",
+        resume=args.resume,
+        progress=not args.quiet,
+    )
+    wall = time.perf_counter() - start
+    written = write_result(config, result, wall)
+    best = result.extra_config.get("best")
+    if best is not None:
+        shown = ", ".join(f"{k}={v:g}" for k, v in best["params"].items())
+        print(f"ojax: best {shown} (final average loss {best['average_loss']:.5g})")
+    print(f"ojax: wrote {out}/ ({', '.join(p.name for p in written)})")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``ojax`` console script; returns the exit status."""
     try:
@@ -140,6 +232,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "list":
             return _list()
+        if args.command == "sweep":
+            return _sweep(args)
         return _run(args)
     except InputError as exc:
         print(f"ojax: error: {exc}", file=sys.stderr)

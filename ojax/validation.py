@@ -48,8 +48,10 @@ def check_finite(name: str, value: Any) -> None:
     if _is_tracer(value):
         return
     if isinstance(value, jax.Array) and jnp.issubdtype(value.dtype, jnp.floating):
-        if bool(jnp.isfinite(value).all()):
-            return
+        # eager even inside an outer jit trace (a concrete array closed over by a swept fn)
+        with jax.ensure_compile_time_eval():
+            if bool(jnp.isfinite(value).all()):
+                return
     arr = _values(name, value)
     if arr is None or not np.issubdtype(arr.dtype, np.floating):
         return

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -23,11 +24,19 @@ from ojax.experiments.output import ExperimentConfig, ExperimentResult
 from ojax.losses import linear_objective, quadratic_objective
 from ojax.plotting import regret_figure
 from ojax.run import run_oco
+from ojax.sweep import sweep_experiment
 
 RADIUS = 2.0  # M in examples 3-4, B in examples 5-6
 LIPSCHITZ = 1.0  # rho / M of the linear losses in examples 5-6
 NUM_EXPERTS = 10  # Hedge (example 7)
 NUM_CLASS = 64  # |H| in the realizable example
+
+
+def vmap_seeds(fn: Callable[[Array], Any], key: Array, num_seeds: int, name: str) -> Any:
+    """``fn`` over ``num_seeds`` keys split from ``key``, in one vmap (``run_basics`` passes the
+    sweep engine instead: chunked, sharded, resumable, with the same keys and numbers)."""
+    del name
+    return jax.vmap(fn)(jax.random.split(key, num_seeds))
 
 
 def horizons(max_steps: int, count: int = 12) -> np.ndarray:
@@ -122,25 +131,29 @@ def _tuned_runs(
     return jax.vmap(lambda p: run_oco(learner, p, x0, zs, objective)[1].loss)(grid)
 
 
-def example_experts(num_seeds: int, steps: np.ndarray, key: Array) -> dict:
+def example_experts(
+    num_seeds: int, steps: np.ndarray, key: Array, over_seeds: Callable = vmap_seeds
+) -> dict:
     """Examples 1 and 2: regret and bound of follow-the-best-expert and halving."""
     t_max = int(steps[-1])
     out: dict = {"experts-adversarial": {}, "experts-realizable": {}}
-    keys = jax.random.split(key, num_seeds)
     for name, make in (("follow-best-expert", oco.follow_best_expert), ("halving", oco.halving)):
         regret = np.asarray(_adversarial_binary(make(2), t_max), np.float64)
         out["experts-adversarial"][name] = (np.tile(_at(regret, steps), (num_seeds, 1)), steps / 2)
         learner = make(NUM_CLASS)
-        mistakes = jax.vmap(lambda k, p=learner: _realizable_mistakes(p, k, t_max))(keys)
+        mistakes = over_seeds(
+            lambda k, p=learner: _realizable_mistakes(p, k, t_max), key, num_seeds, name
+        )
         bound = NUM_CLASS - 1.0 if name == "follow-best-expert" else math.log2(NUM_CLASS)
         out["experts-realizable"][name] = (_at(mistakes, steps), np.full(len(steps), bound))
     return out
 
 
-def example_ftl(num_seeds: int, steps: np.ndarray, key: Array, dim: int = 5) -> dict:
+def example_ftl(
+    num_seeds: int, steps: np.ndarray, key: Array, dim: int = 5, over_seeds: Callable = vmap_seeds
+) -> dict:
     """Examples 3 and 4: FTL on quadratics (log regret) and on linear losses (linear regret)."""
     t_max = int(steps[-1])
-    keys = jax.random.split(key, num_seeds)
     params = oco.FTLParams(jnp.asarray(RADIUS, jnp.float32))
     learner = oco.ftl("quadratic")
 
@@ -149,7 +162,7 @@ def example_ftl(num_seeds: int, steps: np.ndarray, key: Array, dim: int = 5) -> 
         losses = run_oco(learner, params, jnp.zeros(dim), zs, quadratic_objective)[1].loss
         return metrics.regret_to_best(losses, zs, "quadratic", "l2_ball", RADIUS)
 
-    regret = jax.vmap(quadratic)(keys)
+    regret = over_seeds(quadratic, key, num_seeds, "ftl-quadratic")
     bound = 4 * RADIUS**2 * (np.log(steps) + 1)
     zs = jnp.asarray(_alternating(t_max))
     losses = run_oco(oco.ftl("linear"), params, jnp.zeros(1), zs, linear_objective)[1].loss
@@ -185,11 +198,12 @@ def example_ftrl(num_seeds: int, steps: np.ndarray) -> dict:
     }
 
 
-def example_ogd(num_seeds: int, steps: np.ndarray, key: Array, dim: int = 5) -> dict:
+def example_ogd(
+    num_seeds: int, steps: np.ndarray, key: Array, dim: int = 5, over_seeds: Callable = vmap_seeds
+) -> dict:
     """Example 6: projected OGD from 0 at alpha* = B / (rho sqrt(T)) on rho-Lipschitz linear
     losses, against the best point of the B-ball in hindsight."""
     t_max = int(steps[-1])
-    keys = jax.random.split(key, num_seeds)
 
     def tuned(t):
         return oco.OGDParams(RADIUS / (LIPSCHITZ * jnp.sqrt(t)), jnp.full_like(t, RADIUS))
@@ -199,14 +213,15 @@ def example_ogd(num_seeds: int, steps: np.ndarray, key: Array, dim: int = 5) -> 
         losses = _tuned_runs(oco.ogd(), tuned, steps, jnp.zeros(dim), zs, linear_objective)
         return metrics.regret_to_best(losses, zs, "linear", "l2_ball", RADIUS)
 
-    regret = _diagonal(jax.vmap(one_seed)(keys), steps)
+    regret = _diagonal(over_seeds(one_seed, key, num_seeds, "ogd"), steps)
     return {"ogd": {"OGD": (regret, RADIUS * LIPSCHITZ * np.sqrt(steps))}}
 
 
-def example_hedge(num_seeds: int, steps: np.ndarray, key: Array) -> dict:
+def example_hedge(
+    num_seeds: int, steps: np.ndarray, key: Array, over_seeds: Callable = vmap_seeds
+) -> dict:
     """Example 7: Hedge at eta* = sqrt(8 ln m / T) on random and on adversarial losses."""
     t_max = int(steps[-1])
-    keys = jax.random.split(key, num_seeds)
     learner = oco.hedge()
     x0 = jnp.full(NUM_EXPERTS, 1.0 / NUM_EXPERTS)
     eta = jnp.sqrt(8 * math.log(NUM_EXPERTS) / jnp.asarray(steps, jnp.float32))
@@ -223,7 +238,7 @@ def example_hedge(num_seeds: int, steps: np.ndarray, key: Array) -> dict:
         paid, zs = _adversarial_hedge(learner, oco.HedgeParams(e), t_max)
         return metrics.regret_to_best(paid, zs, "linear", "simplex")
 
-    random_regret = _diagonal(jax.vmap(random_losses)(keys), steps)
+    random_regret = _diagonal(over_seeds(random_losses, key, num_seeds, "hedge-random"), steps)
     adversarial_regret = _diagonal(jax.vmap(adversarial)(eta), steps)
     bound = np.sqrt(steps * math.log(NUM_EXPERTS) / 2)
     return {
@@ -234,7 +249,9 @@ def example_hedge(num_seeds: int, steps: np.ndarray, key: Array) -> dict:
     }
 
 
-def example_parameter_free(num_seeds: int, steps: np.ndarray, key: Array, dim: int = 5) -> dict:
+def example_parameter_free(
+    num_seeds: int, steps: np.ndarray, key: Array, dim: int = 5, over_seeds: Callable = vmap_seeds
+) -> dict:
     """Example 8: KT / ONS coin betting (no step size, no knowledge of B) against OGD tuned with
     B (alpha* = B / (rho sqrt(T))) and OGD with a step 10x too small or too large, on absolute-loss
     regression ``y = <u, x> + noise`` with ``||x|| = 1`` and ``||u|| = B``; regret against ``u``.
@@ -245,7 +262,6 @@ def example_parameter_free(num_seeds: int, steps: np.ndarray, key: Array, dim: i
     from ojax.run import run
 
     t_max = int(steps[-1])
-    keys = jax.random.split(key, num_seeds)
     multipliers = {"OGD-tuned": 1.0, "OGD-step/10": 0.1, "OGD-stepx10": 10.0}
     scale = jnp.asarray(np.repeat(list(multipliers.values()), len(steps)), jnp.float32)
     horizon = jnp.asarray(np.tile(steps, len(multipliers)), jnp.float32)
@@ -271,7 +287,7 @@ def example_parameter_free(num_seeds: int, steps: np.ndarray, key: Array, dim: i
         regret = lambda losses: jnp.cumsum(losses, axis=-1) - jnp.broadcast_to(best, losses.shape)
         return regret(ogd_loss), regret(pf_loss)
 
-    ogd_regret, pf_regret = jax.vmap(one_seed)(keys)
+    ogd_regret, pf_regret = over_seeds(one_seed, key, num_seeds, "parameter-free")
     bound = RADIUS * LIPSCHITZ * np.sqrt(steps)
     out = {name: (_at(pf_regret[:, i], steps), bound) for i, name in enumerate(bettors)}
     ogd_regret = np.asarray(ogd_regret).reshape(num_seeds, len(multipliers), len(steps), t_max)
@@ -289,13 +305,28 @@ def run_basics(config: ExperimentConfig) -> ExperimentResult:
     key = jax.random.key(0)
     keys = dict(zip(EXAMPLES, jax.random.split(key, len(EXAMPLES))))
     seeds = config.seeds
+    compile_seconds = []
+
+    def engine(fn, key, num_seeds, name):  # the sweep engine, seeds as its axis
+        cell = sweep_experiment(
+            config,
+            lambda params, data, k: fn(k),
+            key=key,
+            name=f"basics-{name}",
+            settings={"horizons": steps.tolist()},
+        )
+        compile_seconds.append(cell.stats.compile_seconds)
+        return cell.outputs
+
     jobs = {
-        "experts": lambda: example_experts(seeds, steps, keys["experts"]),
-        "ftl": lambda: example_ftl(seeds, steps, keys["ftl"]),
+        "experts": lambda: example_experts(seeds, steps, keys["experts"], over_seeds=engine),
+        "ftl": lambda: example_ftl(seeds, steps, keys["ftl"], over_seeds=engine),
         "ftrl": lambda: example_ftrl(seeds, steps),
-        "ogd": lambda: example_ogd(seeds, steps, keys["ogd"]),
-        "hedge": lambda: example_hedge(seeds, steps, keys["hedge"]),
-        "parameter-free": lambda: example_parameter_free(seeds, steps, keys["parameter-free"]),
+        "ogd": lambda: example_ogd(seeds, steps, keys["ogd"], over_seeds=engine),
+        "hedge": lambda: example_hedge(seeds, steps, keys["hedge"], over_seeds=engine),
+        "parameter-free": lambda: example_parameter_free(
+            seeds, steps, keys["parameter-free"], over_seeds=engine
+        ),
     }
     result = ExperimentResult(extra_config={"horizons": steps.tolist(), "radius": RADIUS})
     for name in config.progress(EXAMPLES, desc="basics"):
@@ -314,4 +345,5 @@ def run_basics(config: ExperimentConfig) -> ExperimentResult:
             result.figures[f"basics_{dataset}.png"] = regret_figure(
                 steps, {m: np.asarray(r) for m, (r, _) in methods.items()}, bounds, title=dataset
             )
+    result.compile_seconds = sum(compile_seconds)
     return result

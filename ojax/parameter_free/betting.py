@@ -251,7 +251,7 @@ def direction_magnitude(bettor: str = "ons") -> OCOLearner:
 
 
 def _register() -> None:
-    from ojax.oco.registry import unit_ball_stream
+    from ojax.envs.streams import unit_ball_stream
 
     def grid(cls):
         return lambda: cls(

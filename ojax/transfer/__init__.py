@@ -1,1 +1,90 @@
-"""Online transfer learning: kernels, kernel PA, PAIO, OTL, COTL and their baselines."""
+"""Online transfer learning: kernels, kernel PA, PAIO, OTL, COTL and their baselines.
+
+See :mod:`ojax.transfer.kernels` (Gram matrix, support-vector buffer, budget),
+:mod:`ojax.transfer.learners` (the algorithms), :mod:`ojax.transfer.runner` (permutations in one
+vmap) and :mod:`ojax.transfer.linear_pa` (linear PA-I, a plain predictor).
+"""
+
+from ojax.transfer import kernels
+from ojax.transfer.kernels import (
+    KernelPoint,
+    SVBuffer,
+    gaussian_kernel,
+    gram_matrix,
+    linear_kernel,
+    squared_distances,
+)
+from ojax.transfer.learners import (
+    AveragedPAState,
+    COTLParams,
+    HomOTL2Params,
+    HomOTL2State,
+    KernelLearner,
+    KernelPAParams,
+    KernelPAState,
+    OTLParams,
+    OTLState,
+    SCTParams,
+    TwoViewState,
+    averaged_kernel_pa,
+    cotl,
+    cotl0,
+    homotl2,
+    homotl2_weights,
+    kernel_pa,
+    otl,
+    otl_fixed,
+    paio,
+    sct,
+    source_classifier,
+)
+from ojax.transfer.linear_pa import LinearPAParams, LinearPAState, linear_pa
+from ojax.transfer.runner import (
+    KernelStream,
+    KernelTrace,
+    kernel_stream,
+    permutations,
+    run_kernel,
+    run_permutations,
+)
+
+__all__ = [
+    "AveragedPAState",
+    "COTLParams",
+    "HomOTL2Params",
+    "HomOTL2State",
+    "KernelLearner",
+    "KernelPAParams",
+    "KernelPAState",
+    "KernelPoint",
+    "KernelStream",
+    "KernelTrace",
+    "LinearPAParams",
+    "LinearPAState",
+    "OTLParams",
+    "OTLState",
+    "SCTParams",
+    "SVBuffer",
+    "TwoViewState",
+    "averaged_kernel_pa",
+    "cotl",
+    "cotl0",
+    "gaussian_kernel",
+    "gram_matrix",
+    "homotl2",
+    "homotl2_weights",
+    "kernel_pa",
+    "kernels",
+    "kernel_stream",
+    "linear_kernel",
+    "linear_pa",
+    "otl",
+    "otl_fixed",
+    "paio",
+    "permutations",
+    "run_kernel",
+    "run_permutations",
+    "sct",
+    "source_classifier",
+    "squared_distances",
+]

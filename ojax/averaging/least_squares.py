@@ -1,0 +1,435 @@
+"""Constant-step SGD for least squares, regularized SGD and closed-form ridge (comparators).
+
+SGD from ``w_0`` on examples ``(x_t, y_t)``, ``t = 1..n``, and regularized SGD shrinking
+towards ``w_0``:
+
+    w_t = w_{t-1} - eta (<w_{t-1}, x_t> - y_t) x_t
+    v_t = v_{t-1} - gamma (<v_{t-1}, x_t> - y_t) x_t - gamma lambda (v_{t-1} - w_0)
+
+With ``rho = 1 - gamma lambda`` and ``eta = gamma / (1 - gamma lambda)`` (equivalently
+``gamma = eta / (1 + eta lambda)``, :func:`~ojax.averaging.linked_step_size`), for every ``n``:
+
+    E[v_n] = (1 - rho^{n+1}) E[w_tilde_n] + rho^{n+1} E[w_n]
+
+and both tend to ridge regression ``(Sigma + lambda I)^{-1} (E[x y] + lambda w_0)``.
+
+The learners (:func:`sgd`, :func:`ridge_sgd`) are :class:`~ojax.core.OCOLearner` s; with
+:func:`ojax.adapters.linear_predictor` and the square loss ``0.5 (<w, x> - y)^2`` they are the
+least-squares predictors :func:`least_squares_sgd` / :func:`least_squares_ridge_sgd`. The fast
+paths of whole passes are :func:`sgd_iterates` (stored ``w_0..w_n``, opt-in memory ``(n+1) d``),
+:func:`sgd_final` and :func:`ridge_sgd_runs` (many ``(gamma, lambda)`` in one scan).
+
+References:
+  Neu, G. and Rosasco, L. (2018). Iterate averaging as regularization for stochastic gradient
+  descent. COLT.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.typing import ArrayLike
+
+from ojax import losses
+from ojax.adapters import linear_predictor
+from ojax.averaging import averagers as _avg
+from ojax.core import Array, LearnerEntry, OCOLearner, Predictor, register_learner
+from ojax.envs import regression
+from ojax.validation import InputError, check_finite, check_positive, check_range, check_shape
+
+
+class SGDParams(NamedTuple):
+    learning_rate: Array  # eta > 0, shape ()
+
+
+class SGDState(NamedTuple):
+    point: Array  # w_t, shape (d,)
+    count: Array  # number of updates t, shape (), int32
+
+
+class RidgeSGDParams(NamedTuple):
+    learning_rate: Array  # gamma > 0, shape ()
+    regularization: Array  # lambda >= 0 with gamma lambda < 1, shape ()
+
+
+class RidgeSGDState(NamedTuple):
+    point: Array  # v_t, shape (d,)
+    anchor: Array  # w_0, the point shrunk towards, shape (d,)
+    count: Array  # number of updates t, shape (), int32
+
+
+def sgd() -> OCOLearner:
+    """Unconstrained gradient descent with a constant step: ``w_t = w_{t-1} - eta g_t``.
+
+    On the square loss of a linear predictor this is least-squares SGD (see
+    :func:`least_squares_sgd`). Params: :class:`SGDParams`.
+
+    Examples:
+      >>> import jax.numpy as jnp
+      >>> from ojax import averaging, losses, run_oco
+      >>> p = averaging.SGDParams(jnp.float32(0.5))
+      >>> _, tr = run_oco(averaging.sgd(), p, jnp.zeros(1), jnp.ones((2, 1)),
+      ...                 losses.quadratic_objective)
+      >>> print(tr.loss)
+      [0.5   0.125]
+    """
+
+    def init(params: SGDParams, x0: Array) -> SGDState:
+        return SGDState(x0, jnp.zeros((), jnp.int32))
+
+    def iterate(state: SGDState, params: SGDParams) -> Array:
+        return state.point
+
+    def update(state: SGDState, params: SGDParams, grad: Array) -> SGDState:
+        eta = jnp.asarray(params.learning_rate).astype(grad.dtype)
+        return SGDState(state.point - eta * grad, state.count + 1)
+
+    def check_params(params: SGDParams) -> None:
+        check_positive("learning_rate", params.learning_rate)
+
+    return OCOLearner(init, iterate, update, check_params)
+
+
+def ridge_sgd() -> OCOLearner:
+    """Regularized gradient descent shrinking towards the start ``w_0``.
+
+        v_t = v_{t-1} - gamma g_t - gamma lambda (v_{t-1} - w_0)
+
+    Params: :class:`RidgeSGDParams` (``lambda`` in ``[0, 1/gamma)``).
+
+    Examples:
+      >>> import jax.numpy as jnp
+      >>> from ojax import averaging, losses, run_oco
+      >>> p = averaging.RidgeSGDParams(jnp.float32(0.5), jnp.float32(1.0))
+      >>> st, _ = run_oco(averaging.ridge_sgd(), p, jnp.zeros(1), jnp.ones((1, 1)),
+      ...                 losses.quadratic_objective)
+      >>> print(st.point)
+      [0.5]
+    """
+
+    def init(params: RidgeSGDParams, x0: Array) -> RidgeSGDState:
+        return RidgeSGDState(x0, x0, jnp.zeros((), jnp.int32))
+
+    def iterate(state: RidgeSGDState, params: RidgeSGDParams) -> Array:
+        return state.point
+
+    def update(state: RidgeSGDState, params: RidgeSGDParams, grad: Array) -> RidgeSGDState:
+        gamma = jnp.asarray(params.learning_rate).astype(grad.dtype)
+        lam = jnp.asarray(params.regularization).astype(grad.dtype)
+        point = state.point - gamma * grad - gamma * lam * (state.point - state.anchor)
+        return RidgeSGDState(point, state.anchor, state.count + 1)
+
+    def check_params(params: RidgeSGDParams) -> None:
+        check_positive("learning_rate", params.learning_rate)
+        check_ridge(params.learning_rate, params.regularization)
+
+    return OCOLearner(init, iterate, update, check_params)
+
+
+def check_ridge(learning_rate: ArrayLike, regularization: ArrayLike) -> None:
+    """Raises unless ``0 <= lambda < 1/gamma`` (the shrinkage factor ``1 - gamma lambda > 0``)."""
+    check_range("regularization", regularization, 0.0, None)
+    gamma = np.asarray(learning_rate, np.float64)
+    lam = np.asarray(regularization, np.float64)
+    bad = ~(gamma * lam < 1.0)
+    if np.any(bad):
+        raise InputError(
+            "regularization must lie in [0, 1/learning_rate) so that 1 - gamma lambda > 0, got "
+            f"lambda={lam[bad].ravel()[:4].tolist() if lam.ndim else lam.item()} with "
+            f"learning_rate={gamma.ravel()[:4].tolist() if gamma.ndim else gamma.item()}"
+        )
+
+
+def least_squares_sgd(initial_point: ArrayLike, averager: _avg.Averager | None = None) -> Predictor:
+    """Least-squares SGD as a predictor ``y_hat = <w_{t-1}, x_t>`` (params :class:`SGDParams`).
+
+    With ``averager`` the state also carries that average of ``w_0, w_1, ...`` and the params
+    are :class:`~ojax.averaging.AveragedParams` ``(SGDParams, averager params)``; read it with
+    ``ojax.averaging.average_of(state.learner)``. The iterates themselves are recorded with
+    ``ojax.run(..., record=ojax.linear_weights(learner))`` (``w_0..w_{n-1}``; ``w_n`` is in the
+    final state), or faster with :func:`sgd_iterates`.
+    """
+    learner = sgd() if averager is None else _avg.averaged(sgd(), averager)
+    return linear_predictor(learner, losses.square, jnp.asarray(initial_point))
+
+
+def least_squares_ridge_sgd(initial_point: ArrayLike) -> Predictor:
+    """Regularized least-squares SGD shrinking towards ``initial_point`` (:class:`RidgeSGDParams`)."""
+    return linear_predictor(ridge_sgd(), losses.square, jnp.asarray(initial_point))
+
+
+# ---------------------------------------------------------------------------------------------
+# whole passes (one jitted scan each)
+# ---------------------------------------------------------------------------------------------
+
+
+def sgd_step(w: Array, x: Array, y: Array, eta: Array) -> Array:
+    """One least-squares SGD step ``w - eta (<w, x> - y) x``."""
+    return w - (eta * (jnp.dot(w, x) - y)) * x
+
+
+@functools.partial(jax.jit, static_argnames=("unroll",))
+def _sgd_iterates(xs, ys, eta, w0, unroll=1):
+    def step(w, example):
+        x, y = example
+        new = sgd_step(w, x, y, eta)
+        return new, new
+
+    _, ws = jax.lax.scan(step, w0, (xs, ys), unroll=unroll)
+    return jnp.concatenate([w0[None, :], ws], axis=0)
+
+
+@functools.partial(jax.jit, static_argnames=("unroll",))
+def _sgd_final(xs, ys, eta, w0, unroll=1):
+    def step(w, example):
+        x, y = example
+        return sgd_step(w, x, y, eta), None
+
+    w, _ = jax.lax.scan(step, w0, (xs, ys), unroll=unroll)
+    return w
+
+
+def _check_data(xs: ArrayLike, ys: ArrayLike, initial_point: ArrayLike | None):
+    if np.ndim(xs) != 2:
+        raise InputError(f"xs must have shape (n, d), got shape {np.shape(xs)}")
+    n, d = np.shape(xs)
+    check_shape("ys", ys, (n,))
+    check_finite("xs", xs)
+    check_finite("ys", ys)
+    xs = jnp.asarray(xs)
+    ys = jnp.asarray(ys, xs.dtype)
+    if initial_point is None:
+        w0 = jnp.zeros((d,), xs.dtype)
+    else:
+        check_shape("initial_point", initial_point, (d,))
+        check_finite("initial_point", initial_point)
+        w0 = jnp.asarray(initial_point, xs.dtype)
+    return xs, ys, w0
+
+
+def sgd_iterates(
+    xs: ArrayLike, ys: ArrayLike, learning_rate: ArrayLike, initial_point: ArrayLike | None = None
+) -> Array:
+    """The stored SGD iterates ``w_0..w_n`` of one pass, ``(n+1, d)`` (memory ``(n+1) d``).
+
+    Examples:
+      >>> import jax.numpy as jnp
+      >>> from ojax import averaging
+      >>> ws = averaging.sgd_iterates(jnp.ones((2, 1)), jnp.ones(2), 0.5)
+      >>> print(ws.ravel())
+      [0.   0.5  0.75]
+    """
+    xs, ys, w0 = _check_data(xs, ys, initial_point)
+    check_positive("learning_rate", learning_rate)
+    return _sgd_iterates(xs, ys, jnp.asarray(learning_rate, xs.dtype), w0)
+
+
+def sgd_final(
+    xs: ArrayLike, ys: ArrayLike, learning_rate: ArrayLike, initial_point: ArrayLike | None = None
+) -> Array:
+    """The last SGD iterate ``w_n`` of one pass (nothing stored)."""
+    xs, ys, w0 = _check_data(xs, ys, initial_point)
+    check_positive("learning_rate", learning_rate)
+    return _sgd_final(xs, ys, jnp.asarray(learning_rate, xs.dtype), w0)
+
+
+@functools.partial(jax.jit, static_argnames=("unroll",))
+def _ridge_runs(xs, ys, gamma, lam, w0, unroll=4):
+    def step(v, example):
+        x, y = example
+        residual = v @ x - y  # (L,)
+        v = v - (gamma * residual)[:, None] * x[None, :] - (gamma * lam)[:, None] * (v - w0[None, :])
+        return v, None
+
+    v0 = jnp.broadcast_to(w0, (gamma.shape[0], w0.shape[0]))
+    v, _ = jax.lax.scan(step, v0, (xs, ys), unroll=unroll)
+    return v
+
+
+def ridge_sgd_runs(
+    xs: ArrayLike,
+    ys: ArrayLike,
+    learning_rate: ArrayLike,
+    regularization: ArrayLike,
+    initial_point: ArrayLike | None = None,
+) -> Array:
+    """``L`` regularized SGD runs ``v_n`` (one per ``(gamma_l, lambda_l)``) batched in one scan.
+
+    Args:
+      xs: ``(n, d)``; ys: ``(n,)``.
+      learning_rate: ``gamma``, scalar or ``(L,)``.
+      regularization: ``lambda``, ``(L,)`` (or scalar), each in ``[0, 1/gamma)``.
+      initial_point: ``w_0`` (default 0), the start and the point shrunk towards.
+
+    Returns:
+      ``(L, d)`` the final iterates (``(d,)`` when both are scalars).
+    """
+    xs, ys, w0 = _check_data(xs, ys, initial_point)
+    check_positive("learning_rate", learning_rate)
+    check_ridge(learning_rate, regularization)
+    scalar = np.ndim(learning_rate) == 0 and np.ndim(regularization) == 0
+    gamma, lam = jnp.broadcast_arrays(
+        jnp.atleast_1d(jnp.asarray(learning_rate, xs.dtype)),
+        jnp.atleast_1d(jnp.asarray(regularization, xs.dtype)),
+    )
+    if gamma.ndim != 1:
+        raise InputError(f"learning_rate and regularization must be vectors, got {gamma.shape}")
+    v = _ridge_runs(xs, ys, gamma, lam, w0)
+    return v[0] if scalar else v
+
+
+def ridge_regression(
+    xs: ArrayLike,
+    ys: ArrayLike,
+    regularization: ArrayLike,
+    initial_point: ArrayLike | None = None,
+) -> Array:
+    """Closed-form ridge ``(X^T X / n + lambda I)^{-1} (X^T y / n + lambda w_0)`` for many lambdas.
+
+    One eigendecomposition of the empirical covariance serves the whole vector of lambdas.
+
+    Returns:
+      ``(L, d)`` for ``regularization`` of shape ``(L,)`` (``(d,)`` for a scalar).
+
+    Examples:
+      >>> import jax.numpy as jnp
+      >>> from ojax import averaging
+      >>> print(averaging.ridge_regression(jnp.ones((4, 1)), 2 * jnp.ones(4), 1.0))
+      [1.]
+    """
+    xs, ys, w0 = _check_data(xs, ys, initial_point)
+    check_range("regularization", regularization, 0.0, None)
+    lam = jnp.asarray(regularization, xs.dtype)
+    out = _ridge_closed(xs, ys, jnp.atleast_1d(lam), w0)
+    return out[0] if lam.ndim == 0 else out
+
+
+@jax.jit
+def _ridge_closed(xs, ys, lam, w0):
+    n = xs.shape[0]
+    cov = xs.T @ xs / n
+    cross = xs.T @ ys / n
+    return ridge_solution(cov, cross, lam, w0)
+
+
+def ridge_solution(cov: Array, cross: Array, regularization: Array, anchor: Array) -> Array:
+    """``(cov + lambda I)^{-1} (cross + lambda anchor)`` for ``lambda`` of shape ``(L,)``.
+
+    Jittable; uses one ``eigh`` of ``cov`` (symmetric positive semi-definite).
+    """
+    evals, evecs = jnp.linalg.eigh(cov)
+    lam = regularization[:, None]
+    rhs = (cross[None, :] + lam * anchor[None, :]) @ evecs  # (L, d) in the eigenbasis
+    return (rhs / (evals[None, :] + lam)) @ evecs.T
+
+
+# ---------------------------------------------------------------------------------------------
+# exact means: the deterministic recursions of E[w_t] and E[v_t]
+# ---------------------------------------------------------------------------------------------
+
+
+@functools.partial(jax.jit, static_argnames=("num_steps",))
+def expected_sgd_iterates(
+    cov: Array, cross: Array, learning_rate: Array, initial_point: Array, num_steps: int
+) -> Array:
+    """``E[w_0..w_n]`` ``(n+1, d)``: ``E w_t = E w_{t-1} - eta (Sigma E w_{t-1} - E[x y])``.
+
+    Exact for i.i.d. examples (``w_{t-1}`` is independent of ``x_t``).
+    """
+
+    def step(m, _):
+        new = m - learning_rate * (cov @ m - cross)
+        return new, new
+
+    _, ms = jax.lax.scan(step, initial_point, None, length=num_steps)
+    return jnp.concatenate([initial_point[None, :], ms], axis=0)
+
+
+@functools.partial(jax.jit, static_argnames=("num_steps",))
+def expected_ridge_sgd(
+    cov: Array,
+    cross: Array,
+    learning_rate: Array,
+    regularization: Array,
+    initial_point: Array,
+    num_steps: int,
+) -> Array:
+    """``E[v_n]`` of regularized SGD (``(d,)``; vmap over ``(gamma, lambda)`` for a path)."""
+
+    def step(m, _):
+        grad = cov @ m - cross + regularization * (m - initial_point)
+        return m - learning_rate * grad, None
+
+    m, _ = jax.lax.scan(step, initial_point, None, length=num_steps)
+    return m
+
+
+# ---------------------------------------------------------------------------------------------
+# registry
+# ---------------------------------------------------------------------------------------------
+
+
+def _f32(values) -> Array:
+    return jnp.asarray(values, jnp.float32)
+
+
+register_learner(
+    LearnerEntry(
+        name="least_squares_sgd",
+        kind="predictor",
+        make=lambda dim: least_squares_sgd(jnp.zeros(dim, jnp.float32)),
+        default_params=lambda: SGDParams(_f32(0.05)),
+        params_grid=lambda: SGDParams(_f32([0.01, 0.05, 0.1])),
+        make_stream=regression.regression_stream,
+    )
+)
+
+register_learner(
+    LearnerEntry(
+        name="least_squares_ridge_sgd",
+        kind="predictor",
+        make=lambda dim: least_squares_ridge_sgd(jnp.zeros(dim, jnp.float32)),
+        default_params=lambda: RidgeSGDParams(_f32(0.05), _f32(0.1)),
+        params_grid=lambda: RidgeSGDParams(_f32([0.02, 0.05, 0.08]), _f32([0.0, 0.1, 1.0])),
+        make_stream=regression.regression_stream,
+    )
+)
+
+register_learner(
+    LearnerEntry(
+        name="least_squares_sgd_geometric",
+        kind="predictor",
+        make=lambda dim: least_squares_sgd(jnp.zeros(dim, jnp.float32), _avg.geometric_averager()),
+        default_params=lambda: _avg.AveragedParams(
+            SGDParams(_f32(0.05)), _avg.GeometricParams(_f32(-0.01))
+        ),
+        params_grid=lambda: _avg.AveragedParams(
+            SGDParams(_f32([0.02, 0.05, 0.08])), _avg.GeometricParams(_f32([0.0, -0.01, -0.5]))
+        ),
+        make_stream=regression.regression_stream,
+    )
+)
+
+__all__ = [
+    "RidgeSGDParams",
+    "RidgeSGDState",
+    "SGDParams",
+    "SGDState",
+    "check_ridge",
+    "expected_ridge_sgd",
+    "expected_sgd_iterates",
+    "least_squares_ridge_sgd",
+    "least_squares_sgd",
+    "ridge_regression",
+    "ridge_sgd",
+    "ridge_sgd_runs",
+    "ridge_solution",
+    "sgd",
+    "sgd_final",
+    "sgd_iterates",
+    "sgd_step",
+]

@@ -1,0 +1,514 @@
+"""The regularization path: every geometric (and tail) average of one SGD pass, in batch.
+
+For ``L`` discounts (one per ridge parameter ``lambda``) and ``T`` tail starts, all averages of
+the iterates ``w_0..w_n`` of ONE SGD pass are computed together, in one of three ways:
+
+* ``"product"``: store the iterates and multiply: ``(L, n+1)`` weights ``c_n rho^t`` times the
+  ``(n+1, d)`` iterates (one matrix product);
+* ``"chunked"``: store the iterates but walk them in chunks of ``chunk_size`` (the weight matrix
+  is never formed whole);
+* ``"stream"``: store nothing: the SGD scan runs in blocks of ``block_size`` steps and folds each
+  block into the path as it is produced (memory ``O((L + T) d + block_size d)``; the data may
+  itself be generated block by block inside the scan, see :func:`stream_path`).
+
+``"auto"`` picks ``"product"`` when the iterates and the weight matrix fit ``memory_budget``
+(bytes), ``"chunked"`` when the iterates alone fit, else ``"stream"``. Chunks and blocks are
+merged with the associative rule of :mod:`ojax.averaging.reduction` (each block normalized by
+its own mass, the running mass derived from the step count). Tail paths are suffix sums of the
+segment sums between consecutive tail starts (never differences of prefix sums).
+:func:`select_on_holdout` then picks ``lambda`` / ``tau`` on held-out data, in batch.
+
+References:
+  Neu, G. and Rosasco, L. (2018). Iterate averaging as regularization for stochastic gradient
+  descent. COLT.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.typing import ArrayLike
+
+from ojax.averaging import weights as _w
+from ojax.averaging.averagers import check_iterates, check_tail_start
+from ojax.averaging.least_squares import _check_data, sgd_step
+from ojax.core import Array
+from ojax.validation import InputError, check_choice, check_finite, check_int, check_positive
+
+MODES = ("auto", "product", "chunked", "stream")
+DEFAULT_MEMORY_BUDGET = 1 << 30  # bytes
+DEFAULT_BLOCK_SIZE = 512
+
+
+class PathResult(NamedTuple):
+    """The averages of one SGD pass along a path of discounts and tail starts."""
+
+    geometric: Array | None  # (L, d) geometric averages, in the order of log_discount
+    tail: Array | None  # (T, d) tail averages, in the order of tail_start
+    final: Array  # the last iterate w_n, (d,)
+    mode: str  # "product", "chunked" or "stream" (the one used)
+
+
+# ---------------------------------------------------------------------------------------------
+# block accumulators (shared by the chunked and the streamed paths)
+# ---------------------------------------------------------------------------------------------
+
+
+def _geo_update(avg: Array, table: Array, lr: Array, block: Array, offset, length) -> Array:
+    """Folds the block ``w_offset..w_{offset+length-1}`` (rows of ``block``) into ``avg``."""
+    zero, lrs = _w._safe(lr)
+    m = jnp.asarray(length).astype(lr.dtype)
+    safe_m = jnp.maximum(m, 1.0)
+    scale = jnp.where(zero, 1.0 / safe_m, jnp.expm1(lrs) / jnp.expm1(safe_m * lrs))
+    j = jnp.arange(block.shape[0], dtype=jnp.int32)
+    length = jnp.asarray(length, jnp.int32)
+    w = jnp.where(j[None, :] < length, table[:, : block.shape[0]] * scale[:, None], 0.0)
+    local = w.astype(block.dtype) @ block
+    a, b = _w.merge_weights(lr, offset, length)
+    return a[:, None] * avg + b[:, None] * local
+
+
+def _tail_update(seg: Array, taus_sorted: Array, block: Array, offset, length) -> Array:
+    """Adds the block's rows to the sums of the segments between consecutive tail starts."""
+    size = block.shape[0]
+    j = jnp.arange(size, dtype=jnp.int32)
+    t = jnp.asarray(offset, jnp.int32) + j
+    ids = jnp.searchsorted(taus_sorted, t, side="left").astype(jnp.int32)  # number of taus < t
+    segments = jnp.arange(seg.shape[0], dtype=jnp.int32)
+    onehot = (ids[None, :] == segments[:, None]) & (j[None, :] < jnp.asarray(length, jnp.int32))
+    return seg + onehot.astype(block.dtype) @ block
+
+
+def _tail_finish(seg: Array, taus_sorted: Array, order: Array, n: int) -> Array:
+    suffix = jnp.cumsum(seg[::-1], axis=0)[::-1]  # suffix[k] = sum of segments k..T
+    tails = suffix[1:] / (n - taus_sorted).astype(seg.dtype)[:, None]
+    return tails[jnp.argsort(order)]
+
+
+def _table(lr: Array, size: int) -> Array:
+    return jnp.exp(jnp.arange(size, dtype=lr.dtype)[None, :] * lr[:, None])
+
+
+# ---------------------------------------------------------------------------------------------
+# from stored iterates
+# ---------------------------------------------------------------------------------------------
+
+
+PRODUCT_BLOCK = 512  # rows of the factorized weight table
+
+
+def _geometric_product(iterates: Array, lr: Array) -> Array:
+    """``(L, n+1)`` weights times ``(n+1, d)`` iterates: one matrix product.
+
+    The weights ``c_n rho^t`` with ``t = kB + j`` are formed as ``alpha_k * rho^j / Z(B)`` (the
+    chunk weight times the local weight): ``L (B + K)`` exponentials instead of ``L (n + 1)``.
+    """
+    total, d = iterates.shape
+    size = min(PRODUCT_BLOCK, total)
+    num = total // size
+    full = num * size
+    table = _w.local_weights(lr, size, size)  # (L, B), normalized by Z(B)
+    starts = jnp.arange(num, dtype=jnp.int32) * size
+    alpha = _w.chunk_weight(lr[:, None], starts[None, :], size, total)  # (L, K)
+    weights = (alpha[:, :, None] * table[:, None, :]).reshape(lr.shape[0], full)
+    geo = weights @ iterates[:full]
+    rest = total - full
+    if rest:
+        w_rest = _w.local_weights(lr, rest, rest)  # (L, r)
+        alpha_rest = _w.chunk_weight(lr, full, rest, total)  # (L,)
+        geo = geo + alpha_rest[:, None] * (w_rest @ iterates[full:])
+    return geo
+
+
+@jax.jit
+def _product(iterates, lr, taus):
+    total = iterates.shape[0]
+    geo = None if lr is None else _geometric_product(iterates, lr)
+    tail = None
+    if taus is not None:
+        order = jnp.argsort(taus)
+        ts = taus[order]
+        seg = _tail_update(
+            jnp.zeros((ts.shape[0] + 1, iterates.shape[1]), iterates.dtype),
+            ts,
+            iterates,
+            0,
+            total,
+        )
+        tail = _tail_finish(seg, ts, order, total - 1)
+    return geo, tail
+
+
+@functools.partial(jax.jit, static_argnames=("chunk_size",))
+def _chunked(iterates, lr, taus, chunk_size):
+    total, d = iterates.shape
+    num = -(-total // chunk_size)
+    padded = jnp.pad(iterates, ((0, num * chunk_size - total), (0, 0)))
+    chunks = padded.reshape(num, chunk_size, d)
+    table = None if lr is None else _table(lr, chunk_size)
+    order = None if taus is None else jnp.argsort(taus)
+    ts = None if taus is None else taus[order]
+
+    def body(carry, inp):
+        geo, seg = carry
+        chunk, k = inp
+        offset = k * chunk_size
+        length = jnp.clip(total - offset, 0, chunk_size)
+        if geo is not None:
+            geo = _geo_update(geo, table, lr, chunk, offset, length)
+        if seg is not None:
+            seg = _tail_update(seg, ts, chunk, offset, length)
+        return (geo, seg), None
+
+    geo0 = None if lr is None else jnp.zeros((lr.shape[0], d), iterates.dtype)
+    seg0 = None if taus is None else jnp.zeros((taus.shape[0] + 1, d), iterates.dtype)
+    (geo, seg), _ = jax.lax.scan(body, (geo0, seg0), (chunks, jnp.arange(num, dtype=jnp.int32)))
+    tail = None if taus is None else _tail_finish(seg, ts, order, total - 1)
+    return geo, tail
+
+
+def _prepare(
+    iterates: ArrayLike | None, num_iterates: int, log_discount, tail_start, dtype
+) -> tuple[Array | None, Array | None]:
+    lr = taus = None
+    if log_discount is not None:
+        _w.check_log_discount("log_discount", log_discount)
+        if np.ndim(log_discount) != 1:
+            raise InputError(
+                f"log_discount must be a vector (L,), got shape {np.shape(log_discount)}"
+            )
+        lr = jnp.asarray(log_discount, dtype)
+    if tail_start is not None:
+        if np.ndim(tail_start) != 1:
+            raise InputError(f"tail_start must be a vector (T,), got shape {np.shape(tail_start)}")
+        check_tail_start(tail_start, num_iterates)
+        taus = jnp.asarray(tail_start, jnp.int32)
+    return lr, taus
+
+
+def path_of_iterates(
+    iterates: ArrayLike,
+    *,
+    log_discount: ArrayLike | None = None,
+    tail_start: ArrayLike | None = None,
+    chunk_size: int | None = None,
+) -> tuple[Array | None, Array | None]:
+    """Geometric ``(L, d)`` and tail ``(T, d)`` averages of stored iterates in one call.
+
+    Args:
+      iterates: ``(n+1, d)``.
+      log_discount: ``(L,)`` or None; tail_start: ``(T,)`` or None.
+      chunk_size: None for one weight-matrix product, else the rows per chunk (static).
+
+    Returns:
+      ``(geometric, tail)`` (None where not asked for).
+    """
+    check_iterates(iterates)
+    iterates = jnp.asarray(iterates)
+    if log_discount is None and tail_start is None:
+        raise InputError("give log_discount and/or tail_start")
+    lr, taus = _prepare(iterates, iterates.shape[0], log_discount, tail_start, iterates.dtype)
+    if chunk_size is None:
+        return _product(iterates, lr, taus)
+    chunk_size = check_int("chunk_size", chunk_size, 1)
+    return _chunked(iterates, lr, taus, chunk_size)
+
+
+def geometric_path(
+    iterates: ArrayLike, log_discount: ArrayLike, *, chunk_size: int | None = None
+) -> Array:
+    """Geometric averages of stored iterates for a vector of discounts, in one batch.
+
+    Args:
+      iterates: ``(n+1, d)``.
+      log_discount: ``(L,)`` values ``<= 0``.
+      chunk_size: None for one ``(L, n+1) @ (n+1, d)`` product; else walk the iterates in
+        chunks of this many rows (static).
+
+    Returns:
+      ``(L, d)``.
+
+    Examples:
+      >>> import jax.numpy as jnp
+      >>> from ojax import averaging
+      >>> ws = jnp.array([[0.0], [3.0]])
+      >>> print(averaging.geometric_path(ws, jnp.log(jnp.array([1.0, 0.5]))).ravel())
+      [1.5 1. ]
+    """
+    return path_of_iterates(iterates, log_discount=log_discount, chunk_size=chunk_size)[0]
+
+
+def tail_path(
+    iterates: ArrayLike, tail_start: ArrayLike, *, chunk_size: int | None = None
+) -> Array:
+    """Tail averages ``mean(w_{tau+1..n})`` of stored iterates for a vector of tail starts.
+
+    Computed from suffix sums of the segment sums between sorted tail starts.
+
+    Args:
+      iterates: ``(n+1, d)``.
+      tail_start: ``(T,)`` integers in ``[0, n)``.
+      chunk_size: as in :func:`geometric_path`.
+
+    Returns:
+      ``(T, d)``.
+    """
+    return path_of_iterates(iterates, tail_start=tail_start, chunk_size=chunk_size)[1]
+
+
+# ---------------------------------------------------------------------------------------------
+# streamed during the SGD scan
+# ---------------------------------------------------------------------------------------------
+
+
+def array_blocks(data: tuple[Array, Array], block_index: Array, block_size: int):
+    """``block_fn`` for in-memory data: rows ``block_index * block_size ...`` of padded arrays."""
+    xs, ys = data
+    start = block_index * block_size
+    x = jax.lax.dynamic_slice_in_dim(xs, start, block_size)
+    y = jax.lax.dynamic_slice_in_dim(ys, start, block_size)
+    return x, y
+
+
+@functools.partial(jax.jit, static_argnames=("block_fn", "num_steps", "block_size"))
+def _stream(block_fn, data, num_steps, block_size, eta, w0, lr, taus):
+    n, size = num_steps, block_size
+    num = -(-n // size)
+    table = None if lr is None else _table(lr, size)
+    order = None if taus is None else jnp.argsort(taus)
+    ts = None if taus is None else taus[order]
+
+    def block(carry, b):
+        w, geo, seg = carry
+        xs, ys = block_fn(data, b, size)
+        offset = b * size
+
+        def step(w, inp):
+            x, y, j = inp
+            real = offset + j < n
+            return jnp.where(real, sgd_step(w, x, y, eta), w), w  # emits the pre-update w
+
+        steps = jnp.arange(size, dtype=jnp.int32)
+        w, ws = jax.lax.scan(step, w, (xs.astype(w.dtype), ys.astype(w.dtype), steps))
+        length = jnp.clip(n - offset, 0, size)
+        if geo is not None:
+            geo = _geo_update(geo, table, lr, ws, offset, length)
+        if seg is not None:
+            seg = _tail_update(seg, ts, ws, offset, length)
+        return (w, geo, seg), None
+
+    d = w0.shape[0]
+    geo0 = None if lr is None else jnp.zeros((lr.shape[0], d), w0.dtype)
+    seg0 = None if taus is None else jnp.zeros((taus.shape[0] + 1, d), w0.dtype)
+    blocks = jnp.arange(num, dtype=jnp.int32)
+    (w, geo, seg), _ = jax.lax.scan(block, (w0, geo0, seg0), blocks)
+    last = w[None, :]  # w_n, a block of one iterate at offset n
+    if geo is not None:
+        geo = _geo_update(geo, _table(lr, 1), lr, last, n, 1)
+    tail = None
+    if seg is not None:
+        seg = _tail_update(seg, ts, last, n, 1)
+        tail = _tail_finish(seg, ts, order, n)
+    return geo, tail, w
+
+
+def stream_path(
+    block_fn: Callable[[Any, Array, int], tuple[Array, Array]],
+    data: Any,
+    num_steps: int,
+    learning_rate: ArrayLike,
+    *,
+    log_discount: ArrayLike | None = None,
+    tail_start: ArrayLike | None = None,
+    initial_point: ArrayLike,
+    block_size: int = DEFAULT_BLOCK_SIZE,
+) -> PathResult:
+    """The path of one SGD pass whose examples are produced block by block (nothing stored).
+
+    Args:
+      block_fn: static ``(data, block_index, block_size) -> (xs (B, d), ys (B,))``; e.g.
+        :func:`array_blocks`, or ``lambda data, b, size: ojax.envs.regression.sample_block(
+        data[0], data[1], b, size)`` to generate a stream of any length inside the scan. Rows
+        past ``num_steps`` in the last block are ignored.
+      data: the pytree of arrays ``block_fn`` reads (passed at call time, not baked in).
+      num_steps: ``n`` (static).
+      learning_rate: ``eta > 0``.
+      log_discount: ``(L,)`` or None.
+      tail_start: ``(T,)`` integers in ``[0, n)`` or None.
+      initial_point: ``w_0``, ``(d,)`` (fixes the dimension and the dtype).
+      block_size: steps per block (static).
+
+    Returns:
+      A :class:`PathResult` with ``mode="stream"``.
+    """
+    num_steps = check_int("num_steps", num_steps, 1)
+    block_size = check_int("block_size", block_size, 1)
+    check_positive("learning_rate", learning_rate)
+    if np.ndim(initial_point) != 1:
+        raise InputError(f"initial_point must have shape (d,), got shape {np.shape(initial_point)}")
+    check_finite("initial_point", initial_point)
+    w0 = jnp.asarray(initial_point)
+    lr, taus = _prepare(None, num_steps + 1, log_discount, tail_start, w0.dtype)
+    eta = jnp.asarray(learning_rate, w0.dtype)
+    geo, tail, final = _stream(block_fn, data, num_steps, block_size, eta, w0, lr, taus)
+    return PathResult(geo, tail, final, "stream")
+
+
+def choose_mode(
+    num_steps: int, dim: int, num_averages: int, itemsize: int, memory_budget: float
+) -> str:
+    """``"product"`` if the iterates and the ``(num_averages + 1, n + 1)`` weights fit
+    ``memory_budget`` (bytes), ``"chunked"`` if the iterates take at most 80% of it, else
+    ``"stream"``."""
+    stored = (num_steps + 1) * dim * itemsize
+    weights = (num_averages + 1) * (num_steps + 1) * itemsize
+    if stored + weights <= memory_budget:
+        return "product"
+    if 1.25 * stored <= memory_budget:
+        return "chunked"
+    return "stream"
+
+
+def regularization_path(
+    xs: ArrayLike,
+    ys: ArrayLike,
+    learning_rate: ArrayLike,
+    *,
+    log_discount: ArrayLike | None = None,
+    regularization: ArrayLike | None = None,
+    convention: str = "exact",
+    tail_start: ArrayLike | None = None,
+    initial_point: ArrayLike | None = None,
+    mode: str = "auto",
+    memory_budget: float | None = None,
+    block_size: int | None = None,
+    chunk_size: int | None = None,
+) -> PathResult:
+    """All geometric averages (one per ``lambda``) and tail averages of ONE SGD pass.
+
+    Args:
+      xs: ``(n, d)`` inputs; ys: ``(n,)`` labels.
+      learning_rate: the SGD step ``eta > 0``.
+      log_discount: ``(L,)`` discounts ``log rho <= 0``; or give ``regularization`` instead.
+      regularization: ``(L,)`` ridge parameters, converted with ``convention`` (``"exact"``:
+        ``rho = 1/(1 + eta lambda)``, the default; ``"paper"``: ``rho = 1 - eta lambda``).
+      tail_start: ``(T,)`` tail starts in ``[0, n)`` (optional).
+      initial_point: ``w_0`` (default 0).
+      mode: ``"auto"``, ``"product"``, ``"chunked"`` or ``"stream"`` (see the module doc).
+      memory_budget: bytes for ``"auto"`` (default 1 GiB).
+      block_size: steps per streamed block (default 512).
+      chunk_size: rows per chunk of stored iterates (default: the weight block fills what the
+        iterates leave of the budget).
+
+    Returns:
+      A :class:`PathResult`.
+
+    Examples:
+      >>> import jax
+      >>> from ojax import averaging
+      >>> from ojax.envs import regression
+      >>> problem = regression.ill_conditioned_problem(jax.random.key(0))
+      >>> xs, ys = regression.sample(jax.random.key(1), problem, 1000)
+      >>> lams = jax.numpy.array([0.0, 0.1, 10.0])
+      >>> path = averaging.regularization_path(xs, ys, 0.05, regularization=lams)
+      >>> risks = regression.excess_risk(path.geometric, problem)
+      >>> print(path.mode, bool(risks[2] > risks[1]))
+      product True
+    """
+    check_choice("mode", mode, MODES)
+    xs, ys, w0 = _check_data(xs, ys, initial_point)
+    check_positive("learning_rate", learning_rate)
+    n, d = xs.shape
+    if log_discount is not None and regularization is not None:
+        raise InputError("give either log_discount or regularization, not both")
+    if regularization is not None:
+        if np.ndim(regularization) != 1:
+            raise InputError(
+                f"regularization must be a vector (L,), got shape {np.shape(regularization)}"
+            )
+        log_discount = _w.log_discount_from_regularization(
+            jnp.asarray(learning_rate, xs.dtype), jnp.asarray(regularization, xs.dtype), convention
+        )
+    if log_discount is None and tail_start is None:
+        raise InputError("give log_discount / regularization and/or tail_start")
+    lr, taus = _prepare(None, n + 1, log_discount, tail_start, xs.dtype)
+    num_avg = (0 if lr is None else lr.shape[0]) + (0 if taus is None else taus.shape[0])
+    if mode == "auto":
+        budget = DEFAULT_MEMORY_BUDGET if memory_budget is None else memory_budget
+        check_positive("memory_budget", budget)
+        mode = choose_mode(n, d, num_avg, xs.dtype.itemsize, budget)
+    eta = jnp.asarray(learning_rate, xs.dtype)
+    if mode == "stream":
+        size = DEFAULT_BLOCK_SIZE if block_size is None else check_int("block_size", block_size, 1)
+        size = min(size, n)
+        num = -(-n // size)
+        pad = num * size - n
+        data = (jnp.pad(xs, ((0, pad), (0, 0))), jnp.pad(ys, (0, pad)))
+        geo, tail, final = _stream(array_blocks, data, n, size, eta, w0, lr, taus)
+        return PathResult(geo, tail, final, "stream")
+    from ojax.averaging.least_squares import _sgd_iterates
+
+    iterates = _sgd_iterates(xs, ys, eta, w0)
+    if mode == "product":
+        geo, tail = _product(iterates, lr, taus)
+    else:
+        if chunk_size is None:  # the weight block takes what the iterates leave of the budget
+            budget = DEFAULT_MEMORY_BUDGET if memory_budget is None else memory_budget
+            spare = max(budget - (n + 1) * d * xs.dtype.itemsize, 0)
+            chunk_size = int(max(1, min(n + 1, spare // ((num_avg + 1) * xs.dtype.itemsize))))
+        chunk_size = check_int("chunk_size", chunk_size, 1)
+        geo, tail = _chunked(iterates, lr, taus, chunk_size)
+    return PathResult(geo, tail, iterates[-1], mode)
+
+
+@jax.jit
+def _holdout(path, x_val, y_val):
+    errors = jnp.mean((path @ x_val.T - y_val[None, :]) ** 2, axis=-1)
+    index = jnp.argmin(errors)
+    return path[index], index, errors
+
+
+def select_on_holdout(path: ArrayLike, x_val: ArrayLike, y_val: ArrayLike):
+    """Picks the point of a path with the least mean squared error on held-out data.
+
+    Args:
+      path: ``(L, d)`` candidate weights (e.g. :attr:`PathResult.geometric`).
+      x_val: ``(m, d)``; y_val: ``(m,)``.
+
+    Returns:
+      ``(best (d,), index (), errors (L,))``; vmap over seeds for a batch of paths.
+    """
+    if np.ndim(path) != 2:
+        raise InputError(f"path must have shape (L, d), got shape {np.shape(path)}")
+    check_shape_val = (None, np.shape(path)[1])
+    if np.ndim(x_val) != 2 or np.shape(x_val)[1] != check_shape_val[1]:
+        raise InputError(
+            f"x_val must have shape (m, {check_shape_val[1]}), got shape {np.shape(x_val)}"
+        )
+    if np.shape(y_val) != (np.shape(x_val)[0],):
+        raise InputError(f"y_val must have shape ({np.shape(x_val)[0]},), got {np.shape(y_val)}")
+    check_finite("x_val", x_val)
+    check_finite("y_val", y_val)
+    path = jnp.asarray(path)
+    return _holdout(path, jnp.asarray(x_val, path.dtype), jnp.asarray(y_val, path.dtype))
+
+
+__all__ = [
+    "DEFAULT_BLOCK_SIZE",
+    "DEFAULT_MEMORY_BUDGET",
+    "MODES",
+    "PathResult",
+    "array_blocks",
+    "choose_mode",
+    "geometric_path",
+    "path_of_iterates",
+    "regularization_path",
+    "select_on_holdout",
+    "stream_path",
+    "tail_path",
+]

@@ -1,0 +1,202 @@
+"""Multi-task regression datasets of Denevi et al. (2020): Schools and Lenk.
+
+Each loader returns a :class:`PooledTasks`: every task's points, padded and masked, with the
+number of held-out points of each task. :func:`split_tasks` then draws one seed's random task
+order and random per-task online / held-out split (jittable, vmappable over keys), returning a
+:class:`~ojax.meta.TaskBlock`.
+
+Preprocessing (the spec, ``specs/denevi2020.md``):
+
+* Schools (``schools.mat``): 139 schools; ``X{t}`` (26 x n_t) is transposed to rows, each row is
+  scaled to unit L2 norm (no centring); labels are the raw exam scores; per task
+  ``ceil(0.25 n_t)`` held-out points.
+* Lenk (``lenk.mat``): 180 people x 20 computers; the file's train / test split is discarded:
+  each person's 16 ``Traindata`` rows and 4 ``Testdata`` rows are pooled; columns 0..13 are the
+  features (0 is a constant 1), column 14 the rating; rows scaled to unit norm; 4 held-out points
+  per task.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import os
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ojax.core import Array
+from ojax.datasets.paths import DataError, data_file
+from ojax.meta.tasks import TaskBlock, pad_tasks
+
+
+class PooledTasks(NamedTuple):
+    """All points of every task, padded (NumPy arrays; task order as in the file)."""
+
+    x: np.ndarray  # (T, n_max, d) float, rows of unit norm
+    y: np.ndarray  # (T, n_max) float
+    mask: np.ndarray  # (T, n_max) bool, True on real points
+    num_test: np.ndarray  # (T,) int, held-out points of each task
+
+
+def _loadmat(path) -> dict:
+    import scipy.io
+
+    try:
+        return scipy.io.loadmat(str(path))
+    except Exception as exc:  # scipy raises several types on a corrupt file
+        raise DataError(f"{str(path)!r} is not a readable MATLAB .mat file ({exc})") from exc
+
+
+def _unit_rows(x: np.ndarray, path, name: str) -> np.ndarray:
+    norms = np.linalg.norm(x, axis=1, keepdims=True)
+    if np.any(norms == 0):
+        raise DataError(f"{str(path)!r}: {name} has an all-zero row (cannot scale to unit norm)")
+    return x / norms
+
+
+def load_schools(
+    data_dir: str | os.PathLike | None = None, dtype=np.float32
+) -> PooledTasks:
+    """Loads Schools (139 tasks, 22 to 251 students) with the spec's preprocessing.
+
+    Args:
+      data_dir: the data folder (default: :func:`ojax.datasets.resolve_data_dir`).
+      dtype: float dtype of the arrays.
+
+    Returns:
+      A :class:`PooledTasks` with ``d = 26`` and ``num_test = ceil(0.25 n_t)``.
+
+    Raises:
+      DataError: the file is missing or not the expected layout (cells ``X``, ``Y``).
+
+    Examples:
+      >>> from ojax.datasets import load_schools
+      >>> data = load_schools()
+      >>> print(data.x.shape, int(data.mask.sum()))
+      (139, 251, 26) 15362
+    """
+    path = data_file("schools.mat", data_dir)
+    mat = _loadmat(path)
+    for key in ("X", "Y"):
+        if key not in mat:
+            raise DataError(f"{str(path)!r}: expected the cell arrays 'X' and 'Y', no {key!r}")
+    cx, cy = np.ravel(mat["X"]), np.ravel(mat["Y"])
+    if cx.dtype != object or cy.dtype != object or len(cx) != len(cy) or len(cx) == 0:
+        raise DataError(f"{str(path)!r}: 'X' and 'Y' must be cell arrays of the same length")
+    xs, ys = [], []
+    for t, (xt, yt) in enumerate(zip(cx, cy)):
+        xt, yt = np.asarray(xt, float), np.ravel(np.asarray(yt, float))
+        if xt.ndim != 2 or xt.shape[1] != len(yt) or xt.shape[0] != cx[0].shape[0]:
+            raise DataError(
+                f"{str(path)!r}: task {t}: X must be (features, n_t) and Y (n_t, 1), "
+                f"got {xt.shape} and {np.shape(cy[t])}"
+            )
+        if not (np.all(np.isfinite(xt)) and np.all(np.isfinite(yt))):
+            raise DataError(f"{str(path)!r}: task {t} holds non-finite values")
+        xs.append(_unit_rows(xt.T, path, f"X{{{t + 1}}}").astype(dtype))
+        ys.append(yt.astype(dtype))
+    x, y, mask = pad_tasks(xs, ys)
+    num_test = np.array([math.ceil(0.25 * len(yt)) for yt in ys])
+    return PooledTasks(x, y, mask, num_test)
+
+
+def load_lenk(data_dir: str | os.PathLike | None = None, dtype=np.float32) -> PooledTasks:
+    """Loads Lenk (180 people x 20 computers) with the spec's preprocessing.
+
+    Args:
+      data_dir: the data folder (default: :func:`ojax.datasets.resolve_data_dir`).
+      dtype: float dtype of the arrays.
+
+    Returns:
+      A :class:`PooledTasks` with ``d = 14`` (the rating column dropped), 20 points and 4
+      held-out points per task.
+
+    Raises:
+      DataError: the file is missing or not the expected layout.
+
+    Examples:
+      >>> from ojax.datasets import load_lenk
+      >>> data = load_lenk()
+      >>> print(data.x.shape, data.num_test[:3])
+      (180, 20, 14) [4 4 4]
+    """
+    path = data_file("lenk.mat", data_dir)
+    mat = _loadmat(path)
+    for key in ("Traindata", "Testdata"):
+        if key not in mat:
+            raise DataError(f"{str(path)!r}: expected 'Traindata' and 'Testdata', no {key!r}")
+    train = np.asarray(mat["Traindata"], float)
+    test = np.asarray(mat["Testdata"], float)
+    if train.ndim != 2 or test.ndim != 2 or train.shape[1] != 15 or test.shape[1] != 15:
+        raise DataError(
+            f"{str(path)!r}: 'Traindata' and 'Testdata' must have 15 columns, got "
+            f"{train.shape} and {test.shape}"
+        )
+    if train.shape[0] % 16 or test.shape[0] % 4 or train.shape[0] // 16 != test.shape[0] // 4:
+        raise DataError(
+            f"{str(path)!r}: expected 16 training and 4 test rows per person, got "
+            f"{train.shape[0]} and {test.shape[0]} rows"
+        )
+    if not (np.all(np.isfinite(train)) and np.all(np.isfinite(test))):
+        raise DataError(f"{str(path)!r}: the data holds non-finite values")
+    people = train.shape[0] // 16
+    rows = np.concatenate(
+        [train.reshape(people, 16, 15), test.reshape(people, 4, 15)], axis=1
+    )  # (people, 20, 15)
+    x = _unit_rows(rows[..., :14].reshape(-1, 14), path, "a row").reshape(people, 20, 14)
+    y = rows[..., 14]
+    return PooledTasks(
+        x.astype(dtype), y.astype(dtype), np.ones((people, 20), bool), np.full(people, 4)
+    )
+
+
+def split_tasks_core(
+    key: Array, x: Array, y: Array, mask: Array, num_test: Array, num_train_max: int
+) -> TaskBlock:
+    """The traceable body of :func:`split_tasks` (no checks; vmap it over keys)."""
+    k_order, k_split = jax.random.split(key)
+    order = jax.random.permutation(k_order, x.shape[0])
+    x, y, mask, num_test = x[order], y[order], mask[order], num_test[order]
+    sizes = jnp.sum(mask, axis=1)
+    # A random permutation of each task's real points (padding sorts last).
+    scores = jnp.where(mask, jax.random.uniform(k_split, mask.shape), 2.0)
+    perm = jnp.argsort(scores, axis=1)
+    xs = jnp.take_along_axis(x, perm[..., None], axis=1)
+    ys = jnp.take_along_axis(y, perm, axis=1)
+    num_train = sizes - num_test
+    index = jnp.arange(x.shape[1])
+    mask_train = index[None, :] < num_train[:, None]
+    mask_test = (index[None, :] >= num_train[:, None]) & (index[None, :] < sizes[:, None])
+    return TaskBlock(
+        xs[:, :num_train_max], ys[:, :num_train_max], mask_train[:, :num_train_max],
+        xs, ys, mask_test,
+    )
+
+
+@functools.partial(jax.jit, static_argnames=("num_train_max",))
+def _split(key, x, y, mask, num_test, num_train_max):
+    return split_tasks_core(key, x, y, mask, num_test, num_train_max)
+
+
+def split_tasks(key: Array, data: PooledTasks) -> TaskBlock:
+    """One seed's random task order and random per-task online / held-out split.
+
+    The online points of a task come in the order of the random split; the held-out block keeps
+    the padded width ``n_max`` (its mask picks the held-out points).
+
+    Args:
+      key: a PRNG key.
+      data: the pooled tasks of a loader.
+
+    Returns:
+      A :class:`~ojax.meta.TaskBlock`.
+    """
+    return _split(key, *map(jnp.asarray, data), num_train_max(data))
+
+
+def num_train_max(data: PooledTasks) -> int:
+    """The largest number of online points of a task (the padded width of ``x_train``)."""
+    return int(np.max(data.mask.sum(axis=1) - data.num_test))

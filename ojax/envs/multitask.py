@@ -1,0 +1,169 @@
+"""The synthetic low-variance task environment of Denevi et al. (2020), seeded and jittable.
+
+Per task ``t``::
+
+    X: n rows drawn N(0, I_d), each scaled to unit norm (uniform on the sphere)
+    w_t = task_mean * 1 + task_spread * N(0, I_d)
+    clean = X w_t;   e ~ N(0, I_n);   s = sqrt(var(clean) / var(e))  (ddof 0, over the n points)
+    y = clean + s e                   (the empirical signal-to-noise ratio is exactly 1)
+
+and the ``n`` points are split at random into ``num_train`` online points (in the order of the
+random split) and ``n - num_train`` held-out points. Task ``t`` draws from
+``jax.random.fold_in(key, t)``, so validation and test tasks (indices after the training tasks)
+are generated after them and never overlap.
+
+References:
+  Denevi, G., Stamos, D. and Pontil, M. (2020). Online parameter-free learning of multiple low
+  variance tasks (Section 6).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+
+from ojax.core import Array
+from ojax.meta.tasks import TaskBlock, task_slice
+from ojax.validation import InputError, check_finite, check_int, check_nonnegative
+
+
+class LowVarianceParams(NamedTuple):
+    task_mean: Array  # every coordinate of the mean task vector (4 in the paper), shape ()
+    task_spread: Array  # std of the task vectors around their mean (1 in the paper), shape ()
+
+
+def default_low_variance_params(dtype=jnp.float32) -> LowVarianceParams:
+    """The paper's environment: ``w_t = 4 * 1 + N(0, I)``."""
+    return LowVarianceParams(jnp.asarray(4.0, dtype), jnp.asarray(1.0, dtype))
+
+
+def _one_task(key: Array, params: LowVarianceParams, num_points: int, dim: int, num_train: int,
+              dtype):
+    # Two draws per task (one normal vector, one uniform vector): few random ops compile fast.
+    k_normal, k_split = jax.random.split(key)
+    z = jax.random.normal(k_normal, (num_points * dim + dim + num_points,), dtype)
+    x = z[: num_points * dim].reshape(num_points, dim)
+    x = x / jnp.linalg.norm(x, axis=1, keepdims=True)
+    w = params.task_mean + params.task_spread * z[num_points * dim : num_points * dim + dim]
+    noise = z[num_points * dim + dim :]
+    clean = x @ w
+    scale = jnp.sqrt(jnp.var(clean) / jnp.var(noise))
+    y = clean + scale * noise
+    order = jnp.argsort(jax.random.uniform(k_split, (num_points,), dtype))  # a random split
+    train, test = order[:num_train], order[num_train:]
+    return x[train], y[train], x[test], y[test], w
+
+
+@functools.partial(jax.jit, static_argnames=("num_tasks", "num_points", "dim", "num_train",
+                                             "first_task", "dtype"))
+def _tasks(key, params, num_tasks, num_points, dim, num_train, first_task, dtype):
+    keys = jax.vmap(lambda t: jax.random.fold_in(key, t))(
+        jnp.arange(first_task, first_task + num_tasks)
+    )
+    x_tr, y_tr, x_te, y_te, w = jax.vmap(
+        lambda k: _one_task(k, params, num_points, dim, num_train, dtype)
+    )(keys)
+    block = TaskBlock(
+        x_tr, y_tr, jnp.ones(y_tr.shape, bool), x_te, y_te, jnp.ones(y_te.shape, bool)
+    )
+    return block, w
+
+
+def low_variance_tasks_core(
+    key: Array,
+    params: LowVarianceParams,
+    num_tasks: int,
+    num_points: int = 50,
+    dim: int = 10,
+    num_train: int = 25,
+    first_task: int = 0,
+    dtype=jnp.float32,
+) -> tuple[TaskBlock, Array]:
+    """The traceable body of :func:`low_variance_tasks` (no checks; vmap it over keys)."""
+    return _tasks(key, params, num_tasks, num_points, dim, num_train, first_task, dtype)
+
+
+def low_variance_tasks(
+    key: Array,
+    params: LowVarianceParams | None = None,
+    num_tasks: int = 400,
+    num_points: int = 50,
+    dim: int = 10,
+    num_train: int = 25,
+    first_task: int = 0,
+    dtype=jnp.float32,
+) -> tuple[TaskBlock, Array]:
+    """Tasks ``first_task .. first_task + num_tasks - 1`` of the low-variance environment.
+
+    Args:
+      key: a PRNG key (the environment's seed).
+      params: the task mean and spread (default: the paper's 4 and 1).
+      num_tasks: number of tasks T (static).
+      num_points: points per task n (static).
+      dim: input dimension d (static).
+      num_train: online points per task; the rest are held out (static).
+      first_task: index of the first task (static; validation / test tasks come after the
+        training tasks).
+      dtype: float dtype.
+
+    Returns:
+      ``(tasks, task_vectors)``: a :class:`~ojax.meta.TaskBlock` (all masks True) and the true
+      ``(T, d)`` task vectors.
+
+    Examples:
+      >>> import jax
+      >>> from ojax import envs
+      >>> tasks, w = envs.low_variance_tasks(jax.random.key(0), num_tasks=3)
+      >>> print(tasks.x_train.shape, tasks.x_test.shape, w.shape)
+      (3, 25, 10) (3, 25, 10) (3, 10)
+    """
+    num_tasks = check_int("num_tasks", num_tasks, 1)
+    num_points = check_int("num_points", num_points, 2)
+    dim = check_int("dim", dim, 1)
+    num_train = check_int("num_train", num_train, 1, num_points - 1)
+    first_task = check_int("first_task", first_task, 0)
+    if params is None:
+        params = default_low_variance_params(dtype)
+    check_finite("task_mean", params.task_mean)
+    check_nonnegative("task_spread", params.task_spread)
+    if not isinstance(key, jax.Array):
+        raise InputError(f"key must be a jax PRNG key, got {type(key).__name__}")
+    return _tasks(key, params, num_tasks, num_points, dim, num_train, first_task, dtype)
+
+
+class SyntheticSplit(NamedTuple):
+    """Training, validation and test tasks of one seed, and the true training task vectors."""
+
+    train: TaskBlock
+    validation: TaskBlock
+    test: TaskBlock
+    task_vectors: Array  # (T, d) of the training tasks
+
+
+def synthetic_split(
+    key: Array,
+    params: LowVarianceParams,
+    num_tasks: int = 400,
+    num_validation: int = 20,
+    num_test: int = 50,
+    num_points: int = 50,
+    dim: int = 10,
+    num_train: int = 25,
+    dtype=jnp.float32,
+) -> SyntheticSplit:
+    """Training tasks, then validation tasks, then test tasks of one seed (traceable).
+
+    All tasks come from one call (task indices ``0 .. T + V + T' - 1``), then are sliced: one
+    batch of random draws compiles much faster than three.
+    """
+    total = num_tasks + num_validation + num_test
+    tasks, w = low_variance_tasks_core(key, params, total, num_points, dim, num_train, 0, dtype)
+    return SyntheticSplit(
+        task_slice(tasks, 0, num_tasks),
+        task_slice(tasks, num_tasks, num_tasks + num_validation),
+        task_slice(tasks, num_tasks + num_validation, total),
+        w[:num_tasks],
+    )

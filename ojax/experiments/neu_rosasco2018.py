@@ -1,0 +1,295 @@
+"""Neu & Rosasco (2018): iterate averaging as regularization for SGD (``ojax run neu-rosasco2018``).
+
+Three experiments:
+
+1. ``identity``: the expectation identity ``E[v_n] = (1 - rho^{n+1}) E[w_tilde_n] + rho^{n+1}
+   E[w_n]`` and the ridge limit on the spec's ill-conditioned ``d = 5`` problem (eigenvalues
+   ``1, .5, .2, .05, .01`` under a random rotation, ``eta = 0.05``, several lambdas): exact means
+   by the deterministic recursions (in float64), and Monte Carlo over many runs in one vmap.
+   Rows (metric ``identity_error``, relative max-norm errors, worst over lambdas):
+   ``geometric`` the identity with exact means; ``ridge-sgd`` the identity with Monte Carlo means
+   (sampling noise; the largest z-score is in ``config.json``); ``ridge`` the distance of the
+   geometric average of the exact means to the ridge solution after ``n_limit`` steps.
+2. ``ill-conditioned`` (small ``n``) and ``well-conditioned`` (large ``n``): excess risk
+   ``||Sigma^{1/2} (w - w*)||^2`` of the geometric averages of ONE SGD pass along a lambda path
+   (``geometric``), of regularized SGD, one run per lambda batched in one scan with the linked
+   step ``gamma = eta / (1 + eta lambda)`` (``ridge-sgd``), of tail averages along a path of tail
+   starts (``tail``), of the Polyak-Ruppert average (``polyak``) and of closed-form ridge
+   (``ridge``). Metric ``excess_risk``: at the lambda / tau chosen on held-out data, one value
+   per seed. The curves against lambda (and tau) are in ``curves.npz`` under
+   ``DATASET/METHOD/excess_risk_vs_lambda`` (``..._vs_tau``) and in the figures.
+3. The speed of the path (``config.json``: ``speed``): 100 lambdas from one SGD pass against 100
+   regularized runs batched in one scan (the full comparison is ``scripts/bench_regpath.py``).
+
+The heavy work is one jitted function of ``(params, problem, key)`` vmapped over seeds.
+
+References:
+  Neu, G. and Rosasco, L. (2018). Iterate averaging as regularization for stochastic gradient
+  descent. COLT.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ojax import averaging
+from ojax.averaging import least_squares as _ls
+from ojax.averaging import path as _path
+from ojax.averaging import weights as _w
+from ojax.envs import regression
+from ojax.experiments.output import ExperimentConfig, ExperimentResult
+from ojax.plotting import curves_figure
+
+METHODS = ("geometric", "ridge-sgd", "tail", "polyak", "ridge")
+
+
+class PathParams(NamedTuple):
+    learning_rate: jax.Array  # SGD step eta, shape ()
+    regularization: jax.Array  # lambda path, shape (L,)
+    tail_start: jax.Array  # tail starts, shape (T,), int32
+
+
+class SeedOutput(NamedTuple):
+    risks: dict  # method -> (L,) / (T,) / () excess risks along the path
+    chosen: dict  # method -> () excess risk at the held-out choice
+
+
+def _setting(name: str, quick: bool) -> dict:
+    if name == "ill-conditioned":
+        d = 20
+        eig = 1.0 / np.arange(1, d + 1) ** 2  # condition number 400
+        n = 60 if quick else 200
+    else:
+        d = 20
+        eig = np.linspace(1.0, 0.5, d)
+        n = 600 if quick else 5000
+    eta = 0.5 / float(eig.sum())
+    lams = np.logspace(-4, 1, 8 if quick else 30)
+    taus = np.unique(np.round(np.linspace(0, 0.95, 6 if quick else 20) * n).astype(int))
+    return dict(eig=eig, n=n, eta=eta, lams=lams, taus=taus, n_val=n)
+
+
+def _seed_run(params: PathParams, problem: regression.RegressionProblem, key, n: int, n_val: int):
+    """All methods on one seed: one SGD pass + paths, batched regularized runs, closed form."""
+    k_train, k_val = jax.random.split(key)
+    xs, ys = regression.sample(k_train, problem, n)
+    x_val, y_val = regression.sample(k_val, problem, n_val)
+    eta = params.learning_rate
+    w0 = jnp.zeros(xs.shape[1], xs.dtype)
+    lr = -jnp.log1p(eta * params.regularization)  # the exact convention
+    ws = _ls._sgd_iterates(xs, ys, eta, w0)
+    geo, tail = _path._product(ws, lr, params.tail_start)
+    polyak = jnp.mean(ws, axis=0)
+    gamma = eta / (1 + eta * params.regularization)
+    ridge_sgd = _ls._ridge_runs(xs, ys, gamma, params.regularization, w0)
+    ridge = _ls._ridge_closed(xs, ys, params.regularization, w0)
+    paths = {"geometric": geo, "ridge-sgd": ridge_sgd, "tail": tail, "ridge": ridge}
+    risks, chosen = {}, {}
+    for name, path in paths.items():
+        risks[name] = regression.excess_risk(path, problem)
+        _, index, _ = _path._holdout(path, x_val, y_val)
+        chosen[name] = risks[name][index]
+    risks["polyak"] = regression.excess_risk(polyak, problem)
+    chosen["polyak"] = risks["polyak"]
+    return SeedOutput(risks, chosen)
+
+
+def _excess_risk_experiment(config, result, name, dtype, keys, timings):
+    s = _setting(name, config.quick)
+    problem = regression.make_problem(
+        jax.random.key(100),
+        s["eig"],
+        noise_std=1.0,
+        w_star_norm=np.sqrt(len(s["eig"])),
+        dtype=dtype,
+    )
+    params = PathParams(
+        jnp.asarray(s["eta"], dtype),
+        jnp.asarray(s["lams"], dtype),
+        jnp.asarray(s["taus"], jnp.int32),
+    )
+    fn = jax.jit(
+        jax.vmap(
+            lambda p, prob, k: _seed_run(p, prob, k, s["n"], s["n_val"]), in_axes=(None, None, 0)
+        )
+    )
+    start = time.perf_counter()
+    compiled = fn.lower(params, problem, keys).compile()
+    timings.append(time.perf_counter() - start)
+    out = jax.device_get(compiled(params, problem, keys))
+    for method in METHODS:
+        result.add(name, method, "excess_risk", np.asarray(out.chosen[method]))
+    for method in ("geometric", "ridge-sgd", "ridge"):
+        result.curves[f"{name}/{method}/excess_risk_vs_lambda"] = np.asarray(out.risks[method])
+    result.curves[f"{name}/tail/excess_risk_vs_tau"] = np.asarray(out.risks["tail"])
+    result.curves[f"{name}/polyak/excess_risk_vs_lambda"] = np.repeat(
+        np.asarray(out.risks["polyak"])[:, None], len(s["lams"]), axis=1
+    )
+    lam_curves = {
+        "geometric (one SGD pass)": out.risks["geometric"],
+        "ridge-sgd (one run per lambda)": out.risks["ridge-sgd"],
+        "ridge (closed form)": out.risks["ridge"],
+        "polyak": result.curves[f"{name}/polyak/excess_risk_vs_lambda"],
+    }
+    fig = curves_figure(
+        s["lams"],
+        lam_curves,
+        title=f"{name}: n={s['n']}, d={len(s['eig'])}",
+        xlabel="lambda",
+        ylabel="excess risk",
+        logx=True,
+        logy=True,
+    )
+    result.figures[f"{name}_excess_risk_vs_lambda.png"] = fig
+    fig = curves_figure(
+        s["taus"],
+        {"tail": out.risks["tail"]},
+        title=f"{name}: tail averaging",
+        xlabel="tail start tau",
+        ylabel="excess risk",
+        logy=True,
+    )
+    result.figures[f"{name}_excess_risk_vs_tau.png"] = fig
+    return {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in s.items()}
+
+
+def _identity_experiment(config, result, runs):
+    """Exact means (float64) and Monte Carlo (one vmap) for the identity and the ridge limit."""
+    with jax.enable_x64(True):
+        f64 = jnp.float64
+        problem = regression.ill_conditioned_problem(jax.random.key(0), dtype=f64)
+        cov, cross = regression.covariance(problem), regression.cross_moment(problem)
+        eta, n = 0.05, (50 if config.quick else 200)
+        n_limit = 40000
+        lams = np.array([0.01, 0.1, 0.5, 2.0, 10.0])
+        w0 = jnp.asarray([0.5, -0.5, 0.25, 0.0, 1.0], f64)
+        lr = averaging.log_discount_from_regularization(eta, jnp.asarray(lams, f64))
+        gamma = eta / (1 + eta * lams)
+        rho = 1 - gamma * lams
+        means = averaging.expected_sgd_iterates(cov, cross, f64(eta), w0, n)
+        w_tilde = averaging.geometric_path(means, lr)
+        lhs = jax.vmap(lambda g, lam: averaging.expected_ridge_sgd(cov, cross, g, lam, w0, n))(
+            jnp.asarray(gamma), jnp.asarray(lams)
+        )
+        rhs = (1 - rho ** (n + 1))[:, None] * w_tilde + (rho ** (n + 1))[:, None] * means[-1][
+            None, :
+        ]
+        exact_err = np.max(np.abs(rhs - lhs), axis=1) / np.max(np.abs(lhs), axis=1)
+
+        long_means = averaging.expected_sgd_iterates(cov, cross, f64(eta), w0, n_limit)
+        ridge = averaging.ridge_solution(cov, cross, jnp.asarray(lams), w0)
+        limit = averaging.geometric_path(long_means, lr)
+        limit_err = np.max(np.abs(limit - ridge), axis=1) / np.max(np.abs(ridge), axis=1)
+
+        def one(key):
+            xs, ys = regression.sample(key, problem, n)
+            ws = _ls._sgd_iterates(xs, ys, f64(eta), w0)
+            geo = _w.geometric_weights(lr, n + 1) @ ws
+            v = _ls._ridge_runs(xs, ys, jnp.asarray(gamma), jnp.asarray(lams), w0)
+            return geo, ws[-1], v
+
+        keys = jax.random.split(jax.random.key(7), runs)
+        geo, last, v = jax.device_get(jax.jit(jax.vmap(one))(keys))
+        rhs_mc = (1 - rho ** (n + 1))[None, :, None] * geo + (rho ** (n + 1))[None, :, None] * (
+            last[:, None, :]
+        )
+        diff = v - rhs_mc  # per run; its mean is 0 by the identity
+        mean = diff.mean(axis=0)
+        se = diff.std(axis=0, ddof=1) / np.sqrt(runs)
+        z = np.abs(mean) / se
+        mc_err = np.max(np.abs(mean), axis=1) / np.max(np.abs(np.asarray(lhs)), axis=1)
+    result.add("identity", "geometric", "identity_error", np.array([exact_err.max()]))
+    result.add("identity", "ridge-sgd", "identity_error", np.array([mc_err.max()]))
+    result.add("identity", "ridge", "identity_error", np.array([limit_err.max()]))
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 4))
+    ax.plot(lams, np.maximum(exact_err, 1e-17), "o-", label="exact means (float64)")
+    ax.plot(lams, mc_err, "s-", label=f"Monte Carlo, {runs} runs")
+    ax.plot(lams, np.maximum(limit_err, 1e-17), "^-", label=f"ridge limit after {n_limit} steps")
+    ax.set(
+        xscale="log",
+        yscale="log",
+        xlabel="lambda",
+        ylabel="relative error",
+        title=f"E[v_n] = (1-rho^(n+1)) E[w~_n] + rho^(n+1) E[w_n], n={n}",
+    )
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize="small")
+    fig.tight_layout()
+    result.figures["identity.png"] = fig
+    return {
+        "n": n,
+        "n_limit": n_limit,
+        "learning_rate": eta,
+        "lambdas": lams.tolist(),
+        "monte_carlo_runs": runs,
+        "monte_carlo_max_z": float(z.max()),
+        "exact_identity_error": exact_err.tolist(),
+        "ridge_limit_error": limit_err.tolist(),
+    }
+
+
+def _speed(config, dtype) -> dict:
+    """100 lambdas: the path from one pass (product and stream) vs 100 runs batched in one scan."""
+    n, d, num = (2000, 20, 100) if config.quick else (20000, 50, 100)
+    problem = regression.well_conditioned_problem(jax.random.key(3), d, dtype=dtype)
+    xs, ys = regression.sample(jax.random.key(4), problem, n)
+    lams = jnp.asarray(np.logspace(-4, 1, num), dtype)
+    eta = 0.5 / d
+
+    def timed(fn, repeats=3):
+        jax.block_until_ready(fn())
+        times = []
+        for _ in range(repeats):
+            start = time.perf_counter()
+            jax.block_until_ready(fn())
+            times.append(time.perf_counter() - start)
+        return float(np.median(times))
+
+    out = {"n": n, "d": d, "num_lambdas": num}
+    for mode in ("product", "stream"):
+        out[f"path_{mode}_seconds"] = timed(
+            lambda m=mode: (
+                averaging.regularization_path(xs, ys, eta, regularization=lams, mode=m).geometric
+            )
+        )
+    gamma = averaging.linked_step_size(eta, lams)
+    out["batched_runs_seconds"] = timed(lambda: averaging.ridge_sgd_runs(xs, ys, gamma, lams))
+    out["one_run_seconds"] = timed(lambda: averaging.ridge_sgd_runs(xs, ys, gamma[0], lams[0]))
+    out["serial_runs_seconds_estimate"] = 100 * out["one_run_seconds"]
+    return out
+
+
+def run_experiment(config: ExperimentConfig) -> ExperimentResult:
+    """Runs the three experiments of the spec (see the module docstring)."""
+    dtype = jnp.float64 if config.x64 else jnp.float32
+    result = ExperimentResult()
+    extra: dict = {}
+    steps = ["identity", "ill-conditioned", "well-conditioned", "speed"]
+    timings: list[float] = []
+    keys = jax.random.split(jax.random.key(2018), config.seeds)
+    ctx = jax.enable_x64(True) if config.x64 else contextlib.nullcontext()
+    with ctx:
+        for step in config.progress(steps, desc="neu-rosasco2018", total=len(steps)):
+            if step == "identity":
+                extra["identity"] = _identity_experiment(
+                    config, result, 400 if config.quick else 4000
+                )
+            elif step == "speed":
+                extra["speed"] = _speed(config, dtype)
+            else:
+                extra[step] = _excess_risk_experiment(config, result, step, dtype, keys, timings)
+    extra["dtype"] = jnp.dtype(dtype).name
+    result.extra_config = extra
+    result.compile_seconds = float(sum(timings))
+    return result
+
+
+__all__ = ["METHODS", "run_experiment"]

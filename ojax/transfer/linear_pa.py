@@ -1,0 +1,112 @@
+"""Linear Passive-Aggressive (PA-I) classifier, an :class:`~ojax.core.Predictor`.
+
+    predict  sign(<w, x>)  (sign(0) = +1; ``predict`` returns the score <w, x>)
+    l = max(0, 1 - y <w, x>),  tau = min(C, l / ||x||^2),  w <- w + tau y x
+
+A zero input (``||x|| = 0``) leaves ``w`` unchanged.
+
+References:
+  Crammer, K., Dekel, O., Keshet, J., Shalev-Shwartz, S., Singer, Y. (2006). Online
+  passive-aggressive algorithms.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+
+from ojax.core import Array, LearnerEntry, Predictor, register_learner
+from ojax.transfer.learners import KernelPAParams, kernel_pa
+from ojax.validation import check_int, check_positive
+
+
+class LinearPAParams(NamedTuple):
+    C: Array  # aggressiveness C > 0, shape ()
+
+
+class LinearPAState(NamedTuple):
+    weights: Array  # w, shape (d,)
+
+
+def linear_pa(dim: int) -> Predictor:
+    """Linear PA-I over ``dim`` features (static).
+
+    Examples:
+      >>> import jax.numpy as jnp
+      >>> from ojax import losses, run
+      >>> from ojax.transfer import LinearPAParams, linear_pa
+      >>> xs = jnp.array([[1.0, 0.0], [0.0, 2.0], [2.0, 1.0]])
+      >>> ys = jnp.array([1.0, -1.0, -1.0])
+      >>> _, tr = run(linear_pa(2), LinearPAParams(jnp.array(0.5)), xs, ys, losses.hinge)
+      >>> print([float(v) for v in tr.prediction])
+      [0.0, 0.0, 0.5]
+    """
+    check_int("dim", dim, 1)
+
+    def init(params: LinearPAParams) -> LinearPAState:
+        return LinearPAState(jnp.zeros((dim,), jnp.asarray(params.C).dtype))
+
+    def predict(state: LinearPAState, params: LinearPAParams, x: Array) -> Array:
+        return jnp.dot(state.weights, x)
+
+    def update(state: LinearPAState, params: LinearPAParams, x: Array, y: Array):
+        score = jnp.dot(state.weights, x)
+        loss = jnp.maximum(0.0, 1.0 - y * score)
+        norm2 = jnp.dot(x, x)
+        tau = jnp.where(
+            norm2 > 0, jnp.minimum(params.C, loss / jnp.where(norm2 > 0, norm2, 1.0)), 0.0
+        )
+        return LinearPAState(state.weights + (tau * y) * x)
+
+    def check_params(params: LinearPAParams) -> None:
+        check_positive("C", params.C)
+
+    return Predictor(init, predict, update, check_params)
+
+
+def classification_stream(key: Array, num_steps: int, dim: int) -> tuple[Array, Array]:
+    """Gaussian inputs labelled by a random hyperplane, 10% of the labels flipped (+-1)."""
+    k1, k2, k3 = jax.random.split(key, 3)
+    w_star = jax.random.normal(k1, (dim,))
+    xs = jax.random.normal(k2, (num_steps, dim))
+    ys = jnp.where(xs @ w_star >= 0, 1.0, -1.0)
+    flip = jax.random.bernoulli(k3, 0.1, (num_steps,))
+    return xs, jnp.where(flip, -ys, ys)
+
+
+_REGISTRY_CAPACITY = 64
+
+
+def _register() -> None:
+    def grid(*values: float) -> Array:
+        return jnp.asarray(values, jnp.float32)
+
+    register_learner(
+        LearnerEntry(
+            "linear_pa",
+            "predictor",
+            linear_pa,
+            lambda: LinearPAParams(jnp.asarray(1.0)),
+            lambda: LinearPAParams(grid(0.01, 0.2)),
+            classification_stream,
+            "hinge",
+        )
+    )
+    register_learner(
+        LearnerEntry(
+            "kernel_pa",
+            "predictor",
+            lambda dim: kernel_pa(_REGISTRY_CAPACITY, mode="direct", dim=dim),
+            lambda: KernelPAParams(jnp.asarray(5.0), jnp.asarray(2.0)),
+            lambda: KernelPAParams(grid(0.05, 5.0), grid(1.0, 4.0)),
+            classification_stream,
+            "hinge",
+        )
+    )
+
+
+_register()
+
+__all__ = ["LinearPAParams", "LinearPAState", "classification_stream", "linear_pa"]

@@ -1,0 +1,308 @@
+"""Regenerates docs/benchmarks.md and its figure from the bench.json of every benchmark.
+
+    python scripts/make_benchmarks_page.py            # from the results already there
+    python scripts/make_benchmarks_page.py --run      # run every benchmark first (full size)
+    python scripts/make_benchmarks_page.py --run --quick   # smoke sizes (a page for tests)
+
+Each benchmark ``scripts/bench_NAME.py`` writes ``results/bench_NAME/bench.json`` (the format of
+INTERFACE.md). This script reads, for each name, ``RESULTS/bench_NAME/bench.json`` for every
+``--results RESULTS`` directory given (default ``results``; give a second one holding GPU runs to
+put them beside the CPU ones), copies each file it used to ``docs/benchmarks/NAME[-DEVICE].json``
+(so the page can be rebuilt from the repository alone: those copies are the fallback source),
+and writes ``docs/benchmarks.md`` and ``docs/benchmarks_throughput.png`` (examples per second
+against the number of streams, log-log).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCHMARKS = {
+    "denevi": "meta-learning of Denevi et al. (2020): tasks x seeds in one vmap",
+    "regpath": "the regularization path of one SGD pass (Neu & Rosasco 2018)",
+    "transfer": "online transfer learning of Zhao & Hoi (2010): permutations in one vmap",
+    "sweep": "the sweep engine: hyperparameters x seeds in one jit(vmap(scan))",
+    "peers": "ojax beside river, scikit-learn and Vowpal Wabbit (progressive validation)",
+}
+STANDARD = ("case", "ojax_seconds", "ojax_compile_seconds", "baseline", "baseline_seconds", "ratio")
+
+
+def command(name: str, quick: bool = False) -> str:
+    return f"python scripts/bench_{name}.py {'--quick ' if quick else ''}--out results/bench_{name}"
+
+
+def run_all(quick: bool) -> None:
+    for name in BENCHMARKS:
+        script = ROOT / "scripts" / f"bench_{name}.py"
+        if not script.exists():
+            print(f"skip {name}: {script.name} not found", file=sys.stderr)
+            continue
+        print(f"$ {command(name, quick)}", file=sys.stderr)
+        proc = subprocess.run(command(name, quick).split(), cwd=ROOT)
+        if proc.returncode != 0:
+            print(f"warning: bench_{name} exited with {proc.returncode}", file=sys.stderr)
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower()
+
+
+def collect(results: list[Path], docs: Path) -> dict[str, list[dict[str, Any]]]:
+    """name -> the bench.json contents found (one per results directory / device)."""
+    store = docs / "benchmarks"
+    found: dict[str, list[dict[str, Any]]] = {}
+    for name in BENCHMARKS:
+        items = []
+        for base in results:
+            path = base / f"bench_{name}" / "bench.json"
+            if path.is_file():
+                items.append(json.loads(path.read_text()))
+        if items:
+            store.mkdir(parents=True, exist_ok=True)
+            for old in store.glob(f"{name}*.json"):
+                old.unlink()
+            for item in items:
+                device = _slug(str(item.get("device", "unknown")))
+                (store / f"{name}-{device}.json").write_text(json.dumps(item, indent=1) + "\n")
+        else:
+            items = [json.loads(p.read_text()) for p in sorted(store.glob(f"{name}*.json"))]
+        if items:
+            found[name] = items
+    return found
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        if value != value:  # NaN
+            return "n/a"
+        return f"{value:.3g}" if abs(value) < 1e5 else f"{value:.3e}"
+    if isinstance(value, (list, tuple)):
+        return " / ".join(_cell(v) for v in value)
+    if isinstance(value, dict):
+        return ", ".join(f"{k}={_cell(v)}" for k, v in value.items())
+    return str(value).replace("|", "/")
+
+
+def _rate(value: float) -> str:
+    for unit, scale in (("M", 1e6), ("k", 1e3)):
+        if value >= scale:
+            return f"{value / scale:.3g}{unit}"
+    return f"{value:.3g}"
+
+
+def markdown_table(header: list[str], rows: list[list[Any]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(_cell(v) for v in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def generic_table(rows: list[dict[str, Any]]) -> str:
+    keys = [k for k in STANDARD if any(k in r for r in rows)]
+    for r in rows:
+        for k, v in r.items():
+            if k not in keys and not isinstance(v, (dict, list)):
+                keys.append(k)
+    return markdown_table(keys, [[r.get(k, "") for k in keys] for r in rows])
+
+
+def peers_tables(result: dict[str, Any]) -> str:
+    parts = []
+    workloads = result.get("config", {}).get("workloads", {})
+    for wname in dict.fromkeys(r["workload"] for r in result["ojax_runs"]):
+        info = workloads.get(wname, {})
+        parts.append(
+            f"#### `{wname}` (n = {info.get('n')}, d = {info.get('d')}; {info.get('source', '')}; "
+            f"metric: progressive {info.get('metric', '')})\n"
+        )
+        header = [
+            "streams",
+            "ojax",
+            "ojax ex/s",
+            "baseline",
+            "baseline ex/s",
+            "speedup",
+            "metric ojax",
+            "metric baseline",
+            "on examples",
+            "algorithm",
+        ]
+        table = []
+        for r in result["rows"]:
+            if r["workload"] != wname:
+                continue
+            star = " *" if r["baseline_extrapolated"] else ""
+            table.append(
+                [
+                    r["streams"],
+                    r["ojax"],
+                    _rate(r["ojax_examples_per_second"]),
+                    r["baseline"] + star,
+                    _rate(r["baseline_examples_per_second"]),
+                    f"{r['ratio']:.3g}x",
+                    f"{r['ojax_metric']:.5g}",
+                    r["baseline_metric"],
+                    r["baseline_measured_examples"],
+                    r["algorithm"],
+                ]
+            )
+        if table:
+            parts.append(markdown_table(header, table) + "\n")
+        runs = [r for r in result["ojax_runs"] if r["workload"] == wname]
+        parts.append(
+            markdown_table(
+                [
+                    "streams",
+                    "ojax method",
+                    "seconds",
+                    "compile seconds",
+                    "ex/s",
+                    "progressive metric",
+                ],
+                [
+                    [
+                        r["streams"],
+                        r["method"],
+                        r["seconds"],
+                        r["compile_seconds"],
+                        _rate(r["examples_per_second"]),
+                        r["progressive_metric"],
+                    ]
+                    for r in runs
+                ],
+            )
+            + "\n"
+        )
+    parts.append(
+        "`*`: the peer was stopped at the time budget "
+        f"({result.get('config', {}).get('budget_seconds')} s per peer and stream count); its "
+        "throughput is measured on the examples it did (column 'on examples'), its time for all "
+        "streams extrapolated. Metrics are compared on exactly those examples.\n"
+    )
+    return "\n".join(parts)
+
+
+def throughput_figure(found: dict[str, list[dict[str, Any]]], path: Path) -> bool:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    panels: dict[str, dict[str, dict[int, float]]] = {}
+    for items in found.values():
+        for result in items:
+            device = str(result.get("device", ""))
+            for r in result.get("ojax_runs", []):
+                line = panels.setdefault(f"{r['workload']} ({device})", {})
+                line.setdefault(r["method"], {})[r["streams"]] = r["examples_per_second"]
+            for r in result.get("rows", []):
+                if "streams" in r and "baseline_examples_per_second" in r:
+                    title = f"{r.get('workload', result['benchmark'])} ({device})"
+                    line = panels.setdefault(title, {})
+                    name = r["baseline"] + (" (extrap.)" if r.get("baseline_extrapolated") else "")
+                    line.setdefault(name, {})[r["streams"]] = r["baseline_examples_per_second"]
+                    if "ojax_examples_per_second" in r and "ojax" in r:
+                        line.setdefault(r["ojax"], {})[r["streams"]] = r["ojax_examples_per_second"]
+    panels = {k: v for k, v in panels.items() if any(len(p) for p in v.values())}
+    if not panels:
+        return False
+    fig, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels), 4.2), squeeze=False)
+    for ax, (title, lines) in zip(axes[0], panels.items()):
+        for name, points in sorted(lines.items()):
+            xs = sorted(points)
+            style = "-o" if name.startswith("ojax") else "--s"
+            ax.plot(xs, [points[x] for x in xs], style, label=name, markersize=4)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("independent streams")
+        ax.set_ylabel("examples per second")
+        ax.set_title(title, fontsize=9)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=6)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
+def page(found: dict[str, list[dict[str, Any]]], figure: bool) -> str:
+    out = [
+        "# Benchmarks",
+        "",
+        "Generated by `python scripts/make_benchmarks_page.py` from the `bench.json` files of the "
+        "benchmarks (`--run` runs them all first). Do not edit by hand. Times are medians after "
+        "compilation (the compile time is its own column); ratio = baseline seconds / ojax "
+        "seconds, higher is better for ojax. Absolute times mean little on a shared CPU; ratios "
+        "measured in one run on one machine do.",
+        "",
+        "## Machines and versions",
+        "",
+    ]
+    for name, items in found.items():
+        for result in items:
+            env = dict(result.get("environment", {}))
+            for key in ("ojax_version", "jax_version", "python", "machine", "device"):
+                if key in result and key not in env:
+                    env[key] = result[key]
+            versions = result.get("versions", {})
+            out.append(
+                f"- `{name}` on **{result.get('device', '?')}**: "
+                + ", ".join(f"{k} {v}" for k, v in {**env, **versions}.items())
+            )
+    out += ["", "## Commands", "", "```"]
+    for name, items in found.items():
+        for result in items:
+            out.append(result.get("command", command(name)))
+    out += ["```", ""]
+    if figure:
+        out += ["![throughput against streams](benchmarks_throughput.png)", ""]
+    missing = [n for n in BENCHMARKS if n not in found]
+    for name, items in found.items():
+        for result in items:
+            out += [f"## `{name}`: {BENCHMARKS[name]} ({result.get('device', '?')})", ""]
+            if name == "peers" and "ojax_runs" in result:
+                out.append(peers_tables(result))
+            elif result.get("rows"):
+                out += [generic_table(result["rows"]), ""]
+    if missing:
+        out += ["## Not yet run", ""]
+        out += [f"- `{n}` ({BENCHMARKS[n]}): `{command(n)}`" for n in missing]
+        out.append("")
+    return "\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--run", action="store_true", help="run every benchmark first")
+    parser.add_argument("--quick", action="store_true", help="with --run: smoke sizes")
+    parser.add_argument(
+        "--results",
+        action="append",
+        type=Path,
+        default=None,
+        help="a directory holding bench_NAME/bench.json (repeatable)",
+    )
+    parser.add_argument("--docs", type=Path, default=ROOT / "docs")
+    args = parser.parse_args(argv)
+    if args.run:
+        run_all(args.quick)
+    results = args.results or [ROOT / "results"]
+    found = collect(results, args.docs)
+    figure = throughput_figure(found, args.docs / "benchmarks_throughput.png")
+    text = page(found, figure)
+    (args.docs / "benchmarks.md").write_text(text)
+    print(f"wrote {args.docs / 'benchmarks.md'} ({len(found)} benchmark(s))")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

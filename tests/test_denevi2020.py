@@ -1,0 +1,147 @@
+"""The Denevi et al. (2020) environment, loaders and experiments (quick configurations)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from ojax import InputError, envs
+from ojax.datasets import DataError, load_lenk, load_schools, split_tasks
+from ojax.experiments import EXPERIMENTS, ExperimentConfig
+from ojax.experiments import denevi2020 as den
+
+
+def test_environment_has_unit_rows_and_snr_one(x64):
+    tasks, w = envs.low_variance_tasks(jax.random.key(0), num_tasks=8, dtype=jnp.float64)
+    x = np.concatenate([np.asarray(tasks.x_train), np.asarray(tasks.x_test)], axis=1)
+    y = np.concatenate([np.asarray(tasks.y_train), np.asarray(tasks.y_test)], axis=1)
+    np.testing.assert_allclose(np.linalg.norm(x, axis=2), 1.0, atol=1e-12)
+    clean = np.einsum("tnd,td->tn", x, np.asarray(w))
+    snr = clean.var(axis=1) / (y - clean).var(axis=1)
+    np.testing.assert_allclose(snr, 1.0, atol=1e-10)
+    # The task vectors scatter around 4 * 1 with unit spread.
+    assert abs(float(np.mean(w)) - 4.0) < 1.0 and 0.3 < float(np.std(w)) < 2.0
+
+
+def test_environment_is_seeded_and_tasks_differ():
+    a, wa = envs.low_variance_tasks(jax.random.key(3), num_tasks=4)
+    b, wb = envs.low_variance_tasks(jax.random.key(3), num_tasks=4)
+    c, wc = envs.low_variance_tasks(jax.random.key(3), num_tasks=2, first_task=4)
+    np.testing.assert_array_equal(np.asarray(a.x_train), np.asarray(b.x_train))
+    assert not np.allclose(np.asarray(wa[:2]), np.asarray(wc))  # later tasks are new tasks
+    d, _ = envs.low_variance_tasks(jax.random.key(4), num_tasks=4)
+    assert not np.allclose(np.asarray(a.y_train), np.asarray(d.y_train))
+    # Task t is the same whether drawn alone or in a batch (fold_in of its index).
+    e, we = envs.low_variance_tasks(jax.random.key(3), num_tasks=2, first_task=2)
+    np.testing.assert_allclose(np.asarray(we), np.asarray(wa[2:]), rtol=1e-6)
+
+
+def test_environment_bad_input():
+    with pytest.raises(InputError, match="num_train"):
+        envs.low_variance_tasks(jax.random.key(0), num_tasks=2, num_points=10, num_train=10)
+    with pytest.raises(InputError, match="task_spread"):
+        envs.low_variance_tasks(jax.random.key(0), envs.LowVarianceParams(
+            jnp.asarray(4.0), jnp.asarray(-1.0)), num_tasks=2)
+
+
+def test_schools_loader(data_dir):
+    data = load_schools(data_dir)
+    sizes = data.mask.sum(axis=1)
+    assert data.x.shape[0] == 139 and sizes.min() == 22 and sizes.max() == 251
+    assert sizes.sum() == 15362
+    norms = np.linalg.norm(data.x, axis=2)
+    np.testing.assert_allclose(norms[data.mask], 1.0, rtol=1e-5)
+    assert np.all(norms[~data.mask] == 0)
+    np.testing.assert_array_equal(data.num_test, np.ceil(0.25 * sizes).astype(int))
+    assert data.y[data.mask].min() >= 1 and data.y[data.mask].max() <= 70
+
+
+def test_lenk_loader(data_dir):
+    data = load_lenk(data_dir)
+    assert data.x.shape == (180, 20, 14) and np.all(data.num_test == 4)
+    np.testing.assert_allclose(np.linalg.norm(data.x, axis=2), 1.0, rtol=1e-5)
+    assert data.y.min() >= 0 and data.y.max() <= 10
+
+
+def test_split_is_a_permutation_of_each_task(data_dir):
+    data = load_schools(data_dir)
+    block = split_tasks(jax.random.key(1), data)
+    m, mt = np.asarray(block.mask_train), np.asarray(block.mask_test)
+    assert m.shape[1] == int((data.mask.sum(1) - data.num_test).max())
+    sizes_train, sizes_test = m.sum(axis=1), mt.sum(axis=1)
+    pooled = dict(zip(data.mask.sum(1).tolist(), data.num_test.tolist()))
+    for n_tr, n_te in zip(sizes_train, sizes_test):
+        assert pooled[n_tr + n_te] == n_te
+    # Task 0 of the split: its online and held-out points are exactly the points of one school.
+    x = np.concatenate([np.asarray(block.x_train[0])[m[0]], np.asarray(block.x_test[0])[mt[0]]])
+    source = [t for t in range(139) if data.mask[t].sum() == len(x)
+              and np.allclose(np.sort(data.x[t][data.mask[t]], axis=0), np.sort(x, axis=0))]
+    assert len(source) >= 1
+    other = split_tasks(jax.random.key(2), data)
+    assert not np.array_equal(np.asarray(other.mask_train), m)
+
+
+def test_malformed_and_missing_files(tmp_path: Path):
+    with pytest.raises(DataError, match="schools.mat"):
+        load_schools(tmp_path)
+    (tmp_path / "schools.mat").write_bytes(b"this is not a MATLAB file at all" * 10)
+    with pytest.raises(DataError, match="schools.mat"):
+        load_schools(tmp_path)
+    import scipy.io
+
+    scipy.io.savemat(tmp_path / "lenk.mat", {"Traindata": np.ones((32, 14))})
+    with pytest.raises(DataError, match="Testdata"):
+        load_lenk(tmp_path)
+    scipy.io.savemat(tmp_path / "lenk.mat", {"Traindata": np.ones((32, 15)),
+                                             "Testdata": np.ones((4, 15))})
+    with pytest.raises(DataError, match="16 training and 4 test rows"):
+        load_lenk(tmp_path)
+
+
+def test_quick_synthetic_reproduces_the_paper_qualitatively(tmp_path):
+    config = ExperimentConfig("denevi2020-synthetic", seeds=3, out=tmp_path, quick=True,
+                              quiet=True)
+    result = EXPERIMENTS["denevi2020-synthetic"].load()(config)
+    final = {(r.method, r.metric): r.mean for r in result.rows}
+    methods = {r.method for r in result.rows}
+    assert methods == {"ITL", "Oracle", "Aggressive", "Lazy", "Aggressive_KT", "Lazy_KT",
+                       "Aggressive_SS", "Lazy_SS"}
+    assert {r.metric for r in result.rows} == set(den.METRICS)
+    assert all(r.n_seeds == 3 for r in result.rows)
+    cum = {m: final[(m, "cumulative_error")] for m in methods}
+    # The meta methods beat ITL by a wide margin and the Oracle is the best parameter-free one.
+    for m in ("Aggressive", "Lazy", "Aggressive_KT"):
+        assert cum[m] < cum["ITL"] - 0.5, m
+        assert cum[m] > cum["Oracle"] - 0.05, m
+    assert cum["Lazy"] < cum["Lazy_KT"] - 0.2  # ONS Lazy clearly beats KT Lazy
+    curves = result.curves
+    n = den.QUICK_SYNTHETIC.num_tasks * den.QUICK_SYNTHETIC.num_train
+    agg = curves["synthetic/Aggressive/cumulative_error"]
+    lazy = curves["synthetic/Lazy/cumulative_error"]
+    assert agg.shape == (3, n)
+    early = n // 4
+    assert agg[:, early].mean() < lazy[:, early].mean()  # Aggressive converges faster
+    assert curves["synthetic/ITL/test_error"].shape == (3, den.QUICK_SYNTHETIC.num_tasks)
+    mt = curves["synthetic/Lazy/meta_test_error"]
+    assert mt.shape[1] == len(result.extra_config["synthetic_meta_test_checkpoints"])
+    # The learned bias helps on unseen tasks: after training, far better than the initial 0.
+    assert np.all(mt[:, -1] < mt[:, 0] - 0.5)
+    assert set(result.figures) == {"synthetic_cumulative_error.png", "synthetic_test_error.png",
+                                   "synthetic_meta_test_error.png"}
+    assert result.compile_seconds and result.compile_seconds > 0
+
+
+def test_quick_lenk_runs(tmp_path, data_dir):
+    config = ExperimentConfig("denevi2020-lenk", seeds=2, out=tmp_path, quick=True, quiet=True,
+                              data_dir=data_dir)
+    result = EXPERIMENTS["denevi2020-lenk"].load()(config)
+    methods = {r.method for r in result.rows}
+    assert "Oracle" not in methods and len(methods) == 7
+    for r in result.rows:
+        assert math.isfinite(r.mean) and r.n_seeds == 2
+    assert result.curves["lenk/ITL/cumulative_error"].shape == (2, 30 * 16)

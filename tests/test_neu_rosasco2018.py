@@ -1,0 +1,63 @@
+"""The neu-rosasco2018 experiment in its quick configuration: names, shapes, the identity."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from ojax.experiments import EXPERIMENTS, ExperimentConfig, write_result
+
+DATASETS = ("identity", "ill-conditioned", "well-conditioned")
+METHODS = ("geometric", "ridge-sgd", "tail", "polyak", "ridge")
+
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("neu")
+    config = ExperimentConfig(name="neu-rosasco2018", seeds=3, out=out, quick=True, quiet=True)
+    result = EXPERIMENTS["neu-rosasco2018"].load()(config)
+    write_result(config, result, wall_seconds=0.0)
+    return config, result
+
+
+def test_rows_use_the_interface_names(quick_run):
+    _, result = quick_run
+    rows = {(r.dataset, r.method, r.metric): r for r in result.rows}
+    for dataset in DATASETS[1:]:
+        for method in METHODS:
+            row = rows[(dataset, method, "excess_risk")]
+            assert row.n_seeds == 3
+            assert np.isfinite(row.mean) and row.mean > 0
+    for method in ("geometric", "ridge-sgd", "ridge"):
+        assert (("identity", method, "identity_error") in rows)
+    assert {r.dataset for r in result.rows} == set(DATASETS)
+    assert {r.method for r in result.rows} <= set(METHODS)
+    assert {r.metric for r in result.rows} == {"excess_risk", "identity_error"}
+
+
+def test_identity_and_ridge_limit_hold(quick_run):
+    _, result = quick_run
+    rows = {(r.dataset, r.method): r.mean for r in result.rows if r.dataset == "identity"}
+    assert rows[("identity", "geometric")] < 1e-12  # exact means, float64
+    assert rows[("identity", "ridge")] < 1e-8  # the ridge limit
+    extra = result.extra_config["identity"]
+    assert extra["monte_carlo_max_z"] < 4.5  # Monte Carlo means within 4.5 standard errors
+
+
+def test_curves_against_lambda_and_the_choice(quick_run):
+    config, result = quick_run
+    for dataset in DATASETS[1:]:
+        lams = np.asarray(result.extra_config[dataset]["lams"])
+        geo = result.curves[f"{dataset}/geometric/excess_risk_vs_lambda"]
+        assert geo.shape == (3, len(lams))
+        chosen = result.curves[f"{dataset}/geometric/excess_risk"][:, -1]
+        # the held-out choice is one of the points of the path
+        assert np.all(np.any(np.isclose(geo, chosen[:, None], rtol=1e-6), axis=1))
+        # strong regularization shrinks to w_0 = 0: excess risk -> ||w*||_Sigma^2 > the best
+        assert np.all(geo[:, -1] > geo.min(axis=1))
+    files = {p.name for p in config.out.iterdir()}
+    assert {"results.csv", "curves.npz", "config.json", "identity.png"} <= files
+    info = json.loads((config.out / "config.json").read_text())
+    assert info["speed"]["num_lambdas"] == 100

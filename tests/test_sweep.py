@@ -1,0 +1,453 @@
+"""The sweep engine: equals a Python loop, chunking and sharding change no number, compiles once,
+resumes after a crash or a SIGKILL without recomputing finished chunks, refuses bad input."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+import sweep_worker as worker
+
+from ojax import cli, losses, oco, run_oco
+from ojax.experiments import ExperimentConfig
+from ojax.sweep import stacked, sweep, sweep_experiment
+from ojax.validation import InputError
+
+WORKER = Path(__file__).with_name("sweep_worker.py")
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _env(**extra):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
+    env.update(extra)
+    return env
+
+
+def _reference(lr, radius, zs):
+    """One combination run directly through the library (no engine)."""
+    params = oco.OGDParams(jnp.float32(lr), jnp.float32(radius))
+    _, trace = run_oco(oco.ogd(), params, jnp.zeros(worker.DIM), zs, losses.linear_objective)
+    return np.asarray(trace.loss)
+
+
+def task_losses(params, data, key):
+    zs = data[None, :] + jax.random.normal(key, (worker.NUM_STEPS, worker.DIM))
+    p = oco.OGDParams(params["learning_rate"], params["radius"])
+    _, trace = run_oco(oco.ogd(), p, np.zeros(worker.DIM, np.float32), zs, losses.linear_objective)
+    return {"loss": trace.loss}
+
+
+def test_product_grid_with_tasks_equals_python_loop():
+    tasks = np.stack(
+        [np.full(worker.DIM, 0.7, np.float32), np.linspace(-2, 1, worker.DIM, dtype=np.float32)]
+    )
+    grid = {"learning_rate": [0.05, 0.5, 2.0], "radius": [0.4, 3.0]}
+    res = sweep(task_losses, grid, num_seeds=2, key=jax.random.key(1), tasks=tasks, progress=False)
+    assert res.axes == ("seed", "learning_rate", "radius", "task")
+    assert res.outputs["loss"].shape == (2, 3, 2, 2, worker.NUM_STEPS)
+    np.testing.assert_array_equal(res.coords["radius"], np.float32([0.4, 3.0]))
+    keys = jax.random.split(jax.random.key(1), 2)
+    for s in range(2):
+        noise = jax.random.normal(keys[s], (worker.NUM_STEPS, worker.DIM))
+        for i, lr in enumerate(grid["learning_rate"]):
+            for j, radius in enumerate(grid["radius"]):
+                for t in range(2):
+                    want = _reference(lr, radius, tasks[t][None, :] + noise)
+                    np.testing.assert_allclose(
+                        res.outputs["loss"][s, i, j, t], want, rtol=1e-5, atol=1e-6
+                    )
+    # distinct values give distinct runs
+    assert not np.allclose(res.outputs["loss"][0, 0, 0, 0], res.outputs["loss"][0, 2, 0, 0])
+
+
+def test_stacked_grid_and_shared_data_equal_python_loop():
+    grid = oco.OGDParams(jnp.array([0.05, 0.3, 1.5]), jnp.array([3.0, 0.5, 1.0]))
+
+    def run_params(params, data, key):
+        zs = data[None, :] + jax.random.normal(key, (worker.NUM_STEPS, worker.DIM))
+        _, trace = run_oco(
+            oco.ogd(), params, np.zeros(worker.DIM, np.float32), zs, losses.linear_objective
+        )
+        return trace.loss
+
+    res = sweep(
+        run_params, grid, num_seeds=2, key=jax.random.key(4), data=worker.DATA, progress=False
+    )
+    assert res.axes == ("seed", "grid") and res.outputs.shape == (2, 3, worker.NUM_STEPS)
+    keys = jax.random.split(jax.random.key(4), 2)
+    for s in range(2):
+        zs = worker.DATA[None, :] + jax.random.normal(keys[s], (worker.NUM_STEPS, worker.DIM))
+        for h in range(3):
+            want = _reference(grid.learning_rate[h], grid.radius[h], zs)
+            np.testing.assert_allclose(res.outputs[s, h], want, rtol=1e-5, atol=1e-6)
+    zipped = sweep(
+        worker.ogd_losses,
+        stacked({"learning_rate": [0.1, 1.0], "radius": [1.0, 2.0]}, name="pair"),
+        num_seeds=1,
+        key=jax.random.key(0),
+        data=worker.DATA,
+        progress=False,
+    )
+    assert zipped.axes == ("seed", "pair") and zipped.outputs["total"].shape == (1, 2)
+
+
+def test_chunk_size_changes_no_number():
+    full = worker.run(chunk_size=24)
+    assert full.stats.num_chunks == 1
+    for size, chunks in ((1, 24), (5, 5)):
+        res = worker.run(chunk_size=size)
+        assert res.stats.num_chunks == chunks and res.stats.chunk_size == size
+        for name in full.outputs:
+            # float rounding only: XLA may vectorize a dot differently for another batch size
+            np.testing.assert_allclose(res.outputs[name], full.outputs[name], rtol=1e-6, atol=1e-6)
+    again = worker.run(chunk_size=5)
+    np.testing.assert_array_equal(again.outputs["loss"], res.outputs["loss"])
+
+
+TRACES: list[int] = []
+
+
+def counted(params, data, key):
+    TRACES.append(1)
+    return worker.ogd_losses(params, data, key)
+
+
+def test_compiles_once_whatever_the_number_of_chunks():
+    first = sweep(
+        counted,
+        worker.GRID,
+        num_seeds=3,
+        key=jax.random.key(0),
+        data=worker.DATA,
+        chunk_size=4,
+        progress=False,
+    )
+    assert first.stats.num_chunks == 6
+    assert len(TRACES) == 2  # one abstract trace for the estimate, one for the compilation
+    assert first.stats.compile_seconds > 0
+    other = {"learning_rate": [0.3, 0.4, 0.6, 0.9], "radius": [1.0, 7.0]}
+    second = sweep(
+        counted,
+        other,
+        num_seeds=3,
+        key=jax.random.key(9),
+        data=worker.DATA * 2,
+        chunk_size=4,
+        progress=False,
+    )
+    assert len(TRACES) == 2 and second.stats.compile_seconds == 0.0
+    assert not np.allclose(first.outputs["total"], second.outputs["total"])
+
+
+def test_summaries_and_best():
+    res = worker.run()
+    total = res.outputs["total"]
+    np.testing.assert_allclose(res.mean()["total"], total.mean(axis=0), rtol=1e-6)
+    np.testing.assert_allclose(res.std("radius")["total"], total.std(axis=2), rtol=1e-6)
+    np.testing.assert_allclose(
+        res.quantile([0.25, 0.75])["loss"], np.quantile(res.outputs["loss"], [0.25, 0.75], axis=0)
+    )
+    summary = res.summary()
+    assert set(summary) == {"mean", "std", "quantiles", "q"}
+    score = total.astype(np.float64).mean(axis=0)
+    for minimize, pick in ((True, np.argmin), (False, np.argmax)):
+        best = res.best("total", minimize=minimize)
+        i, j = np.unravel_index(pick(score), score.shape)
+        assert best["index"] == {"learning_rate": i, "radius": j}
+        assert best["params"]["learning_rate"] == np.float32(worker.GRID["learning_rate"][i])
+        assert best["value"] == pytest.approx(score[i, j])
+    with pytest.raises(InputError, match="one value per combination"):
+        res.best("loss")
+    with pytest.raises(InputError, match="axis must be one of"):
+        res.mean("time")
+
+
+def test_memory_budget_sets_the_chunk_size():
+    ref = worker.run(chunk_size=24)
+    per = ref.stats.estimated_bytes_per_combination
+    assert per >= worker.NUM_STEPS * worker.DIM * 4  # at least one stream of losses' data
+    shared = 4 * (4 + 2 + worker.DIM) + 3 * 8
+    res = worker.run(chunk_size=None, memory_budget=shared + 5 * per)
+    assert 1 <= res.stats.chunk_size <= 5
+    assert res.stats.num_chunks == -(-24 // res.stats.chunk_size)
+    np.testing.assert_allclose(res.outputs["loss"], ref.outputs["loss"], rtol=1e-6, atol=1e-6)
+    with pytest.raises(InputError, match="too small for one combination"):
+        worker.run(chunk_size=None, memory_budget=per // 2)
+
+
+def _snapshot(folder: Path) -> dict:
+    return {
+        p.name: (p.stat().st_mtime_ns, p.stat().st_ino, p.read_bytes())
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+def test_resume_skips_finished_chunks_and_separates_configurations(tmp_path):
+    first = worker.run(tmp_path)
+    (folder,) = [p for p in tmp_path.iterdir() if p.is_dir()]
+    assert len(list(folder.glob("chunk-*.npz"))) == 6 and first.stats.chunks_computed == 6
+    before = _snapshot(folder)
+    again = worker.run(tmp_path)
+    assert (again.stats.chunks_loaded, again.stats.chunks_computed) == (6, 0)
+    for name in first.outputs:
+        np.testing.assert_array_equal(again.outputs[name], first.outputs[name])
+    assert _snapshot(folder) == before
+    # Another configuration: another folder; the first is untouched.
+    other = sweep(
+        worker.ogd_losses,
+        {"learning_rate": [0.3], "radius": [1.0]},
+        num_seeds=3,
+        key=jax.random.key(3),
+        data=worker.DATA,
+        out_dir=tmp_path,
+        progress=False,
+    )
+    assert other.stats.chunks_computed == 1
+    assert len([p for p in tmp_path.iterdir() if p.is_dir()]) == 2
+    assert _snapshot(folder) == before
+    # Pointing at the chunk folder itself: the same configuration resumes, another is refused.
+    assert worker.run(folder).stats.chunks_loaded == 6
+    with pytest.raises(InputError, match="another sweep configuration"):
+        sweep(
+            worker.ogd_losses,
+            {"learning_rate": [0.3], "radius": [1.0]},
+            num_seeds=3,
+            key=jax.random.key(3),
+            data=worker.DATA,
+            out_dir=folder,
+            progress=False,
+        )
+    assert _snapshot(folder) == before
+
+
+def test_crash_midway_resumes_without_recomputing(tmp_path):
+    def boom(info):
+        if info["computed"] == 2:
+            raise RuntimeError("simulated crash")
+
+    with pytest.raises(RuntimeError, match="simulated crash"):
+        sweep(
+            worker.ogd_losses,
+            worker.GRID,
+            num_seeds=3,
+            key=jax.random.key(3),
+            data=worker.DATA,
+            chunk_size=4,
+            out_dir=tmp_path,
+            progress=False,
+            on_chunk=boom,
+        )
+    (folder,) = list(tmp_path.iterdir())
+    assert len(list(folder.glob("chunk-*.npz"))) == 2
+    before = _snapshot(folder)
+    resumed = worker.run(tmp_path)
+    assert (resumed.stats.chunks_loaded, resumed.stats.chunks_computed) == (2, 4)
+    assert resumed.stats.combinations_computed == 16
+    after = _snapshot(folder)
+    assert all(after[name] == value for name, value in before.items())
+    whole = worker.run()
+    for name in whole.outputs:
+        np.testing.assert_array_equal(resumed.outputs[name], whole.outputs[name])
+    # resume=False recomputes (and replaces) this configuration's chunks
+    fresh = worker.run(tmp_path, resume=False)
+    assert (fresh.stats.chunks_loaded, fresh.stats.chunks_computed) == (0, 6)
+
+
+def test_sigkill_midway_then_resume(tmp_path):
+    store, partial, final = tmp_path / "store", tmp_path / "partial.npz", tmp_path / "final.npz"
+    proc = subprocess.Popen(
+        [sys.executable, str(WORKER), "resume", str(store), str(partial), "--delay", "2"],
+        env=_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while not list(store.glob("*/chunk-*.npz")):
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, "no chunk file appeared"
+            time.sleep(0.05)
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    assert proc.returncode == -signal.SIGKILL and not partial.exists()
+    (folder,) = list(store.iterdir())
+    before = _snapshot(folder)
+    finished = [n for n in before if n.startswith("chunk-")]
+    assert 1 <= len(finished) < 6
+    done = subprocess.run(
+        [sys.executable, str(WORKER), "resume", str(store), str(final)],
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    stats = json.loads(done.stdout.strip().splitlines()[-1])
+    assert stats["chunks_loaded"] == len(finished)
+    assert stats["chunks_computed"] == 6 - len(finished)
+    after = _snapshot(folder)
+    for name in finished:  # the finished chunks were not rewritten
+        assert after[name] == before[name]
+    assert not list(folder.glob(".tmp-*"))
+    whole = worker.run()
+    with np.load(final) as z:
+        for name in whole.outputs:
+            np.testing.assert_array_equal(z[name], whole.outputs[name])
+
+
+def test_sharded_over_four_cpu_devices_equals_unsharded(tmp_path):
+    target = tmp_path / "sharded.npz"
+    done = subprocess.run(
+        [sys.executable, str(WORKER), "sharded", str(target)],
+        env=_env(XLA_FLAGS="--xla_force_host_platform_device_count=4"),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    info = json.loads(done.stdout.strip().splitlines()[-1])
+    assert info["devices"] == 4 and info["output_devices"] == 4 and "batch" in info["spec"]
+    with np.load(target) as z:
+        for name in ("loss", "total"):
+            np.testing.assert_array_equal(z[f"four/{name}"], z[f"one/{name}"])
+
+
+@pytest.mark.parametrize(
+    "kwargs,message",
+    [
+        ({"grid": {}}, "grid is empty"),
+        ({"grid": {"learning_rate": []}}, "leading axis has size 0"),
+        ({"grid": oco.OGDParams(jnp.ones(3), jnp.ones(2))}, "share the leading size"),
+        ({"grid": {"learning_rate": {"a": np.ones(2), "b": np.ones(3)}}}, "share the leading size"),
+        ({"grid": {"seed": [1.0, 2.0]}}, "reserved"),
+        ({"grid": {"learning_rate": [0.1, np.nan]}}, "must be finite"),
+        ({"num_seeds": 0}, "num_seeds must be an integer >= 1"),
+        ({"tasks": np.ones((2, 3))}, "either tasks"),
+        ({"chunk_size": 0}, "chunk_size must be an integer >= 1"),
+        ({"memory_budget": -1}, "memory_budget must be a positive"),
+        ({"devices": 0}, "devices must be in"),
+        ({"key": jnp.zeros((3, 2), jnp.uint32)}, "key must be one PRNG key"),
+    ],
+)
+def test_bad_input_is_refused(kwargs, message, tmp_path):
+    args = {
+        "grid": worker.GRID,
+        "num_seeds": 2,
+        "key": jax.random.key(0),
+        "data": worker.DATA,
+        "out_dir": tmp_path / "store",
+        "progress": False,
+    }
+    args.update(kwargs)
+    grid = args.pop("grid")
+    with pytest.raises(InputError, match=message):
+        sweep(worker.ogd_losses, grid, **args)
+    assert not (tmp_path / "store").exists()
+
+
+def test_sweep_experiment_honours_the_config(tmp_path, capsys):
+    config = ExperimentConfig(name="demo", seeds=3, out=tmp_path / "out", quiet=True, devices=1)
+    res = sweep_experiment(
+        config,
+        worker.ogd_losses,
+        worker.GRID,
+        key=jax.random.key(3),
+        data=worker.DATA,
+        chunk_size=4,
+        name="cell",
+    )
+    assert res.axes[0] == "seed" and res.outputs["total"].shape == (3, 4, 2)
+    (folder,) = list((tmp_path / "out" / ".sweep").iterdir())
+    assert folder.name.startswith("cell-") and len(list(folder.glob("chunk-*.npz"))) == 6
+    assert capsys.readouterr().err == ""
+    loud = ExperimentConfig(name="demo", seeds=3, out=tmp_path / "out", devices=1)
+    again = sweep_experiment(
+        loud,
+        worker.ogd_losses,
+        worker.GRID,
+        key=jax.random.key(3),
+        data=worker.DATA,
+        chunk_size=4,
+        name="cell",
+    )
+    assert again.stats.chunks_loaded == 6
+    assert "24 combinations (0 computed, 24 resumed)" in capsys.readouterr().err
+    np.testing.assert_array_equal(again.outputs["loss"], worker.run().outputs["loss"])
+
+
+def test_cli_sweep_writes_the_contract(tmp_path):
+    out = tmp_path / "ogd"
+    argv = [
+        "sweep",
+        "ogd",
+        "--grid",
+        "learning_rate=0.05,0.5",
+        "--seeds",
+        "3",
+        "--steps",
+        "40",
+        "--dim",
+        "3",
+        "--out",
+        str(out),
+        "--quiet",
+    ]
+    assert cli.main(argv) == 0
+    with open(out / "results.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert {(r["method"], r["metric"]) for r in rows} == {
+        (f"ogd@learning_rate={v}", m)
+        for v in ("0.05", "0.5")
+        for m in ("average_loss", "cumulative_loss")
+    }
+    assert all(r["experiment"] == "sweep" and r["n_seeds"] == "3" for r in rows)
+    # The row equals the library run directly on the registered stream, seed by seed.
+    from ojax.core import LEARNERS
+
+    entry = LEARNERS["ogd"]
+    keys = jax.random.split(jax.random.key(0), 3)
+    finals = []
+    for s in range(3):
+        zs, _ = entry.make_stream(keys[s], 40, 3)
+        params = entry.default_params()._replace(learning_rate=jnp.float32(0.5))
+        _, trace = run_oco(entry.make(3), params, jnp.zeros(3), zs, losses.linear_objective)
+        finals.append(float(np.mean(np.asarray(trace.loss, np.float64))))
+    row = next(
+        r for r in rows if r["method"] == "ogd@learning_rate=0.5" and r["metric"] == "average_loss"
+    )
+    assert float(row["mean"]) == pytest.approx(np.mean(finals), rel=1e-5, abs=1e-7)
+    curves = np.load(out / "curves.npz")
+    assert curves[f"{rows[0]['dataset']}/ogd@learning_rate=0.5/average_loss"].shape == (3, 40)
+    config = json.loads((out / "config.json").read_text())
+    assert config["learner"] == "ogd" and config["best"]["params"]["learning_rate"] in (0.05, 0.5)
+    assert {p.name for p in out.glob("*.png")} == {"average_loss.png", "sensitivity.png"}
+
+
+@pytest.mark.parametrize(
+    "extra,message",
+    [
+        (["no-such-learner"], "unknown learner 'no-such-learner'"),
+        (["ogd", "--grid", "bogus=1,2"], "'bogus' is not a hyperparameter of ogd"),
+        (["ogd", "--grid", "learning_rate=-1,1"], "learning_rate must lie in"),
+        (["ogd", "--grid", "learning_rate"], "must be FIELD=V1,V2"),
+        (["ogd", "--seeds", "0"], "--seeds: must be a positive integer"),
+    ],
+)
+def test_cli_sweep_bad_input_exits_2(extra, message, tmp_path, capsys):
+    out = tmp_path / "out"
+    assert cli.main(["sweep", *extra, "--steps", "10", "--out", str(out), "--quiet"]) == 2
+    assert message in capsys.readouterr().err
+    assert not out.exists()
