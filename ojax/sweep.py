@@ -28,11 +28,12 @@ Resume: with ``out_dir``, every finished chunk is written atomically (a temporar
 same folder, then ``os.replace``) into ``out_dir/NAME-HASH/`` where ``HASH`` digests everything
 that decides the numbers: ``fn`` (module, qualified name, code, closure values, defaults), the
 user's ``config``, the grid, tasks, data, number of seeds, key data, output shapes, dtypes and
-the versions of jax and ojax. The chunk size and the devices are not part of it (they change no
-number), so a resumed run may use another budget. The digest of ojax's source files and of the
-file defining ``fn`` enter the hash too, so an edited library or script never reuses old chunks. A re-run loads the finished chunks, computes
-only the missing combinations and returns exactly the uninterrupted run's arrays; another
-configuration gets another folder, and a folder holding another configuration is refused.
+the versions of jax and ojax, and digests of ojax's source files and of the file defining
+``fn`` (an edited library or script never reuses old chunks). The chunk size and the devices are
+not part of it (they change no number), so a resumed run may use another budget. A re-run loads
+the finished chunks, computes only the missing combinations and returns exactly the
+uninterrupted run's arrays; another configuration gets another folder, and a folder holding
+another configuration is refused.
 """
 
 from __future__ import annotations
@@ -349,7 +350,7 @@ def _estimate(fn, params, data, key) -> tuple[int, Any, float]:
         ) from exc
     value = (max(1, _peak_bytes(closed.jaxpr) + _tree_bytes(out_struct)), out_struct)
     if cache_key is not None:
-        if len(_ESTIMATES) > 256:
+        if len(_ESTIMATES) > 64:
             _ESTIMATES.clear()
         _ESTIMATES[cache_key] = value
     return (*value, time.perf_counter() - start)
@@ -421,7 +422,7 @@ def _chunk_fn(fn, layout: _Layout, sharding, index, hyper, tasks, data, keys):
 
 
 _COMPILED: collections.OrderedDict = collections.OrderedDict()
-_COMPILED_MAX = 32
+_COMPILED_MAX = 8
 
 
 def _signature(tree: Any) -> tuple:
@@ -961,6 +962,9 @@ def sweep(
             "output": description["output"],
             "jax": jax.__version__,
             "ojax": description["ojax"],
+            "ojax_source": description["ojax_source"],
+            "fn_source": description["fn_source"],
+            "parts": {k: _digest(v)[:16] for k, v in description.items()},
             "x64": description["x64"],
             "config": _jsonable(config),
         }
@@ -1136,6 +1140,7 @@ def sweep_experiment(
     num_steps: int | None = None,
     chunk_size: int | None = None,
     settings: Any = None,
+    num_seeds: int | None = None,
 ) -> SweepResult:
     """Runs one cell of an experiment through :func:`sweep`, with seeds as the sweep axis.
 
@@ -1151,6 +1156,8 @@ def sweep_experiment(
       name: a label (default: ``fn.__name__``); it names the chunk folder.
       settings: anything else that decides the numbers (enters the configuration hash with
         the experiment's name, ``quick`` and ``x64``).
+      num_seeds: overrides ``config.seeds``; e.g. ``1`` when the seeds' data are already
+        drawn and passed as ``tasks`` (a leading seed axis), which then is the ``task`` axis.
 
     Returns:
       The :class:`SweepResult`; its ``outputs`` have the seed axis first.
@@ -1158,7 +1165,7 @@ def sweep_experiment(
     return sweep(
         fn,
         grid,
-        num_seeds=int(config.seeds),
+        num_seeds=int(config.seeds if num_seeds is None else num_seeds),
         key=key,
         tasks=tasks,
         data=data,

@@ -418,7 +418,45 @@ def vw_args(work: Workload) -> tuple[str, float]:
     return "", 0.0
 
 
-def vw_peers(work: Workload, tmp: Path) -> dict[str, Callable]:
+def _vw_run_file(job: tuple[str, str]) -> float:
+    """In a worker process: Vowpal Wabbit's C++ driver over one file; its summed loss."""
+    import vowpalwabbit
+
+    args, path = job
+    model = vowpalwabbit.Workspace(f"{args} -d {path}")
+    loss = model.get_sum_loss()
+    model.finish()
+    return loss
+
+
+def _vw_warm(_: int) -> int:
+    import vowpalwabbit  # noqa: F401
+
+    return os.getpid()
+
+
+class WorkerPool:
+    """One process per core (spawned once, warmed up untimed) for the parallel VW driver."""
+
+    def __init__(self) -> None:
+        self.pool = None
+        self.jobs = os.cpu_count() or 1
+
+    def get(self):
+        if self.pool is None:
+            import multiprocessing
+
+            self.pool = multiprocessing.get_context("spawn").Pool(self.jobs)
+            self.pool.map(_vw_warm, range(self.jobs), chunksize=1)
+        return self.pool
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.close()
+            self.pool.join()
+
+
+def vw_peers(work: Workload, tmp: Path, workers: WorkerPool) -> dict[str, Callable]:
     import vowpalwabbit
 
     args, factor = vw_args(work)
@@ -461,11 +499,34 @@ def vw_peers(work: Workload, tmp: Path) -> dict[str, Callable]:
         model.finish()
         return seconds, total
 
+    def parallel_run(orders, budget):
+        # One stream per process, `jobs` at a time (as `xargs -P jobs vw ...` would run them);
+        # the files of a batch are written before its timer starts.
+        pool = workers.get()
+        done, total, elapsed = [], 0.0, 0.0
+        for first in range(0, len(orders), workers.jobs):
+            batch = orders[first : first + workers.jobs]
+            paths = []
+            for k, order in enumerate(batch):
+                path = tmp / f"stream-{k}.vw"
+                with open(path, "wb") as f:
+                    f.write(b"".join(lines[i] for i in order))
+                paths.append(str(path))
+            start = time.perf_counter()
+            sums = pool.map(_vw_run_file, [(args, p) for p in paths], chunksize=1)
+            elapsed += time.perf_counter() - start
+            total += factor * float(sum(sums))
+            done += [len(order) for order in batch]
+            if elapsed > budget:
+                break
+        return PeerRun(elapsed, done, total)
+
     return {
         "Vowpal Wabbit Python learn()": py_run,
         "Vowpal Wabbit C++ driver (-d FILE)": (
             lambda orders, budget: stream_peer(orders, budget, driver_stream)
         ),
+        f"Vowpal Wabbit C++ driver (-d FILE), {workers.jobs} processes": parallel_run,
     }
 
 
@@ -530,6 +591,7 @@ def measure(args) -> dict[str, Any]:
         regression("lsq-asgd", n_reg, 100, seed=1, noise=0.1),
         regression("param-free", n_reg, 20, seed=2, noise=0.1),
     ]
+    load_before = os.getloadavg()
     wanted = set(PEER_MODULES) if args.peers == "all" else set(args.peers.split(",")) - {"none"}
     unknown = wanted - set(PEER_MODULES)
     if unknown:
@@ -540,6 +602,7 @@ def measure(args) -> dict[str, Any]:
     skipped = [name for name in wanted if not use[name]]
     rows: list[dict[str, Any]] = []
     ojax_runs: list[dict[str, Any]] = []
+    workers = WorkerPool()
     tmp = Path(
         tempfile.mkdtemp(
             prefix="ojax-bench-", dir="/dev/shm" if Path("/dev/shm").is_dir() else None
@@ -554,7 +617,7 @@ def measure(args) -> dict[str, Any]:
             if use["scikit-learn"]:
                 peers.update(sklearn_peers(work))
             if use["vowpalwabbit"]:
-                peers.update(vw_peers(work, tmp))
+                peers.update(vw_peers(work, tmp, workers))
             peer_ojax: dict[str, tuple] = optax_cocob(work) if work.name == "param-free" else {}
             for num in streams:
                 orders = orders_for(work.n, num)
@@ -597,6 +660,8 @@ def measure(args) -> dict[str, Any]:
                         peer_metric = run.metric_sum / measured
                         ours_metric = ojax_prefix_metric(o["losses"], run, column)
                         note = ALGORITHM_NOTES.get(pname, "")
+                        if pname.startswith("Vowpal Wabbit C++"):
+                            note = ALGORITHM_NOTES["Vowpal Wabbit C++ driver (-d FILE)"]
                         if work.name == "param-free" and pname.startswith("Vowpal"):
                             note = PF_VW_NOTE
                         base_seconds = total / peer_eps
@@ -625,6 +690,7 @@ def measure(args) -> dict[str, Any]:
                             }
                         )
     finally:
+        workers.close()
         shutil.rmtree(tmp, ignore_errors=True)
     versions = {"numpy": np.__version__, "optax": optax.__version__}
     for name, mod in PEER_MODULES.items():
@@ -633,12 +699,14 @@ def measure(args) -> dict[str, Any]:
     env = environment_info()
     env["cpu"] = _cpu_name()
     env["cpu_count"] = os.cpu_count()
+    # Other work on the machine skews every absolute time (1-minute load averages).
+    env["load_average_start_end"] = [round(load_before[0], 2), round(os.getloadavg()[0], 2)]
     return {
         "benchmark": "peers",
         "device": env["device"],
         "environment": env,
         "versions": versions,
-        "command": "python scripts/bench_peers.py " + " ".join(sys.argv[1:]),
+        "command": " ".join(["python scripts/bench_peers.py", *sys.argv[1:]]),
         "config": {
             "quick": args.quick,
             "streams": streams,
@@ -740,7 +808,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.budget is None:
         args.budget = 0.5 if args.quick else 10.0
     if args.repeats is None:
-        args.repeats = 1 if args.quick else 3
+        args.repeats = 1 if args.quick else 5
     result = measure(args)
     print(table(result))
     print("* peer stopped at the time budget; its time for all streams is extrapolated")

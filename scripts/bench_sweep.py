@@ -58,13 +58,15 @@ def make_fn(num_steps: int):
     return stream_run
 
 
-def median_time(call, repeats: int) -> float:
-    times = []
+def median_times(calls, repeats: int) -> list[float]:
+    """Median seconds of each call, the calls alternated (the CPU's load drifts)."""
+    times = [[] for _ in calls]
     for _ in range(repeats):
-        start = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        for call, seen in zip(calls, times):
+            start = time.perf_counter()
+            call()
+            seen.append(time.perf_counter() - start)
+    return [statistics.median(t) for t in times]
 
 
 def peak_rss_gib() -> float:
@@ -97,7 +99,6 @@ def main(argv=None) -> int:
     first = engine()  # compiles (and is timed apart)
     engine_compile = first.stats.compile_seconds
     assert first.stats.num_chunks == 1, first.stats
-    engine_seconds = median_time(engine, repeats)
 
     seed_keys = jax.random.split(key, num_seeds)  # the engine's keys, in its (seed, lr) order
     flat_keys = jnp.repeat(seed_keys, num_lr, axis=0)
@@ -110,7 +111,7 @@ def main(argv=None) -> int:
     def hand_written():
         return jax.tree.map(np.asarray, compiled(flat_params, None, flat_keys))
 
-    baseline_seconds = median_time(hand_written, repeats)
+    engine_seconds, baseline_seconds = median_times([engine, hand_written], repeats)
     same = np.allclose(
         hand_written()["final"].reshape(num_seeds, num_lr), first.outputs["final"], rtol=1e-5
     )
@@ -134,8 +135,20 @@ def main(argv=None) -> int:
         budget = args.large_budget if args.large else None
         seeds = -(-large // num_lr)
         chunk = None if args.large else streams  # quick: force 4 chunks of the unchunked size
-        res = sweep(fn, grid, num_seeds=seeds, key=jax.random.key(1), memory_budget=budget,
-                    chunk_size=chunk, progress=True, num_steps=num_steps, name="chunked")
+        before = median_times([engine], 1)[0]  # the unchunked run just before and after
+        res = sweep(
+            fn,
+            grid,
+            num_seeds=seeds,
+            key=jax.random.key(1),
+            memory_budget=budget,
+            chunk_size=chunk,
+            progress=True,
+            num_steps=num_steps,
+            name="chunked",
+        )
+        after = median_times([engine], 1)[0]
+        adjacent = (before + after) / 2
         seconds = res.stats.wall_seconds - res.stats.compile_seconds
         per_1000 = seconds * streams / (seeds * num_lr)
         rows.append(
@@ -144,9 +157,10 @@ def main(argv=None) -> int:
                 f"(seconds per {streams} streams)",
                 "ojax_seconds": per_1000,
                 "ojax_compile_seconds": res.stats.compile_seconds,
-                "baseline": f"the unchunked {streams}-stream engine run",
-                "baseline_seconds": engine_seconds,
-                "ratio": engine_seconds / per_1000,
+                "baseline": f"the unchunked {streams}-stream engine run (mean of the runs just "
+                "before and after)",
+                "baseline_seconds": adjacent,
+                "ratio": adjacent / per_1000,
                 "steps_per_second": seeds * num_lr * num_steps / seconds,
                 "wall_seconds": res.stats.wall_seconds,
                 "chunks": res.stats.num_chunks,
@@ -158,14 +172,20 @@ def main(argv=None) -> int:
         )
 
     info = environment_info()
-    print(f"bench_sweep on {info['device']} ({info['num_devices']} device(s)), "
-          f"medians of {repeats}")
+    print(
+        f"bench_sweep on {info['device']} ({info['num_devices']} device(s)), medians of {repeats}"
+    )
     print(f"{'case':<70} {'ojax s':>9} {'baseline s':>11} {'ratio':>7} {'steps/s':>10}")
     for row in rows:
-        print(f"{row['case']:<70} {row['ojax_seconds']:9.3f} {row['baseline_seconds']:11.3f} "
-              f"{row['ratio']:7.3f} {row['steps_per_second']:10.3g}")
-        extra = {k: v for k, v in row.items() if k in ("ojax_compile_seconds", "chunks",
-                                                       "chunk_size", "peak_rss_gib")}
+        print(
+            f"{row['case']:<70} {row['ojax_seconds']:9.3f} {row['baseline_seconds']:11.3f} "
+            f"{row['ratio']:7.3f} {row['steps_per_second']:10.3g}"
+        )
+        extra = {
+            k: v
+            for k, v in row.items()
+            if k in ("ojax_compile_seconds", "chunks", "chunk_size", "peak_rss_gib")
+        }
         print(f"{'':<70} {json.dumps(extra)}")
     args.out.mkdir(parents=True, exist_ok=True)
     report = {"benchmark": "sweep", "device": info["device"], "environment": info, "rows": rows}

@@ -1,14 +1,16 @@
 """Benchmark: ojax's online transfer learners against a plain NumPy per-sample loop.
 
 For each homogeneous dataset, the four methods of Zhao & Hoi's Table 2 (PA, PAIO, OTL(fixed),
-OTL) run over 1 and 20 random permutations of the target stream: ojax (one jitted scan, the
-permutations in one vmap, the Gram matrix shared) against a NumPy loop of the same algorithms
-that reads the same precomputed Gram matrix one sample at a time (``K[i, SV] @ alpha``, as the
-authors' MATLAB toolbox does). Times are medians after compilation; compile time is reported
-apart. A last row times newsgroup4 end to end (load, Gram, compile, 4 methods x 20
-permutations) against the NumPy pipeline.
+OTL) run over 1 and 20 random permutations of the target stream: ojax (the four methods in ONE
+jitted scan, ``homogeneous_methods`` in the pool-indexed Gram mode, the permutations in one vmap,
+the Gram matrices shared) against a NumPy loop of the same algorithms that reads the same
+precomputed Gram matrix one sample at a time (``K[i, SV] @ alpha``, as the authors' MATLAB
+toolbox does). Times are medians after compilation; compile time is reported apart. A last row
+times newsgroup4 end to end (load, Gram, compile, 4 methods x 20 permutations) against the NumPy
+pipeline. ojax computes in float32 (JAX's default) and the NumPy loops in float64; ``--x64``
+runs ojax in float64 too (the dtype is recorded in each row).
 
-    python scripts/bench_transfer.py [--quick] [--out DIR]
+    python scripts/bench_transfer.py [--quick] [--x64] [--out DIR]
 """
 
 from __future__ import annotations
@@ -190,29 +192,21 @@ def _median(fn, repeats):
 def bench_dataset(name, split, num_perms, repeats, baseline_repeats):
     prepared = Z.prepare_homogeneous(split)
     orders = R.permutations(jax.random.key(0), num_perms, prepared.num_target)
-    compile_seconds = 0.0
-    compiled = {}
-    for method in Z.HOMOGENEOUS_METHODS:
-        run = prepared.methods[method]
-        start = time.perf_counter()
-        compiled[method] = R._run_permutations.lower(
-            run.learner, run.params, run.stream, orders, False
-        ).compile()
-        compile_seconds += time.perf_counter() - start
+    run = prepared.combined  # the four methods in one scan
+    start = time.perf_counter()
+    compiled = R._run_permutations.lower(
+        run.learner, run.params, run.stream, orders, False
+    ).compile()
+    compile_seconds = time.perf_counter() - start
 
     def ojax_all():
-        out = [
-            compiled[m](prepared.methods[m].params, prepared.methods[m].stream, orders)
-            for m in Z.HOMOGENEOUS_METHODS
-        ]
-        jax.block_until_ready(out)
-        return out
+        return jax.block_until_ready(compiled(run.params, run.stream, orders))
 
     ojax_all()
     ojax_seconds = _median(ojax_all, repeats)
-    out = ojax_all()
+    mistakes = np.asarray(ojax_all()[1].mistake)  # (P, T, 4 methods)
     ojax_rates = {
-        m: 100 * float(np.asarray(o[1].mistake).mean()) for m, o in zip(Z.HOMOGENEOUS_METHODS, out)
+        m: 100 * float(mistakes[..., j].mean()) for j, m in enumerate(Z.HOMOGENEOUS_METHODS)
     }
     orders_np = np.asarray(orders)
     base_rates = {}
@@ -231,6 +225,7 @@ def bench_dataset(name, split, num_perms, repeats, baseline_repeats):
             "baseline_seconds": baseline_seconds,
             "ratio": baseline_seconds / ojax_seconds,
             "ojax_compile_seconds": compile_seconds,
+            "ojax_dtype": str(run.stream.labels.dtype),
             "max_rate_difference_percent": agree,
         }
     ]
@@ -255,10 +250,7 @@ def bench_end_to_end(name, num_perms):
     split = data.homogeneous_split(name)
     prepared = Z.prepare_homogeneous(split)
     orders = R.permutations(jax.random.key(0), num_perms, prepared.num_target)
-    compile_seconds = 0.0
-    for method in Z.HOMOGENEOUS_METHODS:
-        timed = Z.run_method(prepared.methods[method], orders)
-        compile_seconds += timed.compile_seconds
+    compile_seconds = Z.run_method(prepared.combined, orders).compile_seconds
     ojax_seconds = time.perf_counter() - start
     start = time.perf_counter()
     split = data.homogeneous_split(name)
@@ -278,22 +270,27 @@ def bench_end_to_end(name, num_perms):
         "baseline_seconds": baseline_seconds,
         "ratio": baseline_seconds / ojax_seconds,
         "ojax_compile_seconds": compile_seconds,
+        "ojax_dtype": str(prepared.combined.stream.labels.dtype),
     }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="usenet2 only, fewer repeats")
+    parser.add_argument("--x64", action="store_true", help="ojax in float64 (default float32)")
     parser.add_argument("--out", default="results/bench_transfer")
     args = parser.parse_args()
+    if args.x64:
+        jax.config.update("jax_enable_x64", True)
     rows = []
     names = ["usenet2"] if args.quick else ["usenet2", "newsgroup4", "spambase"]
     for name in names:
         split = data.homogeneous_split(name)
         for perms in (1, 20):
-            new = bench_dataset(
-                name, split, perms, 3 if args.quick else 5, 1 if (args.quick or perms == 20) else 3
-            )
+            # the CPU may be shared: medians of several runs (the NumPy loops are slow, so
+            # fewer of them for the large cases)
+            baseline_repeats = 3 if (perms == 1 or name == "usenet2") else 1
+            new = bench_dataset(name, split, perms, 7 if args.quick else 11, baseline_repeats)
             rows.extend(new)
             for r in new:
                 print(
@@ -313,9 +310,9 @@ def main() -> None:
     )
     for r in rows:
         short = (
-            "Gram loop"
-            if "Gram" in r["baseline"]
-            else ("on-the-fly loop" if "on the fly" in r["baseline"] else "NumPy pipeline")
+            "NumPy pipeline"
+            if "pipeline" in r["baseline"]
+            else ("Gram loop" if "Gram" in r["baseline"] else "on-the-fly loop")
         )
         print(
             f"{r['case'][:60]:<60} {short:<28} {r['ojax_seconds']:>8.3f} "

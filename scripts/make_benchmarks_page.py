@@ -114,9 +114,38 @@ def generic_table(rows: list[dict[str, Any]]) -> str:
     return markdown_table(keys, [[r.get(k, "") for k in keys] for r in rows])
 
 
+def _metric(row: dict[str, Any], key: str) -> str:
+    value = row[key]
+    if value != value:  # NaN: no per-example predictions
+        return "n/a"
+    if row["metric"] == "mistake_rate":
+        return f"{value:.5g} ({round(value * row['metric_examples'])} mistakes)"
+    return f"{value:.5g}"
+
+
 def peers_tables(result: dict[str, Any]) -> str:
-    parts = []
-    workloads = result.get("config", {}).get("workloads", {})
+    config = result.get("config", {})
+    vw = config.get("vw_cli_binary")
+    parts = [
+        "Examples per second in progressive validation (predict, record the loss, learn) over S "
+        "independent streams, each a shuffle of one dataset (the same orders for every "
+        "library). ojax runs all streams in one `jit(vmap(scan))` "
+        "(`ojax.sparse.run_orders`); river, scikit-learn `partial_fit` and Vowpal Wabbit's "
+        "Python `learn()` run a Python loop over streams and examples, as their users do; "
+        "scikit-learn's one-pass `fit` is a bulk upper bound without per-example predictions. "
+        + (
+            f"Vowpal Wabbit's command line is `{vw}`. "
+            if vw
+            else "No `vw` binary is on this machine (the `vowpalwabbit` wheel ships the "
+            "library only and there is no system package): the 'C++ driver' rows run the "
+            "command line's own loop in-process through pylibvw (`Workspace('... -d FILE')`: "
+            "C++ parsing and learning over a text file; the file is written untimed, "
+            "start-up is timed). "
+        )
+        + "The metric columns compare the progressive loss of both sides on the same "
+        "examples; the last column says where the peer's algorithm differs.\n",
+    ]
+    workloads = config.get("workloads", {})
     for wname in dict.fromkeys(r["workload"] for r in result["ojax_runs"]):
         info = workloads.get(wname, {})
         parts.append(
@@ -148,8 +177,8 @@ def peers_tables(result: dict[str, Any]) -> str:
                     r["baseline"] + star,
                     _rate(r["baseline_examples_per_second"]),
                     f"{r['ratio']:.3g}x",
-                    f"{r['ojax_metric']:.5g}",
-                    r["baseline_metric"],
+                    _metric(r, "ojax_metric"),
+                    _metric(r, "baseline_metric"),
                     r["baseline_measured_examples"],
                     r["algorithm"],
                 ]
@@ -196,37 +225,60 @@ def throughput_figure(found: dict[str, list[dict[str, Any]]], path: Path) -> boo
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    panels: dict[str, dict[str, dict[int, float]]] = {}
+    # panel -> line name -> streams -> (examples per second, extrapolated)
+    panels: dict[str, dict[str, dict[int, tuple[float, bool]]]] = {}
     for items in found.values():
         for result in items:
             device = str(result.get("device", ""))
             for r in result.get("ojax_runs", []):
                 line = panels.setdefault(f"{r['workload']} ({device})", {})
-                line.setdefault(r["method"], {})[r["streams"]] = r["examples_per_second"]
+                line.setdefault(r["method"], {})[r["streams"]] = (r["examples_per_second"], False)
             for r in result.get("rows", []):
-                if "streams" in r and "baseline_examples_per_second" in r:
-                    title = f"{r.get('workload', result['benchmark'])} ({device})"
-                    line = panels.setdefault(title, {})
-                    name = r["baseline"] + (" (extrap.)" if r.get("baseline_extrapolated") else "")
-                    line.setdefault(name, {})[r["streams"]] = r["baseline_examples_per_second"]
-                    if "ojax_examples_per_second" in r and "ojax" in r:
-                        line.setdefault(r["ojax"], {})[r["streams"]] = r["ojax_examples_per_second"]
-    panels = {k: v for k, v in panels.items() if any(len(p) for p in v.values())}
+                if "streams" not in r or "baseline_examples_per_second" not in r:
+                    continue
+                line = panels.setdefault(f"{r.get('workload', result['benchmark'])} ({device})", {})
+                point = (r["baseline_examples_per_second"], bool(r.get("baseline_extrapolated")))
+                line.setdefault(r["baseline"], {})[r["streams"]] = point
+                if "ojax_examples_per_second" in r and "ojax" in r:
+                    line.setdefault(r["ojax"], {})[r["streams"]] = (
+                        r["ojax_examples_per_second"],
+                        False,
+                    )
+    panels = {k: v for k, v in panels.items() if v}
     if not panels:
         return False
-    fig, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels), 4.2), squeeze=False)
+    fig, axes = plt.subplots(1, len(panels), figsize=(5.4 * len(panels), 5.6), squeeze=False)
     for ax, (title, lines) in zip(axes[0], panels.items()):
-        for name, points in sorted(lines.items()):
+        ordered = sorted(lines.items(), key=lambda kv: (not kv[0].startswith("ojax"), kv[0]))
+        for index, (name, points) in enumerate(ordered):
             xs = sorted(points)
-            style = "-o" if name.startswith("ojax") else "--s"
-            ax.plot(xs, [points[x] for x in xs], style, label=name, markersize=4)
+            ys = [points[x][0] for x in xs]
+            ours = name.startswith("ojax")
+            color = plt.cm.tab10(index % 10)
+            style = "-o" if ours else "--s"
+            ax.plot(xs, ys, style, label=name, markersize=5, color=color, lw=2 if ours else 1)
+            open_x = [x for x in xs if points[x][1]]
+            ax.plot(
+                open_x,
+                [points[x][0] for x in open_x],
+                "s",
+                markersize=8,
+                markerfacecolor="white",
+                markeredgecolor=color,
+            )
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel("independent streams")
-        ax.set_ylabel("examples per second")
+        ax.set_ylabel("examples per second (progressive validation)")
         ax.set_title(title, fontsize=9)
         ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=6)
+        ax.legend(fontsize=6.5, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=1)
+    fig.text(
+        0.01,
+        0.01,
+        "open squares: peer stopped at its time budget, throughput measured on the examples it did",
+        fontsize=7,
+    )
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
@@ -241,8 +293,9 @@ def page(found: dict[str, list[dict[str, Any]]], figure: bool) -> str:
         "Generated by `python scripts/make_benchmarks_page.py` from the `bench.json` files of the "
         "benchmarks (`--run` runs them all first). Do not edit by hand. Times are medians after "
         "compilation (the compile time is its own column); ratio = baseline seconds / ojax "
-        "seconds, higher is better for ojax. Absolute times mean little on a shared CPU; ratios "
-        "measured in one run on one machine do.",
+        "seconds, higher is better for ojax. On a shared CPU absolute times mean little; ratios "
+        "measured side by side in one run mean more, but they too move between runs when other "
+        "work loads the machine (see the load averages recorded with each run).",
         "",
         "## Machines and versions",
         "",

@@ -144,5 +144,3 @@ def path_numpy(xs, ys, eta, rhos, w0=None):
             r = rho**t
             rows.append(r * (1 - rho) / (1 - rho**n1))
     return np.array(rows) @ ws
-
-

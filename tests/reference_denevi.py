@@ -69,8 +69,16 @@ def test_error(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> float:
     return float(np.mean(np.abs(y - x @ w))) if len(y) else 0.0
 
 
-def run_pf(tasks, kind: str, mode: str, bias=None, inner_wealth=1.0, meta_wealth=1.0,
-           scale=1.0, counter="global"):
+def run_pf(
+    tasks,
+    kind: str,
+    mode: str,
+    bias=None,
+    inner_wealth=1.0,
+    meta_wealth=1.0,
+    scale=1.0,
+    counter="global",
+):
     """Parameter-free learners: mode "fixed" (Alg. 3 with ``bias``), "aggressive", "lazy".
 
     Returns a dict with per-task lists ``errors``, ``iterates`` (pre-update prediction vectors),

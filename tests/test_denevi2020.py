@@ -45,8 +45,11 @@ def test_environment_bad_input():
     with pytest.raises(InputError, match="num_train"):
         envs.low_variance_tasks(jax.random.key(0), num_tasks=2, num_points=10, num_train=10)
     with pytest.raises(InputError, match="task_spread"):
-        envs.low_variance_tasks(jax.random.key(0), envs.LowVarianceParams(
-            jnp.asarray(4.0), jnp.asarray(-1.0)), num_tasks=2)
+        envs.low_variance_tasks(
+            jax.random.key(0),
+            envs.LowVarianceParams(jnp.asarray(4.0), jnp.asarray(-1.0)),
+            num_tasks=2,
+        )
 
 
 def test_schools_loader(data_dir):
@@ -79,8 +82,12 @@ def test_split_is_a_permutation_of_each_task(data_dir):
         assert pooled[n_tr + n_te] == n_te
     # Task 0 of the split: its online and held-out points are exactly the points of one school.
     x = np.concatenate([np.asarray(block.x_train[0])[m[0]], np.asarray(block.x_test[0])[mt[0]]])
-    source = [t for t in range(139) if data.mask[t].sum() == len(x)
-              and np.allclose(np.sort(data.x[t][data.mask[t]], axis=0), np.sort(x, axis=0))]
+    source = [
+        t
+        for t in range(139)
+        if data.mask[t].sum() == len(x)
+        and np.allclose(np.sort(data.x[t][data.mask[t]], axis=0), np.sort(x, axis=0))
+    ]
     assert len(source) >= 1
     other = split_tasks(jax.random.key(2), data)
     assert not np.array_equal(np.asarray(other.mask_train), m)
@@ -97,20 +104,28 @@ def test_malformed_and_missing_files(tmp_path: Path):
     scipy.io.savemat(tmp_path / "lenk.mat", {"Traindata": np.ones((32, 14))})
     with pytest.raises(DataError, match="Testdata"):
         load_lenk(tmp_path)
-    scipy.io.savemat(tmp_path / "lenk.mat", {"Traindata": np.ones((32, 15)),
-                                             "Testdata": np.ones((4, 15))})
+    scipy.io.savemat(
+        tmp_path / "lenk.mat", {"Traindata": np.ones((32, 15)), "Testdata": np.ones((4, 15))}
+    )
     with pytest.raises(DataError, match="16 training and 4 test rows"):
         load_lenk(tmp_path)
 
 
 def test_quick_synthetic_reproduces_the_paper_qualitatively(tmp_path):
-    config = ExperimentConfig("denevi2020-synthetic", seeds=3, out=tmp_path, quick=True,
-                              quiet=True)
+    config = ExperimentConfig("denevi2020-synthetic", seeds=3, out=tmp_path, quick=True, quiet=True)
     result = EXPERIMENTS["denevi2020-synthetic"].load()(config)
     final = {(r.method, r.metric): r.mean for r in result.rows}
     methods = {r.method for r in result.rows}
-    assert methods == {"ITL", "Oracle", "Aggressive", "Lazy", "Aggressive_KT", "Lazy_KT",
-                       "Aggressive_SS", "Lazy_SS"}
+    assert methods == {
+        "ITL",
+        "Oracle",
+        "Aggressive",
+        "Lazy",
+        "Aggressive_KT",
+        "Lazy_KT",
+        "Aggressive_SS",
+        "Lazy_SS",
+    }
     assert {r.metric for r in result.rows} == set(den.METRICS)
     assert all(r.n_seeds == 3 for r in result.rows)
     cum = {m: final[(m, "cumulative_error")] for m in methods}
@@ -131,14 +146,18 @@ def test_quick_synthetic_reproduces_the_paper_qualitatively(tmp_path):
     assert mt.shape[1] == len(result.extra_config["synthetic_meta_test_checkpoints"])
     # The learned bias helps on unseen tasks: after training, far better than the initial 0.
     assert np.all(mt[:, -1] < mt[:, 0] - 0.5)
-    assert set(result.figures) == {"synthetic_cumulative_error.png", "synthetic_test_error.png",
-                                   "synthetic_meta_test_error.png"}
+    assert set(result.figures) == {
+        "synthetic_cumulative_error.png",
+        "synthetic_test_error.png",
+        "synthetic_meta_test_error.png",
+    }
     assert result.compile_seconds and result.compile_seconds > 0
 
 
 def test_quick_lenk_runs(tmp_path, data_dir):
-    config = ExperimentConfig("denevi2020-lenk", seeds=2, out=tmp_path, quick=True, quiet=True,
-                              data_dir=data_dir)
+    config = ExperimentConfig(
+        "denevi2020-lenk", seeds=2, out=tmp_path, quick=True, quiet=True, data_dir=data_dir
+    )
     result = EXPERIMENTS["denevi2020-lenk"].load()(config)
     methods = {r.method for r in result.rows}
     assert "Oracle" not in methods and len(methods) == 7

@@ -31,7 +31,7 @@ def test_rows_use_the_interface_names(quick_run):
             assert row.n_seeds == 3
             assert np.isfinite(row.mean) and row.mean > 0
     for method in ("geometric", "ridge-sgd", "ridge"):
-        assert (("identity", method, "identity_error") in rows)
+        assert ("identity", method, "identity_error") in rows
     assert {r.dataset for r in result.rows} == set(DATASETS)
     assert {r.method for r in result.rows} <= set(METHODS)
     assert {r.metric for r in result.rows} == {"excess_risk", "identity_error"}

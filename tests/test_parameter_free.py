@@ -49,8 +49,9 @@ def test_ons_fraction_bounded_wealth_positive(pattern):
     state = parameter_free.bettor_init(jnp.asarray(1.0))
     fractions, wealth = [], []
     for k, c in enumerate(coins, start=1):
-        state = parameter_free.bettor_update("ons", state, jnp.asarray(c, jnp.float32),
-                                             jnp.asarray(k))
+        state = parameter_free.bettor_update(
+            "ons", state, jnp.asarray(c, jnp.float32), jnp.asarray(k)
+        )
         fractions.append(float(state.betting_fraction))
         wealth.append(float(state.wealth))
     assert np.all(np.abs(fractions) <= 0.5)
@@ -86,8 +87,14 @@ def test_direction_magnitude_matches_reference(x64, bettor, wealth, scale):
     x0 = np.linspace(-0.3, 0.4, d)
     learner = parameter_free.direction_magnitude(bettor)
     params = parameter_free.DirectionMagnitudeParams(jnp.asarray(wealth), jnp.asarray(scale))
-    _, trace = run_oco(learner, params, jnp.asarray(x0), jnp.asarray(gs),
-                       losses.linear_objective, store_iterates=True)
+    _, trace = run_oco(
+        learner,
+        params,
+        jnp.asarray(x0),
+        jnp.asarray(gs),
+        losses.linear_objective,
+        store_iterates=True,
+    )
     dm = ref.DirectionMagnitude(bettor, d, wealth, scale)
     for k in range(n):
         w = x0 + dm.point()
@@ -102,8 +109,9 @@ def test_coin_betting_coordinatewise_matches_reference(x64, bettor):
     gs = np.clip(np.random.default_rng(4).normal(-0.2, 0.5, (n, d)), -1, 1)
     learner = parameter_free.coin_betting(bettor)
     params = parameter_free.CoinBettingParams(jnp.asarray(1.5), jnp.asarray(1.0))
-    _, trace = run_oco(learner, params, jnp.zeros(d), jnp.asarray(gs), losses.linear_objective,
-                       store_iterates=True)
+    _, trace = run_oco(
+        learner, params, jnp.zeros(d), jnp.asarray(gs), losses.linear_objective, store_iterates=True
+    )
     mags = [ref.Magnitude(bettor, 1.5) for _ in range(d)]
     for k in range(n):
         w = np.array([m.value() for m in mags])
@@ -130,8 +138,13 @@ def test_parameter_free_average_regret_vanishes():
     best = 0.5 * jnp.sum((zs - zs.mean(axis=0, keepdims=True)) ** 2, axis=1)
     params = parameter_free.DirectionMagnitudeParams(jnp.asarray(1.0), jnp.asarray(0.25))
     for bettor in ("kt", "ons"):
-        _, trace = run_oco(parameter_free.direction_magnitude(bettor), params, jnp.zeros(3), zs,
-                           losses.quadratic_objective)
+        _, trace = run_oco(
+            parameter_free.direction_magnitude(bettor),
+            params,
+            jnp.zeros(3),
+            zs,
+            losses.quadratic_objective,
+        )
         regret = np.cumsum(np.asarray(trace.loss - best))
         average = regret / np.arange(1, 3001)
         assert np.all(np.isfinite(average))
@@ -169,15 +182,25 @@ def test_vmap_over_wealth_equals_loop():
 def test_bad_initial_wealth(wealth):
     params = parameter_free.DirectionMagnitudeParams(jnp.asarray(wealth), jnp.asarray(1.0))
     with pytest.raises(InputError, match="initial_wealth"):
-        run_oco(parameter_free.direction_magnitude("kt"), params, jnp.zeros(2),
-                jnp.ones((3, 2)), losses.linear_objective)
+        run_oco(
+            parameter_free.direction_magnitude("kt"),
+            params,
+            jnp.zeros(2),
+            jnp.ones((3, 2)),
+            losses.linear_objective,
+        )
 
 
 def test_bad_scale_and_bettor():
     params = parameter_free.CoinBettingParams(jnp.asarray(1.0), jnp.asarray(0.0))
     with pytest.raises(InputError, match="gradient_scale"):
-        run_oco(parameter_free.coin_betting("ons"), params, jnp.zeros(2), jnp.ones((3, 2)),
-                losses.linear_objective)
+        run_oco(
+            parameter_free.coin_betting("ons"),
+            params,
+            jnp.zeros(2),
+            jnp.ones((3, 2)),
+            losses.linear_objective,
+        )
     with pytest.raises(InputError, match="bettor"):
         parameter_free.direction_magnitude("adagrad")
 
@@ -186,5 +209,10 @@ def test_nan_gradients_rejected():
     params = parameter_free.DirectionMagnitudeParams(jnp.asarray(1.0), jnp.asarray(1.0))
     zs = jnp.ones((3, 2)).at[1, 0].set(jnp.nan)
     with pytest.raises(InputError, match="zs"):
-        run_oco(parameter_free.direction_magnitude("kt"), params, jnp.zeros(2), zs,
-                losses.linear_objective)
+        run_oco(
+            parameter_free.direction_magnitude("kt"),
+            params,
+            jnp.zeros(2),
+            zs,
+            losses.linear_objective,
+        )

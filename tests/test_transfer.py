@@ -78,9 +78,13 @@ def _ref_source(xs, ys, width):
     return h, scores
 
 
-def _coefs(buffer):
-    n = int(K.held(buffer))
-    return np.asarray(buffer.coef)[:n]
+def _coefs(buffer, mode="gram"):
+    """The expansion's coefficients in the order the support vectors were added (the streams
+    of these tests run in pool order, so the pool layout's nonzero slots are in that order)."""
+    coef = np.asarray(buffer.coef)
+    if mode == "pool":
+        return coef[coef != 0]
+    return coef[: int(K.held(buffer))]
 
 
 def _compare(trace, expected, svs=None):
@@ -113,8 +117,9 @@ def _homogeneous_streams(homo):
     return h, h_out, n_h, g1, g2
 
 
+@pytest.mark.parametrize("mode", ["gram", "pool"])
 @pytest.mark.parametrize("method", ["PA", "PAIO", "OTL", "OTL_fixed", "HomOTL2"])
-def test_homogeneous_learners_match_reference(x64, homo, method):
+def test_homogeneous_learners_match_reference(x64, homo, method, mode):
     xs, ys, xt, yt = homo
     h, h_out, n_h, g1, g2 = _homogeneous_streams(homo)
     h_ref, _ = _ref_source(xs, ys, S1)
@@ -124,34 +129,36 @@ def test_homogeneous_learners_match_reference(x64, homo, method):
     if method == "PA":
         stream = R.kernel_stream(yt, grams=g2, dtype=jnp.float64)
         state, trace = R.run_kernel(
-            L.kernel_pa(n), L.KernelPAParams(_f64(C), _f64(S2)), stream, order
+            L.kernel_pa(n, mode), L.KernelPAParams(_f64(C), _f64(S2)), stream, order
         )
         expected = ref.kernel_pa(xt, yt, C, S2)
-        np.testing.assert_allclose(_coefs(state.buffer), expected["f"].coef, rtol=1e-9)
+        np.testing.assert_allclose(_coefs(state.buffer, mode), expected["f"].coef, rtol=1e-9)
     elif method == "PAIO":
         stream = R.kernel_stream(
             yt, grams=g1, offsets=h_out, base_support_vectors=n_h, dtype=jnp.float64
         )
-        state, trace = R.run_kernel(L.paio(n), L.KernelPAParams(_f64(C), _f64(S1)), stream, order)
+        state, trace = R.run_kernel(
+            L.paio(n, mode), L.KernelPAParams(_f64(C), _f64(S1)), stream, order
+        )
         expected = ref.kernel_pa(xt, yt, C, S1, init=h_ref)
-        np.testing.assert_allclose(_coefs(state.buffer), expected["f"].coef[n_h:], rtol=1e-9)
+        np.testing.assert_allclose(_coefs(state.buffer, mode), expected["f"].coef[n_h:], rtol=1e-9)
     elif method == "HomOTL2":
         beta = math.sqrt(n) / (math.sqrt(n) + math.sqrt(math.log(2)))
         stream = R.kernel_stream(
             yt, grams=g2, offsets=h_out, base_support_vectors=n_h, dtype=jnp.float64
         )
         state, trace = R.run_kernel(
-            L.homotl2(n), L.HomOTL2Params(_f64(C), _f64(S2), _f64(beta)), stream, order
+            L.homotl2(n, mode), L.HomOTL2Params(_f64(C), _f64(S2), _f64(beta)), stream, order
         )
         expected = ref.homotl2(xt, yt, h_ref, C, S2, beta)
         params = L.HomOTL2Params(_f64(C), _f64(S2), _f64(beta))
         np.testing.assert_allclose(
             np.asarray(L.homotl2_weights(state, params)), expected["weights"][-1], rtol=1e-9
         )
-        np.testing.assert_allclose(_coefs(state.buffer), expected["f"].coef, rtol=1e-9)
+        np.testing.assert_allclose(_coefs(state.buffer, mode), expected["f"].coef, rtol=1e-9)
     else:
         fixed = method == "OTL_fixed"
-        learner = L.otl_fixed(n) if fixed else L.otl(n)
+        learner = L.otl_fixed(n, mode) if fixed else L.otl(n, mode)
         stream = R.kernel_stream(
             yt, grams=g2, offsets=h_out, base_support_vectors=n_h, dtype=jnp.float64
         )
@@ -161,7 +168,7 @@ def test_homogeneous_learners_match_reference(x64, homo, method):
         np.testing.assert_allclose(
             np.exp(np.asarray(state.log_weights)), expected["weights"][-1], rtol=1e-9
         )
-        np.testing.assert_allclose(_coefs(state.buffer), expected["f"].coef, rtol=1e-9)
+        np.testing.assert_allclose(_coefs(state.buffer, mode), expected["f"].coef, rtol=1e-9)
         # per-step weights: run prefixes of the stream
         for t in (1, 7, 30):
             st, _ = R.run_kernel(learner, params, stream, order[:t])
@@ -182,8 +189,9 @@ def _hetero_streams(hetero):
     return x1, x2, h, h_out, g1, g2
 
 
+@pytest.mark.parametrize("mode", ["gram", "pool"])
 @pytest.mark.parametrize("method", ["COTL", "COTL0", "SCT"])
-def test_heterogeneous_learners_match_reference(x64, hetero, method):
+def test_heterogeneous_learners_match_reference(x64, hetero, method, mode):
     xs, ys, xt, yt, k = hetero
     x1, x2, h, h_out, g1, g2 = _hetero_streams(hetero)
     h_ref, _ = _ref_source(xs, ys, S1)
@@ -195,11 +203,13 @@ def test_heterogeneous_learners_match_reference(x64, hetero, method):
             yt, grams=(g1, g2), offsets=(h_out, zeros), base_support_vectors=n_h, dtype=jnp.float64
         )
         state, trace = R.run_kernel(
-            L.sct(n), L.SCTParams(_f64(C), _f64(S1), _f64(3.0)), stream, np.arange(n)
+            L.sct(n, mode), L.SCTParams(_f64(C), _f64(S1), _f64(3.0)), stream, np.arange(n)
         )
         expected = ref.sct(x1, x2, yt, h_ref, C, S1, 3.0)
-        np.testing.assert_allclose(_coefs(state.buffer1), expected["f1"].coef[n_h:], rtol=1e-9)
-        np.testing.assert_allclose(_coefs(state.buffer2), expected["f2"].coef, rtol=1e-9)
+        np.testing.assert_allclose(
+            _coefs(state.buffer1, mode), expected["f1"].coef[n_h:], rtol=1e-9
+        )
+        np.testing.assert_allclose(_coefs(state.buffer2, mode), expected["f2"].coef, rtol=1e-9)
     else:
         with_h = method == "COTL"
         stream = R.kernel_stream(
@@ -210,11 +220,13 @@ def test_heterogeneous_learners_match_reference(x64, hetero, method):
             dtype=jnp.float64,
         )
         params = L.COTLParams(_f64(C), _f64(S1), _f64(3.0), _f64(0.7), _f64(1.6))
-        state, trace = R.run_kernel(L.cotl(n), params, stream, np.arange(n))
+        state, trace = R.run_kernel(L.cotl(n, mode), params, stream, np.arange(n))
         expected = ref.cotl(x1, x2, yt, h_ref if with_h else None, C, S1, 3.0, 0.7, 1.6)
         skip = n_h if with_h else 0
-        np.testing.assert_allclose(_coefs(state.buffer1), expected["f1"].coef[skip:], rtol=1e-9)
-        np.testing.assert_allclose(_coefs(state.buffer2), expected["f2"].coef, rtol=1e-9)
+        np.testing.assert_allclose(
+            _coefs(state.buffer1, mode), expected["f1"].coef[skip:], rtol=1e-9
+        )
+        np.testing.assert_allclose(_coefs(state.buffer2, mode), expected["f2"].coef, rtol=1e-9)
     _compare(trace, expected)
 
 
@@ -235,6 +247,78 @@ def test_linear_pa_matches_reference(x64, homo):
     scores, weights = ref.linear_pa(np.asarray(xs), yt, 0.3)
     np.testing.assert_allclose(np.asarray(trace.prediction), scores, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(np.asarray(trace.iterate)[1:], weights[:-1], rtol=1e-10, atol=1e-12)
+
+
+def test_combined_homogeneous_methods_equal_separate_runs(x64, homo):
+    """The four methods in one scan (shared f, pool layout) give each method's own run, step by
+    step, also under vmap over permutations."""
+    xs, ys, xt, yt = homo
+    h, h_out, n_h, g1, g2 = _homogeneous_streams(homo)
+    n = len(yt)
+    h_ref, _ = _ref_source(xs, ys, S1)
+    combined = R.kernel_stream(
+        yt,
+        grams=(g2, g1),
+        offsets=(h_out, h_out),
+        base_support_vectors=(0, n_h, n_h, n_h),
+        dtype=jnp.float64,
+    )
+    params = L.HomogeneousParams(_f64(C), _f64(S2), _f64(S1), _f64(0.5))
+    _, trace = R.run_kernel(L.homogeneous_methods(n), params, combined, np.arange(n))
+    expected = {
+        "PA": ref.kernel_pa(xt, yt, C, S2),
+        "PAIO": ref.kernel_pa(xt, yt, C, S1, init=h_ref),
+        "OTL_fixed": ref.otl(xt, yt, h_ref, C, S2, 0.5, fixed=True),
+        "OTL": ref.otl(xt, yt, h_ref, C, S2, 0.5),
+    }
+    for j, method in enumerate(L.HOMOGENEOUS_HEADS):
+        _compare(jax.tree_util.tree_map(lambda a, j=j: a[..., j], trace), expected[method])
+    # vmap over orders, against the separate gram-mode (index buffer) learners
+    orders = R.permutations(jax.random.key(2), 3, n)
+    _, batched = R.run_permutations(L.homogeneous_methods(n), params, combined, orders)
+    with_h = R.kernel_stream(
+        yt, grams=g2, offsets=h_out, base_support_vectors=n_h, dtype=jnp.float64
+    )
+    separate = {
+        "PA": (
+            L.kernel_pa(n),
+            L.KernelPAParams(_f64(C), _f64(S2)),
+            R.kernel_stream(yt, grams=g2, dtype=jnp.float64),
+        ),
+        "PAIO": (
+            L.paio(n),
+            L.KernelPAParams(_f64(C), _f64(S1)),
+            R.kernel_stream(
+                yt, grams=g1, offsets=h_out, base_support_vectors=n_h, dtype=jnp.float64
+            ),
+        ),
+        "OTL_fixed": (L.otl_fixed(n), L.OTLParams(_f64(C), _f64(S2), _f64(0.5)), with_h),
+        "OTL": (L.otl(n), L.OTLParams(_f64(C), _f64(S2), _f64(0.5)), with_h),
+    }
+    for j, method in enumerate(L.HOMOGENEOUS_HEADS):
+        _, single = R.run_permutations(*separate[method], orders)
+        np.testing.assert_allclose(
+            np.asarray(batched.score[..., j]), np.asarray(single.score), rtol=1e-9, atol=1e-10
+        )
+        np.testing.assert_array_equal(np.asarray(batched.mistake[..., j]), single.mistake)
+        np.testing.assert_array_equal(
+            np.asarray(batched.support_vectors[..., j]), single.support_vectors
+        )
+
+
+def test_pool_mode_needs_capacity_equal_to_pool(homo):
+    _, _, xt, yt = homo
+    n = len(yt)
+    stream = R.kernel_stream(yt, grams=K.gram_matrix(K.squared_distances(xt), S2))
+    with pytest.raises(InputError, match="capacity"):
+        R.run_kernel(
+            L.kernel_pa(n - 1, "pool"),
+            L.KernelPAParams(jnp.asarray(C), jnp.asarray(S2)),
+            stream,
+            np.arange(n),
+        )
+    with pytest.raises(InputError, match="base_support_vectors"):
+        R.kernel_stream(yt, grams=np.eye(n), base_support_vectors=(0, -1))
 
 
 def test_gram_and_direct_modes_agree(x64, homo):

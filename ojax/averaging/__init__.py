@@ -4,8 +4,8 @@
   ``(eta, lambda)`` in both conventions, float32-safe weight formulas;
 * :mod:`~ojax.averaging.averagers`: streaming averagers any learner can carry, and the same
   averages as functions of stored iterates;
-* :mod:`~ojax.averaging.least_squares`: least-squares SGD (iterates stored on request), regularized SGD and
-  closed-form ridge as comparators, exact means;
+* :mod:`~ojax.averaging.least_squares`: least-squares SGD (iterates stored on request),
+  regularized SGD and closed-form ridge as comparators, exact means;
 * :mod:`~ojax.averaging.path`: the regularization path of one SGD pass (product, chunked or
   streamed) and model selection on held-out data;
 * :mod:`~ojax.averaging.reduction`: chunk statistics, the associative merge, prefix averages by
@@ -28,6 +28,23 @@ from ojax.averaging.averagers import (
     tail_average,
     tail_averager,
 )
+from ojax.averaging.least_squares import (
+    RidgeSGDParams,
+    RidgeSGDState,
+    SGDParams,
+    SGDState,
+    expected_ridge_sgd,
+    expected_sgd_iterates,
+    least_squares_ridge_sgd,
+    least_squares_sgd,
+    ridge_regression,
+    ridge_sgd,
+    ridge_sgd_runs,
+    ridge_solution,
+    sgd,
+    sgd_final,
+    sgd_iterates,
+)
 from ojax.averaging.path import (
     PathResult,
     array_blocks,
@@ -47,23 +64,6 @@ from ojax.averaging.reduction import (
     merge,
     prefix_averages,
     sharded_geometric_average,
-)
-from ojax.averaging.least_squares import (
-    RidgeSGDParams,
-    RidgeSGDState,
-    SGDParams,
-    SGDState,
-    expected_ridge_sgd,
-    expected_sgd_iterates,
-    least_squares_ridge_sgd,
-    least_squares_sgd,
-    ridge_regression,
-    ridge_sgd,
-    ridge_sgd_runs,
-    ridge_solution,
-    sgd,
-    sgd_final,
-    sgd_iterates,
 )
 from ojax.averaging.weights import (
     CONVENTIONS,

@@ -7,7 +7,8 @@ For iterates ``w_0..w_n`` (``w_0`` included in every average):
     tail (tau):      (1/(n-tau)) sum_{t=tau+1..n} w_t,       0 <= tau < n
 
 The geometric average weights EARLY iterates (it is a regularizer: it converges to ridge
-regression, see :mod:`ojax.averaging.least_squares`); an exponential moving average weights late ones.
+regression, see :mod:`ojax.averaging.least_squares`); an exponential moving average weights
+late ones.
 
 A streaming :class:`Averager` is a ``NamedTuple`` of pure functions whose state any learner can
 carry: ``init(params, w0)``, ``update(state, params, w)`` (one more iterate), ``average(state,

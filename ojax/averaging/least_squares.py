@@ -133,6 +133,8 @@ def ridge_sgd() -> OCOLearner:
 def check_ridge(learning_rate: ArrayLike, regularization: ArrayLike) -> None:
     """Raises unless ``0 <= lambda < 1/gamma`` (the shrinkage factor ``1 - gamma lambda > 0``)."""
     check_range("regularization", regularization, 0.0, None)
+    if isinstance(learning_rate, jax.core.Tracer) or isinstance(regularization, jax.core.Tracer):
+        return  # checked on concrete values only (free under jit / vmap)
     gamma = np.asarray(learning_rate, np.float64)
     lam = np.asarray(regularization, np.float64)
     bad = ~(gamma * lam < 1.0)
@@ -158,7 +160,10 @@ def least_squares_sgd(initial_point: ArrayLike, averager: _avg.Averager | None =
 
 
 def least_squares_ridge_sgd(initial_point: ArrayLike) -> Predictor:
-    """Regularized least-squares SGD shrinking towards ``initial_point`` (:class:`RidgeSGDParams`)."""
+    """Regularized least-squares SGD shrinking towards ``initial_point``.
+
+    Params: :class:`RidgeSGDParams`.
+    """
     return linear_predictor(ridge_sgd(), losses.square, jnp.asarray(initial_point))
 
 
@@ -242,7 +247,8 @@ def _ridge_runs(xs, ys, gamma, lam, w0, unroll=4):
     def step(v, example):
         x, y = example
         residual = v @ x - y  # (L,)
-        v = v - (gamma * residual)[:, None] * x[None, :] - (gamma * lam)[:, None] * (v - w0[None, :])
+        shrink = (gamma * lam)[:, None] * (v - w0[None, :])
+        v = v - (gamma * residual)[:, None] * x[None, :] - shrink
         return v, None
 
     v0 = jnp.broadcast_to(w0, (gamma.shape[0], w0.shape[0]))

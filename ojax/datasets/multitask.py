@@ -57,9 +57,7 @@ def _unit_rows(x: np.ndarray, path, name: str) -> np.ndarray:
     return x / norms
 
 
-def load_schools(
-    data_dir: str | os.PathLike | None = None, dtype=np.float32
-) -> PooledTasks:
+def load_schools(data_dir: str | os.PathLike | None = None, dtype=np.float32) -> PooledTasks:
     """Loads Schools (139 tasks, 22 to 251 students) with the spec's preprocessing.
 
     Args:
@@ -171,8 +169,12 @@ def split_tasks_core(
     mask_train = index[None, :] < num_train[:, None]
     mask_test = (index[None, :] >= num_train[:, None]) & (index[None, :] < sizes[:, None])
     return TaskBlock(
-        xs[:, :num_train_max], ys[:, :num_train_max], mask_train[:, :num_train_max],
-        xs, ys, mask_test,
+        xs[:, :num_train_max],
+        ys[:, :num_train_max],
+        mask_train[:, :num_train_max],
+        xs,
+        ys,
+        mask_test,
     )
 
 

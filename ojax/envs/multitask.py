@@ -40,8 +40,9 @@ def default_low_variance_params(dtype=jnp.float32) -> LowVarianceParams:
     return LowVarianceParams(jnp.asarray(4.0, dtype), jnp.asarray(1.0, dtype))
 
 
-def _one_task(key: Array, params: LowVarianceParams, num_points: int, dim: int, num_train: int,
-              dtype):
+def _one_task(
+    key: Array, params: LowVarianceParams, num_points: int, dim: int, num_train: int, dtype
+):
     # Two draws per task (one normal vector, one uniform vector): few random ops compile fast.
     k_normal, k_split = jax.random.split(key)
     z = jax.random.normal(k_normal, (num_points * dim + dim + num_points,), dtype)
@@ -57,8 +58,9 @@ def _one_task(key: Array, params: LowVarianceParams, num_points: int, dim: int, 
     return x[train], y[train], x[test], y[test], w
 
 
-@functools.partial(jax.jit, static_argnames=("num_tasks", "num_points", "dim", "num_train",
-                                             "first_task", "dtype"))
+@functools.partial(
+    jax.jit, static_argnames=("num_tasks", "num_points", "dim", "num_train", "first_task", "dtype")
+)
 def _tasks(key, params, num_tasks, num_points, dim, num_train, first_task, dtype):
     keys = jax.vmap(lambda t: jax.random.fold_in(key, t))(
         jnp.arange(first_task, first_task + num_tasks)

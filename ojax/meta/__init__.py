@@ -1,4 +1,4 @@
-"""Online multi-task / meta-learning of a bias: Aggressive, Lazy, ITL, Oracle, tuned-OGD baselines."""
+"""Online multi-task / meta-learning of a bias: Aggressive, Lazy, ITL, Oracle, tuned OGD."""
 
 from ojax.meta.learners import (
     COUNTERS,

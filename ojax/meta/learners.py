@@ -163,7 +163,8 @@ def biased_within_task(
     ::
 
         w_i = m_i v_i + theta                      (prediction vector of point i)
-        g_i = loss'(<x_i, w_i>, y_i) x_i           (absolute loss: +x_i if y_i < <x_i, w_i> else -x_i)
+        g_i = loss'(<x_i, w_i>, y_i) x_i           (absolute loss: s x_i, s = +1 if y_i < <x_i, w_i>
+                                                    else -1)
         (v, m) <- direction-magnitude step on g_i with count i (reset every task)
         w_bar = mean(w_1..w_n)                     (the task's estimator)
 
@@ -225,8 +226,9 @@ def biased_within_task(
     def freeze(params, theta):
         return params._replace(bias=theta)
 
-    return MetaLearner(init, begin_task, predict, update, end_task, bias, task_average, freeze,
-                       None, _check_fixed)
+    return MetaLearner(
+        init, begin_task, predict, update, end_task, bias, task_average, freeze, None, _check_fixed
+    )
 
 
 def _meta_learner(dim, bettor, loss, dtype, lazy_update: bool, counter: str) -> MetaLearner:
@@ -237,8 +239,13 @@ def _meta_learner(dim, bettor, loss, dtype, lazy_update: bool, counter: str) -> 
 
     def init(params: MetaParams) -> MetaState:
         zero = jnp.zeros((), jnp.int32)
-        return MetaState(dm_init(_meta_params(params), zeros), dm_init(_inner_params(params), zeros),
-                         _within_init(dim, dtype), zero, zero)
+        return MetaState(
+            dm_init(_meta_params(params), zeros),
+            dm_init(_inner_params(params), zeros),
+            _within_init(dim, dtype),
+            zero,
+            zero,
+        )
 
     def begin_task(state, params, task_size):
         task = _within_init(dim, dtype)._replace(size=jnp.asarray(task_size, jnp.int32))
@@ -281,8 +288,9 @@ def _meta_learner(dim, bettor, loss, dtype, lazy_update: bool, counter: str) -> 
     def freeze(params, theta):
         return FixedBiasParams(theta, params.inner_wealth, params.gradient_scale)
 
-    return MetaLearner(init, begin_task, predict, update, end_task, bias, task_average, freeze,
-                       fixed, _check_meta)
+    return MetaLearner(
+        init, begin_task, predict, update, end_task, bias, task_average, freeze, fixed, _check_meta
+    )
 
 
 def _keep_if(keep, new, old):
@@ -442,8 +450,9 @@ def _ogd_learner(dim, loss, dtype, mode: str) -> MetaLearner:
         return OGDFixedParams(theta, params.inner_step)
 
     check = _check_ogd_fixed if mode == "fixed" else _check_ogd_meta
-    return MetaLearner(init, begin_task, predict, update, end_task, bias, task_average, freeze,
-                       fixed, check)
+    return MetaLearner(
+        init, begin_task, predict, update, end_task, bias, task_average, freeze, fixed, check
+    )
 
 
 def ogd_within_task(

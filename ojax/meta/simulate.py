@@ -186,7 +186,7 @@ def cumulative_error(errors: Array, mask: Array) -> np.ndarray:
 
     Every batch element must have the same number of real points.
     """
-    errors = np.asarray(errors)
+    errors = np.asarray(errors, np.float64)
     mask = np.asarray(mask, bool)
     lead = errors.shape[:-2]
     flat_e = errors.reshape(lead + (-1,))
@@ -200,7 +200,7 @@ def cumulative_error(errors: Array, mask: Array) -> np.ndarray:
 
 def test_error_curve(test_errors: Array) -> np.ndarray:
     """The multi-task test error curve: after ``t`` tasks, ``mean(test_1..test_t)``."""
-    tests = np.asarray(test_errors)
+    tests = np.asarray(test_errors, np.float64)
     return np.cumsum(tests, axis=-1) / np.arange(1, tests.shape[-1] + 1)
 
 
@@ -232,7 +232,8 @@ def grid_scores_core(
     def one(params):
         trace = run_meta_core(learner, params, tasks, loss, record_errors=False)
         final = jnp.sum(trace.task_errors) / jnp.sum(trace.num_points).astype(
-            trace.task_errors.dtype)
+            trace.task_errors.dtype
+        )
         if validation is None:
             return final, jnp.full((), jnp.nan, final.dtype)
         val = meta_test_core(learner, params, trace.biases[-1:], validation, loss)[0]

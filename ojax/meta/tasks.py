@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -62,8 +61,10 @@ def check_task_block(name: str, tasks: TaskBlock, batch_dims: int = 0) -> None:
     check_shape(f"{name}.mask_test", tasks.mask_test, test_lead)
     for field in ("mask_train", "mask_test"):
         if jnp.asarray(getattr(tasks, field)).dtype != jnp.bool_:
-            raise InputError(f"{name}.{field} must be boolean, got dtype "
-                             f"{jnp.asarray(getattr(tasks, field)).dtype}")
+            raise InputError(
+                f"{name}.{field} must be boolean, got dtype "
+                f"{jnp.asarray(getattr(tasks, field)).dtype}"
+            )
     for field in ("x_train", "y_train", "x_test", "y_test"):
         check_finite(f"{name}.{field}", getattr(tasks, field))
 
@@ -100,6 +101,10 @@ def task_slice(tasks: TaskBlock, start: int, stop: int) -> TaskBlock:
     x_sl = (..., slice(start, stop), slice(None), slice(None))
     y_sl = (..., slice(start, stop), slice(None))
     return TaskBlock(
-        tasks.x_train[x_sl], tasks.y_train[y_sl], tasks.mask_train[y_sl],
-        tasks.x_test[x_sl], tasks.y_test[y_sl], tasks.mask_test[y_sl],
+        tasks.x_train[x_sl],
+        tasks.y_train[y_sl],
+        tasks.mask_train[y_sl],
+        tasks.x_test[x_sl],
+        tasks.y_test[y_sl],
+        tasks.mask_test[y_sl],
     )

@@ -264,17 +264,24 @@ def _register() -> None:
     for bettor in BETTORS:
         register_learner(
             LearnerEntry(
-                f"direction_magnitude_{bettor}", "oco",
+                f"direction_magnitude_{bettor}",
+                "oco",
                 lambda d, b=bettor: direction_magnitude(b),
-                default(DirectionMagnitudeParams), grid(DirectionMagnitudeParams),
-                unit_ball_stream, "linear",
+                default(DirectionMagnitudeParams),
+                grid(DirectionMagnitudeParams),
+                unit_ball_stream,
+                "linear",
             )
         )
         register_learner(
             LearnerEntry(
-                f"coin_betting_{bettor}", "oco", lambda d, b=bettor: coin_betting(b),
-                default(CoinBettingParams), grid(CoinBettingParams),
-                unit_ball_stream, "linear",
+                f"coin_betting_{bettor}",
+                "oco",
+                lambda d, b=bettor: coin_betting(b),
+                default(CoinBettingParams),
+                grid(CoinBettingParams),
+                unit_ball_stream,
+                "linear",
             )
         )
 

@@ -15,8 +15,11 @@ from ojax.transfer.kernels import (
     squared_distances,
 )
 from ojax.transfer.learners import (
+    HOMOGENEOUS_HEADS,
     AveragedPAState,
     COTLParams,
+    HomogeneousParams,
+    HomogeneousState,
     HomOTL2Params,
     HomOTL2State,
     KernelLearner,
@@ -29,6 +32,7 @@ from ojax.transfer.learners import (
     averaged_kernel_pa,
     cotl,
     cotl0,
+    homogeneous_methods,
     homotl2,
     homotl2_weights,
     kernel_pa,
@@ -51,6 +55,9 @@ from ojax.transfer.runner import (
 __all__ = [
     "AveragedPAState",
     "COTLParams",
+    "HOMOGENEOUS_HEADS",
+    "HomogeneousParams",
+    "HomogeneousState",
     "HomOTL2Params",
     "HomOTL2State",
     "KernelLearner",
@@ -72,6 +79,7 @@ __all__ = [
     "gaussian_kernel",
     "gram_matrix",
     "homotl2",
+    "homogeneous_methods",
     "homotl2_weights",
     "kernel_pa",
     "kernels",

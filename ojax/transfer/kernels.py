@@ -4,18 +4,24 @@ A kernel classifier is ``f(x) = sum_j alpha_j k(x_j, x)``. To run under ``jit`` 
 ``vmap`` the expansion lives in a :class:`SVBuffer` of static capacity with a count of the
 support vectors added so far (unused slots hold a zero coefficient, so they add nothing).
 
-Two modes give the kernel values ``k(x_j, x)`` of the buffer against the current example:
+Three modes give the kernel values ``k(x_j, x)`` of the buffer against the current example:
 
 * ``"gram"``: the stream fits in memory. The squared distances of the whole pool are computed
   once with ONE matrix product, ``D_ij = n_i + n_j - 2 <x_i, x_j>`` with ``n_i = ||x_i||^2``
   (:func:`squared_distances`), the Gram matrix ``K = exp(-D / (2 sigma^2))`` once per width
   (:func:`gram_matrix`), and both are shared by every permutation and every method. An example
   is then its row index in the pool; the buffer stores indices and reads ``K[i, keys]``.
+* ``"pool"``: the Gram matrix as in ``"gram"``, with the expansion stored by POOL INDEX: the
+  buffer's capacity is the pool size ``N``, slot ``j`` is pool row ``j`` (``keys = arange(N)``)
+  and ``coef`` is a dense vector over the pool, so ``f(x_i) = K[i, :] @ coef`` is a contiguous
+  row read and a dot product, and an update is ``coef[i] += value``. There is no budget (the
+  whole pool fits); an example met twice accumulates in its slot, which is the same expansion.
+  This is the fast layout when the whole stream is known in advance.
 * ``"direct"``: kernel values are computed on the fly from the stored vectors (the buffer
   stores ``(capacity, d)`` features). Use it when the pool does not fit in memory.
 
-Budget: ``capacity`` may be smaller than the stream. What happens when the buffer is full is a
-static choice (``when_full``):
+Budget (``"gram"`` and ``"direct"`` modes): ``capacity`` may be smaller than the stream. What
+happens when the buffer is full is a static choice (``when_full``):
 
 * ``"replace_oldest"`` (default): the new support vector overwrites the oldest one (a ring
   buffer), so the expansion keeps the ``capacity`` most recent support vectors;
@@ -38,7 +44,7 @@ from ojax.core import Array
 from ojax.validation import InputError, check_choice, check_int, check_positive
 
 KERNELS = ("gaussian", "linear")
-MODES = ("gram", "direct")
+MODES = ("gram", "pool", "direct")
 WHEN_FULL = ("replace_oldest", "discard")
 
 
@@ -183,6 +189,8 @@ def empty_buffer(capacity: int, mode: str, dim: int | None = None, dtype: Any = 
     dtype = jnp.zeros(()).dtype if dtype is None else dtype
     if mode == "gram":
         keys = jnp.zeros((capacity,), jnp.int32)
+    elif mode == "pool":
+        keys = jnp.arange(capacity, dtype=jnp.int32)  # slot j holds pool row j
     else:
         keys = jnp.zeros((capacity, dim), dtype)
     return SVBuffer(keys, jnp.zeros((capacity,), dtype), jnp.zeros((), jnp.int32))
@@ -197,6 +205,9 @@ def kernel_values(
     buffer: SVBuffer, point: KernelPoint, width: Array, mode: str, kernel: str
 ) -> Array:
     """``k(key_j, x)`` for every slot, shape ``(capacity,)``."""
+    if mode == "pool":
+        _check_pool(buffer, point)
+        return point.row
     if mode == "gram":
         return point.row[buffer.keys]
     return kernel_function(kernel)(buffer.keys, point.key[None, :], width)
@@ -204,7 +215,7 @@ def kernel_values(
 
 def self_kernel(point: KernelPoint, width: Array, mode: str, kernel: str) -> Array:
     """``k(x, x)`` (1 for the Gaussian kernel)."""
-    if mode == "gram":
+    if mode in ("gram", "pool"):
         return point.row[point.key]
     return kernel_function(kernel)(point.key, point.key, width)
 
@@ -214,14 +225,36 @@ def evaluate(buffer: SVBuffer, point: KernelPoint, width: Array, mode: str, kern
     return jnp.dot(buffer.coef, kernel_values(buffer, point, width, mode, kernel))
 
 
+def _check_pool(buffer: SVBuffer, point: KernelPoint) -> None:
+    """The ``"pool"`` layout needs one slot per pool row (a static shape check at trace time)."""
+    if point.row is None or point.row.shape[-1] != buffer.coef.shape[-1]:
+        size = None if point.row is None else point.row.shape[-1]
+        raise InputError(
+            f"capacity: the 'pool' mode needs capacity equal to the pool size (Gram rows of "
+            f"length N), got capacity={buffer.coef.shape[-1]} and N={size}"
+        )
+
+
 def add(
-    buffer: SVBuffer, point: KernelPoint, value: Array, accept: Array, when_full: str
+    buffer: SVBuffer,
+    point: KernelPoint,
+    value: Array,
+    accept: Array,
+    when_full: str,
+    mode: str = "gram",
 ) -> SVBuffer:
     """Adds ``value * k(x, .)`` to the expansion when ``accept`` (a traced bool).
 
-    The slot is ``count`` while there is room; when the buffer is full, ``"replace_oldest"``
-    overwrites slot ``count % capacity`` (the oldest) and ``"discard"`` drops the new term.
+    ``"gram"`` / ``"direct"``: the slot is ``count`` while there is room; when the buffer is
+    full, ``"replace_oldest"`` overwrites slot ``count % capacity`` (the oldest) and
+    ``"discard"`` drops the new term. ``"pool"``: ``coef[key] += value`` (``when_full`` does not
+    apply).
     """
+    if mode == "pool":
+        coef = buffer.coef.at[point.key].add(
+            jnp.where(accept, value, 0.0).astype(buffer.coef.dtype)
+        )
+        return SVBuffer(buffer.keys, coef, buffer.count + accept.astype(jnp.int32))
     capacity = buffer.coef.shape[0]
     if when_full == "replace_oldest":
         slot = jnp.remainder(buffer.count, capacity)

@@ -84,7 +84,7 @@ def _pa_step(
     kxx = K.self_kernel(point, width, mode, kernel)
     tau = jnp.minimum(C, loss / jnp.where(kxx > 0, kxx, 1.0))
     tau = jnp.where(kxx > 0, tau, C)
-    return K.add(buffer, point, y * tau, loss > 0, when_full)
+    return K.add(buffer, point, y * tau, loss > 0, when_full, mode)
 
 
 # --------------------------------------------------------------------------- kernel PA-I
@@ -113,8 +113,11 @@ def kernel_pa(
         l = max(0, 1 - y s);  if l > 0:  tau = min(C, l / k(x, x)),  f <- f + y tau k(x, .)
 
     Args:
-      capacity: buffer size (static); the stream length for an exact run.
-      mode: ``"gram"`` (points are pool indices with Gram rows) or ``"direct"`` (features).
+      capacity: buffer size (static); the stream length for an exact run; in ``"pool"`` mode
+        the pool size ``N``.
+      mode: ``"gram"`` (points are pool indices with Gram rows), ``"pool"`` (the same points,
+        coefficients stored densely by pool index: the fast exact layout, no budget) or
+        ``"direct"`` (features).
       kernel: ``"gaussian"`` or ``"linear"`` (``"direct"`` mode; a Gram is data).
       when_full: ``"replace_oldest"`` or ``"discard"`` (see :mod:`ojax.transfer.kernels`).
       dim: feature dimension (``"direct"`` mode only).
@@ -503,8 +506,8 @@ def cotl(
             params.C,
         )
         accept = loss > 0
-        buffer1 = K.add(state.buffer1, p1, tau / (2.0 * g1) * y, accept, when_full)
-        buffer2 = K.add(state.buffer2, p2, tau / (2.0 * g2) * y, accept, when_full)
+        buffer1 = K.add(state.buffer1, p1, tau / (2.0 * g1) * y, accept, when_full, mode)
+        buffer2 = K.add(state.buffer2, p2, tau / (2.0 * g2) * y, accept, when_full, mode)
         return TwoViewState(buffer1, buffer2)
 
     def check_params(params: COTLParams) -> None:
@@ -601,5 +604,116 @@ def sct(
 
     def support_vectors(state: TwoViewState) -> Array:
         return K.held(state.buffer1) + K.held(state.buffer2)
+
+    return KernelLearner(init, predict, update, check_params, support_vectors, 2)
+
+
+# ---------------------------------------------- the four homogeneous methods in one scan
+
+
+class HomogeneousParams(NamedTuple):
+    C: Array  # PA-I aggressiveness of every expansion, C > 0, shape ()
+    width: Array  # sigma_2 of PA and of OTL's f ("direct" mode), shape ()
+    source_width: Array  # sigma_1 of PAIO ("direct" mode), shape ()
+    learning_rate: Array  # eta > 0 of OTL's weights, shape ()
+
+
+class HomogeneousState(NamedTuple):
+    f: SVBuffer  # the PA-I expansion at sigma_2: PA's classifier, and OTL's / OTL(fixed)'s f
+    paio: SVBuffer  # PAIO's terms at sigma_1 (h is the offset)
+    log_weights: Array  # (2,) OTL's normalized log-weights
+    fixed_log_weights: Array  # (2,) OTL(fixed)'s, log(1/2) throughout
+
+
+HOMOGENEOUS_HEADS = ("PA", "PAIO", "OTL_fixed", "OTL")
+
+
+def homogeneous_methods(
+    capacity: int,
+    mode: str = "pool",
+    kernel: str = "gaussian",
+    when_full: str = "replace_oldest",
+    dim: int | None = None,
+) -> KernelLearner:
+    """PA, PAIO, OTL(fixed) and OTL run together on one stream (one scan, shared work).
+
+    The four methods of the homogeneous experiment, each computed by its own learner
+    (:func:`kernel_pa`, :func:`paio`, :func:`otl_fixed`, :func:`otl`), with one state
+    shared where the algorithms coincide: OTL's and OTL(fixed)'s ``f`` are PA-I runs at the
+    same width on their own hinge loss, i.e. exactly PA's classifier, so the three share the
+    expansion ``f`` (updated once, by OTL's update). PAIO keeps its own expansion at
+    ``source_width``. ``predict`` returns the four scores in the order of
+    :data:`HOMOGENEOUS_HEADS` and ``support_vectors`` the four counts (the runner adds
+    ``|SV(h)|`` per head from a ``(4,)`` ``base_support_vectors``).
+
+    An example is a pair of points ``(p_target, p_source)`` of the same pool row: the Gram row
+    at ``width`` and at ``source_width``, both carrying ``h(x)`` as offset (PA sees offset 0).
+
+    Examples:
+      >>> import jax.numpy as jnp
+      >>> from ojax.transfer import HomogeneousParams, KernelPoint, homogeneous_methods
+      >>> learner = homogeneous_methods(4, mode="direct", dim=2)
+      >>> one = jnp.array(1.0)
+      >>> params = HomogeneousParams(jnp.array(5.0), one, one, jnp.array(0.5))
+      >>> p = KernelPoint(jnp.array([1.0, 0.0]), None, jnp.array(0.6))
+      >>> state = learner.update(learner.init(params), params, (p, p), one)
+      >>> print([round(float(s), 3) for s in learner.predict(state, params, (p, p))])
+      [1.0, 1.0, 0.4, 0.395]
+    """
+    pa = kernel_pa(capacity, mode, kernel, when_full, dim)
+    paio_learner = paio(capacity, mode, kernel, when_full, dim)
+    adaptive = otl(capacity, mode, kernel, when_full, dim)
+    fixed = otl_fixed(capacity, mode, kernel, when_full, dim)
+
+    def _split(params: HomogeneousParams):
+        pa_params = KernelPAParams(params.C, params.width)
+        paio_params = KernelPAParams(params.C, params.source_width)
+        otl_params = OTLParams(params.C, params.width, params.learning_rate)
+        return pa_params, paio_params, otl_params
+
+    def init(params: HomogeneousParams) -> HomogeneousState:
+        pa_params, paio_params, otl_params = _split(params)
+        start = adaptive.init(otl_params)
+        return HomogeneousState(
+            start.buffer,
+            paio_learner.init(paio_params).buffer,
+            start.log_weights,
+            fixed.init(otl_params).log_weights,
+        )
+
+    def _points(x: Any):
+        p_target, p_source = x
+        return p_target._replace(offset=jnp.zeros_like(p_target.offset)), p_target, p_source
+
+    def predict(state: HomogeneousState, params: HomogeneousParams, x: Any) -> Array:
+        pa_params, paio_params, otl_params = _split(params)
+        p_plain, p_target, p_source = _points(x)
+        return jnp.stack(
+            [
+                pa.predict(KernelPAState(state.f), pa_params, p_plain),
+                paio_learner.predict(KernelPAState(state.paio), paio_params, p_source),
+                fixed.predict(OTLState(state.f, state.fixed_log_weights), otl_params, p_target),
+                adaptive.predict(OTLState(state.f, state.log_weights), otl_params, p_target),
+            ]
+        )
+
+    def update(
+        state: HomogeneousState, params: HomogeneousParams, x: Any, y: Array
+    ) -> HomogeneousState:
+        _, paio_params, otl_params = _split(params)
+        _, p_target, p_source = _points(x)
+        # OTL's update moves f exactly as PA's and OTL(fixed)'s would (the shared expansion)
+        new = adaptive.update(OTLState(state.f, state.log_weights), otl_params, p_target, y)
+        g = paio_learner.update(KernelPAState(state.paio), paio_params, p_source, y).buffer
+        return HomogeneousState(new.buffer, g, new.log_weights, state.fixed_log_weights)
+
+    def check_params(params: HomogeneousParams) -> None:
+        _, paio_params, otl_params = _split(params)
+        adaptive.check_params(otl_params)
+        check_positive("source_width", params.source_width)
+
+    def support_vectors(state: HomogeneousState) -> Array:
+        f, g = K.held(state.f), K.held(state.paio)
+        return jnp.stack([f, g, f, f])
 
     return KernelLearner(init, predict, update, check_params, support_vectors, 2)

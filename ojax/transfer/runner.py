@@ -45,7 +45,8 @@ class KernelStream(NamedTuple):
 
 
 class KernelTrace(NamedTuple):
-    """Per-step record of a run (time on the last axis)."""
+    """Per-step record of a run (time on the last axis; a multi-head learner adds a trailing
+    head axis)."""
 
     score: Array  # (T,) the score s_t; the prediction is sign(s_t) with sign(0) = +1
     mistake: Array  # (T,) 1.0 where sign(s_t) != y_t (counted before the update), else 0.0
@@ -58,7 +59,7 @@ def kernel_stream(
     grams: Any = None,
     features: Any = None,
     offsets: Any = None,
-    base_support_vectors: int = 0,
+    base_support_vectors: int | tuple[int, ...] = 0,
     dtype: Any = None,
 ) -> KernelStream:
     """Builds and validates a :class:`KernelStream` (call it on concrete arrays).
@@ -69,7 +70,9 @@ def kernel_stream(
       features: one ``(N, d)`` array or a tuple of them, or ``None`` (exactly one of
         ``grams`` / ``features``).
       offsets: one ``(N,)`` array or a tuple, default zeros for every view.
-      base_support_vectors: ``|SV(h)|`` counted by the method (>= 0).
+      base_support_vectors: ``|SV(h)|`` counted by the method (>= 0); a sequence of them, one
+        per head, for a learner whose ``predict`` returns several scores
+        (:func:`~ojax.transfer.learners.homogeneous_methods`).
       dtype: floating dtype of the arrays (default: JAX's default float).
 
     Raises:
@@ -116,9 +119,12 @@ def kernel_stream(
             check_shape(f"offsets[{v}]", o, (n,))
     if num_views not in (1, 2):
         raise InputError(f"kernel_stream: 1 or 2 views are supported, got {num_views}")
-    base = int(base_support_vectors)
-    if base < 0:
-        raise InputError(f"base_support_vectors must be >= 0, got {base}")
+    base = np.asarray(base_support_vectors)
+    if base.ndim > 1 or not np.issubdtype(base.dtype, np.integer) or np.any(base < 0):
+        raise InputError(
+            "base_support_vectors must be an int >= 0 (or one per head of a multi-head learner), "
+            f"got {base_support_vectors!r}"
+        )
     return KernelStream(labels, grams_t, feats_t, offsets_t, jnp.asarray(base, jnp.int32))
 
 
