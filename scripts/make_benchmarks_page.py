@@ -45,7 +45,7 @@ def run_all(quick: bool) -> None:
             print(f"skip {name}: {script.name} not found", file=sys.stderr)
             continue
         print(f"$ {command(name, quick)}", file=sys.stderr)
-        proc = subprocess.run(command(name, quick).split(), cwd=ROOT)
+        proc = subprocess.run([sys.executable, *command(name, quick).split()[1:]], cwd=ROOT)
         if proc.returncode != 0:
             print(f"warning: bench_{name} exited with {proc.returncode}", file=sys.stderr)
 
@@ -186,6 +186,12 @@ def peers_tables(result: dict[str, Any]) -> str:
         if table:
             parts.append(markdown_table(header, table) + "\n")
         runs = [r for r in result["ojax_runs"] if r["workload"] == wname]
+        if any(isinstance(r["progressive_metric"], list) for r in runs):
+            parts.append(
+                "ojax's run predicts with both the Polyak-Ruppert average and the SGD iterate; "
+                "its progressive metric below is 'average / iterate'. scikit-learn is compared "
+                "with the first, river (whose Averager reduces to plain SGD) with the second.\n"
+            )
         parts.append(
             markdown_table(
                 [

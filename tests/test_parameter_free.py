@@ -34,7 +34,9 @@ def test_kt_closed_form(x64, wealth):
         expected_wealth *= 1.0 - c * beta_prev
         # beta_k = minus the mean of the first k coins (divided by k, not k + 1).
         np.testing.assert_allclose(float(state.betting_fraction), -coins[:k].mean(), rtol=1e-12)
-        np.testing.assert_allclose(float(state.wealth), expected_wealth, rtol=1e-12)
+        np.testing.assert_allclose(
+            float(parameter_free.bettor_wealth(state)), expected_wealth, rtol=1e-12
+        )
 
 
 @pytest.mark.parametrize("pattern", ["alternating", "random", "constant"])
@@ -53,7 +55,7 @@ def test_ons_fraction_bounded_wealth_positive(pattern):
             "ons", state, jnp.asarray(c, jnp.float32), jnp.asarray(k)
         )
         fractions.append(float(state.betting_fraction))
-        wealth.append(float(state.wealth))
+        wealth.append(float(parameter_free.bettor_wealth(state)))
     assert np.all(np.abs(fractions) <= 0.5)
     assert np.all(np.asarray(wealth) > 0)
     if pattern == "constant":  # a favourable stream: the bettor saturates and the wealth grows
@@ -68,7 +70,7 @@ def test_ons_matches_reference(x64):
         state = parameter_free.bettor_update("ons", state, jnp.asarray(c), jnp.asarray(k))
         mag.step(float(c), k)
         assert abs(float(state.betting_fraction) - mag.beta) < 1e-12
-        assert abs(float(state.wealth) - mag.wealth) < 1e-12
+        assert abs(float(parameter_free.bettor_wealth(state)) - mag.wealth) < 1e-12
     assert abs(float(state.ons_sum) - mag.a) < 1e-10
 
 
@@ -127,7 +129,7 @@ def test_direction_stays_in_unit_ball():
     for g in _gradient_stream(5, 100, 4):
         state = learner.update(state, params, jnp.asarray(g, jnp.float32))
         assert float(jnp.linalg.norm(state.direction)) <= 1.0 + 1e-6
-        assert float(state.bet.wealth) > 0
+        assert float(parameter_free.bettor_wealth(state.bet)) > 0
 
 
 def test_parameter_free_average_regret_vanishes():
@@ -216,3 +218,68 @@ def test_nan_gradients_rejected():
             zs,
             losses.linear_objective,
         )
+
+
+def test_log_wealth_survives_a_long_float32_stream():
+    # 10^6 float32 steps of standalone KT (textbook divisor k + 1) on the 1-D linear losses g w:
+    # g = -1/2 pays the bettor for h steps (the wealth grows to about e^(1.1e5), far beyond
+    # float32, where W itself overflows), then g = +1/2 for h steps, after which the sum of the
+    # coins is exactly 0, so beta = 0 and the bet is exactly 0 however large the wealth.
+    h = 500_000
+    g = np.concatenate([np.full(h, -0.5), np.full(h, 0.5)])
+    params = parameter_free.CoinBettingParams(jnp.float32(1.0), jnp.float32(1.0))
+    learner = parameter_free.coin_betting("kt")
+    state, trace = run_oco(
+        learner,
+        params,
+        jnp.zeros(1, jnp.float32),
+        jnp.asarray(g[:, None], jnp.float32),
+        losses.linear_objective,
+        store_iterates=True,
+    )
+    iterates = np.asarray(trace.iterate[:, 0])
+    # The float64 closed form: beta after k coins is -S_k / (k + 1); W_k = prod (1 - c beta_prev).
+    sums = np.cumsum(g)
+    beta = -sums / np.arange(2, 2 * h + 2)
+    beta_prev = np.concatenate([[0.0], beta[:-1]])
+    log_wealth = np.cumsum(np.log1p(-g * beta_prev))
+    assert log_wealth.max() > 1e5  # far beyond float32 (log of its max is 88.7)
+    direct = np.cumprod((1.0 - g * beta_prev).astype(np.float32), dtype=np.float32)
+    assert np.isinf(direct).any()  # the direct form of the wealth overflows
+    got = float(state.bet.log_wealth[0])
+    assert np.isfinite(got) and abs(got - log_wealth[-1]) < 2e-2 * log_wealth[-1]
+    assert float(state.bet.betting_fraction[0]) == 0.0
+    assert float(learner.iterate(state, params)[0]) == 0.0  # finite, as it is mathematically
+    # Iterate k is the bet before coin k: finite (and accurate) wherever |beta W| is
+    # representable, infinite (never NaN) only where it is mathematically beyond float32.
+    with np.errstate(divide="ignore"):
+        log_bet = np.concatenate([[-np.inf], np.log(np.abs(beta)) + log_wealth])[:-1]
+    assert not np.isnan(iterates).any()
+    assert np.all(np.isinf(iterates[log_bet > 89.0]))
+    small = log_bet < 80.0
+    assert small.sum() > 100 and np.all(np.isfinite(iterates[small]))
+    bet = np.concatenate([[0.0], np.sign(beta)])[:-1] * np.exp(np.minimum(log_bet, 80.0))
+    np.testing.assert_allclose(iterates[small], bet[small], rtol=1e-3)
+
+
+def test_ons_state_stays_finite_after_the_wealth_leaves_float32():
+    # ONS on 10^6 float32 coins: -1 (the bettor wins 50% per step at beta = 1/2), then +1. The
+    # direct form W - c m would read inf - inf = NaN at the first losing coin; the log form
+    # keeps every state finite and the betting fraction moves back across 0.
+    h = 500_000
+    coins = jnp.concatenate([-jnp.ones(h), jnp.ones(h)]).astype(jnp.float32)
+
+    def step(state, ck):
+        c, k = ck
+        state = parameter_free.bettor_update("ons", state, c, k)
+        return state, (state.log_wealth, state.betting_fraction, state.ons_sum)
+
+    state0 = parameter_free.bettor_init(jnp.float32(1.0))
+    counts = jnp.arange(1, 2 * h + 1, dtype=jnp.int32)
+    _, (log_wealth, beta, ons_sum) = jax.jit(lambda s: jax.lax.scan(step, s, (coins, counts)))(
+        state0
+    )
+    log_wealth, beta = np.asarray(log_wealth), np.asarray(beta)
+    assert np.all(np.isfinite(log_wealth)) and np.all(np.isfinite(np.asarray(ons_sum)))
+    assert log_wealth[h - 1] > 1e5 * np.log(1.5)  # W beyond float32 after about 220 steps
+    assert np.all(np.abs(beta) <= 0.5) and beta[h - 1] == 0.5 and beta[-1] < 0.0

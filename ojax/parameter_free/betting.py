@@ -4,11 +4,31 @@ reduction to a d-dimensional learner.
 A bettor starts with an initial wealth ``W_0 > 0`` and bets the signed amount ``m = beta W`` on
 each coin ``c`` in ``[-1, 1]`` (the reward is ``-c m``)::
 
-    W   <- W - c m_prev                               (wealth after the coin)
+    W   <- W - c m_prev = W (1 - c beta_prev)         (wealth after the coin)
     KT:  beta_k = -(1/k) sum_{j<=k} c_j               (k: the step count given by the caller)
     ONS: z = c / (1 - c beta_prev);  A <- A + z^2 (A_0 = 1);
          beta <- clip(beta_prev - (2 / (2 - ln 3)) z / A, -1/2, 1/2)
     m   <- beta W
+
+The wealth is kept in log form, ``log|W| <- log|W| + log|1 - c beta_prev|`` (with its sign apart),
+and the bet is ``m = sign(beta W) exp(log|beta| + log|W|)``: on a stream that keeps paying the
+bettor the wealth grows geometrically and ``W`` itself would overflow float32 after a few hundred
+steps, while ``log|W|`` stays finite for far longer than 10^7 steps, and the bet is finite
+whenever it is representable (e.g. 0 when ``beta = 0``, however large the wealth). The bet itself
+overflows only where it is mathematically beyond the float range.
+
+When is ``1 - c beta_prev > 0`` (so that the sign stays ``+1``)? For coins in ``[-1, 1]``:
+
+* ONS: ``|beta| <= 1/2`` (the clip), so ``1 - c beta >= 1/2``;
+* KT with the caller's count ``k`` equal to the number of coins seen and a first coin of 0 (the
+  direction-magnitude learners: ``v`` starts at 0): ``|beta_k| <= (k - 1) / k < 1``;
+* KT with the textbook divisor ``k + 1`` (:func:`coin_betting`): ``|beta_k| <= k / (k + 1) < 1``.
+
+Warning: outside these cases (coins outside ``[-1, 1]``, i.e. ``||g|| gradient_scale > 1``; or a
+KT count smaller than the number of coins seen, as the authors' counter of Aggressive can give on
+tasks of different sizes) ``1 - c beta`` can be ``<= 0``: the wealth then changes sign (or hits 0)
+exactly as the direct form ``W - c m`` would, which is why the sign is kept; the theory of the
+bettor no longer applies.
 
 The direction-magnitude reduction plays ``w = x0 + m v`` with ``v`` projected online gradient
 descent on the unit ball (step ``sqrt(2/k) / (L R)``) and ``m`` a bettor fed the coins
@@ -37,28 +57,43 @@ ONS_RATE = 2.0 / (2.0 - math.log(3.0))  # the ONS betting step 2 / (2 - ln 3)
 
 
 class BettorState(NamedTuple):
-    """State of a one-dimensional bettor (leaves may carry extra trailing axes)."""
+    """State of a one-dimensional bettor (leaves may carry extra trailing axes).
 
-    wealth: Array  # W, shape () (or the shape of the coins for coordinate-wise betting)
+    The wealth is ``W = wealth_sign * exp(log_wealth)`` (see the module docstring).
+    """
+
+    log_wealth: Array  # log|W|, shape () (or the shape of the coins for coordinate-wise betting)
+    wealth_sign: Array  # sign of W, +1 (or 0) for coins in [-1, 1] (see the module docstring)
     betting_fraction: Array  # beta, same shape; the bet is m = beta W
     sum_coins: Array  # KT: sum of the coins seen, same shape (unused by ONS)
     ons_sum: Array  # ONS: A = 1 + sum of z^2, same shape (unused by KT)
 
 
 def bettor_init(initial_wealth: Array, shape: tuple[int, ...] = (), dtype=None) -> BettorState:
-    """The bettor before any coin: ``W = initial_wealth``, ``beta = 0``, ``A = 1``."""
+    """The bettor before any coin: ``W = initial_wealth`` (> 0), ``beta = 0``, ``A = 1``."""
     wealth = jnp.broadcast_to(jnp.asarray(initial_wealth, dtype), shape)
     zeros = jnp.zeros_like(wealth)
-    return BettorState(wealth, zeros, zeros, jnp.ones_like(wealth))
+    ones = jnp.ones_like(wealth)
+    return BettorState(jnp.log(wealth), ones, zeros, zeros, ones)
+
+
+def bettor_wealth(state: BettorState) -> Array:
+    """The wealth ``W = sign exp(log|W|)`` (overflows where ``W`` is beyond the float range)."""
+    return state.wealth_sign * jnp.exp(state.log_wealth)
 
 
 def bettor_bet(state: BettorState) -> Array:
-    """The signed bet ``m = beta W``."""
-    return state.betting_fraction * state.wealth
+    """The signed bet ``m = beta W``, as ``sign(beta) sign(W) exp(log|beta| + log|W|)``.
+
+    Finite whenever ``beta W`` is representable, even where ``W`` alone is not.
+    """
+    beta = state.betting_fraction
+    magnitude = jnp.exp(jnp.log(jnp.abs(beta)) + state.log_wealth)
+    return (jnp.sign(beta) * state.wealth_sign) * magnitude
 
 
 def bettor_update(bettor: str, state: BettorState, coin: Array, count: Array) -> BettorState:
-    """One coin ``c``: wealth ``W - c m_prev``, then the new betting fraction.
+    """One coin ``c``: wealth ``W (1 - c beta_prev)`` (in log form), then the new fraction.
 
     Args:
       bettor: ``"kt"`` or ``"ons"`` (static).
@@ -66,15 +101,20 @@ def bettor_update(bettor: str, state: BettorState, coin: Array, count: Array) ->
       coin: ``c`` in ``[-1, 1]`` (the reward of the bet is ``-c m``).
       count: ``k`` the step count for KT, ``beta_k = -(1/k) sum_{j<=k} c_j`` (ignored by ONS).
     """
-    wealth = state.wealth - coin * bettor_bet(state)
+    # log|1 + x| with x = -c beta in one log1p: 1 + x > 0 is the case for valid coins; otherwise
+    # |1 + x| = 1 + (-2 - x) and the sign of the wealth flips (see the module docstring).
+    x = -coin * state.betting_fraction
+    positive = x > -1.0
+    log_wealth = state.log_wealth + jnp.log1p(jnp.where(positive, x, -2.0 - x))
+    wealth_sign = jnp.where(positive, state.wealth_sign, -state.wealth_sign)
     if bettor == "kt":
         sum_coins = state.sum_coins + coin
         beta = -sum_coins / count.astype(sum_coins.dtype)
-        return BettorState(wealth, beta, sum_coins, state.ons_sum)
-    z = coin / (1.0 - coin * state.betting_fraction)
+        return BettorState(log_wealth, wealth_sign, beta, sum_coins, state.ons_sum)
+    z = coin / (1.0 + x)
     ons_sum = state.ons_sum + z * z
     beta = jnp.clip(state.betting_fraction - ONS_RATE * z / ons_sum, -0.5, 0.5)
-    return BettorState(wealth, beta, state.sum_coins, ons_sum)
+    return BettorState(log_wealth, wealth_sign, beta, state.sum_coins, ons_sum)
 
 
 def project_unit_ball(u: Array) -> Array:
@@ -117,8 +157,9 @@ def coin_betting(bettor: str = "kt") -> OCOLearner:
     keeps the wealth positive); inside :func:`direction_magnitude` the first coin is always 0 and
     KT divides by ``k`` (the authors' convention).
 
-    Warning: needs ``|g| * gradient_scale <= 1`` per coordinate; the wealth grows geometrically
-    on favourable streams, so very long streams in float32 can overflow the iterate itself.
+    Needs ``|g| * gradient_scale <= 1`` per coordinate (then ``|beta| < 1`` and the wealth stays
+    positive). The wealth is kept in log form; on a stream that keeps paying the bettor the
+    iterate grows geometrically and overflows only where it is beyond the float range.
 
     Args:
       bettor: ``"kt"`` or ``"ons"`` (static).
