@@ -1,7 +1,7 @@
 # ruff: noqa: B023  (the lambdas are called inside their loop iteration)
 """Benchmark: Denevi et al. (2020) multi-task learners, ojax against a float64 NumPy loop.
 
-    python scripts/bench_denevi.py [--quick] [--out DIR] [--cold]
+    python scripts/bench_denevi.py [--quick] [--out DIR] [--cold] [--long]
 
 On the synthetic experiment (T = 400 tasks x 25 online points, d = 10; ``--quick``: T = 80):
 
@@ -15,7 +15,10 @@ algorithms, written from the spec). The NumPy loops are timed on a few seeds (an
 a few pairs) and scaled linearly to the case's size; the row's ``baseline`` says so. ojax times
 are medians of several runs after compilation; compile time apart. Learner steps per second
 count one step per lane per online point (d = 10). ``--cold`` also times the whole
-``denevi2020-synthetic`` experiment (30 seeds) in a fresh process.
+``denevi2020-synthetic`` experiment (30 seeds) in a fresh process. ``--long`` also runs
+Aggressive and Lazy (ONS and KT) in float32 over 10^7 online points of the synthetic environment
+(400,000 tasks, generated in chunks inside the jitted loop) and prints whether every online
+error, the bias and the log-wealth of the meta bettor stay finite.
 
 Writes DIR/bench.json (INTERFACE.md format).
 """
@@ -103,12 +106,69 @@ def row(case, ojax_s, baseline, baseline_s, compile_s, steps=None):
     return r
 
 
+def long_run_check(num_points: int = 10**7, chunk_tasks: int = 4000) -> None:  # noqa: C901
+    """Aggressive / Lazy (ONS, KT) in float32 over ``num_points`` online points: all finite?"""
+    from ojax import losses, meta
+    from ojax.envs import multitask as mt_env
+    from ojax.meta.simulate import _one_task
+
+    size = den.SyntheticSize()
+    num_chunks = -(-num_points // (chunk_tasks * size.num_train))
+    names = ("Aggressive", "Lazy", "Aggressive_KT", "Lazy_KT")
+    learners = [den.make_learner(*den.PF_METHODS[n], size.dim, jnp.float32) for n in names]
+    params = meta.MetaParams(jnp.float32(1.0), jnp.float32(1.0), jnp.float32(1.0))
+    env = mt_env.default_low_variance_params(jnp.float32)
+
+    @jax.jit
+    def chunk(states, first):
+        tasks, _ = mt_env.low_variance_tasks_core(
+            jax.random.key(0), env, chunk_tasks, size.num_points, size.dim, size.num_train, first
+        )
+        out = []
+        for learner, state in zip(learners, states):
+
+            def task(s, block, learner=learner):
+                s, (errors, _, _) = _one_task(learner, params, losses.absolute, s, block)
+                return s, jnp.all(jnp.isfinite(errors))
+
+            state, finite = jax.lax.scan(task, state, tuple(tasks))
+            out.append((state, jnp.all(finite)))
+        return [o[0] for o in out], jnp.stack([o[1] for o in out])
+
+    states = [learner.init(params) for learner in learners]
+    finite = np.ones(len(names), bool)
+    start = time.perf_counter()
+    for c in range(num_chunks):
+        states, ok = chunk(states, jnp.int32(c * chunk_tasks))
+        finite &= np.asarray(ok)
+    jax.block_until_ready(states)
+    seconds = time.perf_counter() - start
+    points = num_chunks * chunk_tasks * size.num_train
+    for name, learner, state, ok in zip(names, learners, states, finite):
+        bias = np.asarray(learner.bias(state, params))
+        log_w = float(state.meta.bet.log_wealth)
+        ok = bool(ok and np.all(np.isfinite(bias)) and np.isfinite(log_w))
+        print(
+            f"long run float32, {points:.1e} points, {name:13s}: all finite {ok}; "
+            f"|bias| {np.linalg.norm(bias):.3f} (task mean 4 * 1: {4 * np.sqrt(size.dim):.3f}), "
+            f"meta log-wealth {log_w:.2f}",
+            flush=True,
+        )
+    print(f"long run: {seconds:.1f} s for the four learners", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--out", default="results/bench_denevi")
     parser.add_argument("--cold", action="store_true", help="also time the cold main job")
+    parser.add_argument("--long", action="store_true", help="10^7-point float32 finiteness check")
+    parser.add_argument("--long-only", action="store_true", help="only the 10^7-point check")
     args = parser.parse_args()
+    if args.long or args.long_only:
+        long_run_check()
+        if args.long_only:
+            return
     size = den.QUICK_SYNTHETIC if args.quick else den.SyntheticSize()
     repeats = 3 if args.quick else 5
     numpy_seeds = 1 if args.quick else 2

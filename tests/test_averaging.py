@@ -238,11 +238,12 @@ def test_path_from_regularization_and_auto_mode(x64):
         modes[res.mode] = res.geometric
     assert set(modes) == {"product", "chunked", "stream"}
     ws = ref.sgd_iterates(xs, ys, ETA)
-    expect = np.array([ref.geometric_average(ws, ref.rho_exact(ETA, lam)) for lam in lams])
+    lams64 = np.asarray(lams, np.float64)
+    expect = np.array([ref.geometric_average(ws, ref.rho_exact(ETA, lam)) for lam in lams64])
     for got in modes.values():
         assert rel_err(got, expect) < 1e-12
     paper = averaging.regularization_path(xs, ys, ETA, regularization=lams, convention="paper")
-    expect = np.array([ref.geometric_average(ws, ref.rho_paper(ETA, lam)) for lam in lams])
+    expect = np.array([ref.geometric_average(ws, ref.rho_paper(ETA, lam)) for lam in lams64])
     assert rel_err(paper.geometric, expect) < 1e-12
 
 

@@ -61,8 +61,7 @@ def log_discount_from_regularization(
       ``log_discount`` with the broadcast shape (``<= 0``).
 
     Examples:
-      >>> import jax
-import jax.numpy as jnp
+      >>> import jax.numpy as jnp
       >>> from ojax import averaging
       >>> ld = averaging.log_discount_from_regularization(jnp.float32(0.1), jnp.float32(2e-6))
       >>> print(f"{float(averaging.regularization_from_log_discount(0.1, ld)):.6e}")

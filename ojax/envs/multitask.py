@@ -59,12 +59,12 @@ def _one_task(
 
 
 @functools.partial(
-    jax.jit, static_argnames=("num_tasks", "num_points", "dim", "num_train", "first_task", "dtype")
+    jax.jit, static_argnames=("num_tasks", "num_points", "dim", "num_train", "dtype")
 )
 def _tasks(key, params, num_tasks, num_points, dim, num_train, first_task, dtype):
-    keys = jax.vmap(lambda t: jax.random.fold_in(key, t))(
-        jnp.arange(first_task, first_task + num_tasks)
-    )
+    # first_task is traced: later blocks of tasks reuse the compiled function.
+    indices = jnp.asarray(first_task, jnp.int32) + jnp.arange(num_tasks, dtype=jnp.int32)
+    keys = jax.vmap(lambda t: jax.random.fold_in(key, t))(indices)
     x_tr, y_tr, x_te, y_te, w = jax.vmap(
         lambda k: _one_task(k, params, num_points, dim, num_train, dtype)
     )(keys)
@@ -107,7 +107,7 @@ def low_variance_tasks(
       num_points: points per task n (static).
       dim: input dimension d (static).
       num_train: online points per task; the rest are held out (static).
-      first_task: index of the first task (static; validation / test tasks come after the
+      first_task: index of the first task (a runtime value; validation / test tasks come after the
         training tasks).
       dtype: float dtype.
 
