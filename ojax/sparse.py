@@ -8,13 +8,7 @@ row) instead of ``O(d)``; padding contributes ``w[0] * 0`` and adds ``0`` to ``w
 Many streams that are shuffles of one dataset share its single copy: :func:`run_orders` scans
 each stream's row order and gathers row ``order[t]`` at step ``t`` (``jit(vmap(scan))`` over the
 orders), so memory is one dataset plus ``S n`` integers, not ``S`` copies of the data.
-
-    linear PA-I on a sparse row (indices i, values v):
-      s = <w[i], v>;  l = max(0, 1 - y s);  tau = min(C, l / ||v||^2);  w[i] += tau y v
-
-References:
-  Crammer, K., Dekel, O., Keshet, J., Shalev-Shwartz, S., Singer, Y. (2006). Online
-  passive-aggressive algorithms.
+``ojax.transfer.linear_pa(dim, sparse=True)`` is linear PA-I on such rows.
 """
 
 from __future__ import annotations
@@ -29,8 +23,7 @@ import scipy.sparse as sp
 
 from ojax.core import Array, Params, Predictor, Trace
 from ojax.losses import Loss
-from ojax.transfer.linear_pa import LinearPAParams, LinearPAState
-from ojax.validation import InputError, check_finite, check_int, check_positive, check_shape
+from ojax.validation import InputError, check_finite, check_int, check_shape
 
 
 class SparseRows(NamedTuple):
@@ -90,59 +83,6 @@ def sparse_dot(w: Array, indices: Array, values: Array) -> Array:
     return jnp.dot(w[indices], values.astype(w.dtype))
 
 
-def sparse_linear_pa(dim: int) -> Predictor:
-    """Linear PA-I on sparse rows ``x = (indices, values)``, the same algorithm as
-    :func:`ojax.transfer.linear_pa` (same params and state) in ``O(k)`` per step.
-
-        s = <w[i], v>  (the score; predict sign(s), sign(0) = +1)
-        l = max(0, 1 - y s),  tau = min(C, l / ||v||^2),  w[i] <- w[i] + tau y v
-
-    A zero row leaves ``w`` unchanged.
-
-    Args:
-      dim: the number of features (static).
-
-    Returns:
-      A :class:`~ojax.core.Predictor` whose inputs are ``(indices, values)`` pairs of one row;
-      run it with :func:`run_orders`.
-
-    Examples:
-      >>> import jax.numpy as jnp
-      >>> from ojax import losses
-      >>> from ojax.transfer import LinearPAParams
-      >>> rows = sparse_rows(jnp.array([[1.0, 0.0], [0.0, 2.0], [2.0, 1.0]]))
-      >>> ys = jnp.array([1.0, -1.0, -1.0])
-      >>> _, tr = run_orders(sparse_linear_pa(2), LinearPAParams(jnp.array(0.5)), rows, ys,
-      ...                    losses.hinge)
-      >>> print([float(v) for v in tr.prediction])
-      [0.0, 0.0, 0.5]
-    """
-    check_int("dim", dim, 1)
-
-    def init(params: LinearPAParams) -> LinearPAState:
-        return LinearPAState(jnp.zeros((dim,), jnp.asarray(params.C).dtype))
-
-    def predict(state: LinearPAState, params: LinearPAParams, x) -> Array:
-        indices, values = x
-        return sparse_dot(state.weights, indices, values)
-
-    def update(state: LinearPAState, params: LinearPAParams, x, y: Array) -> LinearPAState:
-        indices, values = x
-        w = state.weights
-        values = values.astype(w.dtype)
-        score = jnp.dot(w[indices], values)
-        loss = jnp.maximum(0.0, 1.0 - y * score)
-        norm2 = jnp.dot(values, values)
-        safe = jnp.where(norm2 > 0, norm2, 1.0)
-        tau = jnp.where(norm2 > 0, jnp.minimum(params.C, loss / safe), 0.0)
-        return LinearPAState(w.at[indices].add((tau * y) * values))
-
-    def check_params(params: LinearPAParams) -> None:
-        check_positive("C", params.C)
-
-    return Predictor(init, predict, update, check_params)
-
-
 @functools.partial(jax.jit, static_argnames=("predictor", "loss", "unroll"))
 def _run_orders(predictor, params, xs, ys, orders, loss, unroll):
     def one(order):
@@ -177,7 +117,8 @@ def run_orders(
     Args:
       predictor: a :class:`~ojax.core.Predictor` taking one row of ``xs`` (static).
       params: its hyperparameters (shared by the streams).
-      xs: ``(n, d)`` dense rows or :class:`SparseRows` (for :func:`sparse_linear_pa`).
+      xs: ``(n, d)`` dense rows or :class:`SparseRows` (e.g. for
+        ``ojax.transfer.linear_pa(dim, sparse=True)``).
       ys: ``(n,)`` labels.
       loss: the loss recorded for each prediction (static).
       orders: ``(m,)`` one order or ``(S, m)`` one per stream, integers in ``[0, n)``
@@ -223,4 +164,4 @@ def run_orders(
     return state, trace
 
 
-__all__ = ["SparseRows", "run_orders", "sparse_dot", "sparse_linear_pa", "sparse_rows"]
+__all__ = ["SparseRows", "run_orders", "sparse_dot", "sparse_rows"]

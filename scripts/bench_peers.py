@@ -53,7 +53,7 @@ from ojax.averaging import AveragedParams, SGDParams, average_of, averaged, poly
 from ojax.core import Predictor
 from ojax.experiments.output import environment_info
 from ojax.parameter_free import DirectionMagnitudeParams, direction_magnitude
-from ojax.sparse import run_orders, sparse_linear_pa, sparse_rows
+from ojax.sparse import run_orders, sparse_rows
 from ojax.transfer import LinearPAParams, linear_pa
 
 PA_C = 1.0
@@ -167,7 +167,13 @@ def ojax_methods(work: Workload) -> dict[str, tuple]:
     if work.name == "pa1-a1a":
         params = LinearPAParams(jnp.float32(PA_C))
         return {
-            "ojax sparse PA-I": (sparse_linear_pa(d), params, sparse_rows(work.x), y, "zero_one"),
+            "ojax sparse PA-I": (
+                linear_pa(d, sparse=True),
+                params,
+                sparse_rows(work.x),
+                y,
+                "zero_one",
+            ),
             "ojax dense PA-I": (
                 linear_pa(d),
                 params,

@@ -10,7 +10,7 @@ import pytest
 import scipy.sparse as sp
 
 from ojax import losses
-from ojax.sparse import _run_orders, run_orders, sparse_linear_pa, sparse_rows
+from ojax.sparse import _run_orders, run_orders, sparse_rows
 from ojax.transfer import LinearPAParams, linear_pa
 from ojax.validation import InputError
 
@@ -53,7 +53,11 @@ def test_sparse_pa_matches_numpy_reference_per_step(x64):
     ref_scores, ref_w = reference_pa(x, y, c)
     params = LinearPAParams(jnp.asarray(c, jnp.float64))
     state, trace = run_orders(
-        sparse_linear_pa(x.shape[1]), params, sparse_rows(x, dtype=jnp.float64), y, losses.hinge
+        linear_pa(x.shape[1], sparse=True),
+        params,
+        sparse_rows(x, dtype=jnp.float64),
+        y,
+        losses.hinge,
     )
     np.testing.assert_allclose(trace.prediction, ref_scores, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(state.weights, ref_w, rtol=1e-12, atol=1e-12)
@@ -66,7 +70,7 @@ def test_orders_equal_dense_pa_on_permuted_rows():
     params = LinearPAParams(jnp.float32(0.5))
     orders = np.stack([np.random.default_rng(s).permutation(len(y)) for s in range(3)])
     _, sparse_trace = run_orders(
-        sparse_linear_pa(x.shape[1]), params, sparse_rows(x), y, losses.zero_one, orders
+        linear_pa(x.shape[1], sparse=True), params, sparse_rows(x), y, losses.zero_one, orders
     )
     _, dense_trace = run_orders(
         linear_pa(x.shape[1]), params, jnp.asarray(x, jnp.float32), y, losses.zero_one, orders
@@ -85,7 +89,7 @@ def test_orders_equal_dense_pa_on_permuted_rows():
 def test_no_retrace_on_new_values():
     x, y = sparse_stream(2)
     rows = sparse_rows(x)
-    predictor = sparse_linear_pa(x.shape[1])
+    predictor = linear_pa(x.shape[1], sparse=True)
     before = _run_orders._cache_size()
     for seed, c in ((0, 0.1), (1, 2.0), (2, 5.0)):
         order = np.random.default_rng(seed).permutation(len(y))[None]
@@ -96,7 +100,7 @@ def test_no_retrace_on_new_values():
 def test_vmap_over_c_equals_loop():
     x, y = sparse_stream(3)
     rows = sparse_rows(x)
-    predictor = sparse_linear_pa(x.shape[1])
+    predictor = linear_pa(x.shape[1], sparse=True)
     grid = jnp.asarray([0.05, 3.0], jnp.float32)
     order = jnp.arange(len(y))[None]
     batched = jax.vmap(
@@ -121,7 +125,7 @@ def test_vmap_over_c_equals_loop():
 def test_bad_input():
     x, y = sparse_stream(4)
     rows = sparse_rows(x)
-    pa = sparse_linear_pa(x.shape[1])
+    pa = linear_pa(x.shape[1], sparse=True)
     good = LinearPAParams(jnp.float32(1.0))
     with pytest.raises(InputError, match="C"):
         run_orders(pa, LinearPAParams(jnp.float32(-1.0)), rows, y, losses.hinge)
@@ -144,4 +148,4 @@ def test_bad_input():
     with pytest.raises(InputError, match="2-d"):
         sparse_rows(np.ones(3))
     with pytest.raises(InputError, match="dim"):
-        sparse_linear_pa(0)
+        linear_pa(0, sparse=True)

@@ -176,7 +176,7 @@ def coin_betting(bettor: str = "kt") -> OCOLearner:
       >>> zs = -jnp.ones((4, 1))  # linear losses -w: bet on +
       >>> _, tr = run_oco(parameter_free.coin_betting("kt"), params, jnp.zeros(1), zs,
       ...                 losses.linear_objective)
-      >>> print(tr.loss)
+      >>> print(tr.loss.round(4))
       [-0.    -0.5   -1.    -1.875]
     """
     check_choice("bettor", bettor, BETTORS)

@@ -30,8 +30,12 @@ class LinearPAState(NamedTuple):
     weights: Array  # w, shape (d,)
 
 
-def linear_pa(dim: int) -> Predictor:
-    """Linear PA-I over ``dim`` features (static).
+def linear_pa(dim: int, sparse: bool = False) -> Predictor:
+    """Linear PA-I over ``dim`` features (static), on dense rows or on sparse rows.
+
+    With ``sparse=True`` an input is one row ``(indices, values)`` of
+    :class:`ojax.sparse.SparseRows` (padded with ``(0, 0.0)``): the score is a gather and the
+    update a scatter-add, ``O(non-zeros)`` per step instead of ``O(dim)``, with the same results.
 
     Examples:
       >>> import jax.numpy as jnp
@@ -45,20 +49,30 @@ def linear_pa(dim: int) -> Predictor:
     """
     check_int("dim", dim, 1)
 
+    def values_of(x, dtype) -> Array:
+        return (x[1] if sparse else x).astype(dtype)
+
+    def score(weights: Array, x) -> Array:
+        if sparse:
+            return jnp.dot(weights[x[0]], values_of(x, weights.dtype))
+        return jnp.dot(weights, x)
+
     def init(params: LinearPAParams) -> LinearPAState:
         return LinearPAState(jnp.zeros((dim,), jnp.asarray(params.C).dtype))
 
-    def predict(state: LinearPAState, params: LinearPAParams, x: Array) -> Array:
-        return jnp.dot(state.weights, x)
+    def predict(state: LinearPAState, params: LinearPAParams, x) -> Array:
+        return score(state.weights, x)
 
-    def update(state: LinearPAState, params: LinearPAParams, x: Array, y: Array):
-        score = jnp.dot(state.weights, x)
-        loss = jnp.maximum(0.0, 1.0 - y * score)
-        norm2 = jnp.dot(x, x)
+    def update(state: LinearPAState, params: LinearPAParams, x, y: Array):
+        values = values_of(x, state.weights.dtype)
+        loss = jnp.maximum(0.0, 1.0 - y * score(state.weights, x))
+        norm2 = jnp.dot(values, values)
         tau = jnp.where(
             norm2 > 0, jnp.minimum(params.C, loss / jnp.where(norm2 > 0, norm2, 1.0)), 0.0
         )
-        return LinearPAState(state.weights + (tau * y) * x)
+        if sparse:
+            return LinearPAState(state.weights.at[x[0]].add((tau * y) * values))
+        return LinearPAState(state.weights + (tau * y) * values)
 
     def check_params(params: LinearPAParams) -> None:
         check_positive("C", params.C)

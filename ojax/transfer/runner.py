@@ -34,7 +34,8 @@ class KernelStream(NamedTuple):
       offsets: a tuple with one ``(N,)`` array per view: the frozen source classifier's output
         on each example (zeros for a view without one).
       base_support_vectors: ``()`` int32, the support vectors of the frozen source classifier
-        that this method counts (``|SV(h)|`` for PAIO, OTL, COTL, SCT; 0 for PA, COTL0).
+        that this method counts (``|SV(h)|`` for PAIO, OTL, COTL, SCT; 0 for PA, COTL0); ``(H,)``
+        (one per head) for a multi-head learner.
     """
 
     labels: Array
