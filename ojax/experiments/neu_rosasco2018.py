@@ -60,19 +60,51 @@ class SeedOutput(NamedTuple):
     chosen: dict  # method -> () excess risk at the held-out choice
 
 
+# kappa = sigma^2 / (b^2 R^2): the ridge-optimal lambda of a problem with per-coordinate target
+# scale b (``||w*||^2 = d b^2``) and noise sigma is about sigma^2 / (n b^2); one pass of SGD with
+# step eta = 1 / R^2 already regularizes like lambda ~ 1 / (eta n) = R^2 / n. Explicit
+# regularization (geometric averaging) can only help when the first exceeds the second: kappa > 1.
+ILL_CONDITIONED_KAPPA = 4.0
+NOISE_SWEEP_KAPPAS = (0.25, 1.0, 4.0, 16.0)
+
+
 def _setting(name: str, quick: bool) -> dict:
+    """The two excess-risk problems (d = 20, w* a random direction of norm sqrt(d), so b = 1).
+
+    The step is eta = 1 / R^2 with R^2 = tr(Sigma) + 2 lambda_max, the constant of
+    E[||x||^2 x x^T] <= R^2 Sigma for Gaussian inputs (half the mean-square stability limit of
+    one-pass least-squares SGD). ``ill-conditioned``: eigenvalues k^-2 (condition number 400),
+    small n, and noise sigma = sqrt(kappa) R with kappa = 4, the noise-dominated regime where the
+    ridge-optimal lambda (~ sigma^2 / n) is about 4x the implicit regularization R^2 / n of the
+    pass. ``well-conditioned``: eigenvalues in [.5, 1], large n, sigma = 1 (kappa = 1/17).
+    """
+    d = 20
     if name == "ill-conditioned":
-        d = 20
         eig = 1.0 / np.arange(1, d + 1) ** 2  # condition number 400
         n = 60 if quick else 200
     else:
-        d = 20
         eig = np.linspace(1.0, 0.5, d)
         n = 600 if quick else 5000
-    eta = 0.5 / float(eig.sum())
-    lams = np.logspace(-4, 1, 8 if quick else 30)
+    r2 = float(eig.sum() + 2 * eig.max())
+    eta = 1.0 / r2
+    if name == "ill-conditioned":
+        noise_std = float(np.sqrt(ILL_CONDITIONED_KAPPA * r2))
+    else:
+        noise_std = 1.0
+    lams = np.logspace(-5, 2, 8 if quick else 36)
     taus = np.unique(np.round(np.linspace(0, 0.95, 6 if quick else 20) * n).astype(int))
-    return dict(eig=eig, n=n, eta=eta, lams=lams, taus=taus, n_val=n)
+    return dict(
+        eig=eig,
+        n=n,
+        eta=eta,
+        r2=r2,
+        noise_std=noise_std,
+        kappa=noise_std**2 / r2,
+        implicit_regularization=r2 / n,
+        lams=lams,
+        taus=taus,
+        n_val=n,
+    )
 
 
 def _seed_run(params: PathParams, problem: regression.RegressionProblem, key, n: int, n_val: int):
@@ -105,7 +137,7 @@ def _excess_risk_experiment(config, result, name, dtype, keys, timings):
     problem = regression.make_problem(
         jax.random.key(100),
         s["eig"],
-        noise_std=1.0,
+        noise_std=s["noise_std"],
         w_star_norm=np.sqrt(len(s["eig"])),
         dtype=dtype,
     )
@@ -156,7 +188,50 @@ def _excess_risk_experiment(config, result, name, dtype, keys, timings):
         logy=True,
     )
     result.figures[f"{name}_excess_risk_vs_tau.png"] = fig
-    return {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in s.items()}
+    info = {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in s.items()}
+    info["summary"] = _summary(out, s["lams"], s["taus"])
+    if name == "ill-conditioned":
+        info["noise_sweep"] = _noise_sweep(config, result, compiled, params, problem, keys, s)
+    return info
+
+
+def _summary(out: SeedOutput, lams: np.ndarray, taus: np.ndarray) -> dict:
+    """Minimizers of the mean curves, and closed-form ridge at lambda* vs at the smallest lambda."""
+    means = {m: np.asarray(out.risks[m]).mean(axis=0) for m in ("geometric", "ridge-sgd", "ridge")}
+    info = {f"{m}_best_lambda_on_mean_curve": float(lams[np.argmin(v)]) for m, v in means.items()}
+    info["tail_best_tau_on_mean_curve"] = int(taus[np.argmin(np.asarray(out.risks["tail"]).mean(0))])
+    info["ridge_risk_at_best_lambda"] = float(means["ridge"].min())
+    info["ridge_risk_at_smallest_lambda"] = float(means["ridge"][0])
+    info["polyak_risk"] = float(np.mean(out.risks["polyak"]))
+    return info
+
+
+def _noise_sweep(config, result, compiled, params, problem, keys, s) -> list[dict]:
+    """The same ill-conditioned problem at several kappa (noise levels); no recompilation."""
+    kappas = NOISE_SWEEP_KAPPAS[1:3] if config.quick else NOISE_SWEEP_KAPPAS
+    rows, chosen = [], {m: [] for m in METHODS}
+    for kappa in kappas:
+        sigma = float(np.sqrt(kappa * s["r2"]))
+        prob = problem._replace(noise_std=jnp.asarray(sigma, problem.noise_std.dtype))
+        out = jax.device_get(compiled(params, prob, keys))
+        row = {"kappa": kappa, "noise_std": sigma}
+        for m in METHODS:
+            values = np.asarray(out.chosen[m])
+            chosen[m].append(values)
+            row[m] = [float(values.mean()), float(values.std())]
+        row.update(_summary(out, s["lams"], s["taus"]))
+        rows.append(row)
+    fig = curves_figure(
+        np.asarray(kappas),
+        {m: np.stack(v, axis=1) / np.asarray(kappas)[None, :] for m, v in chosen.items()},
+        title=f"ill-conditioned, n={s['n']}: excess risk at the held-out choice",
+        xlabel="kappa = sigma^2 / R^2  (ridge-optimal lambda / implicit 1/(eta n))",
+        ylabel="excess risk / kappa",
+        logx=True,
+        logy=True,
+    )
+    result.figures["ill-conditioned_noise_sweep.png"] = fig
+    return rows
 
 
 def _identity_experiment(config, result, runs):

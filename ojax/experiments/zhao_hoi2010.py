@@ -234,8 +234,9 @@ class Timed(NamedTuple):
     run_seconds: float
 
 
-def run_method(method: MethodRun, orders: jax.Array) -> Timed:
-    """Compiles (timed apart) and runs one method over all permutations in one vmap."""
+def time_method(method: MethodRun, orders: jax.Array) -> Timed:
+    """Compiles (timed apart) and runs one method over the given permutations in one vmap,
+    without the sweep engine (for benchmarks and notebooks)."""
     start = time.perf_counter()
     compiled = R._run_permutations.lower(
         method.learner, method.params, method.stream, orders, False
@@ -247,21 +248,52 @@ def run_method(method: MethodRun, orders: jax.Array) -> Timed:
     return Timed(trace, compile_seconds, time.perf_counter() - start)
 
 
-def _method_traces(prepared: Prepared, methods: tuple[str, ...], orders: jax.Array):
+def _trial(learner: L.KernelLearner, params: Any, stream: R.KernelStream, key: jax.Array):
+    """One permutation of the target stream (drawn from the seed's key) for one method."""
+    n = stream.labels.shape[0]
+    order = jax.random.permutation(key, n).astype(jnp.int32)
+    return R._scan(learner, params, stream, order)[1]
+
+
+def run_method(config: ExperimentConfig, name: str, method: MethodRun, key: jax.Array) -> Timed:
+    """Runs one method over ``config.seeds`` permutations through the sweep engine (the seeds
+    are vmapped, chunked and sharded as the configuration says; finished chunks resume)."""
+    from ojax.sweep import sweep_experiment
+
+    cell = sweep_experiment(
+        config,
+        lambda _, data, k, learner=method.learner: _trial(learner, data[0], data[1], k),
+        key=key,
+        data=(method.params, method.stream),
+        name=name,
+        num_steps=int(method.stream.labels.shape[0]),
+    )
+    stats = cell.stats
+    run_seconds = max(stats.wall_seconds - stats.compile_seconds, 0.0)
+    return Timed(cell.outputs, stats.compile_seconds, run_seconds)
+
+
+def _method_traces(
+    config: ExperimentConfig,
+    dataset: str,
+    prepared: Prepared,
+    methods: tuple[str, ...],
+    key: jax.Array,
+):
     """``(method, trace, seconds per trial, compile seconds)`` for every method.
 
     With ``prepared.combined`` the methods run together in one scan (one compilation) and each
     method's seconds per trial is that of the whole combined run (all methods together).
     """
-    num = orders.shape[0]
+    num = config.seeds
     if prepared.combined is not None:
-        timed = run_method(prepared.combined, orders)
+        timed = run_method(config, f"{dataset}-all", prepared.combined, key)
         for j, method in enumerate(methods):
             trace = jax.tree_util.tree_map(lambda a, j=j: a[..., j], timed.trace)
             yield method, trace, timed.run_seconds / num, timed.compile_seconds if j == 0 else 0.0
         return
     for method in methods:
-        timed = run_method(prepared.methods[method], orders)
+        timed = run_method(config, f"{dataset}-{method}", prepared.methods[method], key)
         yield method, timed.trace, timed.run_seconds / num, timed.compile_seconds
 
 
@@ -334,7 +366,6 @@ def _run(
         split = load()
         prepared = prepare(split)
         key, sub = jax.random.split(key)
-        orders = R.permutations(sub, config.seeds, prepared.num_target)
         curves[name] = {}
         details[name] = {
             "source_size": int(split.source_x.shape[0]),
@@ -345,7 +376,8 @@ def _run(
             "load_gram_seconds": None,
             "gram_seconds": prepared.gram_seconds,
         }
-        for method, trace, per_trial, compile_seconds in _method_traces(prepared, methods, orders):
+        traces = _method_traces(config, name, prepared, methods, sub)
+        for method, trace, per_trial, compile_seconds in traces:
             compile_total += compile_seconds
             rate = running_rate(trace.mistake)
             result.add(name, method, "mistake_rate", rate)
@@ -442,9 +474,9 @@ def _per_feature_spambase(config: ExperimentConfig, homogeneous: bool) -> dict[s
     else:
         split = data.heterogeneous_split("spambase", config.data_dir, scaling="features")
         prepared, methods = prepare_heterogeneous(split), HETEROGENEOUS_METHODS
-    orders = R.permutations(jax.random.key(1), config.seeds, prepared.num_target)
     out = {}
-    for method, trace, _, _ in _method_traces(prepared, methods, orders):
+    traces = _method_traces(config, "spambase-per-feature", prepared, methods, jax.random.key(1))
+    for method, trace, _, _ in traces:
         final = running_rate(trace.mistake)[:, -1]
         svs = np.asarray(trace.support_vectors)[:, -1]
         out[method] = {
