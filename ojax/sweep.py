@@ -125,7 +125,11 @@ def _is_value_list(x: Any) -> bool:
     return (
         isinstance(x, (list, tuple))
         and not hasattr(x, "_fields")
-        and all(isinstance(e, (int, float, bool, np.number)) or np.ndim(e) == 0 for e in x)
+        and all(
+            isinstance(e, (int, float, bool, np.number))
+            or (isinstance(e, (np.ndarray, jax.Array)) and e.ndim == 0)
+            for e in x
+        )
     )
 
 
@@ -430,8 +434,10 @@ def _signature(tree: Any) -> tuple:
     return (str(treedef), tuple((tuple(a.shape), str(a.dtype)) for a in leaves))
 
 
-def _compile(fn, layout, mesh, chunk, hyper, tasks, data, keys):
-    """``((executable, bytes it uses per device), compile seconds)``; 0 seconds when cached."""
+def _compile(fn, layout, mesh, chunk, hyper, tasks, data, keys, options=()):
+    """``((executable, bytes it uses per device), compile seconds)``; 0 seconds when cached.
+
+    ``options`` are XLA compiler options as ``(name, value)`` pairs."""
     batch = NamedSharding(mesh, PartitionSpec(BATCH_AXIS))
     key = (
         fn,
@@ -440,6 +446,7 @@ def _compile(fn, layout, mesh, chunk, hyper, tasks, data, keys):
         chunk,
         _signature((hyper, tasks, data, keys)),
         jax.config.jax_enable_x64,
+        options,
     )
     try:
         hit = _COMPILED.get(key)
@@ -451,7 +458,9 @@ def _compile(fn, layout, mesh, chunk, hyper, tasks, data, keys):
     start = time.perf_counter()
     index = jax.ShapeDtypeStruct((chunk,), jnp.int32, sharding=batch)
     jitted = jax.jit(functools.partial(_chunk_fn, fn, layout, batch))
-    executable = jitted.lower(index, hyper, tasks, data, keys).compile()
+    executable = jitted.lower(index, hyper, tasks, data, keys).compile(
+        compiler_options=dict(options) or None
+    )
     try:
         analysis = executable.memory_analysis()
     except Exception:  # pragma: no cover - backends without a memory analysis
@@ -784,6 +793,7 @@ def sweep(
     config: Any = None,
     num_steps: int | None = None,
     on_chunk: Callable[[dict[str, Any]], None] | None = None,
+    compiler_options: Mapping[str, Any] | None = None,
 ) -> SweepResult:
     """Evaluates ``fn(params, data, key)`` on every (seed, hyperparameter, task) combination.
 
@@ -821,6 +831,9 @@ def sweep(
       num_steps: steps per combination, for the summary's steps per second.
       on_chunk: optional ``(info) -> None`` called after each computed chunk is stored, with
         ``info = {"chunk", "computed", "total", "indices", "path"}``.
+      compiler_options: XLA compiler options for the chunk program (e.g.
+        ``{"xla_backend_optimization_level": 1}``, which compiles long scans several times
+        faster on CPU); they do not change the numbers, so they are not in the hash.
 
     Returns:
       A :class:`SweepResult` (numpy arrays with named axes, summaries, stats).
@@ -846,6 +859,7 @@ def sweep(
       {'learning_rate': 1}
     """
     start = time.perf_counter()
+    options = tuple(sorted((compiler_options or {}).items()))
     if not callable(fn):
         raise InputError(f"fn must be callable, got {fn!r}")
     if isinstance(num_seeds, bool) or not isinstance(num_seeds, (int, np.integer)):
@@ -991,14 +1005,14 @@ def sweep(
         if not replicated.is_fully_addressable:  # pragma: no cover - several hosts
             put = functools.partial(_put, sharding=replicated)
         args = jax.tree.map(put, (hyper, tasks, data, keys))
-        (compiled, used), more = _compile(fn, layout, mesh, chunk, *args)
+        (compiled, used), more = _compile(fn, layout, mesh, chunk, *args, options)
         compile_seconds += more
         if derived and chunk > n_dev:
             if used > budget:  # the estimate was short: shrink once and recompile
                 per_device = max(1, int(chunk // n_dev * budget / used * 0.9))
                 chunk = per_device * n_dev
                 batches = [pending[i : i + chunk] for i in range(0, pending.size, chunk)]
-                (compiled, used), more = _compile(fn, layout, mesh, chunk, *args)
+                (compiled, used), more = _compile(fn, layout, mesh, chunk, *args, options)
                 compile_seconds += more
     else:
         batch_sharding = None
@@ -1141,6 +1155,7 @@ def sweep_experiment(
     chunk_size: int | None = None,
     settings: Any = None,
     num_seeds: int | None = None,
+    compiler_options: Mapping[str, Any] | None = None,
 ) -> SweepResult:
     """Runs one cell of an experiment through :func:`sweep`, with seeds as the sweep axis.
 
@@ -1158,6 +1173,7 @@ def sweep_experiment(
         the experiment's name, ``quick`` and ``x64``).
       num_seeds: overrides ``config.seeds``; e.g. ``1`` when the seeds' data are already
         drawn and passed as ``tasks`` (a leading seed axis), which then is the ``task`` axis.
+      compiler_options: as in :func:`sweep`.
 
     Returns:
       The :class:`SweepResult`; its ``outputs`` have the seed axis first.
@@ -1183,6 +1199,7 @@ def sweep_experiment(
             "settings": _describe(settings),
         },
         num_steps=num_steps,
+        compiler_options=compiler_options,
     )
 
 

@@ -62,16 +62,26 @@ class PathResult(NamedTuple):
 # ---------------------------------------------------------------------------------------------
 
 
-def _geo_update(avg: Array, table: Array, lr: Array, block: Array, offset, length) -> Array:
-    """Folds the block ``w_offset..w_{offset+length-1}`` (rows of ``block``) into ``avg``."""
+def _geo_update(
+    avg: Array, table: Array, lr: Array, block: Array, offset, length, masked: bool = True
+) -> Array:
+    """Folds the block ``w_offset..w_{offset+length-1}`` (rows of ``block``) into ``avg``.
+
+    The block's local average is ``(rho^j @ block) / Z(length)``: one ``(L, B) @ (B, d)`` product
+    with the precomputed table ``rho^j`` (no per-block weight matrix is formed), then one scale
+    per row. ``masked`` (static) zeroes the rows past ``length`` first; pass False when those
+    rows are already zero (zero-padded stored iterates) or when every block is full.
+    """
     zero, lrs = _w._safe(lr)
     m = jnp.asarray(length).astype(lr.dtype)
     safe_m = jnp.maximum(m, 1.0)
     scale = jnp.where(zero, 1.0 / safe_m, jnp.expm1(lrs) / jnp.expm1(safe_m * lrs))
-    j = jnp.arange(block.shape[0], dtype=jnp.int32)
-    length = jnp.asarray(length, jnp.int32)
-    w = jnp.where(j[None, :] < length, table[:, : block.shape[0]] * scale[:, None], 0.0)
-    local = w.astype(block.dtype) @ block
+    size = block.shape[0]
+    if masked:
+        j = jnp.arange(size, dtype=jnp.int32)
+        real = j[:, None] < jnp.asarray(length, jnp.int32)
+        block = jnp.where(real, block, jnp.zeros((), block.dtype))
+    local = (table[:, :size].astype(block.dtype) @ block) * scale[:, None].astype(block.dtype)
     a, b = _w.merge_weights(lr, offset, length)
     return a[:, None] * avg + b[:, None] * local
 
@@ -162,8 +172,8 @@ def _chunked(iterates, lr, taus, chunk_size):
         chunk, k = inp
         offset = k * chunk_size
         length = jnp.clip(total - offset, 0, chunk_size)
-        if geo is not None:
-            geo = _geo_update(geo, table, lr, chunk, offset, length)
+        if geo is not None:  # rows past ``total`` are zero padding: no mask needed
+            geo = _geo_update(geo, table, lr, chunk, offset, length, masked=False)
         if seg is not None:
             seg = _tail_update(seg, ts, chunk, offset, length)
         return (geo, seg), None
@@ -293,14 +303,16 @@ def _stream(block_fn, data, num_steps, block_size, eta, w0, lr, taus):
 
         def step(w, inp):
             x, y, j = inp
+            if n % size == 0:  # static: every block is full, no mask needed
+                return sgd_step(w, x, y, eta), w  # emits the pre-update w
             real = offset + j < n
-            return jnp.where(real, sgd_step(w, x, y, eta), w), w  # emits the pre-update w
+            return jnp.where(real, sgd_step(w, x, y, eta), w), w
 
         steps = jnp.arange(size, dtype=jnp.int32)
         w, ws = jax.lax.scan(step, w, (xs.astype(w.dtype), ys.astype(w.dtype), steps))
         length = jnp.clip(n - offset, 0, size)
         if geo is not None:
-            geo = _geo_update(geo, table, lr, ws, offset, length)
+            geo = _geo_update(geo, table, lr, ws, offset, length, masked=n % size != 0)
         if seg is not None:
             seg = _tail_update(seg, ts, ws, offset, length)
         return (w, geo, seg), None
@@ -312,7 +324,7 @@ def _stream(block_fn, data, num_steps, block_size, eta, w0, lr, taus):
     (w, geo, seg), _ = jax.lax.scan(block, (w0, geo0, seg0), blocks)
     last = w[None, :]  # w_n, a block of one iterate at offset n
     if geo is not None:
-        geo = _geo_update(geo, _table(lr, 1), lr, last, n, 1)
+        geo = _geo_update(geo, _table(lr, 1), lr, last, n, 1, masked=False)
     tail = None
     if seg is not None:
         seg = _tail_update(seg, ts, last, n, 1)

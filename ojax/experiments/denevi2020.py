@@ -84,15 +84,17 @@ class Outputs(NamedTuple):
     final_bias: Any  # (S, d)
 
 
-def _runs_core(learner, params, train: TaskBlock, unseen: TaskBlock | None, checkpoints):
-    def one(p, t, u):
-        trace = meta.run_meta_core(learner, p, t)
-        mt = None
-        if u is not None:
-            mt = meta.meta_test_core(learner, p, trace.biases[checkpoints], u)
-        return Outputs(trace.errors, trace.test_errors, mt, trace.biases[-1])
+def _run_one(learner, params, train: TaskBlock, unseen: TaskBlock | None, checkpoints):
+    """One seed: the meta-learner over the training tasks, and the meta-test at checkpoints."""
+    trace = meta.run_meta_core(learner, params, train)
+    mt = None
+    if unseen is not None:
+        mt = meta.meta_test_core(learner, params, trace.biases[checkpoints], unseen)
+    return Outputs(trace.errors, trace.test_errors, mt, trace.biases[-1])
 
-    return jax.vmap(one)(params, train, unseen)
+
+def _runs_core(learner, params, train: TaskBlock, unseen: TaskBlock | None, checkpoints):
+    return jax.vmap(lambda p, t, u: _run_one(learner, p, t, u, checkpoints))(params, train, unseen)
 
 
 def _grid_core(learner, grid, train: TaskBlock, validation: TaskBlock | None):
@@ -117,11 +119,18 @@ def compile_fast(lowered):
 
 
 class Runner:
-    """Compiles each (function, learner, shapes) once ahead of time and times compilation."""
+    """Runs the per-seed work of the experiment and times compilation apart.
+
+    With an experiment configuration, every call goes through the sweep engine
+    (:func:`ojax.sweep.sweep_experiment`: seeds and grid pairs are chunked to the memory budget,
+    sharded over ``--devices``, stored and resumed under ``--out``); without one (benchmarks),
+    the seed-batched ``jit(vmap(scan))`` is compiled ahead of time and called directly.
+    """
 
     _cache: dict = {}
 
-    def __init__(self) -> None:
+    def __init__(self, config: ExperimentConfig | None = None) -> None:
+        self.config = config
         self.compile_seconds = 0.0
 
     def compile(self, fn, *args, **static):
@@ -132,6 +141,8 @@ class Runner:
         return compiled
 
     def __call__(self, fn, learner, *args):
+        if self.config is not None:
+            return self._engine(fn, learner, *args)
         leaves = jax.tree.leaves(args)
         key = (
             fn,
@@ -144,6 +155,58 @@ class Runner:
             compiled = self.compile(fn, learner, *args)
             self._cache[key] = compiled
         return compiled(*args)
+
+    def _engine(self, fn, learner, *args):
+        from ojax.sweep import stacked, sweep_experiment
+
+        if fn is _runs:
+            params, train, unseen, checkpoints = args
+            one = _seed_run(learner, tuple(int(c) for c in np.asarray(checkpoints)))
+            grid, tasks, name = None, (params, train, unseen), "runs"
+        elif fn is _grid:
+            pairs, train, validation = args
+            one = _seed_grid(learner)
+            grid, tasks, name = stacked(pairs, "step_pair"), (train, validation), "grid"
+        else:  # pragma: no cover - only the two cores above exist
+            raise ValueError(f"no engine path for {fn!r}")
+        cell = sweep_experiment(
+            self.config,
+            one,
+            grid,
+            key=0,
+            tasks=tasks,
+            num_seeds=1,
+            name=f"{name}-{type(learner).__name__}",
+            compiler_options=COMPILER_OPTIONS,
+        )
+        self.compile_seconds += cell.stats.compile_seconds
+        # axes (seed=1, [step_pair,] task=S): the task axis holds the experiment's seeds
+        out = jax.tree.map(lambda a: a[0], cell.outputs)
+        if fn is _grid:  # (P, S) -> (S, P), as the seed-batched core returns it
+            out = jax.tree.map(lambda a: np.moveaxis(a, 0, 1), out)
+        return out
+
+
+@functools.cache
+def _seed_run(learner, checkpoints: tuple[int, ...]):
+    """``(_, (params, train, unseen), key) -> Outputs`` of one seed (cached per learner)."""
+    points = np.asarray(checkpoints, np.int32)
+
+    def one(_, task, key):
+        params, train, unseen = task
+        return _run_one(learner, params, train, unseen, points)
+
+    return one
+
+
+@functools.cache
+def _seed_grid(learner):
+    """``(step pair, (train, validation), key) -> (cumulative, validation)`` of one seed."""
+
+    def one(pair, task, key):
+        return meta.grid_score_core(learner, pair, *task)
+
+    return one
 
 
 def _seed_broadcast(params, num_seeds: int):
@@ -182,6 +245,9 @@ def _pad_seeds(tree, size: int):
 def _grid_scores(runner, learner, grid, train, validation, chunk: int, progress):
     """(S, P) final cumulative and validation errors, seeds in chunks of ``chunk``."""
     num_seeds = train.x_train.shape[0]
+    if runner.config is not None:  # the engine chunks seeds x pairs to the memory budget
+        cum, val = runner(_grid, learner, grid, train, validation)
+        return np.asarray(cum), np.asarray(val)
     cums, vals = [], []
     starts = list(range(0, num_seeds, chunk))
     for start in progress(starts):
@@ -424,7 +490,7 @@ def run_synthetic(config: ExperimentConfig) -> ExperimentResult:
     dtype = _dtype(config)
     size = QUICK_SYNTHETIC if config.quick else SyntheticSize()
     seeds = min(config.seeds, 4) if config.quick else config.seeds
-    runner = Runner()
+    runner = Runner(config)
     setting = synthetic_setting(seeds, size, dtype, runner=runner)
     methods = list(PF_METHODS) + list(SS_METHODS)
     curves, extra = run_methods(
@@ -464,7 +530,7 @@ def run_wealth(config: ExperimentConfig) -> ExperimentResult:
     size = QUICK_SYNTHETIC if config.quick else SyntheticSize()
     seeds = min(config.seeds, 3) if config.quick else config.seeds
     wealths = WEALTH_GRID[::3] if config.quick else WEALTH_GRID
-    runner = Runner()
+    runner = Runner(config)
     setting = synthetic_setting(seeds, size, dtype, runner=runner)
     curves = {}
     for wealth in config.progress(list(wealths), "initial wealth"):
@@ -570,7 +636,7 @@ def _run_real(config: ExperimentConfig, dataset: str, loader, title: str) -> Exp
         data = mt_data.PooledTasks(
             data.x[:keep], data.y[:keep], data.mask[:keep], data.num_test[:keep]
         )
-    runner = Runner()
+    runner = Runner(config)
     setting = real_setting(data, dataset, seeds, dtype, runner)
     methods = [m for m in list(PF_METHODS) + list(SS_METHODS) if m != "Oracle"]
     curves, extra = run_methods(

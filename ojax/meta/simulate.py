@@ -215,6 +215,26 @@ def select_in_hindsight(task_errors: Array, num_points: Array) -> Array:
     return jnp.argmin(final, axis=0)
 
 
+def grid_score_core(
+    learner: MetaLearner,
+    params: Params,
+    tasks: TaskBlock,
+    validation: TaskBlock | None,
+    loss: _losses.Loss = _losses.absolute,
+) -> tuple[Array, Array]:
+    """Final cumulative error and validation error of one entry of a params grid.
+
+    Returns:
+      ``(cumulative, validation)`` scalars; the validation error is the meta-test error of the
+      final bias on the ``validation`` tasks (NaN without validation tasks).
+    """
+    trace = run_meta_core(learner, params, tasks, loss, record_errors=False)
+    final = jnp.sum(trace.task_errors) / jnp.sum(trace.num_points).astype(trace.task_errors.dtype)
+    if validation is None:
+        return final, jnp.full((), jnp.nan, final.dtype)
+    return final, meta_test_core(learner, params, trace.biases[-1:], validation, loss)[0]
+
+
 def grid_scores_core(
     learner: MetaLearner,
     grid: Params,
@@ -222,24 +242,8 @@ def grid_scores_core(
     validation: TaskBlock | None,
     loss: _losses.Loss = _losses.absolute,
 ) -> tuple[Array, Array]:
-    """Final cumulative error and validation error of every entry of a params grid.
-
-    Returns:
-      ``(cumulative (P,), validation (P,))``; the validation error is the meta-test error of
-      the final bias on the ``validation`` tasks (NaN without validation tasks).
-    """
-
-    def one(params):
-        trace = run_meta_core(learner, params, tasks, loss, record_errors=False)
-        final = jnp.sum(trace.task_errors) / jnp.sum(trace.num_points).astype(
-            trace.task_errors.dtype
-        )
-        if validation is None:
-            return final, jnp.full((), jnp.nan, final.dtype)
-        val = meta_test_core(learner, params, trace.biases[-1:], validation, loss)[0]
-        return final, val
-
-    return jax.vmap(one)(grid)
+    """:func:`grid_score_core` of every entry of a params grid (one vmap): ``(P,)`` each."""
+    return jax.vmap(lambda p: grid_score_core(learner, p, tasks, validation, loss))(grid)
 
 
 def best_bias_in_hindsight(
