@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import subprocess
@@ -35,10 +36,20 @@ def rel_err(a, b) -> float:
     return float(np.max(np.abs(a - b)) / max(np.max(np.abs(b)), 1e-300))
 
 
-def data(dtype, n=300, seed=0):
-    problem = regression.ill_conditioned_problem(jax.random.key(seed), dtype=dtype)
-    xs, ys = regression.sample(jax.random.key(seed + 1), problem, n)
+N = 200  # one sample size wherever the check allows: the jitted functions compile once per dtype
+
+
+@functools.cache
+def _data(dtype_name, n, seed):
+    with jax.enable_x64(dtype_name == "float64"):
+        problem = regression.ill_conditioned_problem(jax.random.key(seed), dtype=dtype_name)
+        xs, ys = regression.sample(jax.random.key(seed + 1), problem, n)
     return problem, xs, ys
+
+
+def data(dtype, n=N, seed=0):
+    """A cached ill-conditioned sample (shared by the tests; arrays are immutable)."""
+    return _data(jnp.dtype(dtype).name, n, seed)
 
 
 def log_rhos(dtype):
@@ -51,7 +62,7 @@ def log_rhos(dtype):
 
 
 def test_sgd_iterates_step_by_step_x64(x64):
-    _, xs, ys = data(jnp.float64, n=200)
+    _, xs, ys = data(jnp.float64)
     w0 = np.linspace(-0.5, 0.5, 5)
     ws = averaging.sgd_iterates(xs, ys, ETA, w0)
     expect = ref.sgd_iterates(xs, ys, ETA, w0)
@@ -61,7 +72,7 @@ def test_sgd_iterates_step_by_step_x64(x64):
 
 
 def test_sgd_predictor_in_the_runner_matches_reference_per_step(x64):
-    _, xs, ys = data(jnp.float64, n=100)
+    _, xs, ys = data(jnp.float64)
     w0 = jnp.asarray([0.1, -0.2, 0.3, 0.0, 0.5])
     learner = averaging.least_squares_sgd(w0, averaging.geometric_averager())
     params = averaging.AveragedParams(
@@ -87,7 +98,7 @@ def test_sgd_predictor_in_the_runner_matches_reference_per_step(x64):
 
 
 def test_ridge_sgd_step_by_step_x64(x64):
-    _, xs, ys = data(jnp.float64, n=150)
+    _, xs, ys = data(jnp.float64)
     w0 = jnp.asarray([0.3, 0.0, -0.1, 0.2, 0.1])
     gammas = np.array([0.04, 0.05, 0.02])
     lams = np.array([0.0, 0.5, 3.0])
@@ -104,13 +115,13 @@ def test_ridge_sgd_step_by_step_x64(x64):
 
 
 def test_ridge_closed_form_and_solution(x64):
-    _, xs, ys = data(jnp.float64, n=50)
+    _, xs, ys = data(jnp.float64)
     w0 = np.full(5, 0.2)
     lams = np.array([0.0, 0.01, 1.0])
     got = averaging.ridge_regression(xs, ys, lams, w0)
     X, y = np.asarray(xs), np.asarray(ys)
     for lam, g in zip(lams, got):
-        expect = ref.ridge(X.T @ X / 50, X.T @ y / 50, lam, w0)
+        expect = ref.ridge(X.T @ X / N, X.T @ y / N, lam, w0)
         assert rel_err(g, expect) < 1e-10
 
 
@@ -130,7 +141,7 @@ def test_averages_of_stored_iterates(dtype):
             assert got.dtype == ws.dtype
             assert rel_err(got, ref.geometric_average(ws64, rho)) < TOL[dtype]
         assert rel_err(averaging.polyak_average(ws), ref.polyak_average(ws64)) < TOL[dtype]
-        for tau in (0, 17, 299):
+        for tau in (0, 17, N - 1):
             got = averaging.tail_average(ws, tau)
             assert rel_err(got, ref.tail_average(ws64, tau)) < TOL[dtype]
 
@@ -138,20 +149,27 @@ def test_averages_of_stored_iterates(dtype):
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 def test_streaming_averagers_per_step(dtype):
     with jax.enable_x64(dtype == "float64"):
-        _, xs, ys = data(jnp.dtype(dtype), n=200)
+        _, xs, ys = data(jnp.dtype(dtype))
         ws = averaging.sgd_iterates(xs, ys, ETA)
         ws64 = np.asarray(ws, np.float64)
 
-        def stream(avg, params):
+        def run(avg, params):
             def step(s, w):
                 s = avg.update(s, params, w)
                 return s, avg.average(s, params)
 
-            _, out = jax.lax.scan(step, avg.init(params, ws[0]), ws[1:])
+            return jax.lax.scan(step, avg.init(params, ws[0]), ws[1:])[1]
+
+        def stream(avg, params):
+            out = jax.jit(run, static_argnums=0)(avg, params)
             return np.concatenate([ws64[:1], np.asarray(out, np.float64)])
 
-        for rho, lr in zip(RHOS, log_rhos(ws.dtype)):
-            got = stream(averaging.geometric_averager(), averaging.GeometricParams(lr))
+        # every discount in one vmapped scan (one compilation), then each against the reference
+        geo = averaging.geometric_averager()
+        batch = jax.jit(jax.vmap(lambda lr: run(geo, averaging.GeometricParams(lr))))
+        outs = np.asarray(batch(log_rhos(ws.dtype)), np.float64)
+        for rho, out in zip(RHOS, outs):
+            got = np.concatenate([ws64[:1], out])
             assert rel_err(got, ref.prefix_geometric_averages(ws64, rho)) < TOL[dtype]
         got = stream(averaging.polyak_averager(), ())
         assert rel_err(got, ref.prefix_geometric_averages(ws64, 1.0)) < TOL[dtype]
@@ -162,7 +180,7 @@ def test_streaming_averagers_per_step(dtype):
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 def test_prefix_averages_by_associative_scan(dtype):
     with jax.enable_x64(dtype == "float64"):
-        _, xs, ys = data(jnp.dtype(dtype), n=200)
+        _, xs, ys = data(jnp.dtype(dtype))
         ws = averaging.sgd_iterates(xs, ys, ETA)
         ws64 = np.asarray(ws, np.float64)
         for rho, lr in zip(RHOS, log_rhos(ws.dtype)):
@@ -174,9 +192,15 @@ def test_merge_is_associative(x64):
     rng = np.random.default_rng(0)
     lr = jnp.log(0.7)
     chunks = [jnp.asarray(rng.normal(size=(k, 3))) for k in (3, 1, 5)]
-    a, b, c = (averaging.chunk_stats(ch, lr) for ch in chunks)
-    left = averaging.merge(averaging.merge(a, b, lr), c, lr)
-    right = averaging.merge(a, averaging.merge(b, c, lr), lr)
+
+    @jax.jit  # one compilation instead of one per eager operation
+    def both(chunks, lr):
+        a, b, c = (averaging.chunk_stats(ch, lr) for ch in chunks)
+        left = averaging.merge(averaging.merge(a, b, lr), c, lr)
+        right = averaging.merge(a, averaging.merge(b, c, lr), lr)
+        return left, right
+
+    left, right = both(chunks, lr)
     whole = ref.geometric_average(np.concatenate(chunks), 0.7)
     assert rel_err(left.average, whole) < 1e-14
     assert rel_err(right.average, whole) < 1e-14
@@ -190,14 +214,14 @@ def test_merge_is_associative(x64):
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 def test_path_all_modes_against_reference(dtype):
-    n = 300
+    n = N
     with jax.enable_x64(dtype == "float64"):
         _, xs, ys = data(jnp.dtype(dtype), n=n)
         w0 = jnp.full((5,), 0.1, jnp.dtype(dtype))
         ws = averaging.sgd_iterates(xs, ys, ETA, w0)
         ws64 = np.asarray(ws, np.float64)
         lr = log_rhos(ws.dtype)
-        taus = jnp.asarray([150, 0, 299, 17, 17], jnp.int32)
+        taus = jnp.asarray([n // 2, 0, n - 1, 17, 17], jnp.int32)
         geo_ref = np.array([ref.geometric_average(ws64, r) for r in RHOS])
         tail_ref = np.array([ref.tail_average(ws64, int(t)) for t in taus])
         tol = TOL[dtype]
@@ -275,8 +299,8 @@ def test_stream_path_with_generated_data_never_stored():
 
 
 def test_no_recompilation_for_new_values(x64):
-    _, xs, ys = data(jnp.float64, n=100)
-    _, xs2, ys2 = data(jnp.float64, n=100, seed=7)
+    _, xs, ys = data(jnp.float64)
+    _, xs2, ys2 = data(jnp.float64, seed=7)
     for mode in ("product", "stream"):
         averaging.regularization_path(
             xs,
@@ -300,7 +324,7 @@ def test_no_recompilation_for_new_values(x64):
 
 
 def test_select_on_holdout_matches_loop(x64):
-    problem, xs, ys = data(jnp.float64, n=200)
+    problem, xs, ys = data(jnp.float64)
     x_val, y_val = regression.sample(jax.random.key(9), problem, 100)
     lams = jnp.asarray([0.0, 0.01, 0.1, 1.0, 10.0])
     res = averaging.regularization_path(xs, ys, ETA, regularization=lams)
@@ -413,11 +437,13 @@ def test_float32_small_eta_lambda_keeps_the_regularization():
 
 
 def test_tiny_discount_underflow_gives_no_nan():
-    ws = jnp.asarray(np.random.default_rng(0).normal(size=(5000, 3)), jnp.float32)
-    lr = jnp.log(jnp.asarray([0.03, 1e-30], jnp.float32))
+    # the shapes of the float32 path test (compiled functions are shared): rho = 0.03 underflows
+    # after ~25 steps and 1e-30 after 2, so most of the 201 weights and 6 of the 7 chunks are 0
+    ws = jnp.asarray(np.random.default_rng(0).normal(size=(N + 1, 5)), jnp.float32)
+    lr = jnp.log(jnp.asarray([0.03, 1e-30, 1.0, 0.5, 0.9], jnp.float32))
     for got in (
         averaging.geometric_path(ws, lr),
-        averaging.geometric_path(ws, lr, chunk_size=64),
+        averaging.geometric_path(ws, lr, chunk_size=-(-(N + 1) // 7)),
         averaging.chunked_geometric_average(ws, lr, 7),
     ):
         assert np.all(np.isfinite(got))
@@ -430,7 +456,7 @@ def test_tiny_discount_underflow_gives_no_nan():
 
 
 def test_bad_inputs_raise_clear_errors():
-    _, xs, ys = data(jnp.float32, n=20)
+    _, xs, ys = data(jnp.float32)
     ws = averaging.sgd_iterates(xs, ys, ETA)
     with pytest.raises(ojax.InputError, match=r"regularization must lie in \[0, 1/learning_rate"):
         averaging.log_discount_from_regularization(0.1, 10.0, "paper")
@@ -447,11 +473,11 @@ def test_bad_inputs_raise_clear_errors():
     with pytest.raises(ojax.InputError, match="log_discount"):
         averaging.geometric_averager().check_params(averaging.GeometricParams(jnp.float32(1.0)))
     with pytest.raises(ojax.InputError, match="tail_start"):
-        averaging.tail_average(ws, 20)  # tau >= n
+        averaging.tail_average(ws, N)  # tau >= n
     with pytest.raises(ojax.InputError, match="tail_start"):
         averaging.tail_path(ws, jnp.asarray([3, -1]))
     with pytest.raises(ojax.InputError, match="tail_start"):
-        averaging.regularization_path(xs, ys, ETA, tail_start=jnp.asarray([25]))
+        averaging.regularization_path(xs, ys, ETA, tail_start=jnp.asarray([N + 5]))
     with pytest.raises(ojax.InputError, match="ys must have shape"):
         averaging.sgd_iterates(xs, ys[:-1], ETA)
     with pytest.raises(ojax.InputError, match="initial_point"):

@@ -65,21 +65,30 @@ def make_problem(
     check_positive("eigenvalues", eig)
     check_range("noise_std", noise_std, 0.0, None)
     d = eig.shape[0]
+    target = None
+    if w_star is not None:
+        target = jnp.asarray(w_star, eig.dtype)
+        if target.shape != (d,):
+            raise InputError(f"w_star must have shape ({d},), got shape {target.shape}")
+        check_finite("w_star", target)
+    norm = jnp.asarray(w_star_norm, eig.dtype)
+    return _make_problem(key, eig, target, norm, jnp.asarray(noise_std, eig.dtype), rotate)
+
+
+@functools.partial(jax.jit, static_argnames=("rotate",))
+def _make_problem(key, eig, target, w_star_norm, noise_std, rotate):
+    """The numeric part of :func:`make_problem`, one compiled function (not one per eager op)."""
+    d = eig.shape[0]
     k_rot, k_w = jax.random.split(key)
     if rotate:
         q, r = jnp.linalg.qr(jax.random.normal(k_rot, (d, d), eig.dtype))
         rotation = q * jnp.where(jnp.diag(r) < 0, -1.0, 1.0).astype(eig.dtype)[None, :]
     else:
         rotation = jnp.eye(d, dtype=eig.dtype)
-    if w_star is None:
+    if target is None:
         u = jax.random.normal(k_w, (d,), eig.dtype)
         target = u * (w_star_norm / jnp.linalg.norm(u))
-    else:
-        target = jnp.asarray(w_star, eig.dtype)
-        if target.shape != (d,):
-            raise InputError(f"w_star must have shape ({d},), got shape {target.shape}")
-        check_finite("w_star", target)
-    return RegressionProblem(eig, rotation, target, jnp.asarray(noise_std, eig.dtype))
+    return RegressionProblem(eig, rotation, target, noise_std)
 
 
 def ill_conditioned_problem(

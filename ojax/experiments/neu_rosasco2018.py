@@ -18,6 +18,14 @@ Three experiments:
    (``ridge``). Metric ``excess_risk``: at the lambda / tau chosen on held-out data, one value
    per seed. The curves against lambda (and tau) are in ``curves.npz`` under
    ``DATASET/METHOD/excess_risk_vs_lambda`` (``..._vs_tau``) and in the figures.
+   The regime (see :func:`_setting`): step ``eta = 1/R^2`` (``R^2 = tr Sigma + 2 lambda_max``),
+   one pass, ``w_0 = 0``. One pass of SGD already regularizes like ``lambda ~ 1/(eta n)``, so
+   explicit regularization can only help when the ridge-optimal ``lambda ~ sigma^2 / (n b^2)``
+   is larger, i.e. when ``kappa = sigma^2 / (b^2 R^2) > 1``: the ill-conditioned problem is run
+   at ``kappa = 4`` (noise-dominated, least squares overfits), the well-conditioned one at
+   ``kappa = 1/17``. ``config.json`` (``ill-conditioned/noise_sweep``) and the figure
+   ``ill-conditioned_noise_sweep.png`` repeat the ill-conditioned problem at ``kappa`` in
+   ``.25, 1, 4, 16`` (the same compiled function).
 3. The speed of the path (``config.json``: ``speed``): 100 lambdas from one SGD pass against 100
    regularized runs batched in one scan (the full comparison is ``scripts/bench_regpath.py``).
 
@@ -199,7 +207,9 @@ def _summary(out: SeedOutput, lams: np.ndarray, taus: np.ndarray) -> dict:
     """Minimizers of the mean curves, and closed-form ridge at lambda* vs at the smallest lambda."""
     means = {m: np.asarray(out.risks[m]).mean(axis=0) for m in ("geometric", "ridge-sgd", "ridge")}
     info = {f"{m}_best_lambda_on_mean_curve": float(lams[np.argmin(v)]) for m, v in means.items()}
-    info["tail_best_tau_on_mean_curve"] = int(taus[np.argmin(np.asarray(out.risks["tail"]).mean(0))])
+    info["tail_best_tau_on_mean_curve"] = int(
+        taus[np.argmin(np.asarray(out.risks["tail"]).mean(0))]
+    )
     info["ridge_risk_at_best_lambda"] = float(means["ridge"].min())
     info["ridge_risk_at_smallest_lambda"] = float(means["ridge"][0])
     info["polyak_risk"] = float(np.mean(out.risks["polyak"]))
@@ -247,7 +257,9 @@ def _identity_experiment(config, result, runs):
         lr = averaging.log_discount_from_regularization(eta, jnp.asarray(lams, f64))
         gamma = eta / (1 + eta * lams)
         rho = 1 - gamma * lams
-        means = averaging.expected_sgd_iterates(cov, cross, f64(eta), w0, n)
+        # the exact means of the first n steps are the first rows of the long run (one scan)
+        long_means = averaging.expected_sgd_iterates(cov, cross, f64(eta), w0, n_limit)
+        means = long_means[: n + 1]
         w_tilde = averaging.geometric_path(means, lr)
         lhs = jax.vmap(lambda g, lam: averaging.expected_ridge_sgd(cov, cross, g, lam, w0, n))(
             jnp.asarray(gamma), jnp.asarray(lams)
@@ -257,7 +269,6 @@ def _identity_experiment(config, result, runs):
         ]
         exact_err = np.max(np.abs(rhs - lhs), axis=1) / np.max(np.abs(lhs), axis=1)
 
-        long_means = averaging.expected_sgd_iterates(cov, cross, f64(eta), w0, n_limit)
         ridge = averaging.ridge_solution(cov, cross, jnp.asarray(lams), w0)
         limit = averaging.geometric_path(long_means, lr)
         limit_err = np.max(np.abs(limit - ridge), axis=1) / np.max(np.abs(ridge), axis=1)
@@ -313,7 +324,7 @@ def _identity_experiment(config, result, runs):
 
 def _speed(config, dtype) -> dict:
     """100 lambdas: the path from one pass (product and stream) vs 100 runs batched in one scan."""
-    n, d, num = (2000, 20, 100) if config.quick else (20000, 50, 100)
+    n, d, num = (500, 20, 100) if config.quick else (20000, 50, 100)
     problem = regression.well_conditioned_problem(jax.random.key(3), d, dtype=dtype)
     xs, ys = regression.sample(jax.random.key(4), problem, n)
     lams = jnp.asarray(np.logspace(-4, 1, num), dtype)
