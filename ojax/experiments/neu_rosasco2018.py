@@ -29,7 +29,8 @@ Three experiments:
 3. The speed of the path (``config.json``: ``speed``): 100 lambdas from one SGD pass against 100
    regularized runs batched in one scan (the full comparison is ``scripts/bench_regpath.py``).
 
-The heavy work is one jitted function of ``(params, problem, key)`` vmapped over seeds.
+The heavy work is one cell ``(params, problem, key)`` per seed, run by the sweep engine (vmapped
+over seeds in chunks, sharded over devices, resumable).
 
 References:
   Neu, G. and Rosasco, L. (2018). Iterate averaging as regularization for stochastic gradient
@@ -39,6 +40,7 @@ References:
 from __future__ import annotations
 
 import contextlib
+import functools
 import time
 from typing import NamedTuple
 
@@ -53,6 +55,7 @@ from ojax.averaging import weights as _w
 from ojax.envs import regression
 from ojax.experiments.output import ExperimentConfig, ExperimentResult
 from ojax.plotting import curves_figure
+from ojax.sweep import sweep_experiment
 
 METHODS = ("geometric", "ridge-sgd", "tail", "polyak", "ridge")
 
@@ -140,7 +143,7 @@ def _seed_run(params: PathParams, problem: regression.RegressionProblem, key, n:
     return SeedOutput(risks, chosen)
 
 
-def _excess_risk_experiment(config, result, name, dtype, keys, timings):
+def _excess_risk_experiment(config, result, name, dtype, timings):
     s = _setting(name, config.quick)
     problem = regression.make_problem(
         jax.random.key(100),
@@ -154,15 +157,7 @@ def _excess_risk_experiment(config, result, name, dtype, keys, timings):
         jnp.asarray(s["lams"], dtype),
         jnp.asarray(s["taus"], jnp.int32),
     )
-    fn = jax.jit(
-        jax.vmap(
-            lambda p, prob, k: _seed_run(p, prob, k, s["n"], s["n_val"]), in_axes=(None, None, 0)
-        )
-    )
-    start = time.perf_counter()
-    compiled = fn.lower(params, problem, keys).compile()
-    timings.append(time.perf_counter() - start)
-    out = jax.device_get(compiled(params, problem, keys))
+    out = _seeds(config, name, params, problem, s, timings)
     for method in METHODS:
         result.add(name, method, "excess_risk", np.asarray(out.chosen[method]))
     for method in ("geometric", "ridge-sgd", "ridge"):
@@ -199,7 +194,7 @@ def _excess_risk_experiment(config, result, name, dtype, keys, timings):
     info = {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in s.items()}
     info["summary"] = _summary(out, s["lams"], s["taus"])
     if name == "ill-conditioned":
-        info["noise_sweep"] = _noise_sweep(config, result, compiled, params, problem, keys, s)
+        info["noise_sweep"] = _noise_sweep(config, result, params, problem, s, timings)
     return info
 
 
@@ -216,14 +211,40 @@ def _summary(out: SeedOutput, lams: np.ndarray, taus: np.ndarray) -> dict:
     return info
 
 
-def _noise_sweep(config, result, compiled, params, problem, keys, s) -> list[dict]:
+@functools.cache
+def _seed_cell(n: int, n_val: int):
+    """The engine's cell: ``(_, (params, problem), key) -> SeedOutput`` of one seed."""
+
+    def one(_, data, key):
+        params, problem = data
+        return _seed_run(params, problem, key, n, n_val)
+
+    return one
+
+
+def _seeds(config, label, params, problem, s, timings) -> SeedOutput:
+    """``config.seeds`` seeds of one setting through the sweep engine (compiled once per
+    setting's shapes; the seeds' keys split from ``key(2018)``)."""
+    cell = sweep_experiment(
+        config,
+        _seed_cell(s["n"], s["n_val"]),
+        key=jax.random.key(2018),
+        data=(params, problem),
+        name=label,
+        num_steps=s["n"],
+    )
+    timings.append(cell.stats.compile_seconds)
+    return cell.outputs
+
+
+def _noise_sweep(config, result, params, problem, s, timings) -> list[dict]:
     """The same ill-conditioned problem at several kappa (noise levels); no recompilation."""
     kappas = NOISE_SWEEP_KAPPAS[1:3] if config.quick else NOISE_SWEEP_KAPPAS
     rows, chosen = [], {m: [] for m in METHODS}
     for kappa in kappas:
         sigma = float(np.sqrt(kappa * s["r2"]))
         prob = problem._replace(noise_std=jnp.asarray(sigma, problem.noise_std.dtype))
-        out = jax.device_get(compiled(params, prob, keys))
+        out = _seeds(config, f"ill-conditioned-kappa-{kappa:g}", params, prob, s, timings)
         row = {"kappa": kappa, "noise_std": sigma}
         for m in METHODS:
             values = np.asarray(out.chosen[m])
@@ -273,15 +294,18 @@ def _identity_experiment(config, result, runs):
         limit = averaging.geometric_path(long_means, lr)
         limit_err = np.max(np.abs(limit - ridge), axis=1) / np.max(np.abs(ridge), axis=1)
 
-        def one(key):
+        def one(_, data, key):
+            lr, gamma, lams, w0 = data
             xs, ys = regression.sample(key, problem, n)
             ws = _ls._sgd_iterates(xs, ys, f64(eta), w0)
             geo = _w.geometric_weights(lr, n + 1) @ ws
-            v = _ls._ridge_runs(xs, ys, jnp.asarray(gamma), jnp.asarray(lams), w0)
-            return geo, ws[-1], v
+            return geo, ws[-1], _ls._ridge_runs(xs, ys, gamma, lams, w0)
 
-        keys = jax.random.split(jax.random.key(7), runs)
-        geo, last, v = jax.device_get(jax.jit(jax.vmap(one))(keys))
+        data = (lr, jnp.asarray(gamma), jnp.asarray(lams), w0)
+        cell = sweep_experiment(
+            config, one, key=jax.random.key(7), data=data, num_seeds=runs, name="identity"
+        )
+        geo, last, v = cell.outputs
         rhs_mc = (1 - rho ** (n + 1))[None, :, None] * geo + (rho ** (n + 1))[None, :, None] * (
             last[:, None, :]
         )
@@ -360,7 +384,6 @@ def run_experiment(config: ExperimentConfig) -> ExperimentResult:
     extra: dict = {}
     steps = ["identity", "ill-conditioned", "well-conditioned", "speed"]
     timings: list[float] = []
-    keys = jax.random.split(jax.random.key(2018), config.seeds)
     ctx = jax.enable_x64(True) if config.x64 else contextlib.nullcontext()
     with ctx:
         for step in config.progress(steps, desc="neu-rosasco2018", total=len(steps)):
@@ -371,7 +394,7 @@ def run_experiment(config: ExperimentConfig) -> ExperimentResult:
             elif step == "speed":
                 extra["speed"] = _speed(config, dtype)
             else:
-                extra[step] = _excess_risk_experiment(config, result, step, dtype, keys, timings)
+                extra[step] = _excess_risk_experiment(config, result, step, dtype, timings)
     extra["dtype"] = jnp.dtype(dtype).name
     result.extra_config = extra
     result.compile_seconds = float(sum(timings))
