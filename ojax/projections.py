@@ -1,6 +1,7 @@
 """Euclidean projections onto the feasible sets of the OCO learners.
 
-Thin wrappers over ``optax.projections`` with the set chosen by a static name and its size a
+Wrappers over ``optax.projections`` (the simplex is written here, see :func:`simplex`) with the set
+chosen by a static name and its size a
 runtime value (so it can be vmapped):
 
 * ``"none"``: the identity (unconstrained);
