@@ -2,8 +2,19 @@
 
 __version__ = "0.1.0"
 
-from ojax import adapters, losses, metrics, oco, projections  # noqa: E402
-from ojax import averaging, envs, meta, parameter_free, transfer  # noqa: E402
+from ojax import (  # noqa: E402  # noqa: E402
+    adapters,
+    averaging,
+    envs,
+    losses,
+    meta,
+    metrics,
+    oco,
+    parameter_free,
+    projections,
+    sweep,  # noqa: E402  (the module: ojax.sweep.sweep, sweep_experiment)
+    transfer,
+)
 from ojax.adapters import linear_predictor, linear_weights, optax_learner  # noqa: E402
 from ojax.core import (  # noqa: E402
     LEARNERS,
@@ -15,7 +26,6 @@ from ojax.core import (  # noqa: E402
     register_learner,
 )
 from ojax.run import run, run_oco, run_tasks  # noqa: E402
-from ojax import sweep  # noqa: E402  (the module: ojax.sweep.sweep, sweep_experiment)
 from ojax.validation import InputError  # noqa: E402
 
 __all__ = [

@@ -42,26 +42,53 @@ register_experiment(
 )
 
 for _name, _description, _target, _seeds in [
-    ("denevi2020-synthetic",
-     "Denevi et al. 2020, main figure: parameter-free multi-task learning of low-variance tasks "
-     "on the synthetic environment", "ojax.experiments.denevi2020:run_synthetic", 30),
-    ("denevi2020-wealth",
-     "Denevi et al. 2020, appendix E: sensitivity to the initial wealth (one vmap over a log grid)",
-     "ojax.experiments.denevi2020:run_wealth", 30),
-    ("denevi2020-schools", "Denevi et al. 2020, appendix E: the Schools dataset (139 tasks)",
-     "ojax.experiments.denevi2020:run_schools", 30),
-    ("denevi2020-lenk", "Denevi et al. 2020, appendix E: the Lenk computer-survey dataset "
-     "(180 tasks)", "ojax.experiments.denevi2020:run_lenk", 30),
-    ("neu-rosasco2018",
-     "Neu & Rosasco 2018: geometric / tail / Polyak-Ruppert averaging as regularization, the "
-     "regularization path from one SGD pass", "ojax.experiments.neu_rosasco2018:run_experiment",
-     50),
-    ("zhao-hoi2010-homogeneous",
-     "Zhao & Hoi 2010: online transfer learning, homogeneous domains (usenet2, newsgroup4, "
-     "spambase)", "ojax.experiments.zhao_hoi2010:run_homogeneous", 20),
-    ("zhao-hoi2010-heterogeneous",
-     "Zhao & Hoi 2010: co-regularized online transfer learning, heterogeneous domains (a7a, "
-     "mushrooms, spambase)", "ojax.experiments.zhao_hoi2010:run_heterogeneous", 20),
+    (
+        "denevi2020-synthetic",
+        "Denevi et al. 2020, main figure: parameter-free multi-task learning of low-variance tasks "
+        "on the synthetic environment",
+        "ojax.experiments.denevi2020:run_synthetic",
+        30,
+    ),
+    (
+        "denevi2020-wealth",
+        "Denevi et al. 2020, appendix E: sensitivity to the initial wealth "
+        "(one vmap over a log grid)",
+        "ojax.experiments.denevi2020:run_wealth",
+        30,
+    ),
+    (
+        "denevi2020-schools",
+        "Denevi et al. 2020, appendix E: the Schools dataset (139 tasks)",
+        "ojax.experiments.denevi2020:run_schools",
+        30,
+    ),
+    (
+        "denevi2020-lenk",
+        "Denevi et al. 2020, appendix E: the Lenk computer-survey dataset (180 tasks)",
+        "ojax.experiments.denevi2020:run_lenk",
+        30,
+    ),
+    (
+        "neu-rosasco2018",
+        "Neu & Rosasco 2018: geometric / tail / Polyak-Ruppert averaging as regularization, the "
+        "regularization path from one SGD pass",
+        "ojax.experiments.neu_rosasco2018:run_experiment",
+        50,
+    ),
+    (
+        "zhao-hoi2010-homogeneous",
+        "Zhao & Hoi 2010: online transfer learning, homogeneous domains (usenet2, newsgroup4, "
+        "spambase)",
+        "ojax.experiments.zhao_hoi2010:run_homogeneous",
+        20,
+    ),
+    (
+        "zhao-hoi2010-heterogeneous",
+        "Zhao & Hoi 2010: co-regularized online transfer learning, heterogeneous domains (a7a, "
+        "mushrooms, spambase)",
+        "ojax.experiments.zhao_hoi2010:run_heterogeneous",
+        20,
+    ),
 ]:
     register_experiment(ExperimentSpec(_name, _description, _target, _seeds))
 

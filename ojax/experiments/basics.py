@@ -284,7 +284,10 @@ def example_parameter_free(
         best = jnp.cumsum(jnp.abs(ys - xs @ u))
         ogd_loss = jax.vmap(lambda p: run(ogd, p, xs, ys, absolute)[1].loss)(ogd_grid)
         pf_loss = jnp.stack([run(b, pf_params, xs, ys, absolute)[1].loss for b in bettors.values()])
-        regret = lambda losses: jnp.cumsum(losses, axis=-1) - jnp.broadcast_to(best, losses.shape)
+
+        def regret(losses):
+            return jnp.cumsum(losses, axis=-1) - jnp.broadcast_to(best, losses.shape)
+
         return regret(ogd_loss), regret(pf_loss)
 
     ogd_regret, pf_regret = over_seeds(one_seed, key, num_seeds, "parameter-free")
