@@ -50,6 +50,20 @@ def parse_bytes(text: str) -> int:
     return int(value * _UNITS[unit])
 
 
+def _add_engine_options(parser: argparse.ArgumentParser) -> None:
+    """The options shared by ``run`` and ``sweep``: precision and the sweep engine's."""
+    parser.add_argument("--x64", action="store_true", help="compute in float64")
+    parser.add_argument("--devices", type=_positive_int, help="shard over the first N devices")
+    parser.add_argument("--memory-budget", type=parse_bytes, help="memory budget, e.g. 4G")
+    parser.add_argument(
+        "--no-resume",
+        dest="resume",
+        action="store_false",
+        help="recompute finished work instead of resuming",
+    )
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="ojax", description="ojax: online learning in JAX.")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -60,16 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--out", type=Path, help="output folder (default: results/NAME)")
     run.add_argument("--data-dir", type=Path, help="folder of the real datasets")
     run.add_argument("--quick", action="store_true", help="a small configuration (seconds)")
-    run.add_argument("--x64", action="store_true", help="compute in float64")
-    run.add_argument("--devices", type=_positive_int, help="shard over the first N devices")
-    run.add_argument("--memory-budget", type=parse_bytes, help="memory budget, e.g. 4G")
-    run.add_argument(
-        "--no-resume",
-        dest="resume",
-        action="store_false",
-        help="recompute finished work instead of resuming",
-    )
-    run.add_argument("--quiet", action="store_true", help="no progress bar")
+    _add_engine_options(run)
     sweep = commands.add_parser(
         "sweep", help="sweep a registered learner over seeds and a hyperparameter grid"
     )
@@ -87,17 +92,8 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("--dim", type=_positive_int, default=10, help="dimension of the stream")
     sweep.add_argument("--key", type=int, default=0, help="PRNG seed of the sweep")
     sweep.add_argument("--out", type=Path, help="output folder (default: results/sweep-NAME)")
-    sweep.add_argument("--x64", action="store_true", help="compute in float64")
-    sweep.add_argument("--devices", type=_positive_int, help="shard over the first N devices")
-    sweep.add_argument("--memory-budget", type=parse_bytes, help="memory budget, e.g. 4G")
     sweep.add_argument("--chunk-size", type=_positive_int, help="combinations per chunk")
-    sweep.add_argument(
-        "--no-resume",
-        dest="resume",
-        action="store_false",
-        help="recompute finished chunks instead of resuming",
-    )
-    sweep.add_argument("--quiet", action="store_true", help="no progress bar")
+    _add_engine_options(sweep)
     return parser
 
 
