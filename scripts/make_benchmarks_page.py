@@ -38,6 +38,31 @@ def command(name: str, quick: bool = False) -> str:
     return f"python scripts/bench_{name}.py {'--quick ' if quick else ''}--out results/bench_{name}"
 
 
+def result_command(name: str, result: dict[str, Any]) -> str:
+    """The command that produced ``result``, with the optional parts it shows it ran."""
+    if "command" in result:
+        return result["command"]
+    cases = " ".join(str(r.get("case", "")) for r in result.get("rows", []))
+    extra = ""
+    if name == "denevi" and "cold process" in cases:
+        extra = " --cold"
+    elif name == "sweep" and "chunked" in cases:
+        extra = " --large"
+    elif name == "regpath" and isinstance(result.get("large_stream"), dict):
+        extra = f" --large {result['large_stream'].get('n')}"
+    return command(name) + extra
+
+
+def extras(result: dict[str, Any]) -> list[str]:
+    """Lines for the top-level dict fields of a result beyond its table (e.g. a large run)."""
+    skip = {"environment", "versions"}
+    return [
+        f"- {key}: " + ", ".join(f"{k} {_cell(v)}" for k, v in value.items())
+        for key, value in result.items()
+        if isinstance(value, dict) and key not in skip
+    ]
+
+
 def run_all(quick: bool) -> None:
     for name in BENCHMARKS:
         script = ROOT / "scripts" / f"bench_{name}.py"
@@ -320,7 +345,7 @@ def page(found: dict[str, list[dict[str, Any]]], figure: bool) -> str:
     out += ["", "## Commands", "", "```"]
     for name, items in found.items():
         for result in items:
-            out.append(result.get("command", command(name)))
+            out.append(result_command(name, result))
     out += ["```", ""]
     if figure:
         out += ["![throughput against streams](benchmarks_throughput.png)", ""]
@@ -332,6 +357,8 @@ def page(found: dict[str, list[dict[str, Any]]], figure: bool) -> str:
                 out.append(peers_tables(result))
             elif result.get("rows"):
                 out += [generic_table(result["rows"]), ""]
+            if lines := extras(result):
+                out += [*lines, ""]
     if missing:
         out += ["## Not yet run", ""]
         out += [f"- `{n}` ({BENCHMARKS[n]}): `{command(n)}`" for n in missing]
