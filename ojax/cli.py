@@ -12,6 +12,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from ojax.experiments.output import ExperimentConfig
 from ojax.validation import InputError
 
 
@@ -120,8 +121,30 @@ def _list() -> int:
     return 0
 
 
+def _engine_config(args: argparse.Namespace, **fields) -> ExperimentConfig:
+    """Checks the options ``run`` and ``sweep`` share, switches float64 on if asked, and returns
+    the configuration the sweep engine reads."""
+    import jax
+
+    if args.devices is not None and args.devices > jax.device_count():
+        raise InputError(
+            f"--devices must be at most the {jax.device_count()} available device(s), "
+            f"got {args.devices}"
+        )
+    if args.x64:
+        jax.config.update("jax_enable_x64", True)
+    return ExperimentConfig(
+        x64=args.x64,
+        devices=args.devices,
+        quiet=args.quiet,
+        resume=args.resume,
+        memory_budget=args.memory_budget,
+        **fields,
+    )
+
+
 def _run(args: argparse.Namespace) -> int:
-    from ojax.experiments import EXPERIMENTS, ExperimentConfig, write_result
+    from ojax.experiments import EXPERIMENTS, write_result
 
     if args.name not in EXPERIMENTS:
         raise InputError(
@@ -130,29 +153,13 @@ def _run(args: argparse.Namespace) -> int:
     spec = EXPERIMENTS[args.name]
     if args.data_dir is not None and not args.data_dir.is_dir():
         raise InputError(f"--data-dir: {str(args.data_dir)!r} is not a folder")
-    if args.x64:
-        import jax
-
-        jax.config.update("jax_enable_x64", True)
-    if args.devices is not None:
-        import jax
-
-        if args.devices > jax.device_count():
-            raise InputError(
-                f"--devices must be at most the {jax.device_count()} available device(s), "
-                f"got {args.devices}"
-            )
-    config = ExperimentConfig(
+    config = _engine_config(
+        args,
         name=spec.name,
         seeds=args.seeds or spec.default_seeds,
         out=args.out or Path("results") / spec.name,
         data_dir=args.data_dir,
         quick=args.quick,
-        x64=args.x64,
-        devices=args.devices,
-        quiet=args.quiet,
-        resume=args.resume,
-        memory_budget=args.memory_budget,
     )
     start = time.perf_counter()
     result = spec.load()(config)
@@ -170,28 +177,15 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _sweep(args: argparse.Namespace) -> int:
-    from ojax.experiments import ExperimentConfig, write_result
+    from ojax.experiments import write_result
 
-    if args.x64:
-        import jax
-
-        jax.config.update("jax_enable_x64", True)
     grid: dict[str, list[float]] = {}
     for field, values in args.grid:
         if field in grid:
             raise InputError(f"--grid: {field!r} is given twice")
         grid[field] = values
     out = args.out or Path("results") / f"sweep-{args.learner}"
-    config = ExperimentConfig(
-        name="sweep",
-        seeds=args.seeds,
-        out=out,
-        x64=args.x64,
-        devices=args.devices,
-        quiet=args.quiet,
-        resume=args.resume,
-        memory_budget=args.memory_budget,
-    )
+    config = _engine_config(args, name="sweep", seeds=args.seeds, out=out)
     from ojax.sweep import sweep_learner
 
     start = time.perf_counter()

@@ -32,6 +32,21 @@ def _select(keep: Array, new: State, old: State) -> State:
     return jax.tree.map(lambda a, b: jnp.where(keep, a, b), new, old)
 
 
+def _progressive_step(learner, params: Params, loss: Loss, record):
+    """One scan step of progressive validation for anything with ``predict`` / ``update``:
+    predict on the unseen example, record its loss (0 on padding), then learn (padding inert)."""
+
+    def step(state, example):
+        x, y, real = example
+        y_hat = learner.predict(state, params, x)
+        value = jnp.where(real, loss.value(y_hat, y), 0.0)
+        seen = None if record is None else record(state, params)
+        new = _select(real, learner.update(state, params, x, y), state)
+        return new, (value, y_hat, seen)
+
+    return step
+
+
 def _check_stream(xs: Array, ys: Array, mask: Array | None) -> None:
     if jnp.ndim(xs) < 1:
         raise InputError(f"xs must have a leading time axis, got shape {jnp.shape(xs)}")
@@ -53,14 +68,7 @@ def _run(
     loss: Loss,
     record: Callable[[State, Params], Array] | None,
 ) -> tuple[State, Trace]:
-    def step(state, example):
-        x, y, real = example
-        y_hat = predictor.predict(state, params, x)
-        value = jnp.where(real, loss.value(y_hat, y), 0.0)
-        seen = None if record is None else record(state, params)
-        new = _select(real, predictor.update(state, params, x, y), state)
-        return new, (value, y_hat, seen)
-
+    step = _progressive_step(predictor, params, loss, record)
     state, (losses, preds, seen) = jax.lax.scan(step, predictor.init(params), (xs, ys, mask))
     return state, Trace(losses, preds, seen, mask)
 
@@ -140,13 +148,7 @@ def run_oco(
 
 @functools.partial(jax.jit, static_argnames=("learner", "loss", "record"))
 def _run_tasks(learner, params, xs, ys, mask, loss, record):
-    def point(state, example):
-        x, y, real = example
-        y_hat = learner.predict(state, params, x)
-        value = jnp.where(real, loss.value(y_hat, y), 0.0)
-        seen = None if record is None else record(state, params)
-        new = _select(real, learner.update(state, params, x, y), state)
-        return new, (value, y_hat, seen)
+    point = _progressive_step(learner, params, loss, record)
 
     def task(state, block):
         state = learner.begin_task(state, params)
