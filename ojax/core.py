@@ -41,12 +41,15 @@ class OCOLearner(NamedTuple):
         revealed the (sub)gradient ``grad``.
       check_params: ``(params) -> None``; raises :class:`ojax.validation.InputError` on values
         outside their domain. Called on concrete values before tracing.
+      check_start: ``(x0) -> None``; raises on a start point outside the learner's domain
+        (e.g. Hedge's prior must be positive). Called on concrete values before tracing.
     """
 
     init: Callable[[Params, Array], State]
     iterate: Callable[[State, Params], Array]
     update: Callable[[State, Params, Array], State]
     check_params: Callable[[Params], None] = _no_check
+    check_start: Callable[[Array], None] = _no_check
 
 
 class Predictor(NamedTuple):

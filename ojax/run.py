@@ -142,6 +142,7 @@ def run_oco(
     check_shape("zs", zs, (None,) + tuple(jnp.shape(x0)))
     check_finite("x0", x0)
     check_finite("zs", zs)
+    learner.check_start(x0)
     learner.check_params(params)
     return _run_oco(learner, params, jnp.asarray(x0), zs, objective, store_iterates)
 

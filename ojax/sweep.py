@@ -1256,7 +1256,7 @@ def sweep_learner(
       num_seeds, num_steps, dim: seeds, stream length and dimension.
       key: PRNG key or int seed.
       x0: OCO anchor: ``"zeros"``, ``"uniform"`` (``1 / dim``, a simplex prior) or ``"auto"``
-        (zeros unless the learner's first iterate from zeros is not finite, then uniform).
+        (zeros unless the learner's ``check_start`` rejects them, then uniform).
       memory_budget, chunk_size, devices, out_dir, resume, progress: as in :func:`sweep`.
 
     Returns:
@@ -1303,10 +1303,12 @@ def sweep_learner(
         probe_x = entry.make_stream(jax.random.key(0), 1, dim)[0]
         zeros = jnp.zeros(probe_x.shape[1:], probe_x.dtype)
         start_point = zeros
-        if x0 == "uniform" or (
-            x0 == "auto"
-            and not bool(jnp.all(jnp.isfinite(learner.iterate(learner.init(base, zeros), base))))
-        ):
+        if x0 == "auto":  # zeros unless the learner's domain excludes them (a simplex prior)
+            try:
+                learner.check_start(zeros)
+            except InputError:
+                x0 = "uniform"
+        if x0 == "uniform":
             start_point = jnp.full(zeros.shape, 1.0 / zeros.shape[-1], zeros.dtype)
         # a NumPy constant: the runner's checks on concrete values also work under our trace
         start_point = np.asarray(start_point)

@@ -544,3 +544,19 @@ def test_sharded_time_axis_matches_serial():
         expect = np.array([ref.geometric_average(ws, r) for r in RHOS])
         assert rel_err(res["got"], expect) < TOL[dtype], dtype
         assert rel_err(res["single"], expect[1]) < TOL[dtype], dtype
+
+
+def test_stream_path_rejects_data_shorter_than_its_blocks():
+    xs, ys = jnp.ones((10, 3)), jnp.ones(10)
+    with pytest.raises(ojax.InputError, match=r"data\[0\] must hold at least 12 rows"):
+        averaging.stream_path(
+            path_mod.array_blocks,
+            (xs, ys),
+            10,
+            0.1,
+            log_discount=jnp.zeros(1),
+            initial_point=jnp.zeros(3),
+            block_size=4,
+        )
+    with pytest.raises(ojax.InputError, match="w_star_norm"):
+        regression.make_problem(jax.random.key(0), [1.0, 0.5], w_star_norm=float("nan"))

@@ -170,3 +170,23 @@ def test_static_options_are_checked():
         oco.ogd(schedule="cosine")
     with pytest.raises(InputError, match="objective must be one of"):
         oco.ftl("cubic")
+
+
+def test_start_point_outside_the_learners_domain_is_rejected():
+    zs = jnp.ones((4, 3))
+    with pytest.raises(InputError, match=r"x0 \(the prior over experts\) must lie in \(0.0, inf\)"):
+        ojax.run_oco(
+            oco.hedge(),
+            oco.HedgeParams(jnp.asarray(1.0)),
+            jnp.zeros(3),
+            zs,
+            losses.linear_objective,
+        )
+    with pytest.raises(InputError, match=r"x0 \(the prior"):
+        ojax.run_oco(
+            oco.hedge(),
+            oco.HedgeParams(jnp.asarray(1.0)),
+            jnp.array([0.5, -0.1, 0.6]),
+            zs,
+            losses.linear_objective,
+        )

@@ -108,9 +108,13 @@ def test_experts_realizable_bounds():
         regret, _ = out["experts-realizable"][method]
         assert np.all(regret <= bound + 1e-9)
         assert np.all(regret >= 0)
-    for method in ("follow-best-expert", "halving"):
-        regret, lower = out["experts-adversarial"][method]
-        assert np.all(regret >= lower)
+    # Against the adversary, follow-the-best alternates between the two experts (regret
+    # ceil(t/2)); halving loses both experts in two steps, then predicts 1 forever (regret t - 1).
+    fbe, lower = out["experts-adversarial"]["follow-best-expert"]
+    np.testing.assert_array_equal(fbe[0], np.ceil(steps / 2))
+    halving, _ = out["experts-adversarial"]["halving"]
+    np.testing.assert_array_equal(halving[0], steps - 1)
+    assert np.all(fbe >= lower) and np.all(halving >= lower)
 
 
 def test_ftl_linear_regret_is_exactly_linear():

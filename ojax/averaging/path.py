@@ -371,6 +371,14 @@ def stream_path(
     """
     num_steps = check_int("num_steps", num_steps, 1)
     block_size = check_int("block_size", block_size, 1)
+    if block_fn is array_blocks:  # dynamic_slice would clamp, reading the wrong rows
+        rows = -(-num_steps // block_size) * block_size
+        for name, arr in zip(("data[0]", "data[1]"), data):
+            if jnp.shape(arr)[0] < rows:
+                raise InputError(
+                    f"{name} must hold at least {rows} rows (num_steps={num_steps} padded to "
+                    f"whole blocks of block_size={block_size}), got {jnp.shape(arr)[0]}"
+                )
     check_positive("learning_rate", learning_rate)
     if np.ndim(initial_point) != 1:
         raise InputError(f"initial_point must have shape (d,), got shape {np.shape(initial_point)}")

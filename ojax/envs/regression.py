@@ -21,7 +21,14 @@ import jax.numpy as jnp
 from jax.typing import ArrayLike
 
 from ojax.core import Array
-from ojax.validation import InputError, check_finite, check_int, check_positive, check_range
+from ojax.validation import (
+    InputError,
+    check_finite,
+    check_int,
+    check_nonnegative,
+    check_positive,
+    check_range,
+)
 
 ILL_CONDITIONED_EIGENVALUES = (1.0, 0.5, 0.2, 0.05, 0.01)
 
@@ -71,6 +78,7 @@ def make_problem(
         if target.shape != (d,):
             raise InputError(f"w_star must have shape ({d},), got shape {target.shape}")
         check_finite("w_star", target)
+    check_nonnegative("w_star_norm", w_star_norm)
     norm = jnp.asarray(w_star_norm, eig.dtype)
     return _make_problem(key, eig, target, norm, jnp.asarray(noise_std, eig.dtype), rotate)
 

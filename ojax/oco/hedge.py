@@ -58,7 +58,10 @@ def hedge() -> OCOLearner:
     def check_params(params: HedgeParams) -> None:
         check_positive("learning_rate", params.learning_rate)
 
-    return OCOLearner(init, iterate, update, check_params)
+    def check_start(x0: Array) -> None:
+        check_positive("x0 (the prior over experts)", x0)
+
+    return OCOLearner(init, iterate, update, check_params, check_start)
 
 
 exponentiated_gradient = hedge

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import jax.numpy as jnp
+import numpy as np
 import optax
 
 from ojax.adapters import linear_predictor, optax_learner
@@ -27,7 +28,7 @@ def _array(*values: float) -> Array:
 
 
 def _register_all() -> None:
-    one = jnp.asarray(1.0, jnp.float32)
+    one = np.float32(1.0)  # numpy, not jnp: importing ojax must not start a JAX backend
     entries = [
         LearnerEntry(
             "ftl_quadratic",
