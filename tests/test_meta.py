@@ -370,3 +370,11 @@ def test_bad_inputs_raise_before_running():
         meta.aggressive(D, counter="local")
     with pytest.raises(InputError, match="as many tasks"):
         meta.pad_tasks([np.ones((3, 2))], [np.ones(3), np.ones(2)])
+    # coins outside [-1, 1] would drive the wealth negative: NaN, unless refused up front
+    with pytest.raises(InputError, match=r"gradient_scale \* L \* max \|\|x\|\| must be <= 1"):
+        meta.run_meta(learner, params._replace(gradient_scale=jnp.asarray(3.0)), tasks)
+    fixed = _learner("fixed-ons", jnp.float32)
+    with pytest.raises(InputError, match=rf"bias must have shape \({D}\), got shape \(\)"):
+        meta.run_meta(
+            fixed, meta.FixedBiasParams(jnp.asarray(1.0), jnp.asarray(1.0), jnp.asarray(1.0)), tasks
+        )

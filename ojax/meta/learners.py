@@ -27,10 +27,10 @@ References:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-import jax
 import jax.numpy as jnp
 
 from ojax import losses as _losses
@@ -43,6 +43,7 @@ from ojax.parameter_free.betting import (
     dm_iterate,
     dm_update,
 )
+from ojax.run import _select  # padded steps change nothing
 from ojax.validation import check_choice, check_finite, check_positive, check_shape
 
 COUNTERS = ("global", "authors")
@@ -143,8 +144,8 @@ def _meta_params(params: MetaParams) -> DirectionMagnitudeParams:
     return DirectionMagnitudeParams(params.meta_wealth, params.gradient_scale)
 
 
-def _check_fixed(params: FixedBiasParams) -> None:
-    check_finite("bias", params.bias)
+def _check_fixed(params: FixedBiasParams, dim: int) -> None:
+    check_bias("bias", params.bias, dim)
     check_positive("inner_wealth", params.inner_wealth)
     check_positive("gradient_scale", params.gradient_scale)
 
@@ -227,7 +228,16 @@ def biased_within_task(
         return params._replace(bias=theta)
 
     return MetaLearner(
-        init, begin_task, predict, update, end_task, bias, task_average, freeze, None, _check_fixed
+        init,
+        begin_task,
+        predict,
+        update,
+        end_task,
+        bias,
+        task_average,
+        freeze,
+        None,
+        functools.partial(_check_fixed, dim=dim),
     )
 
 
@@ -276,7 +286,7 @@ def _meta_learner(dim, bettor, loss, dtype, lazy_update: bool, counter: str) -> 
         if lazy_update:
             n = jnp.maximum(state.task.count, 1).astype(dtype)
             meta = dm_update(bettor, meta, _meta_params(params), state.task.sum_grads / n)
-            meta = _keep_if(state.task.count > 0, meta, state.meta)
+            meta = _select(state.task.count > 0, meta, state.meta)
         return state._replace(meta=meta, num_tasks=state.num_tasks + 1)
 
     def bias(state, params):
@@ -291,10 +301,6 @@ def _meta_learner(dim, bettor, loss, dtype, lazy_update: bool, counter: str) -> 
     return MetaLearner(
         init, begin_task, predict, update, end_task, bias, task_average, freeze, fixed, _check_meta
     )
-
-
-def _keep_if(keep, new, old):
-    return jax.tree.map(lambda a, b: jnp.where(keep, a, b), new, old)
 
 
 def aggressive(
@@ -402,8 +408,8 @@ class OGDState(NamedTuple):
     task: WithinTask
 
 
-def _check_ogd_fixed(params: OGDFixedParams) -> None:
-    check_finite("bias", params.bias)
+def _check_ogd_fixed(params: OGDFixedParams, dim: int) -> None:
+    check_bias("bias", params.bias, dim)
     check_positive("inner_step", params.inner_step)
 
 
@@ -449,7 +455,7 @@ def _ogd_learner(dim, loss, dtype, mode: str) -> MetaLearner:
             return params._replace(bias=theta)
         return OGDFixedParams(theta, params.inner_step)
 
-    check = _check_ogd_fixed if mode == "fixed" else _check_ogd_meta
+    check = functools.partial(_check_ogd_fixed, dim=dim) if mode == "fixed" else _check_ogd_meta
     return MetaLearner(
         init, begin_task, predict, update, end_task, bias, task_average, freeze, fixed, check
     )
@@ -542,6 +548,6 @@ def lazy_ogd(dim: int, loss: _losses.Loss = _losses.absolute, dtype=jnp.float32)
 
 
 def check_bias(name: str, bias: Array, dim: int) -> None:
-    """Checks a bias vector: shape ``(dim,)`` and finite."""
-    check_shape(name, bias, (dim,))
+    """Checks a bias vector: shape ``(dim,)`` (or ``(..., dim)`` when batched) and finite."""
+    check_shape(name, bias, (*jnp.shape(bias)[:-1], dim))
     check_finite(name, bias)

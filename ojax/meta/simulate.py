@@ -27,6 +27,7 @@ from ojax import losses as _losses
 from ojax.core import Array, Params
 from ojax.meta.learners import MetaLearner
 from ojax.meta.tasks import TaskBlock, check_task_block
+from ojax.run import _select  # padded steps change nothing
 from ojax.validation import InputError, check_shape
 
 
@@ -39,10 +40,6 @@ class MetaTrace(NamedTuple):
     biases: Array  # (T + 1, d) the bias before the first task and after each task; only the
     # first and the last, (2, d), when the errors are not recorded
     num_points: Array  # (T,) int32, real points of each task
-
-
-def _select(keep: Array, new, old):
-    return jax.tree.map(lambda a, b: jnp.where(keep, a, b), new, old)
 
 
 def _masked_mean(values: Array, mask: Array) -> Array:
@@ -134,7 +131,25 @@ def run_meta(
     """
     check_task_block("tasks", tasks)
     learner.check_params(params)
+    check_coins_bounded(params, tasks, loss)
     return _run_meta(learner, params, tasks, loss, record_errors)
+
+
+def check_coins_bounded(params: Params, tasks: TaskBlock, loss: _losses.Loss) -> None:
+    """The bettors need coins in ``[-1, 1]``: ``gradient_scale * L * max ||x|| <= 1`` (else the
+    wealth goes negative and the run fills with NaN). Checked on concrete values only."""
+    scale = getattr(params, "gradient_scale", None)
+    if scale is None or isinstance(scale, jax.core.Tracer):
+        return
+    norms = jnp.where(tasks.mask_train, jnp.linalg.norm(tasks.x_train, axis=-1), 0.0)
+    bound = float(jnp.max(jnp.abs(jnp.where(tasks.mask_train, tasks.y_train, 0.0))))
+    largest = jnp.max(jnp.asarray(scale)) * loss.lipschitz(bound) * jnp.max(norms)
+    if float(largest) > 1.0 + 1e-5:
+        raise InputError(
+            f"gradient_scale * L * max ||x|| must be <= 1 (the coins must lie in [-1, 1]), got "
+            f"{float(largest):.4g} (gradient_scale {float(jnp.max(jnp.asarray(scale))):.4g}, "
+            f"max ||x|| {float(jnp.max(norms)):.4g}); use gradient_scale = 1 / (L max ||x||)"
+        )
 
 
 def meta_test_core(

@@ -17,7 +17,6 @@ from ojax.parameter_free.betting import (
     dm_init,
     dm_iterate,
     dm_update,
-    project_unit_ball,
 )
 
 __all__ = [
@@ -37,5 +36,4 @@ __all__ = [
     "dm_init",
     "dm_iterate",
     "dm_update",
-    "project_unit_ball",
 ]

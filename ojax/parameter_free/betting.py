@@ -49,6 +49,7 @@ from typing import NamedTuple
 
 import jax.numpy as jnp
 
+from ojax import projections
 from ojax.core import Array, LearnerEntry, OCOLearner, register_learner
 from ojax.validation import check_choice, check_positive
 
@@ -117,15 +118,10 @@ def bettor_update(bettor: str, state: BettorState, coin: Array, count: Array) ->
     return BettorState(log_wealth, wealth_sign, beta, state.sum_coins, ons_sum)
 
 
-def project_unit_ball(u: Array) -> Array:
-    """``P(u) = u / max(1, ||u||)``."""
-    return u / jnp.maximum(1.0, jnp.sqrt(jnp.sum(u * u, axis=-1, keepdims=True)))
-
-
 def direction_update(direction: Array, grad: Array, count: Array, scale: Array) -> Array:
     """Projected online gradient step on the unit ball: ``P(v - sqrt(2/k) g scale)``."""
     step = jnp.sqrt(2.0 / count.astype(direction.dtype)) * scale
-    return project_unit_ball(direction - step * grad)
+    return projections.l2_ball(direction - step * grad, 1.0)
 
 
 class CoinBettingParams(NamedTuple):
