@@ -37,6 +37,7 @@ from jax.typing import ArrayLike
 from ojax import losses
 from ojax.adapters import linear_predictor
 from ojax.averaging import averagers as _avg
+from ojax.averaging import weights as _w
 from ojax.core import Array, LearnerEntry, OCOLearner, Predictor, register_learner
 from ojax.envs import regression
 from ojax.validation import InputError, check_finite, check_positive, check_range, check_shape
@@ -132,18 +133,7 @@ def ridge_sgd() -> OCOLearner:
 
 def check_ridge(learning_rate: ArrayLike, regularization: ArrayLike) -> None:
     """Raises unless ``0 <= lambda < 1/gamma`` (the shrinkage factor ``1 - gamma lambda > 0``)."""
-    check_range("regularization", regularization, 0.0, None)
-    if isinstance(learning_rate, jax.core.Tracer) or isinstance(regularization, jax.core.Tracer):
-        return  # checked on concrete values only (free under jit / vmap)
-    gamma = np.asarray(learning_rate, np.float64)
-    lam = np.asarray(regularization, np.float64)
-    bad = ~(gamma * lam < 1.0)
-    if np.any(bad):
-        raise InputError(
-            "regularization must lie in [0, 1/learning_rate) so that 1 - gamma lambda > 0, got "
-            f"lambda={lam[bad].ravel()[:4].tolist() if lam.ndim else lam.item()} with "
-            f"learning_rate={gamma.ravel()[:4].tolist() if gamma.ndim else gamma.item()}"
-        )
+    _w._check_regularization(learning_rate, regularization, "paper")
 
 
 def least_squares_sgd(initial_point: ArrayLike, averager: _avg.Averager | None = None) -> Predictor:

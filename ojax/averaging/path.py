@@ -41,9 +41,16 @@ from jax.typing import ArrayLike
 
 from ojax.averaging import weights as _w
 from ojax.averaging.averagers import check_iterates, check_tail_start
-from ojax.averaging.least_squares import _check_data, sgd_step
+from ojax.averaging.least_squares import _check_data, _sgd_iterates, sgd_step
 from ojax.core import Array
-from ojax.validation import InputError, check_choice, check_finite, check_int, check_positive
+from ojax.validation import (
+    InputError,
+    check_choice,
+    check_finite,
+    check_int,
+    check_positive,
+    check_shape,
+)
 
 MODES = ("auto", "product", "chunked", "stream")
 DEFAULT_MEMORY_BUDGET = 1 << 30  # bytes
@@ -194,7 +201,7 @@ def _chunked(iterates, lr, taus, chunk_size):
 
 
 def _prepare(
-    iterates: ArrayLike | None, num_iterates: int, log_discount, tail_start, dtype
+    num_iterates: int, log_discount, tail_start, dtype
 ) -> tuple[Array | None, Array | None]:
     lr = taus = None
     if log_discount is not None:
@@ -233,7 +240,7 @@ def path_of_iterates(
     iterates = jnp.asarray(iterates)
     if log_discount is None and tail_start is None:
         raise InputError("give log_discount and/or tail_start")
-    lr, taus = _prepare(iterates, iterates.shape[0], log_discount, tail_start, iterates.dtype)
+    lr, taus = _prepare(iterates.shape[0], log_discount, tail_start, iterates.dtype)
     if chunk_size is None:
         return _product(iterates, lr, taus)
     chunk_size = check_int("chunk_size", chunk_size, 1)
@@ -384,7 +391,7 @@ def stream_path(
         raise InputError(f"initial_point must have shape (d,), got shape {np.shape(initial_point)}")
     check_finite("initial_point", initial_point)
     w0 = jnp.asarray(initial_point)
-    lr, taus = _prepare(None, num_steps + 1, log_discount, tail_start, w0.dtype)
+    lr, taus = _prepare(num_steps + 1, log_discount, tail_start, w0.dtype)
     eta = jnp.asarray(learning_rate, w0.dtype)
     geo, tail, final = _stream(block_fn, data, num_steps, block_size, eta, w0, lr, taus)
     return PathResult(geo, tail, final, "stream")
@@ -481,7 +488,7 @@ def regularization_path(
         )
     if log_discount is None and tail_start is None:
         raise InputError("give log_discount / regularization and/or tail_start")
-    lr, taus = _prepare(None, n + 1, log_discount, tail_start, xs.dtype)
+    lr, taus = _prepare(n + 1, log_discount, tail_start, xs.dtype)
     num_avg = (0 if lr is None else lr.shape[0]) + (0 if taus is None else taus.shape[0])
     if mode == "auto":
         budget = DEFAULT_MEMORY_BUDGET if memory_budget is None else memory_budget
@@ -500,7 +507,6 @@ def regularization_path(
             data = (jnp.pad(xs, ((0, pad), (0, 0))), jnp.pad(ys, (0, pad)))
         geo, tail, final = _stream(array_blocks, data, n, size, eta, w0, lr, taus)
         return PathResult(geo, tail, final, "stream")
-    from ojax.averaging.least_squares import _sgd_iterates
 
     iterates = _sgd_iterates(xs, ys, eta, w0)
     if mode == "product" and n + 1 <= 8 * PRODUCT_BLOCK:
@@ -534,15 +540,9 @@ def select_on_holdout(path: ArrayLike, x_val: ArrayLike, y_val: ArrayLike):
     Returns:
       ``(best (d,), index (), errors (L,))``; vmap over seeds for a batch of paths.
     """
-    if np.ndim(path) != 2:
-        raise InputError(f"path must have shape (L, d), got shape {np.shape(path)}")
-    check_shape_val = (None, np.shape(path)[1])
-    if np.ndim(x_val) != 2 or np.shape(x_val)[1] != check_shape_val[1]:
-        raise InputError(
-            f"x_val must have shape (m, {check_shape_val[1]}), got shape {np.shape(x_val)}"
-        )
-    if np.shape(y_val) != (np.shape(x_val)[0],):
-        raise InputError(f"y_val must have shape ({np.shape(x_val)[0]},), got {np.shape(y_val)}")
+    check_shape("path", path, (None, None))
+    check_shape("x_val", x_val, (None, np.shape(path)[1]))
+    check_shape("y_val", y_val, (np.shape(x_val)[0],))
     check_finite("x_val", x_val)
     check_finite("y_val", y_val)
     path = jnp.asarray(path)

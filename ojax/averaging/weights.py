@@ -125,7 +125,8 @@ def _check_regularization(learning_rate: ArrayLike, regularization: ArrayLike, c
         top = float(np.min(1.0 / np.broadcast_to(eta, bad.shape)[bad]))
         raise InputError(
             "regularization must lie in [0, 1/learning_rate) = [0, "
-            f"{top!r}) for the 'paper' convention, got {lam[bad].ravel()[:4].tolist()}"
+            f"{top!r}) so that 1 - learning_rate * regularization > 0, got "
+            f"{lam[bad].ravel()[:4].tolist()}"
         )
 
 
