@@ -649,33 +649,29 @@ def _file_mode() -> int:
     return 0o666 & ~mask
 
 
-def _atomic_savez(path: Path, arrays: Mapping[str, np.ndarray]) -> None:
-    """Writes ``path`` all or nothing: a temporary file in the same folder, then os.replace."""
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".npz", dir=path.parent)
+def _atomic_write(path: Path, write: Callable[[Any], None], binary: bool) -> None:
+    """Writes ``path`` all or nothing: a temporary file in the same folder, fsync, os.replace."""
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=path.suffix, dir=path.parent)
     try:
         os.fchmod(fd, _file_mode())
-        with os.fdopen(fd, "wb") as f:
-            np.savez(f, **arrays)
+        with os.fdopen(fd, "wb" if binary else "w") as f:
+            write(f)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _atomic_savez(path: Path, arrays: Mapping[str, np.ndarray]) -> None:
+    _atomic_write(path, lambda f: np.savez(f, **arrays), binary=True)
 
 
 def _atomic_json(path: Path, value: Any) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=path.parent)
-    try:
-        os.fchmod(fd, _file_mode())
-        with os.fdopen(fd, "w") as f:
-            json.dump(value, f, indent=2, sort_keys=True, default=repr)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    _atomic_write(
+        path, lambda f: json.dump(value, f, indent=2, sort_keys=True, default=repr), binary=False
+    )
 
 
 def _safe(name: str) -> str:

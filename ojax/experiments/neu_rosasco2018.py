@@ -125,11 +125,11 @@ def _seed_run(params: PathParams, problem: regression.RegressionProblem, key, n:
     x_val, y_val = regression.sample(k_val, problem, n_val)
     eta = params.learning_rate
     w0 = jnp.zeros(xs.shape[1], xs.dtype)
-    lr = -jnp.log1p(eta * params.regularization)  # the exact convention
+    lr = averaging.log_discount_from_regularization(eta, params.regularization)  # exact
     ws = _ls._sgd_iterates(xs, ys, eta, w0)
     geo, tail = _path._product(ws, lr, params.tail_start)
     polyak = jnp.mean(ws, axis=0)
-    gamma = eta / (1 + eta * params.regularization)
+    gamma = averaging.linked_step_size(eta, params.regularization)
     ridge_sgd = _ls._ridge_runs(xs, ys, gamma, params.regularization, w0)
     ridge = _ls._ridge_closed(xs, ys, params.regularization, w0)
     paths = {"geometric": geo, "ridge-sgd": ridge_sgd, "tail": tail, "ridge": ridge}
@@ -276,8 +276,8 @@ def _identity_experiment(config, result, runs):
         lams = np.array([0.01, 0.1, 0.5, 2.0, 10.0])
         w0 = jnp.asarray([0.5, -0.5, 0.25, 0.0, 1.0], f64)
         lr = averaging.log_discount_from_regularization(eta, jnp.asarray(lams, f64))
-        gamma = eta / (1 + eta * lams)
-        rho = 1 - gamma * lams
+        gamma = np.asarray(averaging.linked_step_size(eta, jnp.asarray(lams, f64)))
+        rho = np.exp(np.asarray(lr))
         # the exact means of the first n steps are the first rows of the long run (one scan)
         long_means = averaging.expected_sgd_iterates(cov, cross, f64(eta), w0, n_limit)
         means = long_means[: n + 1]

@@ -37,6 +37,7 @@ from typing import Any, NamedTuple
 import jax
 import jax.numpy as jnp
 
+from ojax import losses as _losses
 from ojax.core import Array
 from ojax.transfer import kernels as K
 from ojax.transfer.kernels import KernelPoint, SVBuffer
@@ -64,10 +65,6 @@ def project(z: Array) -> Array:
     return jnp.clip((z + 1.0) / 2.0, 0.0, 1.0)
 
 
-def _hinge(score: Array, y: Array) -> Array:
-    return jnp.maximum(0.0, 1.0 - y * score)
-
-
 def _pa_step(
     buffer: SVBuffer,
     point: KernelPoint,
@@ -80,7 +77,7 @@ def _pa_step(
     when_full: str,
 ) -> SVBuffer:
     """One PA-I update: ``tau = min(C, l / k(x, x))``, ``alpha = y tau`` when ``l > 0``."""
-    loss = _hinge(score, y)
+    loss = _losses.hinge.value(score, y)
     kxx = K.self_kernel(point, width, mode, kernel)
     tau = jnp.minimum(C, loss / jnp.where(kxx > 0, kxx, 1.0))
     tau = jnp.where(kxx > 0, tau, C)
@@ -495,7 +492,7 @@ def cotl(
 
     def update(state: TwoViewState, params: COTLParams, x: Any, y: Array) -> TwoViewState:
         p1, p2, f1, f2 = _parts(state, params, x)
-        loss = _hinge(0.5 * (f1 + f2), y)
+        loss = _losses.hinge.value(0.5 * (f1 + f2), y)
         k1 = K.self_kernel(p1, params.width1, mode, kernel)
         k2 = K.self_kernel(p2, params.width2, mode, kernel)
         g1, g2 = params.gamma1, params.gamma2

@@ -18,6 +18,7 @@ import jax
 import jax.numpy as jnp
 
 from ojax.core import Array, LearnerEntry, Predictor, register_learner
+from ojax.losses import hinge
 from ojax.transfer.learners import KernelPAParams, kernel_pa
 from ojax.validation import check_int, check_positive
 
@@ -65,7 +66,7 @@ def linear_pa(dim: int, sparse: bool = False) -> Predictor:
 
     def update(state: LinearPAState, params: LinearPAParams, x, y: Array):
         values = values_of(x, state.weights.dtype)
-        loss = jnp.maximum(0.0, 1.0 - y * score(state.weights, x))
+        loss = hinge.value(score(state.weights, x), y)
         norm2 = jnp.dot(values, values)
         tau = jnp.where(
             norm2 > 0, jnp.minimum(params.C, loss / jnp.where(norm2 > 0, norm2, 1.0)), 0.0
