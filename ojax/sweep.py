@@ -1260,7 +1260,7 @@ def sweep_learner(
       method ``NAME@field=value,...``, metrics ``average_loss`` and ``cumulative_loss``),
       curves, figures, and the raw sweep.
     """
-    from ojax import losses
+    from ojax import losses, metrics
     from ojax.core import LEARNERS
     from ojax.experiments.output import ExperimentResult
     from ojax.run import run, run_oco
@@ -1320,9 +1320,11 @@ def sweep_learner(
             _, trace = run_oco(learner, p, start_point, xs, objective)
         else:
             _, trace = run(learner, p, xs, ys, loss)
-        cumulative = jnp.cumsum(trace.loss.astype(jnp.result_type(float)))
-        steps = jnp.arange(1, num_steps + 1, dtype=cumulative.dtype)
-        return {"average_loss": (cumulative / steps)[take], "cumulative_loss": cumulative[take]}
+        values = trace.loss.astype(jnp.result_type(float))
+        return {
+            "average_loss": metrics.average_loss(values)[take],
+            "cumulative_loss": metrics.cumulative_loss(values)[take],
+        }
 
     res = sweep(
         learner_run,

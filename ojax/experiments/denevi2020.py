@@ -39,6 +39,7 @@ from ojax.datasets import multitask as mt_data
 from ojax.envs import multitask as mt_env
 from ojax.experiments.output import ExperimentConfig, ExperimentResult
 from ojax.meta.tasks import TaskBlock, task_slice
+from ojax.validation import check_choice
 
 PF_METHODS: dict[str, tuple[str, str]] = {  # name -> (kind, bettor)
     "ITL": ("itl", "ons"),
@@ -72,7 +73,9 @@ def make_learner(kind: str, bettor: str, dim: int, dtype: Any, counter: str = "g
         return meta.aggressive_ogd(dim, dtype=dtype)
     if kind == "lazy_ss":
         return meta.lazy_ogd(dim, dtype=dtype)
-    raise ValueError(f"unknown method kind {kind!r}")
+    kinds = ("itl", "oracle", "fixed", "aggressive", "lazy", "aggressive_ss", "lazy_ss")
+    check_choice("kind", kind, kinds)
+    raise AssertionError  # unreachable
 
 
 class Outputs(NamedTuple):

@@ -28,7 +28,6 @@ from ojax.meta.simulate import (
     meta_test_errors,
     run_meta,
     run_meta_core,
-    select_in_hindsight,
     test_error_curve,
 )
 from ojax.meta.tasks import TaskBlock, check_task_block, pad_tasks, task_slice
@@ -62,7 +61,6 @@ __all__ = [
     "pad_tasks",
     "run_meta",
     "run_meta_core",
-    "select_in_hindsight",
     "task_slice",
     "test_error_curve",
 ]

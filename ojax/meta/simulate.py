@@ -219,17 +219,6 @@ def test_error_curve(test_errors: Array) -> np.ndarray:
     return np.cumsum(tests, axis=-1) / np.arange(1, tests.shape[-1] + 1)
 
 
-def select_in_hindsight(task_errors: Array, num_points: Array) -> Array:
-    """Index of the grid entry with the lowest final cumulative error (axis 0 is the grid).
-
-    Args:
-      task_errors: ``(P, ..., T)`` per-task sums of online errors.
-      num_points: ``(..., T)`` real points per task.
-    """
-    final = jnp.sum(task_errors, axis=-1) / jnp.sum(num_points, axis=-1).astype(task_errors.dtype)
-    return jnp.argmin(final, axis=0)
-
-
 def grid_score_core(
     learner: MetaLearner,
     params: Params,

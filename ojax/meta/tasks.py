@@ -13,7 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ojax.core import Array
-from ojax.validation import InputError, check_finite, check_shape
+from ojax.validation import InputError, check_finite, check_int, check_shape
 
 
 class TaskBlock(NamedTuple):
@@ -79,8 +79,10 @@ def pad_tasks(
     """
     if len(xs) != len(ys):
         raise InputError(f"xs and ys must hold as many tasks, got {len(xs)} and {len(ys)}")
+    if len(xs) == 0:
+        raise InputError("xs must hold at least one task, got none")
     sizes = [len(x) for x in xs]
-    n = max(sizes) if size is None else size
+    n = max(sizes) if size is None else check_int("size", size, max(sizes))
     d = xs[0].shape[1]
     x = np.zeros((len(xs), n, d), np.result_type(*xs))
     y = np.zeros((len(xs), n), np.result_type(*ys))
