@@ -17,41 +17,52 @@ from ojax import (  # noqa: E402  # noqa: E402
 )
 from ojax.adapters import linear_predictor, linear_weights, optax_learner  # noqa: E402
 from ojax.core import (  # noqa: E402
+    LEARNER_KINDS,
     LEARNERS,
     LearnerEntry,
     MultiTaskLearner,
     OCOLearner,
     Predictor,
+    Step,
+    TaskInfo,
     Trace,
     register_learner,
+    tree_where,
 )
-from ojax.run import run, run_oco, run_tasks  # noqa: E402
-from ojax.validation import InputError  # noqa: E402
+from ojax.run import OCOParams, oco_predictor, run, run_entry, run_oco  # noqa: E402
+from ojax.validation import InputError, checked  # noqa: E402
 
 __all__ = [
     "LEARNERS",
+    "LEARNER_KINDS",
     "InputError",
     "LearnerEntry",
     "MultiTaskLearner",
     "OCOLearner",
+    "OCOParams",
     "Predictor",
+    "Step",
+    "TaskInfo",
     "Trace",
     "adapters",
     "averaging",
     "envs",
     "linear_predictor",
+    "checked",
     "linear_weights",
     "losses",
     "meta",
     "metrics",
+    "oco_predictor",
     "oco",
     "optax_learner",
     "parameter_free",
     "projections",
     "register_learner",
     "run",
+    "run_entry",
     "run_oco",
-    "run_tasks",
     "sweep",
     "transfer",
+    "tree_where",
 ]

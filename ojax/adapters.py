@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 import jax.numpy as jnp
 import optax
 
-from ojax.core import Array, OCOLearner, Params, Predictor
+from ojax.core import Array, OCOLearner, Params, Predictor, Step
 from ojax.losses import Loss
 
 
@@ -49,11 +49,12 @@ def linear_predictor(learner: OCOLearner, loss: Loss, x0: Array) -> Predictor:
     return Predictor(init, predict, update, learner.check_params)
 
 
-def linear_weights(learner: OCOLearner) -> Callable[[LinearPredictorState, Params], Array]:
-    """A ``record`` function for :func:`ojax.run.run`: the weights of a linear predictor."""
+def linear_weights(learner: OCOLearner) -> Callable[[Step], Array]:
+    """A ``record`` function for :func:`ojax.run.run`: the weights ``w_t`` of a linear predictor
+    that the prediction of step ``t`` was made with (before the update)."""
 
-    def weights(state: LinearPredictorState, params: Params) -> Array:
-        return learner.iterate(state.learner, params)
+    def weights(step: Step) -> Array:
+        return learner.iterate(step.state.learner, step.params)
 
     return weights
 

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import jax
+import jax.numpy as jnp
 
 Array = jax.Array
 Params = Any  # a pytree of arrays (usually a ``XxxParams`` NamedTuple)
@@ -26,6 +27,15 @@ State = Any  # a pytree of arrays (usually a ``XxxState`` NamedTuple)
 
 def _no_check(params: Params) -> None:
     del params
+
+
+def _no_check_start(params: Params, x0: Array) -> None:
+    del params, x0
+
+
+def tree_where(condition: Array, new: Any, old: Any) -> Any:
+    """``new`` where ``condition`` else ``old``, leaf by leaf (how padded steps change nothing)."""
+    return jax.tree.map(lambda a, b: jnp.where(condition, a, b), new, old)
 
 
 class OCOLearner(NamedTuple):
@@ -41,19 +51,22 @@ class OCOLearner(NamedTuple):
         revealed the (sub)gradient ``grad``.
       check_params: ``(params) -> None``; raises :class:`ojax.validation.InputError` on values
         outside their domain. Called on concrete values before tracing.
-      check_start: ``(x0) -> None``; raises on a start point outside the learner's domain
-        (e.g. Hedge's prior must be positive). Called on concrete values before tracing.
+      check_start: ``(params, x0) -> None``; raises on a start point outside the learner's
+        domain (Hedge's prior must be positive; a projected learner's ``x0`` must lie in its
+        set). Called on concrete values before tracing.
     """
 
     init: Callable[[Params, Array], State]
     iterate: Callable[[State, Params], Array]
     update: Callable[[State, Params, Array], State]
     check_params: Callable[[Params], None] = _no_check
-    check_start: Callable[[Array], None] = _no_check
+    check_start: Callable[[Params, Array], None] = _no_check_start
 
 
 class Predictor(NamedTuple):
     """An online predictor: sees ``x``, predicts, sees ``y``, updates.
+
+    ``x`` may be any pytree (a feature vector, padded sparse rows, a kernel point).
 
     Attributes:
       init: ``(params) -> state``.
@@ -68,35 +81,89 @@ class Predictor(NamedTuple):
     check_params: Callable[[Params], None] = _no_check
 
 
-class MultiTaskLearner(NamedTuple):
-    """A learner over a sequence of tasks, each a stream of examples.
+class TaskInfo(NamedTuple):
+    """What a multi-task learner is told about the task at its start and at its end.
 
-    ``begin_task`` runs before the first point of a task (inner resets), ``end_task`` after its
-    last real point (a lazy meta update). ``predict`` / ``update`` are as in :class:`Predictor`.
+    Attributes:
+      index: ``()`` int32, the task's position in the sequence (0-based).
+      size: ``()`` int32, the number of real (unmasked) points of the task.
+      data: the task's own pytree given to the runner as ``task_data`` (e.g. its held-out
+        points), or ``None``.
+    """
+
+    index: Array
+    size: Array
+    data: Any = None
+
+
+class MultiTaskLearner(NamedTuple):
+    """A predictor over a sequence of tasks, each a stream of examples.
+
+    Attributes:
+      init: ``(params) -> state``.
+      begin_task: ``(state, params, task: TaskInfo) -> state`` before the task's first point
+        (e.g. resets the within-task learner).
+      predict: ``(state, params, x) -> y_hat``, as in :class:`Predictor`.
+      update: ``(state, params, x, y) -> state``, as in :class:`Predictor`.
+      end_task: ``(state, params, task: TaskInfo) -> state`` after the task's last real point
+        (e.g. a lazy meta update).
+      check_params: ``(params) -> None``, as in :class:`OCOLearner`.
     """
 
     init: Callable[[Params], State]
-    begin_task: Callable[[State, Params], State]
+    begin_task: Callable[[State, Params, TaskInfo], State]
     predict: Callable[[State, Params, Array], Array]
     update: Callable[[State, Params, Array, Array], State]
-    end_task: Callable[[State, Params], State]
+    end_task: Callable[[State, Params, TaskInfo], State]
     check_params: Callable[[Params], None] = _no_check
+
+
+class Step(NamedTuple):
+    """What a ``record`` function of the runner sees at one step (progressive validation).
+
+    Attributes:
+      state: the state the prediction was made with (before the update).
+      params: the hyperparameters.
+      x: the example's input; ``y``: its label.
+      prediction: ``predict(state, params, x)``.
+      new_state: the state after the update (``state`` itself on a padded step).
+    """
+
+    state: State
+    params: Params
+    x: Any
+    y: Array
+    prediction: Array
+    new_state: State
 
 
 class Trace(NamedTuple):
     """Per-step record of a run under progressive validation (predict, record, then learn).
 
     Attributes:
-      loss: ``(n,)`` loss of each prediction made before its label was seen (0 on padding).
-      prediction: ``(n, ...)`` the predictions (or played points' losses for OCO runs).
-      iterate: ``(n, d)`` the iterate used at each step, or ``None`` unless asked for.
+      loss: ``(n,)`` loss of each prediction made before its label was seen (0 on padding);
+        ``(num_tasks, max_points)`` for a multi-task run, or ``(num_tasks,)`` sums per task when
+        the runner was asked for ``task_sums``.
+      prediction: ``(n, ...)`` the predictions (the played points of an OCO run), or ``None``
+        when not kept.
+      record: the pytree of the ``record`` function per step (leading axes as ``loss``), or
+        ``None``.
       mask: ``(n,)`` bool, True on real steps (all True for a plain stream).
+      task: for a multi-task run, the pytree of the ``task_record`` function per task (leading
+        axis ``num_tasks``), or ``None``.
     """
 
     loss: Array
-    prediction: Array
-    iterate: Array | None
+    prediction: Array | None
+    record: Any
     mask: Array
+    task: Any = None
+
+
+LEARNER_KINDS = ("oco", "predictor", "multi_task", "kernel")
+"""The kinds of registered learners: an :class:`OCOLearner` (gradients in), a
+:class:`Predictor` (examples in), a :class:`MultiTaskLearner` (task blocks in) and a kernel
+predictor (a :class:`Predictor` over a pool of examples visited in an ``order``)."""
 
 
 class LearnerEntry(NamedTuple):
@@ -104,25 +171,35 @@ class LearnerEntry(NamedTuple):
 
     Attributes:
       name: registry key.
-      kind: ``"oco"`` (gradients in) or ``"predictor"`` (examples in).
-      make: ``(dim) -> learner`` for a problem of dimension ``dim``.
+      kind: one of :data:`LEARNER_KINDS`.
+      make: ``(dim) -> learner`` for a problem of dimension ``dim``; ``dtype`` may be passed as a
+        keyword (``make(dim, dtype=jnp.float64)``) when ``dtyped`` is True.
       default_params: ``() -> params``.
       params_grid: ``() -> params`` with a leading axis of a few distinct values (for the
         vmap-equals-loop test and sweeps).
-      make_stream: ``(key, num_steps, dim) -> (xs, ys)`` data this learner is meant for
-        (for OCO learners ``xs`` holds the data ``z_t`` of the losses and ``ys`` is ignored).
+      make_stream: ``(key, num_steps, dim) -> (xs, ys[, mask[, order[, task_data]]])``: data this
+        learner is meant for, the arguments of :func:`ojax.run.run` (for OCO learners ``xs``
+        holds the data ``z_t`` of the losses and ``ys`` is ignored; for multi-task learners
+        ``xs`` / ``ys`` / ``mask`` are task blocks; for kernel learners ``xs`` is the pool and
+        ``order`` the visit order).
       objective: for OCO learners, the name of the :data:`ojax.losses.OBJECTIVES` entry their
-        stream is played with; for predictors, the name of the :data:`ojax.losses.LOSSES` entry
+        stream is played with; otherwise the name of the :data:`ojax.losses.LOSSES` entry
         recorded by the runner.
+      start: for OCO learners, the start point: ``"zeros"`` or ``"uniform"`` (``1 / d`` in every
+        coordinate: a prior on the simplex).
+      dtyped: whether ``make`` takes a ``dtype`` keyword (the state's float dtype); otherwise the
+        learner follows the data's dtype.
     """
 
     name: str
     kind: str
-    make: Callable[[int], Any]
+    make: Callable[..., Any]
     default_params: Callable[[], Params]
     params_grid: Callable[[], Params]
-    make_stream: Callable[[Array, int, int], tuple[Array, Array]]
+    make_stream: Callable[[Array, int, int], tuple]
     objective: str = "linear"
+    start: str = "zeros"
+    dtyped: bool = False
 
 
 LEARNERS: dict[str, LearnerEntry] = {}
@@ -132,7 +209,9 @@ def register_learner(entry: LearnerEntry) -> LearnerEntry:
     """Adds ``entry`` to :data:`LEARNERS` (names are unique)."""
     if entry.name in LEARNERS:
         raise ValueError(f"learner {entry.name!r} is already registered")
-    if entry.kind not in ("oco", "predictor"):
-        raise ValueError(f"kind must be 'oco' or 'predictor', got {entry.kind!r}")
+    if entry.kind not in LEARNER_KINDS:
+        raise ValueError(f"kind must be one of {list(LEARNER_KINDS)}, got {entry.kind!r}")
+    if entry.start not in ("zeros", "uniform"):
+        raise ValueError(f"start must be 'zeros' or 'uniform', got {entry.start!r}")
     LEARNERS[entry.name] = entry
     return entry

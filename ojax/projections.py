@@ -20,7 +20,7 @@ import jax
 import jax.numpy as jnp
 import optax.projections as op
 
-from ojax.validation import check_choice
+from ojax.validation import InputError, check_choice
 
 Array = jax.Array
 
@@ -63,3 +63,18 @@ def project(kind: str, w: Array, radius: Array | float = 1.0) -> Array:
         return simplex(w, radius)
     check_choice("projection", kind, SETS)
     raise AssertionError  # unreachable
+
+
+def check_member(name: str, kind: str, w: Array, radius: Array | float = 1.0) -> None:
+    """Raises :class:`~ojax.validation.InputError` unless ``w`` lies in the set ``kind`` of size
+    ``radius`` (up to a relative ``1e-5``); skipped on tracers. A start point outside its set
+    would make the first iterate infeasible."""
+    if isinstance(w, jax.core.Tracer) or isinstance(radius, jax.core.Tracer) or kind == "none":
+        return
+    distance = float(jnp.linalg.norm(project(kind, jnp.asarray(w), radius) - w))
+    scale = max(1.0, float(jnp.linalg.norm(jnp.asarray(w))))
+    if distance > 1e-5 * scale:
+        raise InputError(
+            f"{name} must lie in the feasible set {kind!r} of radius {float(radius):g}, got a "
+            f"point at distance {distance:.3g} from it"
+        )

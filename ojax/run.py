@@ -1,10 +1,23 @@
-"""Runners: one ``jax.lax.scan`` over a stream, or over a sequence of masked task blocks.
+"""The runner: one ``jax.lax.scan`` step (predict, record, update) over a stream.
 
-Every runner uses progressive validation (as river and Vowpal Wabbit report it): at each step
-the learner predicts on the unseen example, the loss of that prediction is recorded, then the
-learner updates. Each runner checks its inputs on concrete values, then calls a jitted scan that
-compiles once per static configuration (learner, loss, flags, shapes and dtypes): other
-hyperparameter values, other data of the same shape or another seed never recompile.
+:func:`run` is the one way ojax steps a learner through data; :func:`run_oco` plays the OCO game
+through it (an OCO learner is a predictor whose prediction is its iterate). Every step uses
+progressive validation (as river and Vowpal Wabbit report it): the learner predicts on the unseen
+example, the loss of that prediction is recorded, then the learner updates. The runner takes
+
+* a plain stream ``(xs, ys)``, or a shared pool and an ``order`` of pool rows to visit (many
+  orders of one pool: ``jax.vmap`` over ``order``, the pool is read, never copied);
+* a ``mask``: padded steps change nothing and count nothing;
+* task blocks for a :class:`~ojax.core.MultiTaskLearner` (``(num_tasks, max_points, ...)``, a
+  scan over tasks of scans over points, ``begin_task`` / ``end_task`` at the boundaries);
+* a ``record`` hook (a :class:`~ojax.core.Step` -> pytree per step) and a ``task_record`` hook
+  (per task), and returns one :class:`~ojax.core.Trace`.
+
+Inputs are checked on concrete values (shapes against what the learner predicts, dtypes
+against its state, NaN / Inf and magnitudes that would overflow, params of the wrong class),
+then a jitted scan runs that compiles once per static configuration (learner, loss, hooks,
+flags, shapes and dtypes): other hyperparameter values, other data of the same shape or another
+seed never recompile.
 
 vmap recipes (``in_axes`` follow the argument order ``(learner, params, data...)``)::
 
@@ -12,108 +25,426 @@ vmap recipes (``in_axes`` follow the argument order ``(learner, params, data...)
     jax.vmap(lambda p: run(predictor, p, xs, ys, loss))(grid)
     # seeds: streams stacked on a leading axis
     jax.vmap(lambda x, y: run(predictor, params, x, y, loss))(xs_by_seed, ys_by_seed)
+    # orders of one pool (shuffled streams, a published split's permutations)
+    jax.vmap(lambda o: run(predictor, params, pool_x, pool_y, loss, order=o))(orders)
 """
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
-from ojax.core import Array, MultiTaskLearner, OCOLearner, Params, Predictor, State, Trace
-from ojax.losses import Loss, Objective
-from ojax.validation import InputError, check_finite, check_shape
+from ojax.core import (
+    Array,
+    LearnerEntry,
+    MultiTaskLearner,
+    OCOLearner,
+    Params,
+    Predictor,
+    State,
+    Step,
+    TaskInfo,
+    Trace,
+    tree_where,
+)
+from ojax.losses import LOSSES, OBJECTIVES, Loss, Objective
+from ojax.validation import (
+    InputError,
+    check_finite,
+    check_magnitude,
+    check_params_type,
+    check_shape,
+)
+
+Record = Callable[[Step], Any]
+TaskRecord = Callable[[State, Params, TaskInfo], Any]
 
 
-def _select(keep: Array, new: State, old: State) -> State:
-    """``new`` where ``keep`` else ``old``, leaf by leaf (masked steps change nothing)."""
-    return jax.tree.map(lambda a, b: jnp.where(keep, a, b), new, old)
+# ----------------------------------------------------------------------------------------------
+# the scan
 
 
-def _progressive_step(learner, params: Params, loss: Loss, record):
-    """One scan step of progressive validation for anything with ``predict`` / ``update``:
-    predict on the unseen example, record its loss (0 on padding), then learn (padding inert)."""
+def _step(learner, params: Params, loss: Loss, record: Record | None, keep: bool, fetch):
+    """One scan step of progressive validation: predict on the unseen example, record its loss
+    (0 on padding), then learn (padding inert). ``fetch`` maps the scanned input to ``(x, y)``."""
 
-    def step(state, example):
-        x, y, real = example
+    def step(state, inputs):
+        item, real = inputs
+        x, y = fetch(item)
         y_hat = learner.predict(state, params, x)
         value = jnp.where(real, loss.value(y_hat, y), 0.0)
-        seen = None if record is None else record(state, params)
-        new = _select(real, learner.update(state, params, x, y), state)
-        return new, (value, y_hat, seen)
+        new = tree_where(real, learner.update(state, params, x, y), state)
+        seen = None if record is None else record(Step(state, params, x, y, y_hat, new))
+        return new, (value, y_hat if keep else None, seen)
 
     return step
 
 
-def _check_stream(xs: Array, ys: Array, mask: Array | None) -> None:
-    if jnp.ndim(xs) < 1:
-        raise InputError(f"xs must have a leading time axis, got shape {jnp.shape(xs)}")
-    n = jnp.shape(xs)[0]
-    check_shape("ys", ys, (n,) + tuple(jnp.shape(ys)[1:]))
-    if mask is not None:
-        check_shape("mask", mask, (n,))
-    check_finite("xs", xs)
-    check_finite("ys", ys)
+def _fetcher(xs: Any, ys: Array, pooled: bool):
+    if not pooled:
+        return lambda item: item
+    return lambda index: (jax.tree.map(lambda a: a[index], xs), ys[index])
 
 
-@functools.partial(jax.jit, static_argnames=("predictor", "loss", "record"))
-def _run(
-    predictor: Predictor,
-    params: Params,
-    xs: Array,
-    ys: Array,
-    mask: Array,
-    loss: Loss,
-    record: Callable[[State, Params], Array] | None,
-) -> tuple[State, Trace]:
-    step = _progressive_step(predictor, params, loss, record)
-    state, (losses, preds, seen) = jax.lax.scan(step, predictor.init(params), (xs, ys, mask))
+class _Options(NamedTuple):
+    """The static configuration of a run (hashed into the compile cache)."""
+
+    loss: Loss
+    record: Record | None
+    task_record: TaskRecord | None
+    keep_predictions: bool
+    task_sums: bool
+    independent_tasks: bool
+    pooled: bool
+
+
+@functools.partial(jax.jit, static_argnames=("learner", "options"))
+def _stream(learner, params, xs, ys, order, mask, options: _Options):
+    step = _step(
+        learner, params, options.loss, options.record, options.keep_predictions,
+        _fetcher(xs, ys, options.pooled),
+    )
+    items = order if options.pooled else (xs, ys)
+    state, (losses, preds, seen) = jax.lax.scan(step, learner.init(params), (items, mask))
     return state, Trace(losses, preds, seen, mask)
 
 
+@functools.partial(jax.jit, static_argnames=("learner", "options"))
+def _tasks(learner, params, xs, ys, mask, task_data, options: _Options):
+    keep = options.keep_predictions and not options.task_sums
+    step = _step(learner, params, options.loss, options.record, keep, lambda item: item)
+    sizes = jnp.sum(mask, axis=1, dtype=jnp.int32)
+    indices = jnp.arange(mask.shape[0], dtype=jnp.int32)
+
+    def task(state, block):
+        index, size, x, y, real, data = block
+        info = TaskInfo(index, size, data)
+        state, (losses, preds, seen) = jax.lax.scan(
+            step, learner.begin_task(state, params, info), ((x, y), real)
+        )
+        state = learner.end_task(state, params, info)
+        done = None if options.task_record is None else options.task_record(state, params, info)
+        if options.task_sums:
+            losses = jnp.sum(losses)
+        return state, (losses, preds, seen, done)
+
+    blocks = (indices, sizes, xs, ys, mask, task_data)
+    init = learner.init(params)
+    if options.independent_tasks:
+        state, out = jax.vmap(task, in_axes=(None, 0))(init, blocks)
+    else:
+        state, out = jax.lax.scan(task, init, blocks)
+    losses, preds, seen, done = out
+    return state, Trace(losses, preds, seen, mask, done)
+
+
+# ----------------------------------------------------------------------------------------------
+# checks (concrete values; shapes and dtypes also under a trace)
+
+
+def _leading(name: str, tree: Any) -> int:
+    leaves = jax.tree.leaves(tree)
+    if not leaves or any(jnp.ndim(leaf) < 1 for leaf in leaves):
+        shapes = [jnp.shape(leaf) for leaf in leaves]
+        raise InputError(f"{name} must have a leading time (or pool) axis, got shape(s) {shapes}")
+    sizes = {jnp.shape(leaf)[0] for leaf in leaves}
+    if len(sizes) != 1:
+        raise InputError(f"{name}: every leaf needs the same leading axis, got sizes {sorted(sizes)}")
+    return sizes.pop()
+
+
+def _check_values(name: str, tree: Any) -> None:
+    for i, leaf in enumerate(jax.tree.leaves(tree)):
+        label = name if len(jax.tree.leaves(tree)) == 1 else f"{name}[leaf {i}]"
+        check_finite(label, leaf)
+        check_magnitude(label, leaf)
+
+
+def _abstract(tree: Any) -> Any:
+    return jax.tree.map(lambda a: jax.ShapeDtypeStruct(jnp.shape(a), jnp.result_type(a)), tree)
+
+
+def _first(tree: Any, axes: int) -> Any:
+    return jax.tree.map(
+        lambda a: jax.ShapeDtypeStruct(jnp.shape(a)[axes:], jnp.result_type(a)), tree
+    )
+
+
+def _describe(tree: Any) -> str:
+    leaves = jax.tree.leaves(tree)
+    parts = [f"{jnp.result_type(a)}{list(jnp.shape(a))}" for a in leaves]
+    return parts[0] if len(parts) == 1 else "(" + ", ".join(parts) + ")"
+
+
+def _check_fit(learner, params: Params, x: Any, y: Any, xs_name: str, ys_shape) -> None:
+    """Abstractly evaluates one step: ``x`` must fit ``predict``, ``y`` the prediction's shape,
+    and ``update`` must keep the state's dtypes (a float32 learner fed float64 data fails here
+    with a message instead of a scan-carry TypeError). Cached per learner and signature, so a
+    second call with other values traces nothing."""
+    leaves, treedef = jax.tree.flatten((params, x, y))
+    signature = (treedef, tuple((a.shape, a.dtype) for a in leaves))
+    problem = _fit_problem(learner, signature, xs_name)
+    if problem is not None:
+        kind, detail = problem
+        if kind == "ys":
+            detail = (
+                f"ys must have shape {ys_shape(detail[0])} (one label per prediction of shape "
+                f"{detail[0]}), got {ys_shape(detail[1])}"
+            )
+        raise InputError(detail)
+
+
+def _floats(tree: Any) -> set[str]:
+    return {str(a.dtype) for a in jax.tree.leaves(tree) if jnp.issubdtype(a.dtype, jnp.floating)}
+
+
+def _first_line(exc: Exception) -> str:
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
+
+@functools.lru_cache(maxsize=512)
+def _fit_problem(learner, signature, xs_name: str):
+    treedef, types = signature
+    params, x, y = jax.tree.unflatten(treedef, [jax.ShapeDtypeStruct(s, d) for s, d in types])
+    state = jax.eval_shape(learner.init, params)
+    data_floats, state_floats = _floats((x, y)), _floats(state)
+    if state_floats and not data_floats <= state_floats:
+        return "dtype", (
+            f"{xs_name}, ys: data of dtype {', '.join(sorted(data_floats))} does not match the "
+            f"learner's state (dtype {', '.join(sorted(state_floats))}); build the learner for "
+            "the data's dtype (e.g. its x0 or dtype argument) or cast the data"
+        )
+    try:
+        y_hat = jax.eval_shape(learner.predict, state, params, x)
+    except (TypeError, ValueError) as exc:
+        return "x", f"{xs_name}: an example {_describe(x)} does not fit the learner ({_first_line(exc)})"
+    if jnp.shape(y_hat) != jnp.shape(y):
+        return "ys", (jnp.shape(y_hat), jnp.shape(y))
+    try:
+        new = jax.eval_shape(learner.update, state, params, x, y)
+    except (TypeError, ValueError) as exc:
+        return "update", f"{xs_name}, ys: the learner cannot update on them ({_first_line(exc)})"
+    if [(a.shape, a.dtype) for a in jax.tree.leaves(state)] != [
+        (a.shape, a.dtype) for a in jax.tree.leaves(new)
+    ]:
+        return "dtype", (
+            f"{xs_name}, ys: an update changes the shapes or dtypes of the learner's state "
+            f"({_describe(state)} -> {_describe(new)}); build the learner for the data's dtype "
+            "and shape"
+        )
+    return None
+
+
+def _check_mask(mask: Any, shape: tuple[int, ...]) -> Array:
+    if mask is None:
+        return jnp.ones(shape, bool)
+    check_shape("mask", mask, shape)
+    return jnp.asarray(mask, bool)
+
+
+def _check_order(order: Any, pool: int) -> Array:
+    dtype = jnp.result_type(order)
+    if jnp.ndim(order) != 1 or not jnp.issubdtype(dtype, jnp.integer):
+        raise InputError(
+            f"order must be a 1-d integer array of pool rows, got dtype {dtype} and shape "
+            f"{jnp.shape(order)}"
+        )
+    if not isinstance(order, jax.core.Tracer) and jnp.size(order):
+        arr = np.asarray(order)
+        if arr.min() < 0 or arr.max() >= pool:
+            raise InputError(
+                f"order must index the pool of {pool} examples (0-based), got values in "
+                f"[{arr.min()}, {arr.max()}]"
+            )
+    return jnp.asarray(order, jnp.int32)
+
+
+def _is_multi_task(learner: Any) -> bool:
+    return isinstance(learner, MultiTaskLearner) or hasattr(learner, "begin_task")
+
+
+def _check_learner(learner: Any, params: Params) -> None:
+    if isinstance(learner, OCOLearner):
+        raise InputError(
+            "learner: an OCOLearner plays points, not predictions; use run_oco, or "
+            "ojax.linear_predictor(learner, loss, x0) to predict with it"
+        )
+    if not all(hasattr(learner, name) for name in ("init", "predict", "update", "check_params")):
+        raise InputError(
+            f"learner must be a Predictor or a MultiTaskLearner, got {type(learner).__name__}"
+        )
+    check_params_type(learner.check_params, params)
+
+
+def _check_stream(learner, params, xs, ys, mask, order) -> tuple[Array, Array | None]:
+    n = _leading("xs", xs)
+    if order is not None:
+        check_shape("ys", ys, (n,) + tuple(jnp.shape(ys)[1:]))
+        order = _check_order(order, n)
+        n = jnp.shape(order)[0]
+    if n == 0:
+        raise InputError("xs: the stream is empty (0 steps); give at least one example")
+    if order is None:
+        check_shape("ys", ys, (n,) + tuple(jnp.shape(ys)[1:]))
+    mask = _check_mask(mask, (n,))
+    _check_values("xs", xs)
+    _check_values("ys", ys)
+    _check_fit(learner, _abstract(params), _first(xs, 1), _first(ys, 1), "xs",
+               lambda shape: (jnp.shape(ys)[0],) + tuple(shape))
+    return mask, order
+
+
+def _check_tasks(learner, params, xs, ys, mask, task_data) -> Array:
+    leading = {jnp.shape(leaf)[:2] for leaf in jax.tree.leaves(xs) if jnp.ndim(leaf) >= 2}
+    if len(leading) != 1 or any(jnp.ndim(leaf) < 2 for leaf in jax.tree.leaves(xs)):
+        raise InputError(
+            "xs must be task blocks (num_tasks, max_points, ...), got shape(s) "
+            f"{[jnp.shape(leaf) for leaf in jax.tree.leaves(xs)]}"
+        )
+    blocks = leading.pop()
+    if 0 in blocks:
+        raise InputError(f"xs: the task blocks are empty (shape {blocks}); give at least one task")
+    check_shape("ys", ys, blocks + tuple(jnp.shape(ys)[2:]))
+    mask = _check_mask(mask, blocks)
+    if not isinstance(mask, jax.core.Tracer) and not bool(jnp.any(mask)):
+        raise InputError("mask: every point of every task is masked; no task has a real point")
+    if task_data is not None:
+        _leading("task_data", task_data)
+        sizes = {jnp.shape(leaf)[0] for leaf in jax.tree.leaves(task_data)}
+        if sizes != {blocks[0]}:
+            raise InputError(f"task_data: needs a leading axis of {blocks[0]} tasks, got {sizes}")
+        _check_values("task_data", task_data)
+    _check_values("xs", xs)
+    _check_values("ys", ys)
+    _check_fit(learner, _abstract(params), _first(xs, 2), _first(ys, 2), "xs",
+               lambda shape: blocks + tuple(shape))
+    return mask
+
+
+# ----------------------------------------------------------------------------------------------
+# entry points
+
+
 def run(
-    predictor: Predictor,
+    learner: Predictor | MultiTaskLearner,
     params: Params,
-    xs: Array,
+    xs: Any,
     ys: Array,
     loss: Loss,
     *,
     mask: Array | None = None,
-    record: Callable[[State, Params], Array] | None = None,
+    order: Array | None = None,
+    record: Record | None = None,
+    task_data: Any = None,
+    task_record: TaskRecord | None = None,
+    task_sums: bool = False,
+    independent_tasks: bool = False,
+    keep_predictions: bool = True,
 ) -> tuple[State, Trace]:
-    """Runs ``predictor`` over the stream ``(xs, ys)`` in one ``lax.scan``.
+    """Runs ``learner`` over a stream in one ``lax.scan`` (progressive validation).
 
     Args:
-      predictor: a :class:`~ojax.core.Predictor` (static: hashing it keys the compile cache).
-      params: its hyperparameters (a pytree of arrays).
-      xs: ``(n, ...)`` inputs; ``ys``: ``(n, ...)`` labels.
+      learner: a :class:`~ojax.core.Predictor` (a stream) or a
+        :class:`~ojax.core.MultiTaskLearner` (task blocks); static: it keys the compile cache.
+      params: its hyperparameters (a pytree of arrays; new values never recompile).
+      xs: ``(n, ...)`` inputs (any pytree with a leading axis: dense rows, sparse rows, kernel
+        points); with ``order``, the pool ``(N, ...)``; for a multi-task learner, task blocks
+        ``(num_tasks, max_points, ...)``.
+      ys: the labels, with the leading axes of ``xs`` and the shape of a prediction after them.
       loss: the loss recorded for each prediction (static).
-      mask: optional ``(n,)`` bool; False steps are padding: they change nothing and count 0.
-      record: optional static ``(state, params) -> array`` recorded before each update (e.g. the
-        weights of a linear predictor); stored in ``Trace.iterate``.
+      mask: ``(n,)`` (or ``(num_tasks, max_points)``) bool; False steps are padding: they
+        change nothing and count 0.
+      order: ``(n,)`` int pool rows: step ``t`` sees ``xs[order[t]], ys[order[t]]``.
+      record: static ``Step -> pytree`` recorded at every step (e.g. the weights the prediction
+        was made with, the support vectors after the update); in ``Trace.record``.
+      task_data: a pytree with a leading task axis handed to the multi-task learner and to
+        ``task_record`` as ``TaskInfo.data`` (e.g. each task's held-out points).
+      task_record: static ``(state, params, TaskInfo) -> pytree`` recorded after each task's
+        ``end_task``; in ``Trace.task``.
+      task_sums: record each task's summed loss, ``(num_tasks,)``, instead of every point's
+        (memory of large grids); predictions are then not kept.
+      independent_tasks: the learner carries nothing from task to task (a fixed bias): tasks run
+        in parallel (``vmap`` from the initial state) instead of in sequence; the returned
+        state then has a leading task axis.
+      keep_predictions: store the predictions in ``Trace.prediction`` (else ``None``).
 
     Returns:
       The final state and the :class:`~ojax.core.Trace`.
+
+    Raises:
+      InputError: on shapes, dtypes or values the learner cannot take (see the module doc).
+
+    Examples:
+      >>> import jax.numpy as jnp
+      >>> import ojax
+      >>> from ojax import losses, oco
+      >>> learner = ojax.linear_predictor(oco.ogd("none"), losses.square, jnp.zeros(2))
+      >>> params = oco.OGDParams(jnp.float32(0.5), jnp.float32(1.0))
+      >>> xs, ys = jnp.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]), jnp.array([1.0, 2.0, 3.0])
+      >>> _, trace = ojax.run(learner, params, xs, ys, losses.square)
+      >>> print(trace.loss)
+      [0.5   2.    1.125]
     """
-    _check_stream(xs, ys, mask)
-    predictor.check_params(params)
-    if mask is None:
-        mask = jnp.ones(jnp.shape(xs)[:1], bool)
-    return _run(predictor, params, xs, ys, jnp.asarray(mask, bool), loss, record)
+    _check_learner(learner, params)
+    multi = _is_multi_task(learner)
+    options = _Options(
+        loss, record, task_record, keep_predictions, task_sums, independent_tasks,
+        order is not None,
+    )
+    if multi:
+        if order is not None:
+            raise InputError("order: pools with an order are for streams, not task blocks")
+        mask = _check_tasks(learner, params, xs, ys, mask, task_data)
+        return _tasks(learner, params, xs, ys, mask, task_data, options)
+    if task_data is not None or task_record is not None or task_sums or independent_tasks:
+        raise InputError(
+            "task_data / task_record / task_sums / independent_tasks need a MultiTaskLearner"
+        )
+    mask, order = _check_stream(learner, params, xs, ys, mask, order)
+    return _stream(learner, params, xs, ys, order, mask, options)
 
 
-@functools.partial(jax.jit, static_argnames=("learner", "objective", "store_iterates"))
-def _run_oco(learner, params, x0, zs, objective, store_iterates):
-    def step(state, z):
-        w = learner.iterate(state, params)
-        value = objective.value(w, z)
-        new = learner.update(state, params, objective.grad(w, z))
-        return new, (value, w if store_iterates else None)
+class OCOParams(NamedTuple):
+    """The params of an OCO learner played as a predictor: its own params and its start."""
 
-    state, (losses, ws) = jax.lax.scan(step, learner.init(params, x0), zs)
-    return state, Trace(losses, None, ws, jnp.ones(losses.shape, bool))
+    params: Params
+    x0: Array  # the anchor / first point, shape (d,)
+
+
+@functools.cache
+def oco_predictor(learner: OCOLearner, objective: Objective) -> Predictor:
+    """An OCO learner as a predictor of its own iterate (what :func:`run_oco` runs).
+
+    ``predict`` plays ``w_t = iterate(state)``; ``update`` feeds it ``grad f(w_t; z_t)``; its
+    params are :class:`OCOParams` (the learner's params and ``x0``: new start points never
+    recompile). Cached, so the same learner gives the same predictor (and compile cache hits).
+    """
+
+    def init(params: OCOParams) -> State:
+        return learner.init(params.params, params.x0)
+
+    def predict(state: State, params: OCOParams, z: Array) -> Array:
+        return learner.iterate(state, params.params)
+
+    def update(state: State, params: OCOParams, z: Array, _: Array) -> State:
+        w = learner.iterate(state, params.params)
+        return learner.update(state, params.params, objective.grad(w, z))
+
+    def check_params(params: OCOParams) -> None:
+        learner.check_params(params.params)
+
+    return Predictor(init, predict, update, check_params)
+
+
+@functools.cache
+def objective_loss(objective: Objective) -> Loss:
+    """An OCO objective ``f(w; z)`` as the runner's loss of the played point ``w``."""
+    return Loss(objective.name, objective.value, objective.grad, lambda bound: float("inf"))
 
 
 def run_oco(
@@ -126,69 +457,56 @@ def run_oco(
     store_iterates: bool = False,
 ) -> tuple[State, Trace]:
     """Plays the OCO game: at step t the learner plays ``w_t``, pays ``f(w_t; z_t)``, and
-    receives the gradient ``grad f(w_t; z_t)``.
+    receives the gradient ``grad f(w_t; z_t)``. A thin wrapper of :func:`run`.
 
     Args:
       learner: an :class:`~ojax.core.OCOLearner` (static).
       params: its hyperparameters.
-      x0: ``(d,)`` the anchor / first point.
+      x0: ``(d,)`` the anchor / first point (it must lie in the learner's domain).
       zs: ``(n, d)`` the data of the losses (static ``objective`` says which family).
       objective: e.g. :data:`ojax.losses.linear_objective` (static).
-      store_iterates: also return the played points ``(n, d)`` (memory: ``n d``).
+      store_iterates: also return the played points ``(n, d)`` in ``Trace.prediction``
+        (memory: ``n d``).
 
     Returns:
       The final state and a :class:`~ojax.core.Trace` whose ``loss`` is ``f_t(w_t)``.
     """
+    if not isinstance(learner, OCOLearner):
+        raise InputError(f"learner must be an OCOLearner, got {type(learner).__name__}")
     check_shape("zs", zs, (None,) + tuple(jnp.shape(x0)))
+    if jnp.shape(zs)[0] == 0:
+        raise InputError("zs: the stream is empty (0 steps); give at least one loss")
+    if jnp.result_type(x0) != jnp.result_type(zs):
+        raise InputError(
+            f"x0 has dtype {jnp.result_type(x0)} but zs has dtype {jnp.result_type(zs)}; "
+            "give both the same dtype"
+        )
     check_finite("x0", x0)
-    check_finite("zs", zs)
-    learner.check_start(x0)
-    learner.check_params(params)
-    return _run_oco(learner, params, jnp.asarray(x0), zs, objective, store_iterates)
+    check_params_type(learner.check_params, params)
+    learner.check_start(params, x0)
+    predictor = oco_predictor(learner, objective)
+    _check_values("zs", zs)
+    mask = jnp.ones(jnp.shape(zs)[:1], bool)
+    options = _Options(objective_loss(objective), None, None, store_iterates, False, False, False)
+    return _stream(predictor, OCOParams(params, jnp.asarray(x0)), zs, zs, None, mask, options)
 
 
-@functools.partial(jax.jit, static_argnames=("learner", "loss", "record"))
-def _run_tasks(learner, params, xs, ys, mask, loss, record):
-    point = _progressive_step(learner, params, loss, record)
-
-    def task(state, block):
-        state = learner.begin_task(state, params)
-        state, out = jax.lax.scan(point, state, block)
-        return learner.end_task(state, params), out
-
-    state, (losses, preds, seen) = jax.lax.scan(task, learner.init(params), (xs, ys, mask))
-    return state, Trace(losses, preds, seen, mask)
+def entry_start(entry: LearnerEntry, zs: Array) -> Array:
+    """The start point of a registered OCO learner for the stream ``zs``: zeros, or the uniform
+    point ``1 / d`` (a prior on the simplex)."""
+    shape, dtype = jnp.shape(zs)[1:], jnp.result_type(zs)
+    if entry.start == "uniform":
+        return jnp.full(shape, 1.0 / shape[-1], dtype)
+    return jnp.zeros(shape, dtype)
 
 
-def run_tasks(
-    learner: MultiTaskLearner,
-    params: Params,
-    xs: Array,
-    ys: Array,
-    mask: Array,
-    loss: Loss,
-    *,
-    record: Callable[[State, Params], Array] | None = None,
-) -> tuple[State, Trace]:
-    """Runs a multi-task learner over padded task blocks: a scan over tasks of scans over points.
-
-    Args:
-      learner: a :class:`~ojax.core.MultiTaskLearner` (static).
-      params: its hyperparameters.
-      xs: ``(num_tasks, max_points, ...)``; ``ys``: ``(num_tasks, max_points)``.
-      mask: ``(num_tasks, max_points)`` bool, True on real points. Padded points change nothing
-        and count nothing (they may sit anywhere in a row).
-      loss: the loss recorded per prediction (static).
-      record: as in :func:`run`.
-
-    Returns:
-      The final state and a :class:`~ojax.core.Trace` with ``(num_tasks, max_points)`` leaves.
-    """
-    if jnp.ndim(xs) < 2:
-        raise InputError(f"xs must be (num_tasks, max_points, ...), got shape {jnp.shape(xs)}")
-    check_shape("ys", ys, tuple(jnp.shape(xs)[:2]))
-    check_shape("mask", mask, tuple(jnp.shape(xs)[:2]))
-    check_finite("xs", xs)
-    check_finite("ys", ys)
-    learner.check_params(params)
-    return _run_tasks(learner, params, xs, ys, jnp.asarray(mask, bool), loss, record)
+def run_entry(entry: LearnerEntry, learner: Any, params: Params, data: tuple) -> Trace:
+    """Runs a registered learner on ``data = entry.make_stream(key, num_steps, dim)`` with the
+    entry's objective or loss; returns the :class:`~ojax.core.Trace` (what tests, sweeps and the
+    CLI run for every kind of learner)."""
+    xs, ys, *extra = data
+    if entry.kind == "oco":
+        zs = xs
+        return run_oco(learner, params, entry_start(entry, zs), zs, OBJECTIVES[entry.objective])[1]
+    names = ("mask", "order", "task_data")
+    return run(learner, params, xs, ys, LOSSES[entry.objective], **dict(zip(names, extra)))[1]

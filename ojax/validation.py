@@ -3,6 +3,14 @@
 Every check raises :class:`InputError` (a ``ValueError``) whose message names the argument, the
 value it got and what is allowed. Tracers are skipped, so the checks are free inside ``jit`` and
 cost nothing when a caller vmaps over already-checked values.
+
+Inside ``jit`` / ``vmap`` the values are tracers and cannot be looked at. :func:`checked` is the
+opt-in for such code: it runs a function under ``jax.experimental.checkify`` with the same checks
+emitted as traced assertions, and raises the same :class:`InputError` messages (with the
+offending value) when one fails::
+
+    final = ojax.checked(jax.jit(jax.vmap(one_run)))(keys, steps)   # NaN data or a step <= 0
+                                                                     # -> InputError
 """
 
 from __future__ import annotations
@@ -10,9 +18,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import contextlib
+import contextvars
+import functools
+from collections.abc import Callable, Iterator
+
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.experimental import checkify
 
 
 class InputError(ValueError):
@@ -21,6 +35,81 @@ class InputError(ValueError):
 
 def _is_tracer(value: Any) -> bool:
     return isinstance(value, jax.core.Tracer)
+
+
+_TRACED_CHECKS: contextvars.ContextVar[bool] = contextvars.ContextVar("traced", default=False)
+
+
+@contextlib.contextmanager
+def _traced_checks() -> Iterator[None]:
+    token = _TRACED_CHECKS.set(True)
+    try:
+        yield
+    finally:
+        _TRACED_CHECKS.reset(token)
+
+
+def _traced_check(ok: Any, message: str, value: Any) -> None:
+    """Under :func:`checked`: a traced assertion that ``ok`` holds everywhere; the message's
+    ``{}`` shows the first failing element of ``value`` (to 6 significant digits)."""
+    if not _TRACED_CHECKS.get():
+        return
+    ok = jnp.asarray(ok).ravel()
+    flat = jnp.asarray(value).ravel()
+    first = flat[jnp.argmin(ok)] if flat.size > 1 else flat.reshape(())
+    checkify.check(jnp.all(ok), message.replace("{}", "{:.6g}"), first)
+
+
+def checked(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` with ojax's input checks active inside ``jit`` / ``vmap`` (an opt-in).
+
+    Wraps ``fn`` in ``jax.experimental.checkify`` and compiles it with ``jax.jit``: while it
+    traces, every ojax check that meets a tracer (NaN / Inf data, hyperparameters out of their
+    domain, labels outside their set) becomes a traced assertion. After the call, the first
+    failing check is raised as the same :class:`InputError` the check gives on concrete values.
+    Checks cost a reduction each; the unchecked ``fn`` pays nothing. A ``jax.jit``-wrapped
+    ``fn`` is unwrapped first (its compiled code has no checks in it), so its static arguments
+    are not kept: pass such arguments by closure.
+
+    Args:
+      fn: any function that calls ojax entry points (vmapped inside or not).
+
+    Returns:
+      A function with ``fn``'s signature and results.
+
+    Examples:
+      >>> import jax, jax.numpy as jnp
+      >>> import ojax
+      >>> from ojax import losses, oco
+      >>> learner = ojax.linear_predictor(oco.ogd("none"), losses.square, jnp.zeros(2))
+      >>> def final_loss(step, xs, ys):
+      ...     params = oco.OGDParams(step, jnp.float32(1.0))
+      ...     return ojax.run(learner, params, xs, ys, losses.square)[1].loss[-1]
+      >>> xs, ys = jnp.ones((3, 2)), jnp.ones(3)
+      >>> print(ojax.checked(jax.vmap(final_loss, (0, None, None)))(jnp.array([0.1, 0.2]),
+      ...                                                          xs, ys).round(4))
+      [0.2048 0.0648]
+      >>> try:
+      ...     ojax.checked(jax.vmap(final_loss, (0, None, None)))(jnp.array([0.1, -0.2]), xs, ys)
+      ... except ojax.InputError as err:
+      ...     print(err)
+      learning_rate must lie in (0.0, inf), got -0.2
+    """
+
+    inner = getattr(fn, "__wrapped__", fn) if hasattr(fn, "lower") else fn
+    checkified = jax.jit(checkify.checkify(inner, errors=checkify.user_checks))
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        with _traced_checks():
+            error, out = checkified(*args, **kwargs)
+        message = error.get()
+        if message is not None:
+            text = message.split(" (check failed at")[0].split(" (`check` failed)")[0]
+            raise InputError(text.strip())
+        return out
+
+    return wrapper
 
 
 def _show(value: np.ndarray) -> str:
@@ -46,6 +135,8 @@ def _values(name: str, value: Any) -> np.ndarray | None:
 def check_finite(name: str, value: Any) -> None:
     """Raises if ``value`` holds NaN or +-Inf (reduced on device; details only on failure)."""
     if _is_tracer(value):
+        if jnp.issubdtype(value.dtype, jnp.inexact):
+            _traced_check(jnp.isfinite(value), f"{name} must be finite, got {{}}", value)
         return
     if isinstance(value, jax.Array) and jnp.issubdtype(value.dtype, jnp.floating):
         # eager even inside an outer jit trace (a concrete array closed over by a swept fn)
@@ -77,6 +168,19 @@ def check_range(
 
     ``low_open`` / ``high_open`` exclude the end points. NaN is always outside.
     """
+    lo = "-inf" if low is None else repr(low)
+    hi = "inf" if high is None else repr(high)
+    left = "(" if low_open or low is None else "["
+    right = ")" if high_open or high is None else "]"
+    interval = f"{left}{lo}, {hi}{right}"
+    if _is_tracer(value):
+        ok = ~jnp.isnan(value) if (low is not None and high is not None) else jnp.isfinite(value)
+        if low is not None:
+            ok &= (value > low) if low_open else (value >= low)
+        if high is not None:
+            ok &= (value < high) if high_open else (value <= high)
+        _traced_check(ok, f"{name} must lie in {interval}, got {{}}", value)
+        return
     arr = _values(name, value)
     if arr is None:
         return
@@ -87,11 +191,6 @@ def check_range(
     if high is not None:
         ok &= (arr < high) if high_open else (arr <= high)
     if not ok.all():
-        lo = "-inf" if low is None else repr(low)
-        hi = "inf" if high is None else repr(high)
-        left = "(" if low_open or low is None else "["
-        right = ")" if high_open or high is None else "]"
-        interval = f"{left}{lo}, {hi}{right}"
         bad = arr[~ok] if arr.ndim else arr
         raise InputError(f"{name} must lie in {interval}, got {_show(np.asarray(bad))}")
 
@@ -117,6 +216,10 @@ def check_shape(name: str, value: Any, expected: Sequence[int | None]) -> None:
 
 def check_labels(name: str, value: Any, allowed: Sequence[float] = (-1.0, 1.0)) -> None:
     """Raises unless every element of ``value`` is one of ``allowed``."""
+    if _is_tracer(value):
+        ok = jnp.isin(value, jnp.asarray(allowed, value.dtype))
+        _traced_check(ok, f"{name} must take values in {list(allowed)}, got {{}}", value)
+        return
     arr = _values(name, value)
     if arr is None:
         return
@@ -142,3 +245,40 @@ def check_int(name: str, value: Any, low: int | None = None, high: int | None = 
         hi = "inf" if high is None else high
         raise InputError(f"{name} must be an integer in [{lo}, {hi}], got {value!r}")
     return int(value)
+
+
+def check_magnitude(name: str, value: Any) -> None:
+    """Raises if a floating ``value`` holds numbers whose square overflows its dtype.
+
+    Losses square predictions and inputs (the square loss, ``||x||^2`` in a step): a float32
+    stream with entries of ``1e30`` passes a finiteness check and then returns inf / NaN.
+    """
+    if _is_tracer(value) or not jnp.issubdtype(jnp.result_type(value), jnp.floating):
+        return
+    dtype = jnp.result_type(value)
+    limit = float(np.sqrt(np.finfo(dtype).max))
+    with jax.ensure_compile_time_eval():
+        largest = float(jnp.max(jnp.abs(jnp.asarray(value)))) if jnp.size(value) else 0.0
+    if largest > limit:
+        raise InputError(
+            f"{name} holds a value of magnitude {largest:.3g}, too large for {dtype} (its square "
+            f"overflows above {limit:.3g}); rescale the data or compute in float64"
+        )
+
+
+def check_params_type(check: Callable[[Any], None], params: Any) -> None:
+    """Runs a learner's ``check_params``, turning a params pytree of the wrong class (a plain
+    tuple, a dict missing a field) into an :class:`InputError` that says what was expected."""
+    try:
+        check(params)
+    except (AttributeError, KeyError, TypeError, IndexError) as exc:
+        raise InputError(
+            f"params: got {type(params).__name__} {_short(params)}, which the learner cannot read "
+            f"({type(exc).__name__}: {exc}); pass the learner's own params, e.g. its XxxParams "
+            "NamedTuple with every field"
+        ) from None
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."

@@ -1,6 +1,6 @@
-"""Plain float64 NumPy per-sample loops of Denevi, Stamos & Pontil (2020), written from the spec
-(../shared/specs/denevi2020.md), independently of ojax: the oracle of the tests and the baseline
-of scripts/bench_denevi.py.
+"""Plain float64 NumPy per-sample loops of Denevi, Stamos & Pontil (2020), written from the
+Denevi et al. spec independently of ojax: the oracle of the tests and the baseline of
+scripts/bench_denevi.py.
 
 A task is a tuple ``(x_train (n_t, d), y_train (n_t,), x_test (m_t, d), y_test (m_t,))`` of real
 points only (no padding). Every function returns per-point records so that tests can compare step

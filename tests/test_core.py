@@ -69,27 +69,62 @@ def test_padding_changes_nothing_and_counts_nothing():
     jax.tree.map(lambda a, b: np.testing.assert_allclose(a, b, rtol=1e-6), state, dense_state)
 
 
-def test_run_tasks_equals_running_each_task_with_resets():
-    learner = oco.ogd("none")
-    inner = ojax.linear_predictor(learner, losses.absolute, jnp.zeros(2))
-    # independent tasks: reset at the start of every task
-    multi = ojax.MultiTaskLearner(
+def _resetting(inner):
+    """Independent tasks: the predictor restarts at the beginning of every task."""
+    return ojax.MultiTaskLearner(
         init=inner.init,
-        begin_task=lambda state, params: inner.init(params),
+        begin_task=lambda state, params, task: inner.init(params),
         predict=inner.predict,
         update=inner.update,
-        end_task=lambda state, params: state,
+        end_task=lambda state, params, task: state,
     )
+
+
+@pytest.mark.parametrize("independent", [False, True])
+def test_task_blocks_equal_running_each_task_with_resets(independent):
+    inner = ojax.linear_predictor(oco.ogd("none"), losses.absolute, jnp.zeros(2))
     params = oco.OGDParams(jnp.asarray(0.3), jnp.asarray(1.0))
     xs = jax.random.normal(jax.random.key(2), (3, 5, 2))
     ys = jnp.sum(xs, axis=-1)
     sizes = [5, 2, 4]
     mask = jnp.arange(5)[None, :] < jnp.array(sizes)[:, None]
-    _, trace = ojax.run_tasks(multi, params, xs, ys, mask, losses.absolute)
+    _, trace = ojax.run(
+        _resetting(inner),
+        params,
+        xs,
+        ys,
+        losses.absolute,
+        mask=mask,
+        task_record=lambda state, params, task: (task.index, task.size),
+        independent_tasks=independent,
+    )
+    np.testing.assert_array_equal(trace.task[0], [0, 1, 2])
+    np.testing.assert_array_equal(trace.task[1], sizes)
     for t, n in enumerate(sizes):
         _, alone = ojax.run(inner, params, xs[t, :n], ys[t, :n], losses.absolute)
         np.testing.assert_allclose(trace.loss[t, :n], alone.loss, rtol=1e-6)
         assert float(jnp.abs(trace.loss[t, n:]).sum()) == 0.0
+    _, sums = ojax.run(_resetting(inner), params, xs, ys, losses.absolute, mask=mask, task_sums=True)
+    np.testing.assert_allclose(sums.loss, trace.loss.sum(axis=1), rtol=1e-6)
+    assert sums.prediction is None
+
+
+def test_order_visits_the_pool_rows():
+    inner = ojax.linear_predictor(oco.ogd("none"), losses.square, jnp.zeros(2))
+    params = oco.OGDParams(jnp.asarray(0.1), jnp.asarray(1.0))
+    xs = jax.random.normal(jax.random.key(3), (6, 2))
+    ys = xs @ jnp.array([1.0, -1.0])
+    orders = jnp.array([[5, 0, 3, 3], [1, 2, 4, 0]], jnp.int32)
+    record = ojax.linear_weights(oco.ogd("none"))
+    _, trace = jax.vmap(
+        lambda o: ojax.run(inner, params, xs, ys, losses.square, order=o, record=record)
+    )(orders)
+    for row, order in enumerate(orders):
+        _, alone = ojax.run(inner, params, xs[order], ys[order], losses.square, record=record)
+        np.testing.assert_allclose(trace.loss[row], alone.loss, rtol=1e-6)
+        np.testing.assert_allclose(trace.record[row], alone.record, rtol=1e-6)
+    with pytest.raises(InputError, match=r"order must index the pool of 6 examples"):
+        ojax.run(inner, params, xs, ys, losses.square, order=jnp.array([0, 6]))
 
 
 def test_optax_adapter_runs_sgd_and_a_parameter_free_optimizer():

@@ -24,7 +24,7 @@ def _iterates(learner, params, x0, zs, objective):
     _, trace = run_oco(
         learner, params, jnp.asarray(x0), jnp.asarray(zs), objective, store_iterates=True
     )
-    return np.asarray(trace.iterate), np.asarray(trace.loss)
+    return np.asarray(trace.prediction), np.asarray(trace.loss)
 
 
 def test_ftl_quadratic_is_projected_running_mean(x64):

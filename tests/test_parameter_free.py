@@ -100,7 +100,7 @@ def test_direction_magnitude_matches_reference(x64, bettor, wealth, scale):
     dm = ref.DirectionMagnitude(bettor, d, wealth, scale)
     for k in range(n):
         w = x0 + dm.point()
-        np.testing.assert_allclose(np.asarray(trace.iterate[k]), w, atol=1e-9, rtol=0)
+        np.testing.assert_allclose(np.asarray(trace.prediction[k]), w, atol=1e-9, rtol=0)
         assert abs(float(trace.loss[k]) - float(gs[k] @ w)) < 1e-9
         dm.step(gs[k], k + 1)
 
@@ -117,7 +117,7 @@ def test_coin_betting_coordinatewise_matches_reference(x64, bettor):
     mags = [ref.Magnitude(bettor, 1.5) for _ in range(d)]
     for k in range(n):
         w = np.array([m.value() for m in mags])
-        np.testing.assert_allclose(np.asarray(trace.iterate[k]), w, atol=1e-9, rtol=0)
+        np.testing.assert_allclose(np.asarray(trace.prediction[k]), w, atol=1e-9, rtol=0)
         for j, m in enumerate(mags):
             m.step(float(gs[k, j]), k + 2)  # standalone KT: the textbook divisor k + 1
 
@@ -237,7 +237,7 @@ def test_log_wealth_survives_a_long_float32_stream():
         losses.linear_objective,
         store_iterates=True,
     )
-    iterates = np.asarray(trace.iterate[:, 0])
+    iterates = np.asarray(trace.prediction[:, 0])
     # The float64 closed form: beta after k coins is -S_k / (k + 1); W_k = prod (1 - c beta_prev).
     sums = np.cumsum(g)
     beta = -sums / np.arange(2, 2 * h + 2)

@@ -242,11 +242,11 @@ def test_linear_pa_matches_reference(x64, homo):
         xs,
         jnp.asarray(yt),
         losses.hinge,
-        record=lambda s, p: s.weights,
+        record=lambda step: step.state.weights,
     )
     scores, weights = ref.linear_pa(np.asarray(xs), yt, 0.3)
     np.testing.assert_allclose(np.asarray(trace.prediction), scores, rtol=1e-10, atol=1e-12)
-    np.testing.assert_allclose(np.asarray(trace.iterate)[1:], weights[:-1], rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(np.asarray(trace.record)[1:], weights[:-1], rtol=1e-10, atol=1e-12)
 
 
 def test_combined_homogeneous_methods_equal_separate_runs(x64, homo):

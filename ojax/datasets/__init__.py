@@ -2,7 +2,7 @@
 
 from ojax.datasets import transfer
 from ojax.datasets.multitask import PooledTasks, load_lenk, load_schools, split_tasks
-from ojax.datasets.paths import DataError, data_file, resolve_data_dir
+from ojax.datasets.paths import DataError, data_file, packaged_data_dir, resolve_data_dir
 
 __all__ = [
     "DataError",
@@ -10,6 +10,7 @@ __all__ = [
     "data_file",
     "load_lenk",
     "load_schools",
+    "packaged_data_dir",
     "resolve_data_dir",
     "split_tasks",
     "transfer",

@@ -1,48 +1,83 @@
-"""Where the real data is read from: ``--data-dir``, else ``$OJAX_DATA_DIR``, else
-``../shared/data`` (relative to the working directory, then to the repository) when it exists."""
+"""Where the real data is read from: the ``data_dir`` argument (the CLI's ``--data-dir``), else
+``$OJAX_DATA_DIR``, else the datasets shipped inside the package (``ojax/datasets/data``, read
+through :mod:`importlib.resources`; its README gives each file's provenance and licence).
+
+>>> all((packaged_data_dir() / name).is_file() for name in PACKAGED_FILES)
+True
+"""
 
 from __future__ import annotations
 
+import importlib.resources
 import os
 from pathlib import Path
 
 from ojax.validation import InputError
+
+PACKAGED_FILES = (
+    "schools.mat",
+    "lenk.mat",
+    "usenet1.mat",
+    "usenet2.mat",
+    "newsgroup4.mat",
+    "spambase.csv.gz",
+    "a1a.libsvm.gz",
+    "a1a_t.libsvm.gz",
+    "mushrooms_keel.csv.gz",
+)
+"""The dataset files shipped with ojax (LIBSVM ``w7a`` is not among them)."""
 
 
 class DataError(InputError):
     """A missing or malformed data file; the message names the file and what was expected."""
 
 
-def _candidates() -> list[Path]:
-    repo = Path(__file__).resolve().parents[2]
-    return [Path.cwd() / ".." / "shared" / "data", repo / ".." / "shared" / "data"]
+def packaged_data_dir() -> Path:
+    """The folder of the datasets shipped inside the package."""
+    folder = importlib.resources.files("ojax.datasets") / "data"
+    if not isinstance(folder, Path) or not folder.is_dir():
+        raise DataError(
+            f"the packaged data folder {str(folder)!r} is not a folder on disk (is ojax installed "
+            "from a zip?): pass --data-dir DIR or set OJAX_DATA_DIR to a folder of the datasets"
+        )
+    return folder
 
 
-def resolve_data_dir(data_dir: str | os.PathLike | None = None) -> Path:
-    """The folder holding the real datasets, or a :class:`DataError` saying how to set it."""
+def _resolve(data_dir: str | os.PathLike | None) -> tuple[Path, str]:
+    """The data folder and where it came from (for error messages)."""
     if data_dir is not None:
         path = Path(data_dir)
         if not path.is_dir():
             raise DataError(f"data_dir: {str(path)!r} is not a folder")
-        return path
+        return path, "given as data_dir / --data-dir"
     env = os.environ.get("OJAX_DATA_DIR")
     if env:
         path = Path(env)
         if not path.is_dir():
             raise DataError(f"OJAX_DATA_DIR: {env!r} is not a folder")
-        return path
-    for path in _candidates():
-        if path.is_dir():
-            return path.resolve()
-    raise DataError(
-        "no data folder found: pass --data-dir DIR or set OJAX_DATA_DIR to the folder holding "
-        "the datasets (schools.mat, usenet2.mat, ...)"
-    )
+        return path, "from $OJAX_DATA_DIR"
+    return packaged_data_dir(), "shipped with ojax"
+
+
+def resolve_data_dir(data_dir: str | os.PathLike | None = None) -> Path:
+    """The folder holding the real datasets: ``data_dir``, else ``$OJAX_DATA_DIR``, else the
+    packaged one; a :class:`DataError` when the chosen folder does not exist."""
+    return _resolve(data_dir)[0]
 
 
 def data_file(name: str, data_dir: str | os.PathLike | None = None) -> Path:
-    """The path of the dataset file ``name``, checked to exist."""
-    path = resolve_data_dir(data_dir) / name
+    """The path of the dataset file ``name``, checked to exist in the resolved folder."""
+    folder, source = _resolve(data_dir)
+    path = folder / name
     if not path.is_file():
-        raise DataError(f"data file {str(path)!r} not found (expected the dataset {name!r})")
+        hint = (
+            f" ({name!r} is not shipped with ojax: pass --data-dir DIR or set OJAX_DATA_DIR to "
+            "a folder holding it)"
+            if name not in PACKAGED_FILES and source == "shipped with ojax"
+            else ""
+        )
+        raise DataError(
+            f"data file {name!r} not found in the data folder {str(folder)!r} ({source}): "
+            f"expected the dataset file {str(path)!r}{hint}"
+        )
     return path

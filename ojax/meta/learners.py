@@ -43,7 +43,7 @@ from ojax.parameter_free.betting import (
     dm_iterate,
     dm_update,
 )
-from ojax.run import _select  # padded steps change nothing
+from ojax.core import tree_where  # padded steps change nothing
 from ojax.validation import check_choice, check_finite, check_positive, check_shape
 
 COUNTERS = ("global", "authors")
@@ -286,7 +286,7 @@ def _meta_learner(dim, bettor, loss, dtype, lazy_update: bool, counter: str) -> 
         if lazy_update:
             n = jnp.maximum(state.task.count, 1).astype(dtype)
             meta = dm_update(bettor, meta, _meta_params(params), state.task.sum_grads / n)
-            meta = _select(state.task.count > 0, meta, state.meta)
+            meta = tree_where(state.task.count > 0, meta, state.meta)
         return state._replace(meta=meta, num_tasks=state.num_tasks + 1)
 
     def bias(state, params):

@@ -27,7 +27,7 @@ from ojax import losses as _losses
 from ojax.core import Array, Params
 from ojax.meta.learners import MetaLearner
 from ojax.meta.tasks import TaskBlock, check_task_block
-from ojax.run import _select  # padded steps change nothing
+from ojax.core import tree_where  # padded steps change nothing
 from ojax.validation import InputError, check_shape
 
 
@@ -56,7 +56,7 @@ def _one_task(learner: MetaLearner, params: Params, loss: _losses.Loss, state, b
     def point(s, example):
         xi, yi, real = example
         err = jnp.where(real, loss.value(learner.predict(s, params, xi), yi), 0.0)
-        return _select(real, learner.update(s, params, xi, yi), s), err
+        return tree_where(real, learner.update(s, params, xi, yi), s), err
 
     state, errors = jax.lax.scan(point, state, (x, y, mask))
     w_bar = learner.task_average(state, params)

@@ -42,7 +42,7 @@ def hedge() -> OCOLearner:
       >>> zs = jnp.array([[1.0, 0.0], [1.0, 0.0]])
       >>> _, tr = run_oco(oco.hedge(), oco.HedgeParams(jnp.array(1.0)), jnp.full(2, 0.5),
       ...                     zs, losses.linear_objective, store_iterates=True)
-      >>> print(tr.iterate[:, 0].round(4))
+      >>> print(tr.prediction[:, 0].round(4))
       [0.5    0.2689]
     """
 
@@ -58,7 +58,7 @@ def hedge() -> OCOLearner:
     def check_params(params: HedgeParams) -> None:
         check_positive("learning_rate", params.learning_rate)
 
-    def check_start(x0: Array) -> None:
+    def check_start(params: HedgeParams, x0: Array) -> None:
         check_positive("x0 (the prior over experts)", x0)
 
     return OCOLearner(init, iterate, update, check_params, check_start)

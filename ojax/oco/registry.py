@@ -83,6 +83,7 @@ def _register_all() -> None:
             lambda: HedgeParams(_array(0.1, 2.0)),
             expert_losses_stream,
             "linear",
+            start="uniform",
         ),
         LearnerEntry(
             "optax_sgd",
@@ -105,11 +106,12 @@ def _register_all() -> None:
         LearnerEntry(
             "ogd_square",
             "predictor",
-            lambda d: linear_predictor(ogd("none"), square, jnp.zeros(d)),
+            lambda d, dtype=jnp.float32: linear_predictor(ogd("none"), square, jnp.zeros(d, dtype)),
             lambda: OGDParams(jnp.asarray(0.1), one),
             lambda: OGDParams(_array(0.05, 0.5), _array(1.0, 2.0)),
             linear_regression_stream,
             "square",
+            dtyped=True,
         ),
         LearnerEntry(
             "follow_best_expert",

@@ -1,0 +1,113 @@
+"""Bad input to the runner gets an InputError naming the argument, the value and what is
+allowed, before anything runs; inside jit / vmap, through the ``ojax.checked`` opt-in."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import ojax
+from ojax import losses, oco
+from ojax.validation import InputError
+
+PARAMS = oco.OGDParams(jnp.float32(0.1), jnp.float32(1.0))
+
+
+def _learner(dim: int = 10, dtype=jnp.float32):
+    return ojax.linear_predictor(oco.ogd("none"), losses.square, jnp.zeros(dim, dtype))
+
+
+def _stream(n: int = 200, dim: int = 10, dtype=jnp.float32):
+    xs = jax.random.normal(jax.random.key(0), (n, dim), dtype)
+    return xs, xs @ jnp.linspace(-1.0, 1.0, dim, dtype=dtype)
+
+
+def test_examples_of_the_wrong_width_are_named():
+    xs, ys = _stream(dim=5)
+    with pytest.raises(InputError, match=r"xs: an example float32\[5\] does not fit the learner"):
+        ojax.run(_learner(10), PARAMS, xs, ys, losses.square)
+
+
+def test_one_dimensional_xs_is_named():
+    xs, ys = _stream()
+    with pytest.raises(InputError, match=r"xs: an example float32\[\] does not fit"):
+        ojax.run(_learner(), PARAMS, xs[:, 0], ys, losses.square)
+
+
+def test_labels_with_a_trailing_axis_are_rejected():
+    xs, ys = _stream()
+    with pytest.raises(InputError, match=r"ys must have shape \(200,\) .* got \(200, 1\)"):
+        ojax.run(_learner(), PARAMS, xs, ys[:, None], losses.square)
+
+
+def test_float64_data_into_a_float32_learner_is_named(x64):
+    xs, ys = _stream(dtype=jnp.float64)
+    with pytest.raises(InputError, match=r"data of dtype float64 does not match the learner.s state \(dtype float32\)"):
+        ojax.run(_learner(), PARAMS, xs, ys, losses.square)
+    # built for the data's dtype, it runs
+    params64 = oco.OGDParams(jnp.float64(0.1), jnp.float64(1.0))
+    _, trace = ojax.run(_learner(dtype=jnp.float64), params64, xs, ys, losses.square)
+    assert trace.loss.dtype == jnp.float64
+
+
+def test_an_empty_stream_is_rejected():
+    xs, ys = _stream()
+    with pytest.raises(InputError, match=r"xs: the stream is empty \(0 steps\)"):
+        ojax.run(_learner(), PARAMS, xs[:0], ys[:0], losses.square)
+    with pytest.raises(InputError, match=r"zs: the stream is empty"):
+        ojax.run_oco(oco.ogd(), PARAMS, jnp.zeros(10), xs[:0], losses.linear_objective)
+
+
+def test_magnitudes_that_overflow_in_the_loss_are_rejected():
+    xs, ys = _stream()
+    with pytest.raises(InputError, match=r"xs holds a value of magnitude 1e\+30, too large for"):
+        ojax.run(_learner(), PARAMS, xs.at[7, 3].set(1e30), ys, losses.square)
+    with pytest.raises(InputError, match=r"ys holds a value of magnitude"):
+        ojax.run(_learner(), PARAMS, xs, ys.at[0].set(-3e25), losses.square)
+
+
+def test_params_of_the_wrong_class_are_named():
+    xs, ys = _stream()
+    with pytest.raises(InputError, match=r"params: got tuple \(0.1, 1.0\), which the learner"):
+        ojax.run(_learner(), (0.1, 1.0), xs, ys, losses.square)
+
+
+def test_start_point_outside_the_ball_is_rejected():
+    zs = jnp.ones((5, 3))
+    params = oco.OGDParams(jnp.float32(0.1), jnp.float32(1.0))
+    with pytest.raises(InputError, match=r"x0 must lie in the feasible set 'l2_ball' of radius 1"):
+        ojax.run_oco(oco.ogd(), params, jnp.full(3, 10.0), zs, losses.linear_objective)
+    ojax.run_oco(oco.ogd(), params, jnp.full(3, 0.5), zs, losses.linear_objective)  # inside
+
+
+def test_task_blocks_without_tasks_or_real_points_are_rejected():
+    inner = _learner(2)
+    multi = ojax.MultiTaskLearner(
+        inner.init, lambda s, p, t: s, inner.predict, inner.update, lambda s, p, t: s
+    )
+    xs, ys = jnp.ones((3, 4, 2)), jnp.ones((3, 4))
+    with pytest.raises(InputError, match=r"every point of every task is masked"):
+        ojax.run(multi, PARAMS, xs, ys, losses.square, mask=jnp.zeros((3, 4), bool))
+    with pytest.raises(InputError, match=r"the task blocks are empty"):
+        ojax.run(multi, PARAMS, xs[:0], ys[:0], losses.square)
+
+
+def _quickstart_curve(step, xs, ys):
+    """The README quickstart's pattern: one seed, one step size, traced under vmap."""
+    params = oco.OGDParams(step, jnp.float32(1.0))
+    return ojax.run(_learner(), params, xs, ys, losses.square)[1].loss
+
+
+def test_checked_reports_bad_values_inside_vmap():
+    xs, ys = _stream()
+    steps = jnp.array([0.01, 0.1], jnp.float32)
+    batched = jax.jit(jax.vmap(_quickstart_curve, (0, None, None)))
+    plain = batched(steps, xs, ys)
+    np.testing.assert_allclose(ojax.checked(batched)(steps, xs, ys), plain)
+    # unchecked, a negative step or NaN data give nonsense silently; checked, a named error
+    with pytest.raises(InputError, match=r"learning_rate must lie in \(0.0, inf\), got -0.5"):
+        ojax.checked(batched)(steps.at[1].set(-0.5), xs, ys)
+    with pytest.raises(InputError, match=r"xs must be finite, got nan"):
+        ojax.checked(batched)(steps, xs.at[3, 2].set(jnp.nan), ys)
