@@ -106,7 +106,11 @@ class _Options(NamedTuple):
 @functools.partial(jax.jit, static_argnames=("learner", "options"))
 def _stream(learner, params, xs, ys, order, mask, options: _Options):
     step = _step(
-        learner, params, options.loss, options.record, options.keep_predictions,
+        learner,
+        params,
+        options.loss,
+        options.record,
+        options.keep_predictions,
         _fetcher(xs, ys, options.pooled),
     )
     items = order if options.pooled else (xs, ys)
@@ -154,7 +158,9 @@ def _leading(name: str, tree: Any) -> int:
         raise InputError(f"{name} must have a leading time (or pool) axis, got shape(s) {shapes}")
     sizes = {jnp.shape(leaf)[0] for leaf in leaves}
     if len(sizes) != 1:
-        raise InputError(f"{name}: every leaf needs the same leading axis, got sizes {sorted(sizes)}")
+        raise InputError(
+            f"{name}: every leaf needs the same leading axis, got sizes {sorted(sizes)}"
+        )
     return sizes.pop()
 
 
@@ -213,7 +219,8 @@ def _fit_problem(learner, signature, xs_name: str):
     params, x, y = jax.tree.unflatten(treedef, [jax.ShapeDtypeStruct(s, d) for s, d in types])
     state = jax.eval_shape(learner.init, params)
     data_floats, state_floats = _floats((x, y)), _floats(state)
-    if state_floats and not data_floats <= state_floats:
+    widest = max((jnp.finfo(t).bits for t in state_floats), default=None)
+    if widest is not None and any(jnp.finfo(t).bits > widest for t in data_floats):
         return "dtype", (
             f"{xs_name}, ys: data of dtype {', '.join(sorted(data_floats))} does not match the "
             f"learner's state (dtype {', '.join(sorted(state_floats))}); build the learner for "
@@ -222,7 +229,10 @@ def _fit_problem(learner, signature, xs_name: str):
     try:
         y_hat = jax.eval_shape(learner.predict, state, params, x)
     except (TypeError, ValueError) as exc:
-        return "x", f"{xs_name}: an example {_describe(x)} does not fit the learner ({_first_line(exc)})"
+        return (
+            "x",
+            f"{xs_name}: an example {_describe(x)} does not fit the learner ({_first_line(exc)})",
+        )
     if jnp.shape(y_hat) != jnp.shape(y):
         return "ys", (jnp.shape(y_hat), jnp.shape(y))
     try:
@@ -294,8 +304,14 @@ def _check_stream(learner, params, xs, ys, mask, order) -> tuple[Array, Array | 
     mask = _check_mask(mask, (n,))
     _check_values("xs", xs)
     _check_values("ys", ys)
-    _check_fit(learner, _abstract(params), _first(xs, 1), _first(ys, 1), "xs",
-               lambda shape: (jnp.shape(ys)[0],) + tuple(shape))
+    _check_fit(
+        learner,
+        _abstract(params),
+        _first(xs, 1),
+        _first(ys, 1),
+        "xs",
+        lambda shape: (jnp.shape(ys)[0],) + tuple(shape),
+    )
     return mask, order
 
 
@@ -321,8 +337,14 @@ def _check_tasks(learner, params, xs, ys, mask, task_data) -> Array:
         _check_values("task_data", task_data)
     _check_values("xs", xs)
     _check_values("ys", ys)
-    _check_fit(learner, _abstract(params), _first(xs, 2), _first(ys, 2), "xs",
-               lambda shape: blocks + tuple(shape))
+    _check_fit(
+        learner,
+        _abstract(params),
+        _first(xs, 2),
+        _first(ys, 2),
+        "xs",
+        lambda shape: blocks + tuple(shape),
+    )
     return mask
 
 
@@ -393,7 +415,12 @@ def run(
     _check_learner(learner, params)
     multi = _is_multi_task(learner)
     options = _Options(
-        loss, record, task_record, keep_predictions, task_sums, independent_tasks,
+        loss,
+        record,
+        task_record,
+        keep_predictions,
+        task_sums,
+        independent_tasks,
         order is not None,
     )
     if multi:
@@ -476,11 +503,12 @@ def run_oco(
     check_shape("zs", zs, (None,) + tuple(jnp.shape(x0)))
     if jnp.shape(zs)[0] == 0:
         raise InputError("zs: the stream is empty (0 steps); give at least one loss")
-    if jnp.result_type(x0) != jnp.result_type(zs):
+    if jnp.finfo(jnp.result_type(zs)).bits > jnp.finfo(jnp.result_type(x0)).bits:
         raise InputError(
-            f"x0 has dtype {jnp.result_type(x0)} but zs has dtype {jnp.result_type(zs)}; "
-            "give both the same dtype"
+            f"zs has dtype {jnp.result_type(zs)}, wider than x0's {jnp.result_type(x0)} (the "
+            "learner's state follows x0); give x0 the data's dtype or cast the data"
         )
+    zs = jnp.asarray(zs, jnp.result_type(x0))  # a narrower stream is widened exactly
     check_finite("x0", x0)
     check_params_type(learner.check_params, params)
     learner.check_start(params, x0)

@@ -15,13 +15,11 @@ offending value) when one fails::
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
-
 import contextlib
 import contextvars
 import functools
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 import jax
 import jax.numpy as jnp

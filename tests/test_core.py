@@ -104,7 +104,9 @@ def test_task_blocks_equal_running_each_task_with_resets(independent):
         _, alone = ojax.run(inner, params, xs[t, :n], ys[t, :n], losses.absolute)
         np.testing.assert_allclose(trace.loss[t, :n], alone.loss, rtol=1e-6)
         assert float(jnp.abs(trace.loss[t, n:]).sum()) == 0.0
-    _, sums = ojax.run(_resetting(inner), params, xs, ys, losses.absolute, mask=mask, task_sums=True)
+    _, sums = ojax.run(
+        _resetting(inner), params, xs, ys, losses.absolute, mask=mask, task_sums=True
+    )
     np.testing.assert_allclose(sums.loss, trace.loss.sum(axis=1), rtol=1e-6)
     assert sums.prediction is None
 

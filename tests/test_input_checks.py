@@ -44,7 +44,10 @@ def test_labels_with_a_trailing_axis_are_rejected():
 
 def test_float64_data_into_a_float32_learner_is_named(x64):
     xs, ys = _stream(dtype=jnp.float64)
-    with pytest.raises(InputError, match=r"data of dtype float64 does not match the learner.s state \(dtype float32\)"):
+    with pytest.raises(
+        InputError,
+        match=r"data of dtype float64 does not match the learner.s state \(dtype float32\)",
+    ):
         ojax.run(_learner(), PARAMS, xs, ys, losses.square)
     # built for the data's dtype, it runs
     params64 = oco.OGDParams(jnp.float64(0.1), jnp.float64(1.0))

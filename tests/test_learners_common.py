@@ -93,7 +93,9 @@ def test_vmap_over_params_equals_loop(entry):
     data = entry.make_stream(jax.random.key(7), NUM_STEPS, DIM)
     batched = jax.vmap(lambda p: ojax.run_entry(entry, learner, p, data).loss)(grid)
     size = jax.tree.leaves(grid)[0].shape[0]
-    looped = jnp.stack([ojax.run_entry(entry, learner, _pick(grid, i), data).loss for i in range(size)])
+    looped = jnp.stack(
+        [ojax.run_entry(entry, learner, _pick(grid, i), data).loss for i in range(size)]
+    )
     chex.assert_trees_all_close(batched, looped, rtol=1e-5, atol=1e-6)
     # The grid's distinct values give distinct runs (the test would not see a closed-over value).
     assert not np.allclose(np.asarray(batched[0]), np.asarray(batched[1]))

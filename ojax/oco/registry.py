@@ -27,117 +27,115 @@ def _array(*values: float) -> Array:
     return jnp.asarray(values, jnp.float32)
 
 
-def _register_all() -> None:
-    one = np.float32(1.0)  # numpy, not jnp: importing ojax must not start a JAX backend
-    entries = [
-        LearnerEntry(
-            "ftl_quadratic",
-            "oco",
-            lambda d: ftl("quadratic"),
-            lambda: FTLParams(one),
-            lambda: FTLParams(_array(0.5, 2.0)),
-            unit_ball_stream,
-            "quadratic",
-        ),
-        LearnerEntry(
-            "ftl_linear",
-            "oco",
-            lambda d: ftl("linear"),
-            lambda: FTLParams(one),
-            lambda: FTLParams(_array(0.5, 2.0)),
-            unit_ball_stream,
-            "linear",
-        ),
-        LearnerEntry(
-            "ftrl",
-            "oco",
-            lambda d: ftrl(),
-            lambda: FTRLParams(jnp.asarray(10.0), one),
-            lambda: FTRLParams(_array(3.0, 30.0), _array(0.7, 1.5)),
-            unit_ball_stream,
-            "linear",
-        ),
-        LearnerEntry(
-            "ogd",
-            "oco",
-            lambda d: ogd(),
-            lambda: OGDParams(jnp.asarray(0.1), one),
-            lambda: OGDParams(_array(0.01, 0.3), _array(0.7, 1.5)),
-            unit_ball_stream,
-            "linear",
-        ),
-        LearnerEntry(
-            "ogd_decaying",
-            "oco",
-            lambda d: ogd(schedule="inverse_sqrt"),
-            lambda: OGDParams(jnp.asarray(0.1), one),
-            lambda: OGDParams(_array(0.01, 0.3), _array(0.7, 1.5)),
-            unit_ball_stream,
-            "linear",
-        ),
-        LearnerEntry(
-            "hedge",
-            "oco",
-            lambda d: hedge(),
-            lambda: HedgeParams(jnp.asarray(0.5)),
-            lambda: HedgeParams(_array(0.1, 2.0)),
-            expert_losses_stream,
-            "linear",
-            start="uniform",
-        ),
-        LearnerEntry(
-            "optax_sgd",
-            "oco",
-            lambda d: optax_learner(optax.sgd, _check_lr),
-            lambda: {"learning_rate": jnp.asarray(0.1)},
-            lambda: {"learning_rate": _array(0.01, 0.3)},
-            unit_ball_stream,
-            "quadratic",
-        ),
-        LearnerEntry(
-            "optax_cocob",
-            "oco",
-            lambda d: optax_learner(optax.contrib.cocob, _check_lr),
-            lambda: {"learning_rate": jnp.asarray(1.0), "alpha": jnp.asarray(100.0)},
-            lambda: {"learning_rate": _array(0.5, 1.0), "alpha": _array(10.0, 100.0)},
-            unit_ball_stream,
-            "quadratic",
-        ),
-        LearnerEntry(
-            "ogd_square",
-            "predictor",
-            lambda d, dtype=jnp.float32: linear_predictor(ogd("none"), square, jnp.zeros(d, dtype)),
-            lambda: OGDParams(jnp.asarray(0.1), one),
-            lambda: OGDParams(_array(0.05, 0.5), _array(1.0, 2.0)),
-            linear_regression_stream,
-            "square",
-            dtyped=True,
-        ),
-        LearnerEntry(
-            "follow_best_expert",
-            "predictor",
-            follow_best_expert,
-            ExpertsParams,
-            ExpertsParams,
-            realizable_advice_stream,
-            "mismatch",
-        ),
-        LearnerEntry(
-            "halving",
-            "predictor",
-            halving,
-            ExpertsParams,
-            ExpertsParams,
-            realizable_advice_stream,
-            "mismatch",
-        ),
-    ]
-    for entry in entries:
-        register_learner(entry)
-
-
 def _check_lr(params: dict) -> None:
     check_positive("learning_rate", params["learning_rate"])
 
 
-_register_all()
+one = np.float32(1.0)  # numpy, not jnp: importing ojax must not start a JAX backend
+ENTRIES = [
+    LearnerEntry(
+        "ftl_quadratic",
+        "oco",
+        lambda d: ftl("quadratic"),
+        lambda: FTLParams(one),
+        lambda: FTLParams(_array(0.5, 2.0)),
+        unit_ball_stream,
+        "quadratic",
+    ),
+    LearnerEntry(
+        "ftl_linear",
+        "oco",
+        lambda d: ftl("linear"),
+        lambda: FTLParams(one),
+        lambda: FTLParams(_array(0.5, 2.0)),
+        unit_ball_stream,
+        "linear",
+    ),
+    LearnerEntry(
+        "ftrl",
+        "oco",
+        lambda d: ftrl(),
+        lambda: FTRLParams(jnp.asarray(10.0), one),
+        lambda: FTRLParams(_array(3.0, 30.0), _array(0.7, 1.5)),
+        unit_ball_stream,
+        "linear",
+    ),
+    LearnerEntry(
+        "ogd",
+        "oco",
+        lambda d: ogd(),
+        lambda: OGDParams(jnp.asarray(0.1), one),
+        lambda: OGDParams(_array(0.01, 0.3), _array(0.7, 1.5)),
+        unit_ball_stream,
+        "linear",
+    ),
+    LearnerEntry(
+        "ogd_decaying",
+        "oco",
+        lambda d: ogd(schedule="inverse_sqrt"),
+        lambda: OGDParams(jnp.asarray(0.1), one),
+        lambda: OGDParams(_array(0.01, 0.3), _array(0.7, 1.5)),
+        unit_ball_stream,
+        "linear",
+    ),
+    LearnerEntry(
+        "hedge",
+        "oco",
+        lambda d: hedge(),
+        lambda: HedgeParams(jnp.asarray(0.5)),
+        lambda: HedgeParams(_array(0.1, 2.0)),
+        expert_losses_stream,
+        "linear",
+        start="uniform",
+    ),
+    LearnerEntry(
+        "optax_sgd",
+        "oco",
+        lambda d: optax_learner(optax.sgd, _check_lr),
+        lambda: {"learning_rate": jnp.asarray(0.1)},
+        lambda: {"learning_rate": _array(0.01, 0.3)},
+        unit_ball_stream,
+        "quadratic",
+    ),
+    LearnerEntry(
+        "optax_cocob",
+        "oco",
+        lambda d: optax_learner(optax.contrib.cocob, _check_lr),
+        lambda: {"learning_rate": jnp.asarray(1.0), "alpha": jnp.asarray(100.0)},
+        lambda: {"learning_rate": _array(0.5, 1.0), "alpha": _array(10.0, 100.0)},
+        unit_ball_stream,
+        "quadratic",
+    ),
+    LearnerEntry(
+        "ogd_square",
+        "predictor",
+        lambda d, dtype=jnp.float32: linear_predictor(ogd("none"), square, jnp.zeros(d, dtype)),
+        lambda: OGDParams(jnp.asarray(0.1), one),
+        lambda: OGDParams(_array(0.05, 0.5), _array(1.0, 2.0)),
+        linear_regression_stream,
+        "square",
+        dtyped=True,
+    ),
+    LearnerEntry(
+        "follow_best_expert",
+        "predictor",
+        follow_best_expert,
+        ExpertsParams,
+        ExpertsParams,
+        realizable_advice_stream,
+        "mismatch",
+    ),
+    LearnerEntry(
+        "halving",
+        "predictor",
+        halving,
+        ExpertsParams,
+        ExpertsParams,
+        realizable_advice_stream,
+        "mismatch",
+    ),
+]
+"""The registry entries of this family (a table: one ``LearnerEntry`` per learner)."""
+
+for _entry in ENTRIES:
+    register_learner(_entry)
