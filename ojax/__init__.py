@@ -12,7 +12,7 @@ from ojax import (  # noqa: E402  # noqa: E402
     oco,
     parameter_free,
     projections,
-    sweep,  # noqa: E402  (the module: ojax.sweep.sweep, sweep_experiment)
+    sweep,  # noqa: E402  (the package: ojax.sweep.sweep, sweep_experiment)
     transfer,
 )
 from ojax.adapters import linear_predictor, linear_weights, optax_learner  # noqa: E402

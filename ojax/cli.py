@@ -1,7 +1,9 @@
 """The ``ojax`` command: ``ojax list``, ``ojax run NAME [options]`` (see INTERFACE.md).
 
-Bad input (an unknown experiment, a bad option value, a missing or malformed data file) exits
-with status 2 and a one-line message, before anything is written.
+Bad input (an unknown experiment, a bad option value, a missing or malformed data file, an
+``--out`` that is a file, cannot be written or holds another run) exits with status 2 and a
+one-line message, before anything is written. An output folder holds one run only
+(:class:`ojax.experiments.output.RunFolder`; ``--overwrite`` replaces another run).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from ojax.experiments.output import ExperimentConfig
+from ojax.experiments.output import CHUNK_STORE, ExperimentConfig, RunFolder
 from ojax.validation import InputError
 
 
@@ -65,19 +67,45 @@ def _add_engine_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
+_OUT_RULE = (
+    "The output folder holds one run: re-running the same command resumes it (finished work is "
+    "kept); a different run (another experiment, learner or configuration) is refused unless "
+    "--overwrite, which first removes the files the old run wrote (results.csv, curves.npz, "
+    "config.json, its figures, .sweep/ and .ojax-run.json, the identity file every run keeps "
+    "there). A folder that also holds files ojax did not write is never overwritten."
+)
+
+
+def _add_overwrite(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace a different run in --out (its files are removed first)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="ojax", description="ojax: online learning in JAX.")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     commands.add_parser("list", help="list the experiments")
-    run = commands.add_parser("run", help="run an experiment and write its results")
+    run = commands.add_parser(
+        "run", help="run an experiment and write its results", epilog=_OUT_RULE
+    )
     run.add_argument("name", help="experiment name (see `ojax list`)")
     run.add_argument("--seeds", type=_positive_int, help="number of seeds (default: the paper's)")
     run.add_argument("--out", type=Path, help="output folder (default: results/NAME)")
     run.add_argument("--data-dir", type=Path, help="folder of the real datasets")
-    run.add_argument("--quick", action="store_true", help="a small configuration (seconds)")
+    run.add_argument(
+        "--quick",
+        action="store_true",
+        help="a small configuration (seconds); honours --seeds, else the experiment's quick seeds",
+    )
+    _add_overwrite(run)
     _add_engine_options(run)
     sweep = commands.add_parser(
-        "sweep", help="sweep a registered learner over seeds and a hyperparameter grid"
+        "sweep",
+        help="sweep a registered learner over seeds and a hyperparameter grid",
+        epilog=_OUT_RULE,
     )
     sweep.add_argument("learner", help="registered learner name (ojax.core.LEARNERS)")
     sweep.add_argument(
@@ -93,23 +121,29 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("--dim", type=_positive_int, default=10, help="dimension of the stream")
     sweep.add_argument("--key", type=int, default=0, help="PRNG seed of the sweep")
     sweep.add_argument("--out", type=Path, help="output folder (default: results/sweep-NAME)")
+    _add_overwrite(sweep)
     sweep.add_argument("--chunk-size", type=_positive_int, help="combinations per chunk")
     _add_engine_options(sweep)
     return parser
 
 
-def _grid_axis(text: str) -> tuple[str, list[float]]:
-    """``"learning_rate=0.01,0.1,1"`` -> ``("learning_rate", [0.01, 0.1, 1.0])``."""
+def _grid_axis(text: str) -> tuple[str, list[str]]:
+    """``"learning_rate=0.01,1e-3"`` -> ``("learning_rate", ["0.01", "1e-3"])``: the values as
+    typed, each checked to be a finite number. The sweep parses them exactly in the dtype of
+    the learner's params (refusing what does not fit it) and reports them as typed."""
+    from ojax.sweep.grid import parse_number
+
     field, sep, values = text.partition("=")
-    try:
-        numbers = [float(v) for v in values.split(",")] if values.strip() else []
-    except ValueError:
-        numbers = None
-    if not sep or not field.strip() or not numbers:
-        raise argparse.ArgumentTypeError(
-            f"must be FIELD=V1,V2,... with numbers, e.g. learning_rate=0.01,0.1, got {text!r}"
-        )
-    return field.strip(), numbers
+    field, items = field.strip(), [v.strip() for v in values.split(",")]
+    usage = f"must be FIELD=V1,V2,... with numbers, e.g. learning_rate=0.01,0.1, got {text!r}"
+    if not sep or not field or not all(items):
+        raise argparse.ArgumentTypeError(usage)
+    for item in items:
+        try:
+            parse_number(item)
+        except InputError as exc:
+            raise argparse.ArgumentTypeError(f"{field}={item}: {exc}; {usage}") from None
+    return field, items
 
 
 def _list() -> int:
@@ -122,8 +156,8 @@ def _list() -> int:
 
 
 def _engine_config(args: argparse.Namespace, **fields) -> ExperimentConfig:
-    """Checks the options ``run`` and ``sweep`` share, switches float64 on if asked, and returns
-    the configuration the sweep engine reads."""
+    """Checks the options ``run`` and ``sweep`` share and returns the configuration the sweep
+    engine reads (:func:`_start` switches float64 on)."""
     import jax
 
     if args.devices is not None and args.devices > jax.device_count():
@@ -131,8 +165,6 @@ def _engine_config(args: argparse.Namespace, **fields) -> ExperimentConfig:
             f"--devices must be at most the {jax.device_count()} available device(s), "
             f"got {args.devices}"
         )
-    if args.x64:
-        jax.config.update("jax_enable_x64", True)
     return ExperimentConfig(
         x64=args.x64,
         devices=args.devices,
@@ -141,6 +173,57 @@ def _engine_config(args: argparse.Namespace, **fields) -> ExperimentConfig:
         memory_budget=args.memory_budget,
         **fields,
     )
+
+
+def _device_label(count: int | None) -> str:
+    """``"cpu"``, ``"gpu (NVIDIA H200)"``, ``"4 x gpu (...)"``: what the run computes on."""
+    import jax
+
+    device = jax.devices()[0]
+    kind = str(getattr(device, "device_kind", "") or device.platform)
+    label = device.platform if kind.lower() == device.platform else f"{device.platform} ({kind})"
+    n = count or jax.device_count()
+    return label if n == 1 else f"{n} x {label}"
+
+
+def _start(folder: RunFolder, label: str, seeds: int, args: argparse.Namespace) -> None:
+    """The last check (the output folder), then float64 if asked and the header line on stderr:
+    ``ojax: running NAME: N seeds[, quick][, float64] on DEVICE``."""
+    folder.check()
+    if args.x64:
+        import jax
+
+        jax.config.update("jax_enable_x64", True)
+    what = f"{seeds} seed{'' if seeds == 1 else 's'}"
+    what += ", quick" if getattr(args, "quick", False) else ""
+    what += ", float64" if args.x64 else ""
+    print(f"ojax: running {label}: {what} on {_device_label(args.devices)}", file=sys.stderr)
+
+
+def _run_identity(spec, seeds: int, quick: bool, x64: bool, data_dir) -> dict:
+    """What makes two ``ojax run`` runs the same; checks the data files it reads first."""
+    folder = None
+    files = spec.files(quick)
+    if files:
+        from ojax.datasets import data_file
+
+        folder = str(data_file(files[0], data_dir).parent.resolve())
+        for name in files[1:]:
+            data_file(name, data_dir)
+    return {"experiment": spec.name, "seeds": seeds, "quick": quick, "x64": x64, "data_dir": folder}
+
+
+def _legacy_run_identity(spec, config: dict) -> dict | None:
+    """The identity of a run written before ``.ojax-run.json`` existed, from its config.json."""
+    old = {k: config.get(k) for k in ("seeds", "quick", "x64", "data_dir")}
+    if config.get("name") != spec.name:
+        return {"experiment": config.get("name"), **old}
+    try:
+        return _run_identity(
+            spec, old["seeds"], bool(old["quick"]), bool(old["x64"]), old["data_dir"]
+        )
+    except InputError:
+        return None
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -153,18 +236,26 @@ def _run(args: argparse.Namespace) -> int:
     spec = EXPERIMENTS[args.name]
     if args.data_dir is not None and not args.data_dir.is_dir():
         raise InputError(f"--data-dir: {str(args.data_dir)!r} is not a folder")
+    seeds = args.seeds or spec.seeds(args.quick)
+    identity = _run_identity(spec, seeds, args.quick, args.x64, args.data_dir)
     config = _engine_config(
         args,
         name=spec.name,
-        seeds=args.seeds or spec.default_seeds,
+        seeds=seeds,
         out=args.out or Path("results") / spec.name,
         data_dir=args.data_dir,
         quick=args.quick,
     )
-    start = time.perf_counter()
-    result = spec.load()(config)
-    wall = time.perf_counter() - start
-    written = write_result(config, result, wall)
+    folder = RunFolder(
+        config.out, identity, args.overwrite, lambda old: _legacy_run_identity(spec, old)
+    )
+    _start(folder, spec.name, seeds, args)
+    with folder:
+        start = time.perf_counter()
+        result = spec.load()(config)
+        wall = time.perf_counter() - start
+        written = write_result(config, result, wall, before_move=folder.record)
+        folder.finish(written)
     if not args.quiet:
         for row in result.rows:
             print(
@@ -179,32 +270,52 @@ def _run(args: argparse.Namespace) -> int:
 def _sweep(args: argparse.Namespace) -> int:
     from ojax.experiments import write_result
 
-    grid: dict[str, list[float]] = {}
+    grid: dict[str, list[str]] = {}
     for field, values in args.grid:
         if field in grid:
             raise InputError(f"--grid: {field!r} is given twice")
         grid[field] = values
+    from ojax.core import LEARNERS
+
+    if args.learner not in LEARNERS:
+        raise InputError(
+            f"unknown learner {args.learner!r}; choose one of: {', '.join(sorted(LEARNERS))}"
+        )
     out = args.out or Path("results") / f"sweep-{args.learner}"
     config = _engine_config(args, name="sweep", seeds=args.seeds, out=out)
-    from ojax.sweep import sweep_learner
+    identity = {
+        "experiment": "sweep",
+        "learner": args.learner,
+        "grid": list(grid.items()),
+        "seeds": args.seeds,
+        "steps": args.steps,
+        "dim": args.dim,
+        "key": args.key,
+        "x64": args.x64,
+    }
+    folder = RunFolder(out, identity, args.overwrite)
+    _start(folder, f"sweep {args.learner}", args.seeds, args)
+    from ojax.experiments.learner_sweep import sweep_learner
 
-    start = time.perf_counter()
-    result, _ = sweep_learner(
-        args.learner,
-        grid or None,
-        num_seeds=args.seeds,
-        num_steps=args.steps,
-        dim=args.dim,
-        key=args.key,
-        memory_budget=args.memory_budget,
-        chunk_size=args.chunk_size,
-        devices=args.devices,
-        out_dir=out / ".sweep",
-        resume=args.resume,
-        progress=not args.quiet,
-    )
-    wall = time.perf_counter() - start
-    written = write_result(config, result, wall)
+    with folder:
+        start = time.perf_counter()
+        result, _ = sweep_learner(
+            args.learner,
+            grid or None,
+            num_seeds=args.seeds,
+            num_steps=args.steps,
+            dim=args.dim,
+            key=args.key,
+            memory_budget=args.memory_budget,
+            chunk_size=args.chunk_size,
+            devices=args.devices,
+            out_dir=out / CHUNK_STORE,
+            resume=args.resume,
+            progress=not args.quiet,
+        )
+        wall = time.perf_counter() - start
+        written = write_result(config, result, wall, before_move=folder.record)
+        folder.finish(written)
     best = result.extra_config.get("best")
     if best is not None:
         shown = ", ".join(f"{k}={v:g}" for k, v in best["params"].items())

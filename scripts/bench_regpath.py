@@ -7,7 +7,8 @@ lambdas): the path by store + product and by block streaming, against 100 serial
 runs (one jitted call each), 100 regularized runs batched in one scan, and a NumPy
 implementation (a per-sample SGD loop, then weights @ iterates); and against one SGD pass
 (storing / not storing) for the cost targets, both through the public entry points (which
-validate their input) and as the jitted cores alone. Medians of several runs after compilation;
+validate their input) and as the jitted cores alone (the same public functions under
+``jax.jit``, where the input checks are skipped). Medians of several runs after compilation;
 compile time apart. Writes DIR/bench.json (INTERFACE.md format).
 
 ``--large N`` also streams a generated float32 problem with n = N, d = 1000 (never stored).
@@ -16,6 +17,7 @@ compile time apart. Writes DIR/bench.json (INTERFACE.md format).
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 import time
@@ -29,8 +31,7 @@ import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 
 from ojax import averaging  # noqa: E402
-from ojax.averaging import least_squares as ls  # noqa: E402
-from ojax.averaging import path as path_mod  # noqa: E402
+from ojax.averaging.path import PRODUCT_BLOCK, default_block_size  # noqa: E402
 from ojax.envs import regression  # noqa: E402
 from ojax.experiments.output import environment_info  # noqa: E402
 
@@ -51,14 +52,41 @@ def timed(fn, repeats: int) -> tuple[float, float]:
     return first, float(np.median(times))
 
 
-def bench_dtype(dtype, n: int, d: int, num: int, repeats: int, numpy_repeats: int) -> list[dict]:
+def jitted_cores(n: int, block_size: int) -> dict:
+    """The public entry points under ``jax.jit``: their input checks are skipped on tracers, so
+    these are the jitted cores alone (what the cost targets are about)."""
+    path_of_stored = functools.partial(averaging.path_of_iterates, chunk_size=PRODUCT_BLOCK)
+
+    def stream(xs, ys, eta, w0, log_discount):
+        return averaging.stream_path(
+            averaging.array_blocks,
+            (xs, ys),
+            n,
+            eta,
+            log_discount=log_discount,
+            initial_point=w0,
+            block_size=block_size,
+        ).geometric
+
+    return {
+        "sgd_store": jax.jit(averaging.sgd_iterates),
+        "sgd_nostore": jax.jit(averaging.sgd_final),
+        "product": jax.jit(lambda ws, log_discount: path_of_stored(ws, log_discount=log_discount)),
+        "stream": jax.jit(stream),
+        "ridge_runs": jax.jit(averaging.ridge_sgd_runs),
+    }
+
+
+def time_cases(dtype, n: int, d: int, num: int, repeats: int) -> dict:
+    """Median seconds and compile seconds of every case, by name."""
     problem = regression.well_conditioned_problem(jax.random.key(0), d, dtype=dtype)
     xs, ys = regression.sample(jax.random.key(1), problem, n)
     eta = jnp.asarray(0.5 / d, dtype)
     lams = jnp.asarray(np.logspace(-4, 1, num), dtype)
     w0 = jnp.zeros(d, dtype)
     gamma = averaging.linked_step_size(eta, lams)
-
+    log_discount = averaging.log_discount_from_regularization(eta, lams)
+    core = jitted_cores(n, default_block_size(n))
     results = {}
 
     def measure(name, fn, reps=repeats):
@@ -70,21 +98,14 @@ def bench_dtype(dtype, n: int, d: int, num: int, repeats: int, numpy_repeats: in
     # public entry points (both validate their input the same way: a like-for-like comparison)
     measure("sgd_store", lambda: averaging.sgd_iterates(xs, ys, eta, w0))
     measure("sgd_nostore", lambda: averaging.sgd_final(xs, ys, eta, w0))
-    # the jitted cores without input validation (what the targets are about)
-    lr = averaging.log_discount_from_regularization(eta, lams)
-    size = path_mod.default_block_size(n)
-    measure("core_sgd_store", lambda: ls._sgd_iterates(xs, ys, eta, w0))
-    measure("core_sgd_nostore", lambda: ls._sgd_final(xs, ys, eta, w0))
+    # the jitted cores without input validation
+    measure("core_sgd_store", lambda: core["sgd_store"](xs, ys, eta, w0))
+    measure("core_sgd_nostore", lambda: core["sgd_nostore"](xs, ys, eta, w0))
     measure(
         "core_store_product",
-        lambda: path_mod._chunked(
-            ls._sgd_iterates(xs, ys, eta, w0), lr, None, path_mod.PRODUCT_BLOCK
-        ),
+        lambda: core["product"](core["sgd_store"](xs, ys, eta, w0), log_discount),
     )
-    measure(
-        "core_stream",
-        lambda: path_mod._stream(path_mod.array_blocks, (xs, ys), n, size, eta, w0, lr, None),
-    )
+    measure("core_stream", lambda: core["stream"](xs, ys, eta, w0, log_discount))
     for mode in ("product", "stream"):
         measure(
             f"path_{mode}",
@@ -92,12 +113,22 @@ def bench_dtype(dtype, n: int, d: int, num: int, repeats: int, numpy_repeats: in
                 averaging.regularization_path(xs, ys, eta, regularization=lams, mode=m).geometric
             ),
         )
-    measure("batched_runs", lambda: ls._ridge_runs(xs, ys, gamma, lams, w0))
+    measure("batched_runs", lambda: core["ridge_runs"](xs, ys, gamma, lams, w0))
 
     def serial():
-        return [ls._ridge_runs(xs, ys, gamma[i : i + 1], lams[i : i + 1], w0) for i in range(num)]
+        runs = core["ridge_runs"]
+        return [runs(xs, ys, gamma[i : i + 1], lams[i : i + 1], w0) for i in range(num)]
 
     measure("serial_runs", serial, reps=max(1, repeats // 2))
+    return results
+
+
+def numpy_baseline(dtype, n: int, d: int, num: int, numpy_repeats: int) -> tuple[float, float]:
+    """(median seconds of the NumPy path, max relative difference of the streamed path to it)."""
+    problem = regression.well_conditioned_problem(jax.random.key(0), d, dtype=dtype)
+    xs, ys = regression.sample(jax.random.key(1), problem, n)
+    eta = jnp.asarray(0.5 / d, dtype)
+    lams = jnp.asarray(np.logspace(-4, 1, num), dtype)
     xs_np, ys_np = np.asarray(xs, np.float64), np.asarray(ys, np.float64)
     rhos = 1.0 / (1.0 + float(eta) * np.asarray(lams, np.float64))
     times = []
@@ -105,32 +136,38 @@ def bench_dtype(dtype, n: int, d: int, num: int, repeats: int, numpy_repeats: in
         start = time.perf_counter()
         np_path = ref.path_numpy(xs_np, ys_np, float(eta), rhos)
         times.append(time.perf_counter() - start)
-    results["numpy_path"] = (float(np.median(times)), 0.0)
     ours = np.asarray(
         averaging.regularization_path(xs, ys, eta, regularization=lams, mode="stream").geometric,
         np.float64,
     )
     err = float(np.max(np.abs(ours - np_path)) / np.max(np.abs(np_path)))
-    print(
-        f"  {jnp.dtype(dtype).name:8s} numpy_path {results['numpy_path'][0]:9.4f} s; "
-        f"max rel. difference of the paths {err:.2e}"
-    )
+    return float(np.median(times)), err
 
-    rows = []
+
+PAIRS = [
+    ("path_stream", "serial_runs", "100 serial regularized SGD runs"),
+    ("path_product", "serial_runs", "100 serial regularized SGD runs"),
+    ("path_stream", "batched_runs", "100 regularized runs batched in one scan"),
+    ("path_product", "batched_runs", "100 regularized runs batched in one scan"),
+    ("path_stream", "numpy_path", "NumPy per-sample SGD loop + weights @ iterates"),
+    ("path_product", "numpy_path", "NumPy per-sample SGD loop + weights @ iterates"),
+    ("path_product", "sgd_store", "one storing SGD pass (target ratio >= 1/1.5)"),
+    ("path_stream", "sgd_nostore", "one non-storing SGD pass (target ratio >= 1/6)"),
+    ("core_store_product", "core_sgd_store", "core: one storing pass (target >= 1/1.5)"),
+    ("core_stream", "core_sgd_nostore", "core: one non-storing pass (target >= 1/6)"),
+]
+
+
+def bench_dtype(dtype, n: int, d: int, num: int, repeats: int, numpy_repeats: int) -> list[dict]:
+    results = time_cases(dtype, n, d, num, repeats)
+    numpy_seconds, err = numpy_baseline(dtype, n, d, num, numpy_repeats)
+    results["numpy_path"] = (numpy_seconds, 0.0)
     name = jnp.dtype(dtype).name
-    pairs = [
-        ("path_stream", "serial_runs", "100 serial regularized SGD runs"),
-        ("path_product", "serial_runs", "100 serial regularized SGD runs"),
-        ("path_stream", "batched_runs", "100 regularized runs batched in one scan"),
-        ("path_product", "batched_runs", "100 regularized runs batched in one scan"),
-        ("path_stream", "numpy_path", "NumPy per-sample SGD loop + weights @ iterates"),
-        ("path_product", "numpy_path", "NumPy per-sample SGD loop + weights @ iterates"),
-        ("path_product", "sgd_store", "one storing SGD pass (target ratio >= 1/1.5)"),
-        ("path_stream", "sgd_nostore", "one non-storing SGD pass (target ratio >= 1/6)"),
-        ("core_store_product", "core_sgd_store", "core: one storing pass (target >= 1/1.5)"),
-        ("core_stream", "core_sgd_nostore", "core: one non-storing pass (target >= 1/6)"),
-    ]
-    for ours_name, base_name, label in pairs:
+    print(
+        f"  {name:8s} numpy_path {numpy_seconds:9.4f} s; max rel. difference of the paths {err:.2e}"
+    )
+    rows = []
+    for ours_name, base_name, label in PAIRS:
         o, oc = results[ours_name]
         b, _ = results[base_name]
         rows.append(
@@ -159,14 +196,14 @@ def bench_large(n: int, d: int = 1000, num: int = 100, block_size: int = 512) ->
 
     lams = jnp.asarray(np.logspace(-4, 1, num), jnp.float32)
     eta = jnp.float32(0.5 / d)
-    lr = averaging.log_discount_from_regularization(eta, lams)
+    log_discount = averaging.log_discount_from_regularization(eta, lams)
     start = time.perf_counter()
     res = averaging.stream_path(
         block_fn,
         (jax.random.key(1), problem),
         n,
         eta,
-        log_discount=lr,
+        log_discount=log_discount,
         initial_point=jnp.zeros(d, jnp.float32),
         block_size=block_size,
     )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import subprocess
@@ -17,44 +16,12 @@ import pytest
 
 import ojax
 from ojax import averaging, losses
-from ojax.averaging import path as path_mod
-from ojax.averaging import weights as W
+from ojax.averaging import weights
 from ojax.envs import regression
 
 sys.path.insert(0, str(Path(__file__).parent))
 import reference_averaging as ref  # noqa: E402
-
-RHOS = [1.0, 0.999, 0.9, 0.5, 0.03]
-TOL = {"float64": 1e-12, "float32": 1e-5}
-ETA = 0.05
-
-
-def rel_err(a, b) -> float:
-    a = np.asarray(a, np.float64)
-    b = np.asarray(b, np.float64)
-    assert np.all(np.isfinite(a)), "NaN or Inf in the result"
-    return float(np.max(np.abs(a - b)) / max(np.max(np.abs(b)), 1e-300))
-
-
-N = 200  # one sample size wherever the check allows: the jitted functions compile once per dtype
-
-
-@functools.cache
-def _data(dtype_name, n, seed):
-    with jax.enable_x64(dtype_name == "float64"):
-        problem = regression.ill_conditioned_problem(jax.random.key(seed), dtype=dtype_name)
-        xs, ys = regression.sample(jax.random.key(seed + 1), problem, n)
-    return problem, xs, ys
-
-
-def data(dtype, n=N, seed=0):
-    """A cached ill-conditioned sample (shared by the tests; arrays are immutable)."""
-    return _data(jnp.dtype(dtype).name, n, seed)
-
-
-def log_rhos(dtype):
-    return jnp.log(jnp.asarray(RHOS, dtype))
-
+from averaging_cases import ETA, RHOS, TOL, N, data, log_rhos, rel_err  # noqa: E402
 
 # ------------------------------------------------------------------------------------------------
 # SGD and regularized SGD, step by step
@@ -85,15 +52,17 @@ def test_sgd_predictor_in_the_runner_matches_reference_per_step(x64):
         xs,
         ys,
         losses.square,
-        record=lambda s, p: jnp.stack([s.learner.learner.point, s.learner.averager.average]),
+        record=lambda step: jnp.stack(
+            [step.state.learner.learner.point, step.state.learner.averager.average]
+        ),
     )
     expect = ref.sgd_iterates(xs, ys, ETA, w0)
-    np.testing.assert_allclose(trace.iterate[:, 0], expect[:-1], rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(trace.record[:, 0], expect[:-1], rtol=1e-12, atol=1e-14)
     preds = np.einsum("td,td->t", expect[:-1], np.asarray(xs))
     np.testing.assert_allclose(trace.prediction, preds, rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(trace.loss, 0.5 * (preds - np.asarray(ys)) ** 2, rtol=1e-12)
     prefix = ref.prefix_geometric_averages(expect, 0.9)
-    assert rel_err(trace.iterate[:, 1], prefix[:-1]) < 1e-13
+    assert rel_err(trace.record[:, 1], prefix[:-1]) < 1e-13
     assert rel_err(averaging.average_of(state.learner), prefix[-1]) < 1e-13
 
 
@@ -111,7 +80,21 @@ def test_ridge_sgd_step_by_step_x64(x64):
         learner, params, xs, ys, losses.square, record=ojax.linear_weights(averaging.ridge_sgd())
     )
     expect = ref.ridge_sgd(xs, ys, 0.05, 0.5, w0)
-    assert rel_err(trace.iterate, expect[:-1]) < 1e-13
+    assert rel_err(trace.record, expect[:-1]) < 1e-13
+
+
+def test_sgd_scan_masks_the_padded_steps(x64):
+    _, xs, ys = data(jnp.float64)
+    w0 = jnp.full(5, 0.2)
+    expect = ref.sgd_iterates(np.asarray(xs)[:150], np.asarray(ys)[:150], ETA, np.asarray(w0))
+    scan = jax.jit(averaging.sgd_scan, static_argnames="store")
+    last, after = scan(xs, ys, ETA, w0, store=True, num_valid=jnp.int32(150))
+    assert rel_err(last, expect[-1]) < 1e-13
+    assert rel_err(after[:150], expect[1:]) < 1e-13
+    np.testing.assert_array_equal(after[150:], np.broadcast_to(last, (N - 150, 5)))
+    unmasked, nothing = scan(xs[:150], ys[:150], ETA, w0, store=False)
+    assert nothing is None
+    np.testing.assert_array_equal(unmasked, last)
 
 
 def test_ridge_closed_form_and_solution(x64):
@@ -136,8 +119,8 @@ def test_averages_of_stored_iterates(dtype):
         _, xs, ys = data(jnp.dtype(dtype))
         ws = averaging.sgd_iterates(xs, ys, ETA)
         ws64 = np.asarray(ws, np.float64)
-        for rho, lr in zip(RHOS, log_rhos(ws.dtype)):
-            got = averaging.geometric_average(ws, lr)
+        for rho, log_discount in zip(RHOS, log_rhos(ws.dtype)):
+            got = averaging.geometric_average(ws, log_discount)
             assert got.dtype == ws.dtype
             assert rel_err(got, ref.geometric_average(ws64, rho)) < TOL[dtype]
         assert rel_err(averaging.polyak_average(ws), ref.polyak_average(ws64)) < TOL[dtype]
@@ -166,7 +149,9 @@ def test_streaming_averagers_per_step(dtype):
 
         # every discount in one vmapped scan (one compilation), then each against the reference
         geo = averaging.geometric_averager()
-        batch = jax.jit(jax.vmap(lambda lr: run(geo, averaging.GeometricParams(lr))))
+        batch = jax.jit(
+            jax.vmap(lambda log_discount: run(geo, averaging.GeometricParams(log_discount)))
+        )
         outs = np.asarray(batch(log_rhos(ws.dtype)), np.float64)
         for rho, out in zip(RHOS, outs):
             got = np.concatenate([ws64[:1], out])
@@ -183,158 +168,28 @@ def test_prefix_averages_by_associative_scan(dtype):
         _, xs, ys = data(jnp.dtype(dtype))
         ws = averaging.sgd_iterates(xs, ys, ETA)
         ws64 = np.asarray(ws, np.float64)
-        for rho, lr in zip(RHOS, log_rhos(ws.dtype)):
-            got = averaging.prefix_averages(ws, lr)
+        for rho, log_discount in zip(RHOS, log_rhos(ws.dtype)):
+            got = averaging.prefix_averages(ws, log_discount)
             assert rel_err(got, ref.prefix_geometric_averages(ws64, rho)) < TOL[dtype]
 
 
 def test_merge_is_associative(x64):
     rng = np.random.default_rng(0)
-    lr = jnp.log(0.7)
+    log_discount = jnp.log(0.7)
     chunks = [jnp.asarray(rng.normal(size=(k, 3))) for k in (3, 1, 5)]
 
     @jax.jit  # one compilation instead of one per eager operation
-    def both(chunks, lr):
-        a, b, c = (averaging.chunk_stats(ch, lr) for ch in chunks)
-        left = averaging.merge(averaging.merge(a, b, lr), c, lr)
-        right = averaging.merge(a, averaging.merge(b, c, lr), lr)
+    def both(chunks, log_discount):
+        a, b, c = (averaging.chunk_stats(ch, log_discount) for ch in chunks)
+        left = averaging.merge(averaging.merge(a, b, log_discount), c, log_discount)
+        right = averaging.merge(a, averaging.merge(b, c, log_discount), log_discount)
         return left, right
 
-    left, right = both(chunks, lr)
+    left, right = both(chunks, log_discount)
     whole = ref.geometric_average(np.concatenate(chunks), 0.7)
     assert rel_err(left.average, whole) < 1e-14
     assert rel_err(right.average, whole) < 1e-14
     assert int(left.length) == int(right.length) == 9
-
-
-# ------------------------------------------------------------------------------------------------
-# the regularization path: product, chunked (K chunks), streamed
-# ------------------------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("dtype", ["float64", "float32"])
-def test_path_all_modes_against_reference(dtype):
-    n = N
-    with jax.enable_x64(dtype == "float64"):
-        _, xs, ys = data(jnp.dtype(dtype), n=n)
-        w0 = jnp.full((5,), 0.1, jnp.dtype(dtype))
-        ws = averaging.sgd_iterates(xs, ys, ETA, w0)
-        ws64 = np.asarray(ws, np.float64)
-        lr = log_rhos(ws.dtype)
-        taus = jnp.asarray([n // 2, 0, n - 1, 17, 17], jnp.int32)
-        geo_ref = np.array([ref.geometric_average(ws64, r) for r in RHOS])
-        tail_ref = np.array([ref.tail_average(ws64, int(t)) for t in taus])
-        tol = TOL[dtype]
-        assert rel_err(averaging.geometric_path(ws, lr), geo_ref) < tol
-        assert rel_err(averaging.tail_path(ws, taus), tail_ref) < tol
-        for k in (2, 7, 64):
-            size = -(-(n + 1) // k)
-            geo, tail = averaging.path_of_iterates(
-                ws, log_discount=lr, tail_start=taus, chunk_size=size
-            )
-            assert rel_err(geo, geo_ref) < tol
-            assert rel_err(tail, tail_ref) < tol
-            got = averaging.chunked_geometric_average(ws, lr, k)
-            assert rel_err(got, geo_ref) < tol
-        for mode, extra in [("product", {}), ("stream", {"block_size": 64})]:
-            res = averaging.regularization_path(
-                xs,
-                ys,
-                ETA,
-                log_discount=lr,
-                tail_start=taus,
-                initial_point=w0,
-                mode=mode,
-                **extra,
-            )
-            assert res.mode == mode
-            assert rel_err(res.geometric, geo_ref) < tol, mode
-            assert rel_err(res.tail, tail_ref) < tol, mode
-            assert rel_err(res.final, ws64[-1]) < tol
-
-
-def test_path_from_regularization_and_auto_mode(x64):
-    _, xs, ys = data(jnp.float64, n=4200)  # > 8 * 512: "product" runs block by block
-    lams = jnp.asarray([0.0, 0.1, 2.0])
-    modes = {}
-    for budget in (1e9, 250_000, 100):
-        res = averaging.regularization_path(xs, ys, ETA, regularization=lams, memory_budget=budget)
-        modes[res.mode] = res.geometric
-    assert set(modes) == {"product", "chunked", "stream"}
-    ws = ref.sgd_iterates(xs, ys, ETA)
-    lams64 = np.asarray(lams, np.float64)
-    expect = np.array([ref.geometric_average(ws, ref.rho_exact(ETA, lam)) for lam in lams64])
-    for got in modes.values():
-        assert rel_err(got, expect) < 1e-12
-    paper = averaging.regularization_path(xs, ys, ETA, regularization=lams, convention="paper")
-    expect = np.array([ref.geometric_average(ws, ref.rho_paper(ETA, lam)) for lam in lams64])
-    assert rel_err(paper.geometric, expect) < 1e-12
-
-
-def test_stream_path_with_generated_data_never_stored():
-    problem = regression.well_conditioned_problem(jax.random.key(3), 4)
-    key = jax.random.key(4)
-    n, size = 1000, 128
-
-    def block_fn(data, b, block_size):
-        return regression.sample_block(data[0], data[1], b, block_size)
-
-    lr = jnp.log(jnp.asarray([1.0, 0.99]))
-    res = averaging.stream_path(
-        block_fn,
-        (key, problem),
-        n,
-        0.05,
-        log_discount=lr,
-        tail_start=jnp.asarray([500]),
-        initial_point=jnp.zeros(4),
-        block_size=size,
-    )
-    blocks = [regression.sample_block(key, problem, b, size) for b in range(-(-n // size))]
-    xs = np.concatenate([np.asarray(b[0]) for b in blocks])[:n]
-    ys = np.concatenate([np.asarray(b[1]) for b in blocks])[:n]
-    ws = ref.sgd_iterates(xs, ys, 0.05)
-    assert rel_err(res.geometric[1], ref.geometric_average(ws, 0.99)) < 1e-5
-    assert rel_err(res.tail[0], ref.tail_average(ws, 500)) < 1e-5
-
-
-def test_no_recompilation_for_new_values(x64):
-    _, xs, ys = data(jnp.float64)
-    _, xs2, ys2 = data(jnp.float64, seed=7)
-    for mode in ("product", "stream"):
-        averaging.regularization_path(
-            xs,
-            ys,
-            ETA,
-            regularization=jnp.asarray([0.1, 1.0]),
-            tail_start=jnp.asarray([3, 50]),
-            mode=mode,
-        )
-        fn = path_mod._product if mode == "product" else path_mod._stream
-        before = fn._cache_size()
-        averaging.regularization_path(
-            xs2,
-            ys2,
-            0.03,
-            regularization=jnp.asarray([0.2, 5.0]),
-            tail_start=jnp.asarray([10, 60]),
-            mode=mode,
-        )
-        assert fn._cache_size() == before
-
-
-def test_select_on_holdout_matches_loop(x64):
-    problem, xs, ys = data(jnp.float64)
-    x_val, y_val = regression.sample(jax.random.key(9), problem, 100)
-    lams = jnp.asarray([0.0, 0.01, 0.1, 1.0, 10.0])
-    res = averaging.regularization_path(xs, ys, ETA, regularization=lams)
-    best, index, errors = averaging.select_on_holdout(res.geometric, x_val, y_val)
-    loop = [
-        np.mean((np.asarray(x_val) @ np.asarray(w) - np.asarray(y_val)) ** 2) for w in res.geometric
-    ]
-    np.testing.assert_allclose(errors, loop, rtol=1e-12)
-    assert int(index) == int(np.argmin(loop))
-    np.testing.assert_array_equal(best, res.geometric[int(index)])
 
 
 # ------------------------------------------------------------------------------------------------
@@ -351,8 +206,8 @@ def test_expectation_identity_exact_means(x64):
         gamma = float(averaging.linked_step_size(ETA, lam))
         rho = 1.0 - gamma * lam
         means = averaging.expected_sgd_iterates(cov, cross, jnp.float64(ETA), w0, n)
-        lr = averaging.log_discount_from_regularization(ETA, lam)
-        w_tilde = averaging.geometric_average(means, lr)
+        log_discount = averaging.log_discount_from_regularization(ETA, lam)
+        w_tilde = averaging.geometric_average(means, log_discount)
         lhs = averaging.expected_ridge_sgd(cov, cross, jnp.float64(gamma), jnp.float64(lam), w0, n)
         rhs = (1 - rho ** (n + 1)) * w_tilde + rho ** (n + 1) * means[-1]
         assert rel_err(rhs, lhs) < 1e-12
@@ -372,10 +227,10 @@ def test_ridge_limit(x64):
     n, lams = 6000, jnp.asarray([0.5, 2.0])
     means = averaging.expected_sgd_iterates(cov, cross, jnp.float64(ETA), w0, n)
     ridge = averaging.ridge_solution(cov, cross, lams, w0)
-    lr = averaging.log_discount_from_regularization(ETA, lams)
-    for lam, lri, r in zip(lams, lr, ridge):
+    log_discount = averaging.log_discount_from_regularization(ETA, lams)
+    for lam, one_discount, r in zip(lams, log_discount, ridge):
         assert rel_err(r, ref.ridge(np.asarray(cov), np.asarray(cross), float(lam), w0)) < 1e-12
-        assert rel_err(averaging.geometric_average(means, lri), r) < 1e-10
+        assert rel_err(averaging.geometric_average(means, one_discount), r) < 1e-10
         gamma = averaging.linked_step_size(ETA, lam)
         v = averaging.expected_ridge_sgd(cov, cross, gamma, lam, w0, n)
         assert rel_err(v, r) < 1e-10
@@ -387,17 +242,17 @@ def test_monte_carlo_means_within_standard_errors(x64):
     n, runs, lam = 40, 2000, 0.5
     gamma = averaging.linked_step_size(ETA, lam)
     keys = jax.random.split(jax.random.key(5), runs)
-    lr = averaging.log_discount_from_regularization(ETA, jnp.asarray([lam]))
+    log_discount = averaging.log_discount_from_regularization(ETA, jnp.asarray([lam]))
 
     def one(key):
         xs, ys = regression.sample(key, problem, n)
-        w_tilde = averaging.geometric_average(averaging.sgd_iterates(xs, ys, ETA), lr[0])
+        w_tilde = averaging.geometric_average(averaging.sgd_iterates(xs, ys, ETA), log_discount[0])
         v = averaging.ridge_sgd_runs(xs, ys, gamma, lam)
         return w_tilde, v
 
     w_tilde, v = jax.jit(jax.vmap(one))(keys)
     means = averaging.expected_sgd_iterates(cov, cross, jnp.float64(ETA), jnp.zeros(5), n)
-    exact_tilde = averaging.geometric_average(means, lr[0])
+    exact_tilde = averaging.geometric_average(means, log_discount[0])
     exact_v = averaging.expected_ridge_sgd(cov, cross, gamma, lam, jnp.zeros(5), n)
     for sample, exact in ((w_tilde, exact_tilde), (v, exact_v)):
         se = np.std(sample, axis=0, ddof=1) / np.sqrt(runs)
@@ -412,9 +267,9 @@ def test_monte_carlo_means_within_standard_errors(x64):
 
 def test_float32_small_eta_lambda_keeps_the_regularization():
     eta, lam = np.float32(0.1), np.float32(2e-6)  # eta lambda = 2e-7
-    ld = averaging.log_discount_from_regularization(eta, lam)
-    assert ld.dtype == jnp.float32
-    eff = float(averaging.effective_regularization(eta, ld))
+    log_discount = averaging.log_discount_from_regularization(eta, lam)
+    assert log_discount.dtype == jnp.float32
+    eff = float(averaging.effective_regularization(eta, log_discount))
     assert abs(eff - 2e-6) / 2e-6 < 1e-6
     paper = averaging.log_discount_from_regularization(eta, lam, "paper")
     eff_paper = float(averaging.regularization_from_log_discount(eta, paper, "paper"))
@@ -424,14 +279,14 @@ def test_float32_small_eta_lambda_keeps_the_regularization():
     assert abs(naive - 2e-6) / 2e-6 > 0.05
     # the weights over 2e6 + 1 iterates: rho^n = exp(-0.4), not Polyak-Ruppert's flat weights
     num = 2_000_001
-    w = np.asarray(W.geometric_weights(ld, num), np.float64)
+    w = np.asarray(weights.geometric_weights(log_discount, num), np.float64)
     t = np.arange(num)
-    lr64 = -np.log1p(0.1 * 2e-6)
-    expect = np.exp(t * lr64) * np.expm1(lr64) / np.expm1(num * lr64)
+    log_discount64 = -np.log1p(0.1 * 2e-6)
+    expect = np.exp(t * log_discount64) * np.expm1(log_discount64) / np.expm1(num * log_discount64)
     assert np.max(np.abs(w - expect) / expect) < 1e-5
     assert abs(w[-1] / w[0] - np.exp(-0.4)) < 1e-5
     # and the streamed merge weights agree with the closed form at such sizes
-    a, b = W.merge_weights(ld, jnp.int32(num - 1), 1)
+    a, b = weights.merge_weights(log_discount, jnp.int32(num - 1), 1)
     assert abs(float(b) - expect[-1]) / expect[-1] < 1e-5
     assert np.isfinite(float(a))
 
@@ -440,11 +295,11 @@ def test_tiny_discount_underflow_gives_no_nan():
     # the shapes of the float32 path test (compiled functions are shared): rho = 0.03 underflows
     # after ~25 steps and 1e-30 after 2, so most of the 201 weights and 6 of the 7 chunks are 0
     ws = jnp.asarray(np.random.default_rng(0).normal(size=(N + 1, 5)), jnp.float32)
-    lr = jnp.log(jnp.asarray([0.03, 1e-30, 1.0, 0.5, 0.9], jnp.float32))
+    log_discount = jnp.log(jnp.asarray([0.03, 1e-30, 1.0, 0.5, 0.9], jnp.float32))
     for got in (
-        averaging.geometric_path(ws, lr),
-        averaging.geometric_path(ws, lr, chunk_size=-(-(N + 1) // 7)),
-        averaging.chunked_geometric_average(ws, lr, 7),
+        averaging.geometric_path(ws, log_discount),
+        averaging.geometric_path(ws, log_discount, chunk_size=-(-(N + 1) // 7)),
+        averaging.chunked_geometric_average(ws, log_discount, 7),
     ):
         assert np.all(np.isfinite(got))
         assert rel_err(got[1], ws[0]) < 1e-6  # all the weight on w_0
@@ -488,6 +343,10 @@ def test_bad_inputs_raise_clear_errors():
         averaging.select_on_holdout(ws[:3], xs[:, :2], ys)
     with pytest.raises(ojax.InputError, match="learning_rate"):
         averaging.sgd_iterates(xs, ys, -0.1)
+    with pytest.raises(ojax.InputError, match="learning_rate"):
+        averaging.sgd_final(xs, ys, 0.0)
+    with pytest.raises(ojax.InputError, match="ys must have shape"):
+        averaging.ridge_sgd_runs(xs, ys[:3], 0.1, 0.5)
     with pytest.raises(ojax.InputError, match="xs must be finite"):
         averaging.sgd_iterates(xs.at[3, 1].set(jnp.nan), ys, ETA)
     with pytest.raises(ojax.InputError, match="mode"):
@@ -515,9 +374,9 @@ SHARDED = textwrap.dedent(
         problem = regression.ill_conditioned_problem(jax.random.key(0), dtype=jnp.float64)
         xs, ys = regression.sample(jax.random.key(1), problem, 301)   # 302 iterates: 4 uneven
         ws = averaging.sgd_iterates(xs.astype(dtype), ys.astype(dtype), 0.05)
-        lr = jnp.log(jnp.asarray(%s, dtype))
-        got = averaging.sharded_geometric_average(ws, lr)
-        single = averaging.sharded_geometric_average(ws, lr[1])
+        log_discount = jnp.log(jnp.asarray(%s, dtype))
+        got = averaging.sharded_geometric_average(ws, log_discount)
+        single = averaging.sharded_geometric_average(ws, log_discount[1])
         out[dtype] = {"iterates": np.asarray(ws, np.float64).tolist(),
                       "got": np.asarray(got, np.float64).tolist(),
                       "single": np.asarray(single, np.float64).tolist(),
@@ -544,19 +403,3 @@ def test_sharded_time_axis_matches_serial():
         expect = np.array([ref.geometric_average(ws, r) for r in RHOS])
         assert rel_err(res["got"], expect) < TOL[dtype], dtype
         assert rel_err(res["single"], expect[1]) < TOL[dtype], dtype
-
-
-def test_stream_path_rejects_data_shorter_than_its_blocks():
-    xs, ys = jnp.ones((10, 3)), jnp.ones(10)
-    with pytest.raises(ojax.InputError, match=r"data\[0\] must hold at least 12 rows"):
-        averaging.stream_path(
-            path_mod.array_blocks,
-            (xs, ys),
-            10,
-            0.1,
-            log_discount=jnp.zeros(1),
-            initial_point=jnp.zeros(3),
-            block_size=4,
-        )
-    with pytest.raises(ojax.InputError, match="w_star_norm"):
-        regression.make_problem(jax.random.key(0), [1.0, 0.5], w_star_norm=float("nan"))

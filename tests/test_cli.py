@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import csv
 import json
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from ojax import cli
-from ojax.experiments import EXPERIMENTS
+from ojax.experiments import EXPERIMENTS, ExperimentSpec
 from ojax.experiments.output import RESULT_COLUMNS
 
 
@@ -85,3 +87,232 @@ def test_console_script_is_installed(tmp_path):
         timeout=120,
     )
     assert done.returncode == 2 and done.stderr.count("\n") == 1
+
+
+# --------------------------------------------------------------- output folders (issue 10)
+
+
+def _sweep(out, *extra) -> int:
+    """A fast real sweep (Hedge, 20 steps): writes results, figures and the chunk store."""
+    argv = ["sweep", "hedge", "--steps", "20", "--dim", "2", "--out", str(out), "--quiet"]
+    return cli.main([*argv, *extra])
+
+
+def _snapshot(folder: Path) -> dict[str, bytes]:
+    """Every file below ``folder`` (recursively) -> its bytes."""
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+@pytest.fixture(scope="module")
+def sweep_run(tmp_path_factory) -> Path:
+    """A finished sweep over a two-value grid (so it also writes ``sensitivity.png``)."""
+    out = tmp_path_factory.mktemp("sweep") / "run"
+    assert _sweep(out, "--seeds", "2", "--grid", "learning_rate=0.1,1") == 0
+    return out
+
+
+@pytest.fixture
+def old_run(sweep_run, tmp_path) -> Path:
+    """A private copy of :func:`sweep_run`."""
+    out = tmp_path / "old"
+    shutil.copytree(sweep_run, out)
+    return out
+
+
+@pytest.mark.parametrize("command", [["run", "basics", "--quick"], ["sweep", "hedge"]])
+def test_out_that_is_a_file_exits_2_and_keeps_it(command, tmp_path, capsys):
+    target = tmp_path / "results.txt"
+    target.write_bytes(b"mine\n")
+    assert cli.main([*command, "--out", str(target)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("ojax: error: --out: ") and str(target) in err
+    assert "not a folder" in err and len(err.strip().splitlines()) == 1
+    assert target.read_bytes() == b"mine\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["results.txt"]
+
+
+@pytest.mark.parametrize("command", [["run", "basics", "--quick"], ["sweep", "hedge"]])
+def test_out_that_cannot_be_created_exits_2(command, tmp_path, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_bytes(b"x")
+    out = blocker / "sub" / "out"  # below a regular file: unwritable even as root
+    assert cli.main([*command, "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("ojax: error: --out: ") and str(out) in err
+    assert str(blocker) in err and len(err.strip().splitlines()) == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]
+
+
+def test_missing_data_file_exits_2_before_the_out_folder(tmp_path, capsys):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    out = tmp_path / "out"
+    argv = ["run", "denevi2020-lenk", "--quick", "--data-dir", str(empty), "--out", str(out)]
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert "lenk.mat" in err and len(err.strip().splitlines()) == 1
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    "argv,message",
+    [
+        (["sweep", "hedge", "--steps", "20", "--dim", "2", "--seeds", "3"], "seeds=3"),
+        (["sweep", "hedge", "--steps", "20", "--dim", "2", "--seeds", "2"], "grid="),
+        (["sweep", "hedge", "--steps", "30", "--dim", "2", "--seeds", "2"], "steps=30"),
+        (["sweep", "ogd", "--steps", "20", "--dim", "2", "--seeds", "2"], "learner=ogd"),
+        (["run", "basics", "--quick", "--seeds", "2"], "this run is basics"),
+    ],
+)
+def test_a_different_run_is_refused_and_nothing_changes(argv, message, old_run, capsys):
+    before = _snapshot(old_run)
+    assert cli.main([*argv, "--out", str(old_run)]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1
+    assert f"--out {str(old_run)!r} holds a run of sweep" in err
+    assert message in err and "pass --overwrite to replace it" in err
+    assert _snapshot(old_run) == before
+
+
+def test_overwrite_replaces_every_file_of_the_old_run(old_run):
+    before = _snapshot(old_run)
+    assert any(name.startswith(".sweep/") for name in before)
+    assert "sensitivity.png" in before
+    assert _sweep(old_run, "--seeds", "3", "--overwrite") == 0
+    after = _snapshot(old_run)
+    # no file of the old run remains: every path is gone or holds the new run's bytes
+    assert all(after.get(name) != data for name, data in before.items())
+    assert "sensitivity.png" not in after
+    old_store = {name.split("/")[1] for name in before if name.startswith(".sweep/")}
+    new_store = {name.split("/")[1] for name in after if name.startswith(".sweep/")}
+    assert new_store and not old_store & new_store
+    record = json.loads(after[".ojax-run.json"])
+    assert record["identity"]["seeds"] == 3
+    top = {name for name in after if "/" not in name}
+    assert top == {*record["files"], ".ojax-run.json"}
+    with open(old_run / "results.csv") as f:
+        assert {row["n_seeds"] for row in csv.DictReader(f)} == {"3"}
+
+
+def test_overwrite_never_removes_files_ojax_did_not_write(old_run, tmp_path, capsys):
+    (old_run / "notes.txt").write_text("mine")
+    before = _snapshot(old_run)
+    assert _sweep(old_run, "--seeds", "3", "--overwrite") == 2
+    assert "'notes.txt'" in capsys.readouterr().err
+    assert _snapshot(old_run) == before
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    (foreign / "data.csv").write_text("1,2\n")
+    assert _sweep(foreign, "--seeds", "2", "--overwrite") == 2
+    assert "holds no ojax run" in capsys.readouterr().err
+    assert _snapshot(foreign) == {"data.csv": b"1,2\n"}
+
+
+def test_the_same_run_resumes_in_its_folder(old_run, capsys):
+    before = _snapshot(old_run)
+    assert _sweep(old_run, "--seeds", "2", "--grid", "learning_rate=0.1,1") == 0
+    after = _snapshot(old_run)
+    assert set(after) == set(before)
+    config = json.loads(after["config.json"])
+    assert config["sweep"]["chunks_loaded"] == config["sweep"]["num_chunks"] > 0
+    assert config["sweep"]["chunks_computed"] == 0
+    for name in ("results.csv", "curves.npz"):
+        assert after[name] == before[name]
+
+
+def test_sweep_header_line(old_run, capsys):
+    assert _sweep(old_run, "--seeds", "2", "--grid", "learning_rate=0.1,1") == 0
+    assert "ojax: running sweep hedge: 2 seeds on " in capsys.readouterr().err
+
+
+def test_quick_honours_seeds_with_a_header_and_unix_line_endings(tmp_path, capsys, monkeypatch):
+    import ojax.experiments.denevi2020 as denevi
+
+    # one method on fewer tasks (compile time): the seeds are what is checked here
+    monkeypatch.setattr(denevi, "PF_METHODS", {"ITL": denevi.PF_METHODS["ITL"]})
+    monkeypatch.setattr(denevi, "SS_METHODS", {})
+    small = denevi.QUICK_SYNTHETIC._replace(num_tasks=20, num_checkpoints=3)
+    monkeypatch.setattr(denevi, "QUICK_SYNTHETIC", small)
+    out = tmp_path / "synthetic"
+    argv = ["run", "denevi2020-synthetic", "--quick", "--seeds", "5", "--out", str(out)]
+    assert cli.main([*argv, "--quiet"]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith("ojax: running denevi2020-synthetic: 5 seeds, quick on ")
+    raw = (out / "results.csv").read_bytes()
+    assert b"\r" not in raw and raw.endswith(b"\n")
+    with open(out / "results.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert rows and {row["n_seeds"] for row in rows} == {"5"}
+    assert all(np.load(out / "curves.npz")[k].shape[0] == 5 for k in np.load(out / "curves.npz"))
+
+
+def _tiny_experiment(config):
+    """A stand-in experiment (no JAX): one row per seed count, so the CLI's choices show."""
+    from ojax.experiments import ExperimentResult
+
+    result = ExperimentResult()
+    result.add("data", "method", "metric", np.arange(config.seeds, dtype=np.float64))
+    return result
+
+
+@pytest.fixture
+def tiny(monkeypatch):
+    """Registers ``tiny`` (paper: 7 seeds, --quick: 2)."""
+    spec = ExperimentSpec("tiny", "a stand-in", f"{__name__}:_tiny_experiment", 7, 2)
+    monkeypatch.setitem(EXPERIMENTS, "tiny", spec)
+    return spec
+
+
+@pytest.mark.parametrize(
+    "flags,seeds,header",
+    [
+        (["--quick"], 2, "2 seeds, quick"),  # the experiment's quick default
+        (["--quick", "--seeds", "9"], 9, "9 seeds, quick"),
+        ([], 7, "7 seeds"),
+        (["--seeds", "1"], 1, "1 seed"),
+    ],
+)
+def test_run_seeds_and_header(flags, seeds, header, tiny, tmp_path, capsys):
+    out = tmp_path / "tiny"
+    assert cli.main(["run", "tiny", *flags, "--out", str(out), "--quiet"]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith(f"ojax: running tiny: {header} on ")
+    with open(out / "results.csv", newline="") as f:
+        assert [row["n_seeds"] for row in csv.DictReader(f)] == [str(seeds)]
+    assert json.loads((out / "config.json").read_text())["seeds"] == seeds
+
+
+def test_run_folder_holds_one_run(tiny, tmp_path, capsys):
+    out = tmp_path / "tiny"
+    assert cli.main(["run", "tiny", "--quick", "--out", str(out), "--quiet"]) == 0
+    before = _snapshot(out)
+    assert cli.main(["run", "tiny", "--quick", "--x64", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "holds a run of tiny with x64=false; this run is tiny with x64=true" in err
+    assert _snapshot(out) == before
+    assert cli.main(["run", "tiny", "--out", str(out), "--quiet", "--overwrite"]) == 0
+    assert json.loads((out / "config.json").read_text())["seeds"] == 7
+    assert cli.main(["run", "tiny", "--out", str(out), "--quiet"]) == 0  # the same run again
+
+
+def test_quick_defaults_keep_the_seed_counts():
+    """``--quick`` without ``--seeds`` runs as many seeds as before ``--quick`` honoured
+    ``--seeds`` (the experiments then clamped the paper's count)."""
+    quick = {
+        "basics": 10,
+        "denevi2020-synthetic": 4,
+        "denevi2020-wealth": 3,
+        "denevi2020-schools": 3,
+        "denevi2020-lenk": 3,
+        "neu-rosasco2018": 50,
+        "zhao-hoi2010-homogeneous": 20,
+        "zhao-hoi2010-heterogeneous": 20,
+    }
+    for name, seeds in quick.items():
+        spec = EXPERIMENTS[name]
+        assert spec.seeds(quick=True) == seeds, name
+        assert spec.seeds(quick=False) == spec.default_seeds

@@ -19,8 +19,9 @@ import pytest
 import sweep_worker as worker
 
 from ojax import cli, losses, oco, run_oco
-from ojax.experiments import ExperimentConfig
+from ojax.experiments import ExperimentConfig, sweep_learner
 from ojax.sweep import stacked, sweep, sweep_experiment
+from ojax.sweep.grid import grid_axes
 from ojax.validation import InputError
 
 WORKER = Path(__file__).with_name("sweep_worker.py")
@@ -334,6 +335,25 @@ def test_sharded_over_four_cpu_devices_equals_unsharded(tmp_path):
         ({"grid": {"learning_rate": {"a": np.ones(2), "b": np.ones(3)}}}, "share the leading size"),
         ({"grid": {"seed": [1.0, 2.0]}}, "reserved"),
         ({"grid": {"learning_rate": [0.1, np.nan]}}, "must be finite"),
+        ({"grid": {"learning_rate": [0.1, np.inf]}}, "learning_rate must be finite, got inf"),
+        (
+            {"grid": {"learning_rate": [0.1, 1e39]}},
+            r"grid: learning_rate=1e\+39 does not fit float32 \(largest 3.4e\+38\); use float64",
+        ),
+        (
+            {"grid": {"learning_rate": [1e-50, 0.1]}},
+            r"learning_rate=1e-50 does not fit float32 \(smallest normal 1.2e-38\)",
+        ),
+        ({"grid": {"learning_rate": [1e-40]}}, "learning_rate=1e-40 does not fit float32"),
+        (
+            {"grid": {"learning_rate": np.array([0.1, 0.2, 1e39])}},
+            r"learning_rate\[2\]=1e\+39 does not fit float32",
+        ),
+        ({"grid": {"learning_rate": [1, 2**40]}}, "learning_rate=1099511627776 does not fit int32"),
+        (
+            {"grid": stacked({"learning_rate": [0.1, 1e39], "radius": [1.0, 2.0]}, "pair")},
+            r"grid 'pair': learning_rate=1e\+39 does not fit float32",
+        ),
         ({"num_seeds": 0}, "num_seeds must be an integer >= 1"),
         ({"tasks": np.ones((2, 3))}, "either tasks"),
         ({"chunk_size": 0}, "chunk_size must be an integer >= 1"),
@@ -457,3 +477,121 @@ def test_cli_sweep_bad_input_exits_2(extra, message, tmp_path, capsys):
     assert cli.main(["sweep", *extra, "--steps", "10", "--out", str(out), "--quiet"]) == 2
     assert message in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_the_engine_imports_no_experiment_or_plotting():
+    code = (
+        "import sys, ojax.sweep; "
+        "print(sorted(m for m in sys.modules if m.startswith(('ojax.experiments', "
+        "'ojax.plotting', 'ojax.cli'))))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=_env(), capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+    from ojax import sweep as package
+
+    assert set(package.__all__) >= {"sweep", "sweep_experiment", "stacked", "SweepResult"}
+    assert all(hasattr(package, name) for name in package.__all__)
+
+
+def test_grid_values_are_exact_and_fit_their_dtype(x64):
+    # float64 holds what float32 cannot: the values are kept exactly, in float64
+    kind, (axis,) = grid_axes({"learning_rate": [1e39, 1e-50, 0.1]})
+    assert kind == "product" and axis.values.dtype == jnp.float64
+    np.testing.assert_array_equal(axis.values, np.array([1e39, 1e-50, 0.1]))
+    with pytest.raises(InputError, match=r"learning_rate=1e-320 does not fit float64"):
+        grid_axes({"learning_rate": [1e-320]})  # a float64 subnormal
+
+
+def test_grid_values_that_fit_are_converted_as_before():
+    # the same float32 values as NumPy's conversion of the list (the rounding is unchanged)
+    values = [0.1, 1e-3, 3.0e38, -2.5e-38, 0.0, 7]
+    kind, (axis,) = grid_axes({"learning_rate": values})
+    assert axis.values.dtype == jnp.float32
+    np.testing.assert_array_equal(axis.values, np.asarray(values).astype(np.float32))
+    kind, (axis,) = grid_axes({"count": [1, 2, -3]})
+    assert axis.values.dtype == jnp.int32
+    np.testing.assert_array_equal(axis.values, [1, 2, -3])
+
+
+@pytest.mark.parametrize(
+    "grid,message",
+    [
+        (
+            {"learning_rate": ["0.1", "1e39"]},
+            r"^grid: learning_rate=1e39 does not fit float32 \(largest 3.4e\+38\); use float64",
+        ),
+        ({"learning_rate": ["1e-50"]}, r"^grid: learning_rate=1e-50 does not fit float32"),
+        ({"learning_rate": ["1e-400"]}, r"^grid: learning_rate=1e-400 does not fit float32"),
+        (
+            {"learning_rate": ["0.1", "-0.1"]},
+            r"^grid: learning_rate=-0.1: learning_rate must lie in \(0.0, inf\), got -0.1$",
+        ),
+        ({"learning_rate": [-0.1]}, r"learning_rate must lie in \(0.0, inf\), got -0.1$"),
+        ({"radius": ["1", "0"]}, r"^grid: radius=0: radius must lie in"),
+        ({"learning_rate": ["0.1", "nan"]}, r"nan is not a finite number"),
+        ({"learning_rate": [0.1, float("inf")]}, r"learning_rate must be finite, got inf"),
+        ({"learning_rate": ["fast"]}, r"'fast' is not a number"),
+        ({"learning_rate": []}, "needs a non-empty list"),
+        ({"bogus": [1.0]}, "'bogus' is not a hyperparameter of ogd"),
+    ],
+)
+def test_sweep_learner_checks_every_value_before_running(grid, message, tmp_path):
+    with pytest.raises(InputError, match=message):
+        sweep_learner("ogd", grid, num_steps=5, out_dir=tmp_path / "store", progress=False)
+    assert not (tmp_path / "store").exists()
+
+
+def test_sweep_learner_checks_every_combination(tmp_path):
+    # ridge SGD needs learning_rate * regularization < 1: each value passes alone, one pair fails
+    grid = {"learning_rate": ["0.5", "2"], "regularization": ["0.1", "0.6"]}
+    with pytest.raises(InputError, match=r"^grid: learning_rate=2, regularization=0.6: "):
+        sweep_learner("least_squares_ridge_sgd", grid, num_steps=5, out_dir=tmp_path / "s")
+    assert not (tmp_path / "s").exists()
+    with pytest.raises(InputError, match="not a scalar hyperparameter"):
+        sweep_learner("least_squares_sgd_geometric", {"learner": [0.1]}, num_steps=5)
+
+
+def test_sweep_learner_keeps_values_that_only_float64_holds(x64):
+    grid = {"learning_rate": ["1e39", "1e-50"]}
+    with jax.numpy_dtype_promotion("standard"):  # as `ojax sweep --x64` runs (float32 streams)
+        result, res = sweep_learner("hedge", grid, num_seeds=1, num_steps=4, dim=2, progress=False)
+    assert res.coords["learning_rate"].dtype == np.float64
+    np.testing.assert_array_equal(res.coords["learning_rate"], [1e39, 1e-50])
+    assert {r.method for r in result.rows} == {
+        "hedge@learning_rate=1e+39",
+        "hedge@learning_rate=1e-50",
+    }
+
+
+def test_sweep_learner_refuses_a_value_its_dtype_rounds_out_of_the_domain(monkeypatch, tmp_path):
+    from ojax.core import LEARNERS
+    from ojax.validation import check_range
+
+    ogd = LEARNERS["ogd"]
+
+    def make(dim):
+        def below_one(params):
+            check_range("learning_rate", params.learning_rate, 0.0, 1.0, high_open=True)
+
+        return ogd.make(dim)._replace(check_params=below_one)
+
+    monkeypatch.setitem(LEARNERS, "ogd_below_one", ogd._replace(name="ogd_below_one", make=make))
+    grid = {"learning_rate": ["0.5", "0.99999999999"]}  # < 1, but 1.0 in float32
+    with pytest.raises(InputError) as info:
+        sweep_learner("ogd_below_one", grid, num_steps=5, out_dir=tmp_path / "s", progress=False)
+    assert str(info.value) == (
+        "grid: learning_rate=0.99999999999 (in float32: learning_rate=1.0): "
+        "learning_rate must lie in [0.0, 1.0), got 1.0"
+    )
+    assert not (tmp_path / "s").exists()
+    res = sweep_learner(
+        "ogd_below_one",
+        {"learning_rate": ["0.5", "0.9999"]},
+        num_seeds=1,
+        num_steps=5,
+        progress=False,
+    )[1]
+    np.testing.assert_array_equal(res.coords["learning_rate"], np.float32([0.5, 0.9999]))

@@ -4,10 +4,12 @@
   ``(eta, lambda)`` in both conventions, float32-safe weight formulas;
 * :mod:`~ojax.averaging.averagers`: streaming averagers any learner can carry, and the same
   averages as functions of stored iterates;
-* :mod:`~ojax.averaging.least_squares`: least-squares SGD (iterates stored on request),
+* :mod:`~ojax.averaging.least_squares`: least-squares SGD (one pass, :func:`sgd_scan`, with the
+  iterates stored on request),
   regularized SGD and closed-form ridge as comparators, exact means;
 * :mod:`~ojax.averaging.path`: the regularization path of one SGD pass (product, chunked or
   streamed) and model selection on held-out data;
+* :mod:`~ojax.averaging.blocks`: folding blocks of iterates into the path's running averages;
 * :mod:`~ojax.averaging.reduction`: chunk statistics, the associative merge, prefix averages by
   ``lax.associative_scan`` and the time axis sharded across devices.
 """
@@ -44,6 +46,7 @@ from ojax.averaging.least_squares import (
     sgd,
     sgd_final,
     sgd_iterates,
+    sgd_scan,
 )
 from ojax.averaging.path import (
     PathResult,
@@ -122,6 +125,7 @@ __all__ = [
     "sgd",
     "sgd_final",
     "sgd_iterates",
+    "sgd_scan",
     "sharded_geometric_average",
     "stream_path",
     "tail_average",

@@ -33,7 +33,12 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
-from ojax.averaging import weights as _w
+from ojax.averaging.weights import (
+    check_log_discount,
+    geometric_weights,
+    merge_weights,
+    tail_weights,
+)
 from ojax.core import Array, OCOLearner, Params, State
 from ojax.validation import InputError, check_finite, check_range
 
@@ -80,7 +85,7 @@ def _average(state: AveragerState, params: Params) -> Array:
 
 
 def _merge_one(state: AveragerState, log_discount: Array, w: Array) -> AveragerState:
-    a, b = _w.merge_weights(log_discount, state.count, 1)
+    a, b = merge_weights(log_discount, state.count, 1)
     a, b = a.astype(w.dtype), b.astype(w.dtype)
     return AveragerState(a * state.average + b * w, state.count + 1)
 
@@ -111,9 +116,10 @@ def geometric_averager() -> Averager:
     """Geometric averaging with discount ``rho = exp(log_discount)``, streamed.
 
         w_tilde_k = a_k w_tilde_{k-1} + b_k w_k,
-        a_k = expm1(k lr) / expm1((k+1) lr),  b_k = exp(k lr) expm1(lr) / expm1((k+1) lr)
+        a_k = expm1(k log rho) / expm1((k+1) log rho)
+        b_k = exp(k log rho) expm1(log rho) / expm1((k+1) log rho)
 
-    (``lr = log rho``; ``b_k = rho^k / sum_{j<=k} rho^j``, computed from ``k`` alone.)
+    (``b_k = rho^k / sum_{j<=k} rho^j``, computed from ``k`` alone.)
 
     Params: :class:`GeometricParams`.
 
@@ -132,7 +138,7 @@ def geometric_averager() -> Averager:
         return _merge_one(state, jnp.asarray(params.log_discount).astype(w.dtype), w)
 
     def check_params(params: GeometricParams) -> None:
-        _w.check_log_discount("log_discount", params.log_discount)
+        check_log_discount("log_discount", params.log_discount)
 
     return Averager(_init, update, _average, check_params)
 
@@ -237,19 +243,24 @@ def check_iterates(iterates: ArrayLike) -> None:
 
 
 def check_tail_start(tail_start: ArrayLike, num_iterates: int) -> None:
-    """Raises unless every tail start is an integer ``0 <= tau < n`` (``n = num_iterates - 1``)."""
-    arr = np.asarray(tail_start)
-    if not (np.issubdtype(arr.dtype, np.integer) or np.all(np.mod(arr, 1) == 0)):
-        raise InputError(f"tail_start must hold integers, got {arr.ravel()[:4].tolist()}")
+    """Raises unless every tail start is an integer ``0 <= tau < n`` (``n = num_iterates - 1``).
+
+    The values are checked when concrete only (a traced ``tail_start`` passes: free under jit).
+    """
     n = num_iterates - 1
     if n < 1:
         raise InputError(f"a tail average needs n >= 1 steps (n + 1 iterates), got n = {n}")
+    if isinstance(tail_start, jax.core.Tracer):
+        return
+    arr = np.asarray(tail_start)
+    if not (np.issubdtype(arr.dtype, np.integer) or np.all(np.mod(arr, 1) == 0)):
+        raise InputError(f"tail_start must hold integers, got {arr.ravel()[:4].tolist()}")
     check_range("tail_start", arr, 0, n, high_open=True)
 
 
 @jax.jit
 def _geometric(iterates: Array, log_discount: Array) -> Array:
-    w = _w.geometric_weights(log_discount.astype(iterates.dtype), iterates.shape[0])
+    w = geometric_weights(log_discount.astype(iterates.dtype), iterates.shape[0])
     return w @ iterates
 
 
@@ -271,7 +282,7 @@ def geometric_average(iterates: ArrayLike, log_discount: ArrayLike) -> Array:
       [1.]
     """
     check_iterates(iterates)
-    _w.check_log_discount("log_discount", log_discount)
+    check_log_discount("log_discount", log_discount)
     iterates = jnp.asarray(iterates)
     return _geometric(iterates, jnp.asarray(log_discount, iterates.dtype))
 
@@ -285,7 +296,7 @@ def polyak_average(iterates: ArrayLike) -> Array:
 
 @jax.jit
 def _tail(iterates: Array, tail_start: Array) -> Array:
-    w = _w.tail_weights(tail_start, iterates.shape[0], iterates.dtype)
+    w = tail_weights(tail_start, iterates.shape[0], iterates.dtype)
     return w @ iterates
 
 

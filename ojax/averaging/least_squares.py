@@ -36,8 +36,14 @@ from jax.typing import ArrayLike
 
 from ojax import losses
 from ojax.adapters import linear_predictor
-from ojax.averaging import averagers as _avg
-from ojax.averaging import weights as _w
+from ojax.averaging.averagers import (
+    AveragedParams,
+    Averager,
+    GeometricParams,
+    averaged,
+    geometric_averager,
+)
+from ojax.averaging.weights import check_regularization
 from ojax.core import Array, LearnerEntry, OCOLearner, Predictor, register_learner
 from ojax.envs import regression
 from ojax.validation import InputError, check_finite, check_positive, check_range, check_shape
@@ -133,10 +139,10 @@ def ridge_sgd() -> OCOLearner:
 
 def check_ridge(learning_rate: ArrayLike, regularization: ArrayLike) -> None:
     """Raises unless ``0 <= lambda < 1/gamma`` (the shrinkage factor ``1 - gamma lambda > 0``)."""
-    _w._check_regularization(learning_rate, regularization, "paper")
+    check_regularization(learning_rate, regularization, "paper")
 
 
-def least_squares_sgd(initial_point: ArrayLike, averager: _avg.Averager | None = None) -> Predictor:
+def least_squares_sgd(initial_point: ArrayLike, averager: Averager | None = None) -> Predictor:
     """Least-squares SGD as a predictor ``y_hat = <w_{t-1}, x_t>`` (params :class:`SGDParams`).
 
     With ``averager`` the state also carries that average of ``w_0, w_1, ...`` and the params
@@ -145,7 +151,7 @@ def least_squares_sgd(initial_point: ArrayLike, averager: _avg.Averager | None =
     ``ojax.run(..., record=ojax.linear_weights(learner))`` (``w_0..w_{n-1}``; ``w_n`` is in the
     final state), or faster with :func:`sgd_iterates`.
     """
-    learner = sgd() if averager is None else _avg.averaged(sgd(), averager)
+    learner = sgd() if averager is None else averaged(sgd(), averager)
     return linear_predictor(learner, losses.square, jnp.asarray(initial_point))
 
 
@@ -167,28 +173,63 @@ def sgd_step(w: Array, x: Array, y: Array, eta: Array) -> Array:
     return w - (eta * (jnp.dot(w, x) - y)) * x
 
 
-@functools.partial(jax.jit, static_argnames=("unroll",))
-def _sgd_iterates(xs, ys, eta, w0, unroll=1):
+def sgd_scan(
+    xs: Array,
+    ys: Array,
+    learning_rate: Array,
+    initial_point: Array,
+    *,
+    store: bool = False,
+    num_valid: Array | None = None,
+) -> tuple[Array, Array | None]:
+    """One least-squares SGD pass as a ``lax.scan``: every SGD pass of this package runs it.
+
+    A traceable building block without input checks (the checked entry points are
+    :func:`sgd_iterates` and :func:`sgd_final`; the streamed path calls it once per block).
+
+    Args:
+      xs: ``(n, d)``; ys: ``(n,)``; learning_rate: ``eta``; initial_point: ``w_0`` ``(d,)``.
+      store: static; also return the iterate after each step, ``w_1..w_n``.
+      num_valid: None, or the number of real examples (may be traced): the steps past it leave
+        ``w`` unchanged (padded rows).
+
+    Returns:
+      ``(w_n, w_1..w_n (n, d) or None)``.
+
+    Examples:
+      >>> import jax.numpy as jnp
+      >>> from ojax import averaging
+      >>> last, after = averaging.sgd_scan(jnp.ones((3, 1)), jnp.ones(3), 0.5, jnp.zeros(1),
+      ...                                  store=True, num_valid=2)
+      >>> print(after.ravel(), last)  # the third step is padding: w stays at w_2
+      [0.5  0.75 0.75] [0.75]
+    """
+    steps = None if num_valid is None else jnp.arange(xs.shape[0], dtype=jnp.int32)
+
     def step(w, example):
-        x, y = example
-        new = sgd_step(w, x, y, eta)
-        return new, new
+        x, y, index = example
+        new = sgd_step(w, x, y, learning_rate)
+        if num_valid is not None:  # static: mask the padded steps
+            new = jnp.where(index < num_valid, new, w)
+        return new, (new if store else None)
 
-    _, ws = jax.lax.scan(step, w0, (xs, ys), unroll=unroll)
-    return jnp.concatenate([w0[None, :], ws], axis=0)
-
-
-@functools.partial(jax.jit, static_argnames=("unroll",))
-def _sgd_final(xs, ys, eta, w0, unroll=1):
-    def step(w, example):
-        x, y = example
-        return sgd_step(w, x, y, eta), None
-
-    w, _ = jax.lax.scan(step, w0, (xs, ys), unroll=unroll)
-    return w
+    return jax.lax.scan(step, initial_point, (xs, ys, steps))
 
 
-def _check_data(xs: ArrayLike, ys: ArrayLike, initial_point: ArrayLike | None):
+@functools.partial(jax.jit, static_argnames=("store",))
+def _sgd_pass(xs, ys, eta, w0, store):
+    last, after = sgd_scan(xs, ys, eta, w0, store=store)
+    return jnp.concatenate([w0[None, :], after], axis=0) if store else last
+
+
+def check_data(
+    xs: ArrayLike, ys: ArrayLike, initial_point: ArrayLike | None = None
+) -> tuple[Array, Array, Array]:
+    """Checks a least-squares sample and returns ``(xs, ys, w_0)`` as arrays of ``xs``'s dtype.
+
+    Raises :class:`~ojax.validation.InputError` unless ``xs`` is ``(n, d)``, ``ys`` is ``(n,)``
+    and ``initial_point`` (default zeros) is ``(d,)``, all finite (values checked when concrete).
+    """
     if np.ndim(xs) != 2:
         raise InputError(f"xs must have shape (n, d), got shape {np.shape(xs)}")
     n, d = np.shape(xs)
@@ -211,6 +252,8 @@ def sgd_iterates(
 ) -> Array:
     """The stored SGD iterates ``w_0..w_n`` of one pass, ``(n+1, d)`` (memory ``(n+1) d``).
 
+    Checks its input when concrete; safe inside ``jit`` / ``vmap``.
+
     Examples:
       >>> import jax.numpy as jnp
       >>> from ojax import averaging
@@ -218,18 +261,25 @@ def sgd_iterates(
       >>> print(ws.ravel())
       [0.   0.5  0.75]
     """
-    xs, ys, w0 = _check_data(xs, ys, initial_point)
+    xs, ys, w0 = check_data(xs, ys, initial_point)
     check_positive("learning_rate", learning_rate)
-    return _sgd_iterates(xs, ys, jnp.asarray(learning_rate, xs.dtype), w0)
+    return _sgd_pass(xs, ys, jnp.asarray(learning_rate, xs.dtype), w0, True)
 
 
 def sgd_final(
     xs: ArrayLike, ys: ArrayLike, learning_rate: ArrayLike, initial_point: ArrayLike | None = None
 ) -> Array:
-    """The last SGD iterate ``w_n`` of one pass (nothing stored)."""
-    xs, ys, w0 = _check_data(xs, ys, initial_point)
+    """The last SGD iterate ``w_n`` of one pass (nothing stored); safe inside ``jit`` / ``vmap``.
+
+    Examples:
+      >>> import jax.numpy as jnp
+      >>> from ojax import averaging
+      >>> print(averaging.sgd_final(jnp.ones((3, 1)), jnp.ones(3), 0.5))
+      [0.875]
+    """
+    xs, ys, w0 = check_data(xs, ys, initial_point)
     check_positive("learning_rate", learning_rate)
-    return _sgd_final(xs, ys, jnp.asarray(learning_rate, xs.dtype), w0)
+    return _sgd_pass(xs, ys, jnp.asarray(learning_rate, xs.dtype), w0, False)
 
 
 @functools.partial(jax.jit, static_argnames=("unroll",))
@@ -262,9 +312,17 @@ def ridge_sgd_runs(
       initial_point: ``w_0`` (default 0), the start and the point shrunk towards.
 
     Returns:
-      ``(L, d)`` the final iterates (``(d,)`` when both are scalars).
+      ``(L, d)`` the final iterates (``(d,)`` when both are scalars). Checks its input when
+      concrete; safe inside ``jit`` / ``vmap``.
+
+    Examples:
+      >>> import jax.numpy as jnp
+      >>> from ojax import averaging
+      >>> v = averaging.ridge_sgd_runs(jnp.ones((2, 1)), jnp.ones(2), 0.5, jnp.array([0.0, 1.0]))
+      >>> print(v.ravel())  # lambda = 0 is plain SGD; lambda = 1 shrinks towards w_0 = 0
+      [0.75 0.5 ]
     """
-    xs, ys, w0 = _check_data(xs, ys, initial_point)
+    xs, ys, w0 = check_data(xs, ys, initial_point)
     check_positive("learning_rate", learning_rate)
     check_ridge(learning_rate, regularization)
     scalar = np.ndim(learning_rate) == 0 and np.ndim(regularization) == 0
@@ -287,6 +345,7 @@ def ridge_regression(
     """Closed-form ridge ``(X^T X / n + lambda I)^{-1} (X^T y / n + lambda w_0)`` for many lambdas.
 
     One eigendecomposition of the empirical covariance serves the whole vector of lambdas.
+    Checks its input when concrete; safe inside ``jit`` / ``vmap``.
 
     Returns:
       ``(L, d)`` for ``regularization`` of shape ``(L,)`` (``(d,)`` for a scalar).
@@ -297,7 +356,7 @@ def ridge_regression(
       >>> print(averaging.ridge_regression(jnp.ones((4, 1)), 2 * jnp.ones(4), 1.0))
       [1.]
     """
-    xs, ys, w0 = _check_data(xs, ys, initial_point)
+    xs, ys, w0 = check_data(xs, ys, initial_point)
     check_range("regularization", regularization, 0.0, None)
     lam = jnp.asarray(regularization, xs.dtype)
     out = _ridge_closed(xs, ys, jnp.atleast_1d(lam), w0)
@@ -377,10 +436,12 @@ register_learner(
     LearnerEntry(
         name="least_squares_sgd",
         kind="predictor",
-        make=lambda dim: least_squares_sgd(jnp.zeros(dim, jnp.float32)),
+        make=lambda dim, dtype=jnp.float32: least_squares_sgd(jnp.zeros(dim, dtype)),
         default_params=lambda: SGDParams(_f32(0.05)),
         params_grid=lambda: SGDParams(_f32([0.01, 0.05, 0.1])),
         make_stream=regression.regression_stream,
+        objective="square",
+        dtyped=True,
     )
 )
 
@@ -388,10 +449,12 @@ register_learner(
     LearnerEntry(
         name="least_squares_ridge_sgd",
         kind="predictor",
-        make=lambda dim: least_squares_ridge_sgd(jnp.zeros(dim, jnp.float32)),
+        make=lambda dim, dtype=jnp.float32: least_squares_ridge_sgd(jnp.zeros(dim, dtype)),
         default_params=lambda: RidgeSGDParams(_f32(0.05), _f32(0.1)),
         params_grid=lambda: RidgeSGDParams(_f32([0.02, 0.05, 0.08]), _f32([0.0, 0.1, 1.0])),
         make_stream=regression.regression_stream,
+        objective="square",
+        dtyped=True,
     )
 )
 
@@ -399,14 +462,16 @@ register_learner(
     LearnerEntry(
         name="least_squares_sgd_geometric",
         kind="predictor",
-        make=lambda dim: least_squares_sgd(jnp.zeros(dim, jnp.float32), _avg.geometric_averager()),
-        default_params=lambda: _avg.AveragedParams(
-            SGDParams(_f32(0.05)), _avg.GeometricParams(_f32(-0.01))
+        make=lambda dim, dtype=jnp.float32: least_squares_sgd(
+            jnp.zeros(dim, dtype), geometric_averager()
         ),
-        params_grid=lambda: _avg.AveragedParams(
-            SGDParams(_f32([0.02, 0.05, 0.08])), _avg.GeometricParams(_f32([0.0, -0.01, -0.5]))
+        default_params=lambda: AveragedParams(SGDParams(_f32(0.05)), GeometricParams(_f32(-0.01))),
+        params_grid=lambda: AveragedParams(
+            SGDParams(_f32([0.02, 0.05, 0.08])), GeometricParams(_f32([0.0, -0.01, -0.5]))
         ),
         make_stream=regression.regression_stream,
+        objective="square",
+        dtyped=True,
     )
 )
 
@@ -415,6 +480,7 @@ __all__ = [
     "RidgeSGDState",
     "SGDParams",
     "SGDState",
+    "check_data",
     "check_ridge",
     "expected_ridge_sgd",
     "expected_sgd_iterates",
@@ -427,5 +493,6 @@ __all__ = [
     "sgd",
     "sgd_final",
     "sgd_iterates",
+    "sgd_scan",
     "sgd_step",
 ]

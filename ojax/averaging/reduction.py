@@ -5,7 +5,7 @@ Cut the iterates ``w_0..w_n`` into contiguous chunks; chunk ``k`` starts at ``s_
 ``A_k = sum_{j<L_k} rho^j w_{s_k+j} / Z(L_k)``, ``Z(L) = sum_{j<L} rho^j``, and its length. Then
 
     w_tilde_n = sum_k alpha_k A_k,
-    alpha_k = exp(s_k lr) expm1(L_k lr) / expm1((n+1) lr)          (L_k / (n+1) at rho = 1)
+    alpha_k = exp(s_k log rho) expm1(L_k log rho) / expm1((n+1) log rho)   (L_k / (n+1) at rho = 1)
 
 and, pairwise, ``(A, L) + (A', L') = (a A + b A', L + L')`` with ``a = Z(L) / Z(L+L')`` and
 ``b = rho^L Z(L') / Z(L+L')`` (:func:`ojax.averaging.weights.merge_weights`; the spec's
@@ -30,8 +30,8 @@ import numpy as np
 from jax.sharding import Mesh, PartitionSpec
 from jax.typing import ArrayLike
 
-from ojax.averaging import weights as _w
 from ojax.averaging.averagers import check_iterates
+from ojax.averaging.weights import check_log_discount, chunk_weight, local_weights, merge_weights
 from ojax.core import Array
 from ojax.validation import InputError, check_int
 
@@ -46,15 +46,13 @@ class ChunkStats(NamedTuple):
 def chunk_stats(chunk: Array, log_discount: Array) -> ChunkStats:
     """The statistic ``(A, L)`` of a chunk ``(L, d)`` of consecutive iterates."""
     length = chunk.shape[0]
-    w = _w.local_weights(jnp.asarray(log_discount, chunk.dtype), length, length)
+    w = local_weights(jnp.asarray(log_discount, chunk.dtype), length, length)
     return ChunkStats(w @ chunk, jnp.asarray(length, jnp.int32))
 
 
 def merge(left: ChunkStats, right: ChunkStats, log_discount: Array) -> ChunkStats:
     """The associative merge of two adjacent chunks (``left`` first in time)."""
-    a, b = _w.merge_weights(
-        jnp.asarray(log_discount, left.average.dtype), left.length, right.length
-    )
+    a, b = merge_weights(jnp.asarray(log_discount, left.average.dtype), left.length, right.length)
     average = a[..., None] * left.average + b[..., None] * right.average
     return ChunkStats(average, left.length + right.length)
 
@@ -64,7 +62,7 @@ def combine_chunks(stats: ChunkStats, log_discount: Array) -> Array:
     lengths = stats.length
     starts = jnp.cumsum(lengths) - lengths
     total = jnp.sum(lengths)
-    alpha = _w.chunk_weight(jnp.asarray(log_discount, stats.average.dtype), starts, lengths, total)
+    alpha = chunk_weight(jnp.asarray(log_discount, stats.average.dtype), starts, lengths, total)
     return jnp.einsum("k,kd->d", alpha, stats.average)
 
 
@@ -93,7 +91,7 @@ def prefix_averages(iterates: ArrayLike, log_discount: ArrayLike) -> Array:
       [0.  1.5 2. ]
     """
     check_iterates(iterates)
-    _w.check_log_discount("log_discount", log_discount)
+    check_log_discount("log_discount", log_discount)
     if np.ndim(log_discount) != 0:
         raise InputError(f"log_discount must be a scalar, got shape {np.shape(log_discount)}")
     iterates = jnp.asarray(iterates)
@@ -115,12 +113,12 @@ def _chunked(iterates: Array, log_discount: Array, num_chunks: int) -> Array:
     chunks, lengths = _padded_chunks(iterates, num_chunks)
     size = chunks.shape[1]
 
-    def local(lr):  # (K, d) local averages for one discount
-        w = _w.local_weights(jnp.broadcast_to(lr, lengths.shape), size, lengths)
+    def local(one_discount):  # (K, d) local averages for one discount
+        w = local_weights(jnp.broadcast_to(one_discount, lengths.shape), size, lengths)
         return ChunkStats(jnp.einsum("kj,kjd->kd", w, chunks), lengths)
 
-    def one(lr):
-        return combine_chunks(local(lr), lr)
+    def one(one_discount):
+        return combine_chunks(local(one_discount), one_discount)
 
     return jax.vmap(one)(log_discount) if log_discount.ndim else one(log_discount)
 
@@ -139,7 +137,7 @@ def chunked_geometric_average(
       ``(d,)`` or ``(L, d)``, equal to :func:`ojax.averaging.geometric_average`.
     """
     check_iterates(iterates)
-    _w.check_log_discount("log_discount", log_discount)
+    check_log_discount("log_discount", log_discount)
     num_chunks = check_int("num_chunks", num_chunks, 1)
     iterates = jnp.asarray(iterates)
     return _chunked(iterates, jnp.asarray(log_discount, iterates.dtype), num_chunks)
@@ -167,33 +165,33 @@ def sharded_geometric_average(
       ``(d,)`` or ``(L, d)``, replicated.
     """
     check_iterates(iterates)
-    _w.check_log_discount("log_discount", log_discount)
+    check_log_discount("log_discount", log_discount)
     if mesh is None:
         mesh = Mesh(np.asarray(jax.devices()), (axis_name,))
     if axis_name not in mesh.axis_names:
         raise InputError(f"axis_name {axis_name!r} is not an axis of the mesh {mesh.axis_names}")
     iterates = jnp.asarray(iterates)
-    ld = jnp.asarray(log_discount, iterates.dtype)
+    log_discount = jnp.asarray(log_discount, iterates.dtype)
     num = mesh.shape[axis_name]
     total = iterates.shape[0]
     size = -(-total // num)
     padded = jnp.pad(iterates, ((0, size * num - total), (0, 0)))
-    return _sharded_fn(mesh, axis_name, size, total, ld.ndim)(padded, ld)
+    return _sharded_fn(mesh, axis_name, size, total, log_discount.ndim)(padded, log_discount)
 
 
 @functools.lru_cache(maxsize=32)
 def _sharded_fn(mesh: Mesh, axis_name: str, size: int, total: int, batched: int):
-    def local(block, lr):
+    def local(block, log_discount):
         k = jax.lax.axis_index(axis_name)
         start = k * size
         length = jnp.clip(total - start, 0, size)
 
-        def one(lr1):
-            w = _w.local_weights(lr1, size, length)
-            alpha = _w.chunk_weight(lr1, start, length, total)
+        def one(one_discount):
+            w = local_weights(one_discount, size, length)
+            alpha = chunk_weight(one_discount, start, length, total)
             return alpha * (w @ block)
 
-        part = jax.vmap(one)(lr) if batched else one(lr)
+        part = jax.vmap(one)(log_discount) if batched else one(log_discount)
         return jax.lax.psum(part, axis_name)
 
     spec = PartitionSpec(axis_name, None)

@@ -63,13 +63,15 @@ def log_discount_from_regularization(
     Examples:
       >>> import jax.numpy as jnp
       >>> from ojax import averaging
-      >>> ld = averaging.log_discount_from_regularization(jnp.float32(0.1), jnp.float32(2e-6))
-      >>> print(f"{float(averaging.regularization_from_log_discount(0.1, ld)):.6e}")
+      >>> log_discount = averaging.log_discount_from_regularization(
+      ...     jnp.float32(0.1), jnp.float32(2e-6)
+      ... )
+      >>> print(f"{float(averaging.regularization_from_log_discount(0.1, log_discount)):.6e}")
       2.000000e-06
     """
     check_choice("convention", convention, CONVENTIONS)
     check_positive("learning_rate", learning_rate)
-    _check_regularization(learning_rate, regularization, convention)
+    check_regularization(learning_rate, regularization, convention)
     eta = jnp.asarray(learning_rate)
     lam = jnp.asarray(regularization)
     dtype = jnp.result_type(eta, lam)
@@ -87,9 +89,11 @@ def regularization_from_log_discount(
     check_choice("convention", convention, CONVENTIONS)
     check_positive("learning_rate", learning_rate)
     check_log_discount("log_discount", log_discount)
-    ld = jnp.asarray(log_discount)
-    eta = jnp.asarray(learning_rate).astype(ld.dtype)
-    return (jnp.expm1(-ld) if convention == "exact" else -jnp.expm1(ld)) / eta
+    log_discount = jnp.asarray(log_discount)
+    eta = jnp.asarray(learning_rate).astype(log_discount.dtype)
+    if convention == "exact":
+        return jnp.expm1(-log_discount) / eta
+    return -jnp.expm1(log_discount) / eta
 
 
 def effective_regularization(learning_rate: ArrayLike, log_discount: ArrayLike) -> Array:
@@ -111,12 +115,18 @@ def linked_step_size(learning_rate: ArrayLike, regularization: ArrayLike) -> Arr
     return eta / (1 + eta * lam.astype(dtype))
 
 
-def _check_regularization(learning_rate: ArrayLike, regularization: ArrayLike, convention: str):
+def check_regularization(
+    learning_rate: ArrayLike, regularization: ArrayLike, convention: str = "exact"
+) -> None:
+    """Raises unless ``lambda >= 0`` (and, for ``"paper"``, ``eta lambda < 1``: ``rho > 0``).
+
+    Checked on concrete values only (free under ``jit`` / ``vmap``).
+    """
     if convention == "exact":
         check_range("regularization", regularization, 0.0, None)
         return
     if isinstance(learning_rate, jax.core.Tracer) or isinstance(regularization, jax.core.Tracer):
-        return  # checked on concrete values only (free under jit / vmap)
+        return
     eta = np.asarray(learning_rate, dtype=np.float64)
     lam = np.asarray(regularization, dtype=np.float64)
     check_range("regularization", lam, 0.0, None)
@@ -143,10 +153,20 @@ def _safe(log_discount: Array) -> tuple[Array, Array]:
 
 def mass(log_discount: Array, length: Array) -> Array:
     """``Z(L) = sum_{j<L} rho^j = expm1(L log rho) / expm1(log rho)`` (``L`` at ``rho = 1``)."""
-    zero, lr = _safe(jnp.asarray(log_discount))
-    length = jnp.asarray(length).astype(lr.dtype)
-    zero, lr, length = jnp.broadcast_arrays(zero, lr, length)
-    return jnp.where(zero, length, jnp.expm1(length * lr) / jnp.expm1(lr))
+    zero, log_discount = _safe(jnp.asarray(log_discount))
+    length = jnp.asarray(length).astype(log_discount.dtype)
+    zero, log_discount, length = jnp.broadcast_arrays(zero, log_discount, length)
+    return jnp.where(zero, length, jnp.expm1(length * log_discount) / jnp.expm1(log_discount))
+
+
+def inverse_mass(log_discount: Array, length: Array) -> Array:
+    """``1 / Z(max(L, 1)) = expm1(log rho) / expm1(L log rho)`` (``1 / L`` at ``rho = 1``).
+
+    The scale that turns ``sum_{j<L} rho^j w_j`` into a local average (an empty block gets 1).
+    """
+    zero, log_discount = _safe(jnp.asarray(log_discount))
+    length = jnp.maximum(jnp.asarray(length).astype(log_discount.dtype), 1.0)
+    return jnp.where(zero, 1.0 / length, jnp.expm1(log_discount) / jnp.expm1(length * log_discount))
 
 
 def local_weights(log_discount: Array, block_size: int, length: Array) -> Array:
@@ -159,52 +179,70 @@ def local_weights(log_discount: Array, block_size: int, length: Array) -> Array:
 
     Returns:
       ``(..., block_size)`` weights summing to 1 over the real slots (all 0 when ``L = 0``).
+
+    Examples:
+      >>> import jax.numpy as jnp
+      >>> from ojax.averaging import weights
+      >>> w = weights.local_weights(jnp.log(0.5), 4, 2)  # (1, 0.5) / 1.5, then empty slots
+      >>> print(w.round(4))
+      [0.6667 0.3333 0.     0.    ]
     """
-    zero, lr = _safe(jnp.asarray(log_discount))
-    zero, lr, length = jnp.broadcast_arrays(zero, lr, jnp.asarray(length).astype(lr.dtype))
-    lr, zero, length = lr[..., None], zero[..., None], length[..., None]
-    j = jnp.arange(block_size, dtype=lr.dtype).reshape((1,) * (lr.ndim - 1) + (block_size,))
+    zero, log_discount = _safe(jnp.asarray(log_discount))
+    length = jnp.asarray(length).astype(log_discount.dtype)
+    zero, log_discount, length = jnp.broadcast_arrays(zero, log_discount, length)
+    log_discount, zero, length = log_discount[..., None], zero[..., None], length[..., None]
+    shape = (1,) * (log_discount.ndim - 1) + (block_size,)
+    j = jnp.arange(block_size, dtype=log_discount.dtype).reshape(shape)
     safe_len = jnp.maximum(length, 1.0)
-    w = jnp.exp(j * lr) * (jnp.expm1(lr) / jnp.expm1(safe_len * lr))
+    w = jnp.exp(j * log_discount) * (jnp.expm1(log_discount) / jnp.expm1(safe_len * log_discount))
     w = jnp.where(zero, 1.0 / safe_len, w)
-    return jnp.where(j < length, w, jnp.zeros((), lr.dtype))
+    return jnp.where(j < length, w, jnp.zeros((), log_discount.dtype))
 
 
 def merge_weights(log_discount: Array, left_length: Array, right_length: Array):
     """Weights ``(a, b)`` with ``merged = a * A_left + b * A_right`` for two adjacent chunks.
 
-        a = Z(L) / Z(L + L') = expm1(L lr) / expm1((L + L') lr)
-        b = rho^L Z(L') / Z(L + L') = exp(L lr) expm1(L' lr) / expm1((L + L') lr)
+        a = Z(L) / Z(L + L') = expm1(L log rho) / expm1((L + L') log rho)
+        b = rho^L Z(L') / Z(L + L') = exp(L log rho) expm1(L' log rho) / expm1((L + L') log rho)
 
     (``L / (L + L')`` and ``L' / (L + L')`` at ``rho = 1``; an empty chunk gets weight 0).
     """
-    zero, lr = _safe(jnp.asarray(log_discount))
-    left = jnp.asarray(left_length).astype(lr.dtype)
-    right = jnp.asarray(right_length).astype(lr.dtype)
-    zero, lr, left, right = jnp.broadcast_arrays(zero, lr, left, right)
+    zero, log_discount = _safe(jnp.asarray(log_discount))
+    left = jnp.asarray(left_length).astype(log_discount.dtype)
+    right = jnp.asarray(right_length).astype(log_discount.dtype)
+    zero, log_discount, left, right = jnp.broadcast_arrays(zero, log_discount, left, right)
     total = left + right
     empty = total == 0
-    den = jnp.where(empty, -1.0, jnp.expm1(total * lr))
-    a = jnp.expm1(left * lr) / den
-    b = jnp.exp(left * lr) * jnp.expm1(right * lr) / den
+    den = jnp.where(empty, -1.0, jnp.expm1(total * log_discount))
+    a = jnp.expm1(left * log_discount) / den
+    b = jnp.exp(left * log_discount) * jnp.expm1(right * log_discount) / den
     safe_total = jnp.where(empty, 1.0, total)
     a = jnp.where(zero, left / safe_total, a)
     b = jnp.where(zero, right / safe_total, b)
-    nothing = jnp.zeros((), lr.dtype)
+    nothing = jnp.zeros((), log_discount.dtype)
     return jnp.where(empty, nothing, a), jnp.where(empty, nothing, b)
 
 
 def chunk_weight(log_discount: Array, start: Array, length: Array, total: Array) -> Array:
     """``alpha_k = rho^{s_k} (1 - rho^{L_k}) / (1 - rho^{n+1})`` of a chunk in the whole average.
 
-    alpha_k = exp(s_k lr) expm1(L_k lr) / expm1((n+1) lr)     (L_k / (n+1) at rho = 1)
+        alpha_k = exp(s_k log rho) expm1(L_k log rho) / expm1((n+1) log rho)
+
+    (``L_k / (n+1)`` at ``rho = 1``.)
     """
-    zero, lr = _safe(jnp.asarray(log_discount))
-    start = jnp.asarray(start).astype(lr.dtype)
-    length = jnp.asarray(length).astype(lr.dtype)
-    total = jnp.asarray(total).astype(lr.dtype)
-    zero, lr, start, length, total = jnp.broadcast_arrays(zero, lr, start, length, total)
-    alpha = jnp.exp(start * lr) * jnp.expm1(length * lr) / jnp.expm1(total * lr)
+    zero, log_discount = _safe(jnp.asarray(log_discount))
+    dtype = log_discount.dtype
+    start = jnp.asarray(start).astype(dtype)
+    length = jnp.asarray(length).astype(dtype)
+    total = jnp.asarray(total).astype(dtype)
+    zero, log_discount, start, length, total = jnp.broadcast_arrays(
+        zero, log_discount, start, length, total
+    )
+    alpha = (
+        jnp.exp(start * log_discount)
+        * jnp.expm1(length * log_discount)
+        / jnp.expm1(total * log_discount)
+    )
     return jnp.where(zero, length / total, alpha)
 
 
@@ -230,9 +268,11 @@ def tail_weights(tail_start: Array, num_iterates: int, dtype: jnp.dtype) -> Arra
 __all__ = [
     "CONVENTIONS",
     "check_log_discount",
+    "check_regularization",
     "chunk_weight",
     "effective_regularization",
     "geometric_weights",
+    "inverse_mass",
     "linked_step_size",
     "local_weights",
     "log_discount_from_regularization",

@@ -1,7 +1,8 @@
 """The experiments of ``ojax run``: one module per paper, each ``config -> result``.
 
 :data:`EXPERIMENTS` maps a name to its description, the function that runs it
-(``"module:function"``, imported only when run) and the paper's number of seeds.
+(``"module:function"``, imported only when run), the paper's number of seeds, the seeds of
+``--quick`` and the dataset files it reads.
 """
 
 from __future__ import annotations
@@ -10,18 +11,39 @@ import importlib
 from collections.abc import Callable
 from typing import NamedTuple
 
+from ojax.experiments.learner_sweep import sweep_learner
 from ojax.experiments.output import ExperimentConfig, ExperimentResult, Row, write_result
 
 
 class ExperimentSpec(NamedTuple):
+    """An experiment of ``ojax run``.
+
+    ``quick_seeds``: the seeds of ``--quick`` without ``--seeds`` (``None``: ``default_seeds``).
+    ``data_files``: the dataset files it reads (checked before anything runs or is written);
+    ``quick_data_files``: those of ``--quick`` (``None``: ``data_files``).
+    """
+
     name: str
     description: str
     target: str  # "package.module:function"
     default_seeds: int
+    quick_seeds: int | None = None
+    data_files: tuple[str, ...] = ()
+    quick_data_files: tuple[str, ...] | None = None
 
     def load(self) -> Callable[[ExperimentConfig], ExperimentResult]:
         module, function = self.target.split(":")
         return getattr(importlib.import_module(module), function)
+
+    def seeds(self, quick: bool) -> int:
+        """The number of seeds when ``--seeds`` is not given."""
+        return (self.quick_seeds or self.default_seeds) if quick else self.default_seeds
+
+    def files(self, quick: bool) -> tuple[str, ...]:
+        """The dataset files a run reads."""
+        if quick and self.quick_data_files is not None:
+            return self.quick_data_files
+        return self.data_files
 
 
 EXPERIMENTS: dict[str, ExperimentSpec] = {}
@@ -41,13 +63,17 @@ register_experiment(
     )
 )
 
-for _name, _description, _target, _seeds in [
+# name, description, target, seeds, quick seeds, data files, quick data files
+for _fields in [
     (
         "denevi2020-synthetic",
         "Denevi et al. 2020, main figure: parameter-free multi-task learning of low-variance tasks "
         "on the synthetic environment",
         "ojax.experiments.denevi2020:run_synthetic",
         30,
+        4,
+        (),
+        None,
     ),
     (
         "denevi2020-wealth",
@@ -55,18 +81,27 @@ for _name, _description, _target, _seeds in [
         "(one vmap over a log grid)",
         "ojax.experiments.denevi2020:run_wealth",
         30,
+        3,
+        (),
+        None,
     ),
     (
         "denevi2020-schools",
         "Denevi et al. 2020, appendix E: the Schools dataset (139 tasks)",
         "ojax.experiments.denevi2020:run_schools",
         30,
+        3,
+        ("schools.mat",),
+        None,
     ),
     (
         "denevi2020-lenk",
         "Denevi et al. 2020, appendix E: the Lenk computer-survey dataset (180 tasks)",
         "ojax.experiments.denevi2020:run_lenk",
         30,
+        3,
+        ("lenk.mat",),
+        None,
     ),
     (
         "neu-rosasco2018",
@@ -74,6 +109,9 @@ for _name, _description, _target, _seeds in [
         "regularization path from one SGD pass",
         "ojax.experiments.neu_rosasco2018:run_experiment",
         50,
+        None,
+        (),
+        None,
     ),
     (
         "zhao-hoi2010-homogeneous",
@@ -81,6 +119,9 @@ for _name, _description, _target, _seeds in [
         "spambase)",
         "ojax.experiments.zhao_hoi2010:run_homogeneous",
         20,
+        None,
+        ("usenet2.mat", "newsgroup4.mat", "spambase.csv.gz"),
+        ("usenet2.mat",),
     ),
     (
         "zhao-hoi2010-heterogeneous",
@@ -88,9 +129,12 @@ for _name, _description, _target, _seeds in [
         "mushrooms, spambase)",
         "ojax.experiments.zhao_hoi2010:run_heterogeneous",
         20,
+        None,
+        ("a1a.libsvm.gz", "a1a_t.libsvm.gz", "mushrooms_keel.csv.gz", "spambase.csv.gz"),
+        ("spambase.csv.gz", "mushrooms_keel.csv.gz"),
     ),
 ]:
-    register_experiment(ExperimentSpec(_name, _description, _target, _seeds))
+    register_experiment(ExperimentSpec(*_fields))
 
 __all__ = [
     "EXPERIMENTS",
@@ -99,5 +143,6 @@ __all__ = [
     "ExperimentSpec",
     "Row",
     "register_experiment",
+    "sweep_learner",
     "write_result",
 ]

@@ -49,9 +49,6 @@ import jax.numpy as jnp
 import numpy as np
 
 from ojax import averaging
-from ojax.averaging import least_squares as _ls
-from ojax.averaging import path as _path
-from ojax.averaging import weights as _w
 from ojax.envs import regression
 from ojax.experiments.output import ExperimentConfig, ExperimentResult
 from ojax.plotting import curves_figure
@@ -125,18 +122,20 @@ def _seed_run(params: PathParams, problem: regression.RegressionProblem, key, n:
     x_val, y_val = regression.sample(k_val, problem, n_val)
     eta = params.learning_rate
     w0 = jnp.zeros(xs.shape[1], xs.dtype)
-    lr = averaging.log_discount_from_regularization(eta, params.regularization)  # exact
-    ws = _ls._sgd_iterates(xs, ys, eta, w0)
-    geo, tail = _path._product(ws, lr, params.tail_start)
+    log_discount = averaging.log_discount_from_regularization(eta, params.regularization)
+    ws = averaging.sgd_iterates(xs, ys, eta, w0)
+    geo, tail = averaging.path_of_iterates(
+        ws, log_discount=log_discount, tail_start=params.tail_start
+    )
     polyak = jnp.mean(ws, axis=0)
     gamma = averaging.linked_step_size(eta, params.regularization)
-    ridge_sgd = _ls._ridge_runs(xs, ys, gamma, params.regularization, w0)
-    ridge = _ls._ridge_closed(xs, ys, params.regularization, w0)
+    ridge_sgd = averaging.ridge_sgd_runs(xs, ys, gamma, params.regularization, w0)
+    ridge = averaging.ridge_regression(xs, ys, params.regularization, w0)
     paths = {"geometric": geo, "ridge-sgd": ridge_sgd, "tail": tail, "ridge": ridge}
     risks, chosen = {}, {}
     for name, path in paths.items():
         risks[name] = regression.excess_risk(path, problem)
-        _, index, _ = _path._holdout(path, x_val, y_val)
+        _, index, _ = averaging.select_on_holdout(path, x_val, y_val)
         chosen[name] = risks[name][index]
     risks["polyak"] = regression.excess_risk(polyak, problem)
     chosen["polyak"] = risks["polyak"]
@@ -275,13 +274,13 @@ def _identity_experiment(config, result, runs):
         n_limit = 40000
         lams = np.array([0.01, 0.1, 0.5, 2.0, 10.0])
         w0 = jnp.asarray([0.5, -0.5, 0.25, 0.0, 1.0], f64)
-        lr = averaging.log_discount_from_regularization(eta, jnp.asarray(lams, f64))
+        log_discount = averaging.log_discount_from_regularization(eta, jnp.asarray(lams, f64))
         gamma = np.asarray(averaging.linked_step_size(eta, jnp.asarray(lams, f64)))
-        rho = np.exp(np.asarray(lr))
+        rho = np.exp(np.asarray(log_discount))
         # the exact means of the first n steps are the first rows of the long run (one scan)
         long_means = averaging.expected_sgd_iterates(cov, cross, f64(eta), w0, n_limit)
         means = long_means[: n + 1]
-        w_tilde = averaging.geometric_path(means, lr)
+        w_tilde = averaging.geometric_path(means, log_discount)
         lhs = jax.vmap(lambda g, lam: averaging.expected_ridge_sgd(cov, cross, g, lam, w0, n))(
             jnp.asarray(gamma), jnp.asarray(lams)
         )
@@ -291,17 +290,17 @@ def _identity_experiment(config, result, runs):
         exact_err = np.max(np.abs(rhs - lhs), axis=1) / np.max(np.abs(lhs), axis=1)
 
         ridge = averaging.ridge_solution(cov, cross, jnp.asarray(lams), w0)
-        limit = averaging.geometric_path(long_means, lr)
+        limit = averaging.geometric_path(long_means, log_discount)
         limit_err = np.max(np.abs(limit - ridge), axis=1) / np.max(np.abs(ridge), axis=1)
 
         def one(_, data, key):
-            lr, gamma, lams, w0 = data
+            log_discount, gamma, lams, w0 = data
             xs, ys = regression.sample(key, problem, n)
-            ws = _ls._sgd_iterates(xs, ys, f64(eta), w0)
-            geo = _w.geometric_weights(lr, n + 1) @ ws
-            return geo, ws[-1], _ls._ridge_runs(xs, ys, gamma, lams, w0)
+            ws = averaging.sgd_iterates(xs, ys, f64(eta), w0)
+            geo = averaging.geometric_average(ws, log_discount)
+            return geo, ws[-1], averaging.ridge_sgd_runs(xs, ys, gamma, lams, w0)
 
-        data = (lr, jnp.asarray(gamma), jnp.asarray(lams), w0)
+        data = (log_discount, jnp.asarray(gamma), jnp.asarray(lams), w0)
         cell = sweep_experiment(
             config, one, key=jax.random.key(7), data=data, num_seeds=runs, name="identity"
         )

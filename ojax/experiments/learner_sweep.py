@@ -1,0 +1,316 @@
+"""A registered learner on its own synthetic stream, over seeds and a grid of its
+hyperparameters: what ``ojax sweep`` runs, as INTERFACE.md rows, curves and figures.
+
+The grid's values are parsed exactly (numbers, or numeric text as the command line passes it),
+checked before anything runs (finite, fitting the dtype of the learner's params, accepted by the
+learner's ``check_params`` one by one and in every combination) and reported as given.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ojax import metrics
+from ojax.core import LEARNERS, LearnerEntry
+from ojax.experiments.output import ExperimentResult
+from ojax.run import run_entry
+from ojax.sweep import SweepResult, sweep
+from ojax.sweep.grid import fit_values, parse_number, shown
+from ojax.validation import InputError
+
+
+def _checkpoints(num_steps: int, count: int = 200) -> np.ndarray:
+    return np.unique(np.linspace(1, num_steps, min(count, num_steps)).round().astype(np.int64))
+
+
+def _with(base: Any, overrides: Mapping[str, Any]) -> Any:
+    if hasattr(base, "_replace"):
+        return base._replace(**overrides)
+    return {**base, **overrides}
+
+
+def _fields(base: Any) -> tuple[str, ...]:
+    if hasattr(base, "_fields"):
+        return tuple(base._fields)
+    if isinstance(base, Mapping):
+        return tuple(base)
+    return ()
+
+
+def _field(base: Any, field: str) -> Any:
+    return base[field] if isinstance(base, Mapping) else getattr(base, field)
+
+
+def _grid_arrays(name: str, base: Any, grid: Mapping[str, Sequence[Any]] | None):
+    """``(field -> values in the field's dtype, field -> values as given)``, each value exact."""
+    fields = _fields(base)
+    axes: dict[str, np.ndarray] = {}
+    given: dict[str, list] = {}
+    for field, values in (grid or {}).items():
+        if field not in fields:
+            raise InputError(
+                f"grid: {field!r} is not a hyperparameter of {name}; its fields are "
+                f"{list(fields) or '(none)'}"
+            )
+        current = _field(base, field)
+        if not isinstance(current, (int, float, np.number, np.ndarray, jax.Array)) or np.ndim(
+            current
+        ):
+            raise InputError(
+                f"grid: {field!r} of {name} is not a scalar hyperparameter (it holds a "
+                f"{type(current).__name__}); sweep its scalar fields"
+            )
+        if isinstance(values, (str, bytes)) or np.ndim(values) != 1 or len(values) == 0:
+            raise InputError(f"grid: {field!r} needs a non-empty list of values, got {values!r}")
+        given[field] = list(values)
+        axes[field] = fit_values("grid", given[field], jnp.asarray(current).dtype, field)
+    return axes, given
+
+
+def _check_one(learner: Any, base: Any, values: Mapping[str, np.ndarray], given: Mapping) -> None:
+    """``check_params`` on one combination: first on the numbers as given (so its message shows
+    them so), then on the values in their dtype (what runs)."""
+    label = ", ".join(f"{f}={shown(v)}" for f, v in given.items())
+    plain = {f: _as_given(v, values[f].dtype) for f, v in given.items()}
+    try:
+        learner.check_params(_with(base, plain))
+    except InputError as exc:
+        raise InputError(f"grid: {label}: {exc}") from None
+    except Exception:  # a check that needs arrays: the check in the dtype below decides
+        pass
+    try:
+        learner.check_params(_with(base, {f: jnp.asarray(v) for f, v in values.items()}))
+    except InputError as exc:
+        rounded = ", ".join(f"{f}={v.item()!r}" for f, v in values.items())
+        dtype = next(iter(values.values())).dtype
+        raise InputError(f"grid: {label} (in {dtype}: {rounded}): {exc}") from None
+
+
+def _as_given(value: Any, dtype: np.dtype) -> float | int | bool:
+    """A given value (a number or numeric text) as a Python number of ``dtype``'s kind."""
+    number = parse_number(value) if isinstance(value, str) else np.asarray(value)[()].item()
+    kind = np.dtype(dtype).kind
+    return float(number) if kind == "f" else bool(number) if kind == "b" else int(number)
+
+
+def _first_failing(learner: Any, base: Any, flat: Mapping[str, np.ndarray]) -> int | None:
+    """The index of a combination ``check_params`` refuses (a bisection), or ``None``."""
+
+    def fails(lo: int, hi: int) -> bool:
+        try:
+            learner.check_params(_with(base, {f: jnp.asarray(v[lo:hi]) for f, v in flat.items()}))
+        except Exception:  # refused, or not checkable as arrays: look closer below
+            return True
+        return False
+
+    lo, hi = 0, len(next(iter(flat.values())))
+    if not fails(lo, hi):
+        return None
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if fails(lo, mid) else (mid, hi)
+    return lo
+
+
+def _check_grid(learner: Any, base: Any, axes: Mapping, given: Mapping) -> None:
+    """Every value alone (the other fields at their defaults), then every combination."""
+    for field, values in axes.items():
+        if _first_failing(learner, base, {field: values}) is not None:
+            for value, text in zip(values, given[field]):
+                _check_one(learner, base, {field: value}, {field: text})
+    if len(axes) < 2:
+        return
+    names = list(axes)
+    flat = {f: g.ravel() for f, g in zip(names, np.meshgrid(*axes.values(), indexing="ij"))}
+    where = _first_failing(learner, base, flat)
+    if where is None:
+        return
+    index = np.unravel_index(where, tuple(len(axes[f]) for f in names))
+    _check_one(
+        learner,
+        base,
+        {f: axes[f][i] for f, i in zip(names, index)},
+        {f: given[f][i] for f, i in zip(names, index)},
+    )
+    for combination in np.ndindex(*(len(axes[f]) for f in names)):  # pragma: no cover
+        values = {f: axes[f][i] for f, i in zip(names, combination)}
+        _check_one(learner, base, values, {f: given[f][i] for f, i in zip(names, combination)})
+
+
+def _learner_run(entry: LearnerEntry, learner: Any, base: Any, num_steps: int, dim: int):
+    """``(params, data, key) -> {"average_loss", "cumulative_loss"}`` at the checkpoints."""
+    take = jnp.asarray(_checkpoints(num_steps) - 1)
+
+    def learner_run(params, data, key):
+        p = _with(base, params or {})
+        trace = run_entry(entry, learner, p, entry.make_stream(key, num_steps, dim))
+        if trace.loss.shape != (num_steps,):
+            raise InputError(
+                f"{entry.name} ({entry.kind}) gives losses of shape {trace.loss.shape}, not one "
+                f"per step ({num_steps},); ojax sweep records a loss per step"
+            )
+        values = trace.loss.astype(jnp.result_type(float))
+        return {
+            "average_loss": metrics.average_loss(values)[take],
+            "cumulative_loss": metrics.cumulative_loss(values)[take],
+        }
+
+    return learner_run
+
+
+def _figures(result, name, dataset, methods, marks, axes, res, num_seeds, num_steps, dim) -> None:
+    """``average_loss.png`` (every method's curve) and, for one grid axis, ``sensitivity.png``
+    (the final average loss against the value)."""
+    import matplotlib.pyplot as plt
+
+    from ojax.plotting import band, curves_figure
+
+    result.figures["average_loss.png"] = curves_figure(
+        marks,
+        {m: result.curves[f"{dataset}/{m}/average_loss"] for m in methods},
+        title=f"{name} on {dataset} (d={dim}, {num_seeds} seeds)",
+        xlabel="step t",
+        ylabel="average loss",
+        logx=True,
+    )
+    if len(axes) != 1:
+        return
+    (field,) = axes
+    values = np.asarray(axes[field], dtype=np.float64)
+    final = np.asarray(res.outputs["average_loss"])[..., -1]  # (seeds, k)
+    fig, ax = plt.subplots(figsize=(5, 4))
+    band(ax, values, final, f"final average loss, T={num_steps}", marker="o")
+    if values.min() > 0 and values.max() / values.min() > 10:
+        ax.set_xscale("log")
+    ax.set(xlabel=field, ylabel="average loss", title=f"{name}: sensitivity")
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    result.figures["sensitivity.png"] = fig
+
+
+def _experiment_result(
+    entry: LearnerEntry, axes: Mapping, res: SweepResult, num_seeds: int, num_steps: int, dim: int
+) -> ExperimentResult:
+    """The rows (method ``NAME@field=value,...``), curves, figures and configuration."""
+    name = entry.name
+    dataset = getattr(entry.make_stream, "__name__", "stream").removesuffix("_stream")
+    result = ExperimentResult()
+    names = list(axes)
+    methods = {}
+    for where in np.ndindex(*(len(axes[f]) for f in names)):
+        label = ",".join(f"{f}={float(axes[f][i]):g}" for f, i in zip(names, where))
+        method = f"{name}@{label}" if label else name
+        methods[method] = where
+        for metric in ("average_loss", "cumulative_loss"):
+            curves = np.asarray(res.outputs[metric])[(slice(None), *where)]
+            result.add(dataset, method, metric, curves)
+    marks = _checkpoints(num_steps)
+    _figures(result, name, dataset, methods, marks, axes, res, num_seeds, num_steps, dim)
+    best = res.best(lambda o: o["average_loss"][..., -1]) if names else None
+    result.compile_seconds = res.stats.compile_seconds
+    result.extra_config = {
+        "learner": name,
+        "kind": entry.kind,
+        "objective": entry.objective,
+        "grid": {f: np.asarray(v).tolist() for f, v in axes.items()},
+        "num_steps": num_steps,
+        "dim": dim,
+        "best": None
+        if best is None
+        else {
+            "params": {k: float(v) for k, v in best["params"].items()},
+            "average_loss": best["value"],
+        },
+        "sweep": dataclasses.asdict(res.stats),
+    }
+    return result
+
+
+def sweep_learner(
+    name: str,
+    grid: Mapping[str, Sequence[float | str]] | None = None,
+    *,
+    num_seeds: int = 10,
+    num_steps: int = 1000,
+    dim: int = 10,
+    key: Any = 0,
+    x0: str = "auto",
+    memory_budget: float | None = None,
+    chunk_size: int | None = None,
+    devices: int | Sequence[Any] | None = None,
+    out_dir: str | os.PathLike | None = None,
+    resume: bool = True,
+    progress: bool = True,
+) -> tuple[ExperimentResult, SweepResult]:
+    """Sweeps a registered learner (:data:`ojax.core.LEARNERS`) over seeds and a grid of its
+    hyperparameters on its own synthetic stream; what ``ojax sweep`` runs.
+
+    Each combination draws a stream ``entry.make_stream(key_seed, num_steps, dim)``, plays it
+    (:func:`ojax.run.run_entry`: ``run_oco`` on the objective for OCO learners, ``run`` on the
+    loss otherwise) with the default params where the grid overrides some fields, and records
+    the average and cumulative loss at up to 200 checkpoints.
+
+    Args:
+      name: the learner's registry name.
+      grid: ``field -> values`` (scalar fields of ``entry.default_params()``), a Cartesian
+        product; ``None`` runs the default params over seeds only. Values are numbers or
+        numeric text (parsed exactly); each must be finite, fit the field's dtype (float32
+        unless float64 is on) and pass the learner's ``check_params``, alone and in every
+        combination; messages show the values as given.
+      num_seeds, num_steps, dim: seeds, stream length and dimension.
+      key: PRNG key or int seed.
+      x0: OCO start point: ``"auto"`` (the entry's ``start``), ``"zeros"`` or ``"uniform"``
+        (``1 / dim``, a simplex prior).
+      memory_budget, chunk_size, devices, out_dir, resume, progress: as in
+        :func:`ojax.sweep.sweep`.
+
+    Returns:
+      ``(ExperimentResult, SweepResult)``: the INTERFACE.md rows (dataset: the stream's name,
+      method ``NAME@field=value,...``, metrics ``average_loss`` and ``cumulative_loss``),
+      curves, figures, and the raw sweep.
+
+    Raises:
+      InputError: an unknown learner or field, a bad option, a grid value refused (above).
+    """
+    if name not in LEARNERS:
+        raise InputError(
+            f"unknown learner {name!r}; choose one of: {', '.join(sorted(LEARNERS)) or '(none)'}"
+        )
+    entry = LEARNERS[name]
+    for label, value, low in (("num_steps", num_steps, 1), ("dim", dim, 1)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+            raise InputError(f"{label} must be an integer >= {low}, got {value!r}")
+    if x0 not in ("auto", "zeros", "uniform"):
+        raise InputError(f"x0 must be one of ['auto', 'zeros', 'uniform'], got {x0!r}")
+    if x0 != "auto":
+        entry = entry._replace(start=x0)
+    learner = entry.make(dim)
+    base = entry.default_params()
+    axes, given = _grid_arrays(name, base, grid)
+    _check_grid(learner, base, axes, given)
+    res = sweep(
+        _learner_run(entry, learner, base, num_steps, dim),
+        {f: jnp.asarray(v) for f, v in axes.items()} or None,
+        num_seeds=num_seeds,
+        key=key,
+        memory_budget=memory_budget,
+        chunk_size=chunk_size,
+        devices=devices,
+        out_dir=out_dir,
+        resume=resume,
+        progress=progress,
+        name=f"sweep-{name}",
+        num_steps=num_steps,
+        config={"learner": name, "num_steps": num_steps, "dim": dim},
+    )
+    return _experiment_result(entry, axes, res, num_seeds, num_steps, dim), res
+
+
+__all__ = ["sweep_learner"]

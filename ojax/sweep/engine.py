@@ -1,0 +1,565 @@
+"""The engine: :func:`sweep` and :func:`sweep_experiment`.
+
+A sweep is planned (its axes, keys and layout), sized (one combination's bytes, the mesh, the
+chunk), given its store (the chunk folder, finished chunks loaded), then run chunk by chunk: a
+chunk is a vector of combination numbers, padded to the chunk size, from which one jitted
+function gathers its params, data and keys on the device, its batch axis sharded over the mesh.
+"""
+
+from __future__ import annotations
+
+import collections
+import functools
+import math
+import os
+import sys
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+from ojax.sweep.fingerprint import configuration, describe, manifest, shape_signature
+from ojax.sweep.grid import Axis, as_arrays, grid_axes, leading_size
+from ojax.sweep.memory import chunk_size_for, default_budget, estimate, shrunk_chunk, tree_bytes
+from ojax.sweep.results import SweepResult, SweepStats
+from ojax.sweep.store import open_store, prepare, save_chunk
+from ojax.validation import InputError
+
+BATCH_AXIS = "batch"
+"""Name of the mesh axis the combinations are sharded over."""
+
+
+# --------------------------------------------------------------------------------------------
+# the jitted chunk
+
+
+class Layout(NamedTuple):
+    """The combinations: C order over ``(seed, *hyperparameters, [task])``."""
+
+    sizes: tuple[int, ...]  # (num_seeds, *hyperparameter sizes, [num_tasks])
+    kind: str  # "none", "product", "stacked"
+    names: tuple[str, ...]  # hyperparameter axis names
+    has_tasks: bool
+
+    @property
+    def total(self) -> int:
+        return math.prod(self.sizes)
+
+    @property
+    def axis_names(self) -> tuple[str, ...]:
+        return ("seed", *self.names, *(("task",) if self.has_tasks else ()))
+
+
+def _chunk_fn(fn, layout: Layout, sharding, index, hyper, tasks, data, keys):
+    coords = jnp.unravel_index(index, layout.sizes)
+    key = keys[coords[0]]
+    hyper_coords = coords[1 : 1 + len(layout.names)]
+    if layout.kind == "none":
+        params = None
+    elif layout.kind == "product":
+        params = {
+            name: jax.tree.map(lambda a, c=c: a[c], hyper[name])
+            for name, c in zip(layout.names, hyper_coords)
+        }
+    else:
+        params = jax.tree.map(lambda a: a[hyper_coords[0]], hyper)
+    if layout.has_tasks:
+        data = jax.tree.map(lambda a: a[coords[-1]], tasks)
+
+    def constrain(tree):
+        return jax.tree.map(lambda a: jax.lax.with_sharding_constraint(a, sharding), tree)
+
+    params, key = constrain(params), constrain(key)
+    if layout.has_tasks:
+        data = constrain(data)
+    out = jax.vmap(fn, in_axes=(0, 0 if layout.has_tasks else None, 0))(params, data, key)
+    return constrain(out)
+
+
+_COMPILED: collections.OrderedDict = collections.OrderedDict()
+_COMPILED_MAX = 8
+
+
+def _memory_used(executable: Any) -> int:
+    try:
+        analysis = executable.memory_analysis()
+    except Exception:  # pragma: no cover - backends without a memory analysis
+        return 0
+    if analysis is None:  # pragma: no cover
+        return 0
+    return int(
+        analysis.temp_size_in_bytes
+        + analysis.argument_size_in_bytes
+        + analysis.output_size_in_bytes
+    )
+
+
+def _compile(fn, layout, mesh, chunk, hyper, tasks, data, keys, options=()):
+    """``((executable, bytes it uses per device), compile seconds)``; 0 seconds when cached.
+
+    ``options`` are XLA compiler options as ``(name, value)`` pairs."""
+    batch = NamedSharding(mesh, PartitionSpec(BATCH_AXIS))
+    signature = shape_signature((hyper, tasks, data, keys))
+    key = (fn, layout, batch, chunk, signature, jax.config.jax_enable_x64, options)
+    try:
+        hit = _COMPILED.get(key)
+    except TypeError:  # an unhashable fn: no cache
+        hit, key = None, None
+    if hit is not None:
+        _COMPILED.move_to_end(key)
+        return hit, 0.0
+    start = time.perf_counter()
+    index = jax.ShapeDtypeStruct((chunk,), jnp.int32, sharding=batch)
+    jitted = jax.jit(functools.partial(_chunk_fn, fn, layout, batch))
+    executable = jitted.lower(index, hyper, tasks, data, keys).compile(
+        compiler_options=dict(options) or None
+    )
+    compiled = (executable, _memory_used(executable))
+    seconds = time.perf_counter() - start
+    if key is not None:
+        _COMPILED[key] = compiled
+        while len(_COMPILED) > _COMPILED_MAX:
+            _COMPILED.popitem(last=False)
+    return compiled, seconds
+
+
+def _put(value: np.ndarray, sharding: NamedSharding) -> jax.Array:
+    if sharding.is_fully_addressable:
+        return jax.device_put(value, sharding)
+    return jax.make_array_from_callback(value.shape, sharding, lambda i: value[i])
+
+
+def _fetch(tree: Any) -> list[np.ndarray]:
+    leaves = jax.tree.leaves(tree)
+    if all(a.is_fully_addressable for a in leaves):
+        return [np.asarray(a) for a in leaves]
+    from jax.experimental import multihost_utils
+
+    return [np.asarray(multihost_utils.process_allgather(a, tiled=True)) for a in leaves]
+
+
+def _mesh(devices: int | Sequence[Any] | None) -> Mesh:
+    available = jax.devices()
+    if devices is None:
+        chosen = available
+    elif isinstance(devices, (int, np.integer)) and not isinstance(devices, bool):
+        if not 1 <= devices <= len(available):
+            raise InputError(
+                f"devices must be in [1, {len(available)}] (the available devices), got {devices}"
+            )
+        chosen = available[: int(devices)]
+    else:
+        chosen = list(devices)
+        if not chosen:
+            raise InputError("devices is an empty list")
+    return Mesh(np.asarray(chosen), (BATCH_AXIS,))
+
+
+def _keys(key: Any, num_seeds: int) -> jax.Array:
+    if isinstance(key, (int, np.integer)) and not isinstance(key, bool):
+        key = jax.random.key(int(key))
+    if not isinstance(key, jax.Array):
+        key = jnp.asarray(key)
+    typed = jnp.issubdtype(key.dtype, jax.dtypes.prng_key)
+    if (typed and key.shape != ()) or (not typed and key.shape != (2,)):
+        raise InputError(f"key must be one PRNG key (jax.random.key(0)), got shape {key.shape}")
+    return jax.random.split(key, num_seeds)
+
+
+# --------------------------------------------------------------------------------------------
+# the steps of a sweep
+
+
+def _check_options(fn, num_seeds, tasks, data, chunk_size, memory_budget, num_steps) -> None:
+    if not callable(fn):
+        raise InputError(f"fn must be callable, got {fn!r}")
+    if isinstance(num_seeds, bool) or not isinstance(num_seeds, (int, np.integer)):
+        raise InputError(f"num_seeds must be an integer >= 1, got {num_seeds!r}")
+    if num_seeds < 1:
+        raise InputError(f"num_seeds must be an integer >= 1, got {num_seeds}")
+    if tasks is not None and data is not None:
+        raise InputError("give either tasks (one slice per combination) or data (shared)")
+    if chunk_size is not None and (
+        isinstance(chunk_size, bool)
+        or not isinstance(chunk_size, (int, np.integer))
+        or chunk_size < 1
+    ):
+        raise InputError(f"chunk_size must be an integer >= 1, got {chunk_size!r}")
+    if memory_budget is not None and not (
+        isinstance(memory_budget, (int, float, np.number)) and memory_budget > 0
+    ):
+        raise InputError(f"memory_budget must be a positive number of bytes, got {memory_budget!r}")
+    if num_steps is not None and (not isinstance(num_steps, (int, np.integer)) or num_steps < 1):
+        raise InputError(f"num_steps must be an integer >= 1, got {num_steps!r}")
+
+
+class _Plan(NamedTuple):
+    """What a sweep computes, decided (and checked) before anything runs."""
+
+    fn: Callable
+    name: str
+    layout: Layout
+    axes: list[Axis]
+    hyper: Any  # the grid's arrays: a dict of the product axes, the stacked pytree, or None
+    tasks: Any
+    data: Any
+    keys: jax.Array
+
+
+def _plan(fn, grid, name, num_seeds, key, tasks, data) -> _Plan:
+    name = name or getattr(fn, "__name__", None) or "sweep"
+    kind, axes = grid_axes(grid)
+    hyper = (
+        {a.name: a.values for a in axes}
+        if kind == "product"
+        else (axes[0].values if axes else None)
+    )
+    num_tasks = None
+    if tasks is not None:
+        tasks = as_arrays("tasks", tasks)
+        num_tasks = leading_size("tasks", tasks)
+    if data is not None:
+        data = as_arrays("data", data)
+    keys = _keys(key, int(num_seeds))
+    layout = Layout(
+        (int(num_seeds), *(a.size for a in axes), *(() if num_tasks is None else (num_tasks,))),
+        kind,
+        tuple(a.name for a in axes),
+        tasks is not None,
+    )
+    if layout.total >= 2**31:
+        raise InputError(f"a sweep holds at most 2**31 - 1 combinations, got {layout.total}")
+    return _Plan(fn, name, layout, axes, hyper, tasks, data, keys)
+
+
+class _Sizing(NamedTuple):
+    mesh: Mesh
+    budget: int
+    chunk: int
+    derived: bool  # the chunk size came from the budget (not chunk_size=)
+    per_combination: int
+    out_struct: Any  # one combination's output shapes
+    estimate_seconds: float
+
+
+def _size(plan: _Plan, devices, memory_budget, chunk_size) -> _Sizing:
+    """One combination's output shapes and peak bytes, the mesh, the budget, the chunk size."""
+
+    def one(tree):
+        return jax.tree.map(lambda a: jax.ShapeDtypeStruct(a.shape[1:], a.dtype), tree)
+
+    one_params = None if plan.layout.kind == "none" else one(plan.hyper)
+    one_data = (
+        one(plan.tasks)
+        if plan.tasks is not None
+        else jax.tree.map(lambda a: jax.ShapeDtypeStruct(a.shape, a.dtype), plan.data)
+    )
+    per_combination, out_struct, seconds = estimate(plan.fn, one_params, one_data, one(plan.keys))
+    mesh = _mesh(devices)
+    budget = (
+        int(memory_budget) if memory_budget is not None else default_budget(list(mesh.devices.flat))
+    )
+    shared = tree_bytes((plan.hyper, plan.tasks, plan.data, plan.keys))
+    chunk, derived = chunk_size_for(
+        budget, shared, per_combination, mesh.devices.size, plan.layout.total, chunk_size
+    )
+    return _Sizing(mesh, budget, chunk, derived, per_combination, out_struct, seconds)
+
+
+class _Store(NamedTuple):
+    folder: Path | None
+    leaves: list[np.ndarray]  # every output leaf, (total, *shape), filled chunk by chunk
+    done: np.ndarray  # (total,) bool: combinations loaded from finished chunks
+    loaded: int  # chunks loaded
+    writer: bool  # this process writes the files (process 0)
+
+
+def _open(plan: _Plan, sizing: _Sizing, out_dir, resume: bool, config: Any) -> _Store:
+    """The output arrays and, with ``out_dir``, the configuration's chunk folder (its finished
+    chunks loaded)."""
+    specs, treedef = jax.tree.flatten(sizing.out_struct)
+    total = plan.layout.total
+    leaves = [np.empty((total, *s.shape), s.dtype) for s in specs]
+    done = np.zeros(total, bool)
+    writer = jax.process_index() == 0
+    if out_dir is None:
+        return _Store(None, leaves, done, 0, writer)
+    output = [str(treedef), [[list(s.shape), str(s.dtype)] for s in specs]]
+    inputs = (plan.tasks, plan.data, plan.keys)
+    described = configuration(
+        plan.fn, config, plan.layout.kind, plan.axes, inputs, plan.layout.sizes[0], output
+    )
+    held = manifest(described, plan.name, plan.fn, config, plan.layout)
+    folder = open_store(Path(out_dir), plan.name, held["hash"], held, writer)
+    loaded = prepare(folder, resume, writer, leaves, done)
+    return _Store(folder, leaves, done, loaded, writer)
+
+
+def _pending(done: np.ndarray) -> np.ndarray:
+    """The combinations still to compute (the same on every process)."""
+    if jax.process_count() > 1:
+        from jax.experimental import multihost_utils
+
+        done = np.asarray(multihost_utils.broadcast_one_to_all(done))
+    return np.flatnonzero(~done).astype(np.int32)
+
+
+def _compiled_chunk(plan: _Plan, sizing: _Sizing, options: tuple):
+    """``(executable, replicated inputs, chunk size, compile seconds)``; a chunk derived from
+    the budget shrinks (and compiles once more) if the compiled program needs more memory."""
+    mesh, chunk = sizing.mesh, sizing.chunk
+    n_dev = mesh.devices.size
+    replicated = NamedSharding(mesh, PartitionSpec())
+    args = jax.tree.map(
+        functools.partial(_put, sharding=replicated), (plan.hyper, plan.tasks, plan.data, plan.keys)
+    )
+    (compiled, used), seconds = _compile(plan.fn, plan.layout, mesh, chunk, *args, options)
+    if sizing.derived and chunk > n_dev and used > sizing.budget:  # the estimate was short
+        chunk = shrunk_chunk(chunk, n_dev, sizing.budget, used)
+        (compiled, used), more = _compile(plan.fn, plan.layout, mesh, chunk, *args, options)
+        seconds += more
+    return compiled, args, chunk, seconds
+
+
+def _progress_bar(name: str, loaded: int, count: int):
+    from tqdm.auto import tqdm
+
+    return tqdm(
+        total=loaded + count,
+        initial=loaded,
+        desc=name,
+        unit="chunk",
+        file=sys.stderr,
+        dynamic_ncols=True,
+        leave=False,
+    )
+
+
+def _run_chunks(compiled, args, mesh, chunk, batches, store: _Store, bar, on_chunk) -> None:
+    """Runs every batch; stores one chunk while the next is computing."""
+    batch_sharding = NamedSharding(mesh, PartitionSpec(BATCH_AXIS))
+
+    def finish(batch, out, number):
+        values = _fetch(out)
+        for leaf, value in zip(store.leaves, values):
+            leaf[batch] = value[: batch.size]
+        path = None
+        if store.folder is not None and store.writer:
+            path = save_chunk(store.folder, batch, values)
+        if bar is not None:
+            bar.update(1)
+        if on_chunk is not None:
+            info = {"chunk": number, "computed": number + 1, "total": len(batches)}
+            on_chunk({**info, "indices": batch, "path": path})
+
+    in_flight = None
+    for number, batch in enumerate(batches):
+        padded = np.full(chunk, batch[-1], np.int32)
+        padded[: batch.size] = batch
+        out = compiled(_put(padded, batch_sharding), *args)  # overlaps with storing the last
+        if in_flight is not None:
+            finish(*in_flight)
+        in_flight = (batch, out, number)
+    if in_flight is not None:
+        finish(*in_flight)
+
+
+class _Ran(NamedTuple):
+    chunk: int
+    chunks_computed: int
+    combinations_computed: int
+    compile_seconds: float
+
+
+def _compute(plan, sizing, store, options, show: bool, on_chunk) -> _Ran:
+    """Compiles the chunk program (if anything is pending) and runs the pending chunks."""
+    pending = _pending(store.done)
+    chunk, seconds, batches = sizing.chunk, sizing.estimate_seconds, []
+    if pending.size:
+        compiled, args, chunk, more = _compiled_chunk(plan, sizing, options)
+        seconds += more
+        batches = [pending[i : i + chunk] for i in range(0, pending.size, chunk)]
+    bar = _progress_bar(plan.name, store.loaded, len(batches)) if show else None
+    try:
+        if batches:
+            _run_chunks(compiled, args, sizing.mesh, chunk, batches, store, bar, on_chunk)
+    finally:
+        if bar is not None:
+            bar.close()
+    return _Ran(chunk, len(batches), int(pending.size), seconds)
+
+
+def _result(plan, sizing, store, ran: _Ran, start: float, num_steps) -> SweepResult:
+    layout = plan.layout
+    treedef = jax.tree.structure(sizing.out_struct)
+    outputs = jax.tree.unflatten(
+        treedef, [leaf.reshape(layout.sizes + leaf.shape[1:]) for leaf in store.leaves]
+    )
+    coords: dict[str, Any] = {"seed": np.arange(layout.sizes[0])}
+    for a in plan.axes:
+        coords[a.name] = jax.tree.map(np.asarray, a.values)
+    if layout.has_tasks:
+        coords["task"] = np.arange(layout.sizes[-1])
+    stats = SweepStats(
+        num_combinations=layout.total,
+        chunk_size=ran.chunk,
+        num_chunks=store.loaded + ran.chunks_computed,
+        chunks_computed=ran.chunks_computed,
+        chunks_loaded=store.loaded,
+        combinations_computed=ran.combinations_computed,
+        num_devices=sizing.mesh.devices.size,
+        memory_budget=sizing.budget,
+        estimated_bytes_per_combination=int(sizing.per_combination),
+        compile_seconds=ran.compile_seconds,
+        wall_seconds=time.perf_counter() - start,
+        num_steps=None if num_steps is None else int(num_steps),
+        folder=None if store.folder is None else str(store.folder),
+    )
+    return SweepResult(outputs, layout.axis_names, coords, stats)
+
+
+# --------------------------------------------------------------------------------------------
+# the entry points
+
+
+def sweep(
+    fn: Callable[[Any, Any, jax.Array], Any],
+    grid: Any = None,
+    *,
+    num_seeds: int,
+    key: Any,
+    tasks: Any = None,
+    data: Any = None,
+    memory_budget: float | None = None,
+    chunk_size: int | None = None,
+    devices: int | Sequence[Any] | None = None,
+    out_dir: str | os.PathLike | None = None,
+    resume: bool = True,
+    progress: bool = True,
+    name: str | None = None,
+    config: Any = None,
+    num_steps: int | None = None,
+    on_chunk: Callable[[dict[str, Any]], None] | None = None,
+    compiler_options: Mapping[str, Any] | None = None,
+) -> SweepResult:
+    """Evaluates ``fn(params, data, key)`` on every (seed, hyperparameter, task) combination.
+
+    ``out[s, h_1, ..., h_k, t] = fn(params[h_1, ..., h_k], tasks[t] or data, keys[s])`` with
+    ``keys = jax.random.split(key, num_seeds)``, vmapped in chunks, each chunk one call of a
+    function compiled once (see :mod:`ojax.sweep` and ``docs/sweeps.md``).
+
+    Args:
+      fn: ``(params, data, key) -> pytree of arrays`` for ONE combination (static: it keys the
+        compile cache; define it once). ``params``: a dict of the product axes' values, the
+        stacked pytree's slice, or ``None`` without a grid.
+      grid: ``None`` (seeds only), a ``dict`` ``name -> values with a leading axis`` (a
+        Cartesian product), or a pytree with a leading axis (one axis ``"grid"``; name it with
+        :func:`stacked`). Every value must be finite and fit the dtype it runs in.
+      num_seeds: number of seeds, ``>= 1``.
+      key: a PRNG key (or an int seed) split into ``num_seeds`` keys.
+      tasks: optional pytree with a leading task axis; ``fn`` gets one task's slice.
+      data: optional data shared by every combination (not with ``tasks``).
+      memory_budget: bytes one device may use for a chunk (default: half a GPU's memory, or a
+        quarter of the host memory split among the CPU devices), over one combination's
+        estimated peak bytes (checked once against the compiled program's memory analysis).
+      chunk_size: combinations per chunk (overrides the budget; a multiple of the devices).
+      devices: shard over the first ``devices`` devices (default all), or a list of devices.
+      out_dir: folder for the chunk files (``out_dir/NAME-HASH/``) and resume; ``None`` keeps
+        everything in memory.
+      resume: load finished chunks of the same configuration (default); ``False`` recomputes
+        (and replaces) them.
+      progress: a progress bar over chunks on stderr and a one-line summary at the end.
+      name: a label for the progress bar and the chunk folder (default ``fn.__name__``).
+      config: anything else that decides the numbers and is not in ``fn``'s code, closures or
+        arguments (JSON-able or plain values); it enters the configuration hash.
+      num_steps: steps per combination, for the summary's steps per second.
+      on_chunk: ``(info) -> None`` after each computed chunk is stored, with ``info =
+        {"chunk", "computed", "total", "indices", "path"}``.
+      compiler_options: XLA options for the chunk program (e.g.
+        ``{"xla_backend_optimization_level": 1}``); they change no number (not in the hash).
+
+    Returns:
+      A :class:`SweepResult` (numpy arrays with named axes, summaries, stats).
+
+    Raises:
+      InputError: an empty grid or axis, a grid value that is not finite or does not fit its
+        dtype, leading sizes that differ, ``num_seeds < 1``, a budget too small for one
+        combination, ``out_dir`` holding another configuration (nothing is written then).
+    """
+    start = time.perf_counter()
+    _check_options(fn, num_seeds, tasks, data, chunk_size, memory_budget, num_steps)
+    plan = _plan(fn, grid, name, num_seeds, key, tasks, data)
+    sizing = _size(plan, devices, memory_budget, chunk_size)
+    store = _open(plan, sizing, out_dir, resume, config)
+    options = tuple(sorted((compiler_options or {}).items()))
+    ran = _compute(plan, sizing, store, options, progress and store.writer, on_chunk)
+    result = _result(plan, sizing, store, ran, start, num_steps)
+    if progress and store.writer:
+        print(result.stats.summary_line(plan.name), file=sys.stderr)
+    return result
+
+
+def sweep_experiment(
+    config: Any,
+    fn: Callable[[Any, Any, jax.Array], Any],
+    grid: Any = None,
+    *,
+    key: Any,
+    tasks: Any = None,
+    data: Any = None,
+    name: str | None = None,
+    num_steps: int | None = None,
+    chunk_size: int | None = None,
+    settings: Any = None,
+    num_seeds: int | None = None,
+    compiler_options: Mapping[str, Any] | None = None,
+) -> SweepResult:
+    """Runs one cell of an experiment through :func:`sweep`, with seeds as the sweep axis.
+
+    Honours the :class:`~ojax.experiments.output.ExperimentConfig`: ``config.seeds`` seeds,
+    ``config.devices``, ``config.memory_budget``, ``config.resume`` and ``config.quiet``; the
+    chunk files go under ``config.out/.sweep/``.
+
+    Args:
+      config: the experiment's configuration.
+      fn: ``(params, data, key) -> pytree`` for one seed (and hyperparameter / task).
+      grid, tasks, data, num_steps, chunk_size: as in :func:`sweep`.
+      key: the cell's PRNG key (or an int seed).
+      name: a label (default: ``fn.__name__``); it names the chunk folder.
+      settings: anything else that decides the numbers (enters the configuration hash with
+        the experiment's name, ``quick`` and ``x64``).
+      num_seeds: overrides ``config.seeds``; e.g. ``1`` when the seeds' data are already
+        drawn and passed as ``tasks`` (a leading seed axis), which then is the ``task`` axis.
+      compiler_options: as in :func:`sweep`.
+
+    Returns:
+      The :class:`SweepResult`; its ``outputs`` have the seed axis first.
+    """
+    return sweep(
+        fn,
+        grid,
+        num_seeds=int(config.seeds if num_seeds is None else num_seeds),
+        key=key,
+        tasks=tasks,
+        data=data,
+        memory_budget=config.memory_budget,
+        chunk_size=chunk_size,
+        devices=config.devices,
+        out_dir=Path(config.out) / ".sweep",
+        resume=config.resume,
+        progress=not config.quiet,
+        name=name,
+        config={
+            "experiment": config.name,
+            "quick": bool(config.quick),
+            "x64": bool(config.x64),
+            "settings": describe(settings),
+        },
+        num_steps=num_steps,
+        compiler_options=compiler_options,
+    )

@@ -1,0 +1,152 @@
+"""The chunk store: ``out_dir/NAME-HASH/`` holds a ``sweep.json`` manifest and one
+``chunk-<first index>.npz`` per finished chunk (its combination numbers and outputs).
+
+Every file is written all or nothing (a temporary file in the same folder, fsync, then
+``os.replace``), so a killed run leaves whole chunks or none; a folder holding another
+configuration is refused before anything is written.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ojax.validation import InputError
+
+MANIFEST = "sweep.json"
+"""The manifest's file name in a chunk folder."""
+
+_CHUNK_RE = re.compile(r"^chunk-(\d{10})\.npz$")
+
+
+def _file_mode() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+def atomic_write(path: Path, write: Callable[[Any], None], binary: bool) -> None:
+    """Writes ``path`` all or nothing: a temporary file in the same folder, fsync, os.replace."""
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=path.suffix, dir=path.parent)
+    try:
+        os.fchmod(fd, _file_mode())
+        with os.fdopen(fd, "wb" if binary else "w") as f:
+            write(f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def atomic_savez(path: Path, arrays: Mapping[str, np.ndarray]) -> None:
+    """``np.savez`` of ``arrays`` into ``path``, all or nothing."""
+    atomic_write(path, lambda f: np.savez(f, **arrays), binary=True)
+
+
+def atomic_json(path: Path, value: Any) -> None:
+    """``value`` as indented JSON into ``path``, all or nothing."""
+    atomic_write(
+        path, lambda f: json.dump(value, f, indent=2, sort_keys=True, default=repr), binary=False
+    )
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("._") or "sweep"
+
+
+def open_store(out_dir: Path, name: str, digest: str, manifest: dict, writer: bool) -> Path:
+    """The chunk folder for this configuration (created by the writer).
+
+    ``out_dir`` is either a parent of chunk folders (the folder is ``NAME-HASH`` inside it) or
+    a chunk folder itself, which must hold the same configuration.
+    """
+    out_dir = Path(out_dir)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise InputError(f"out_dir {str(out_dir)!r} exists and is not a folder")
+    own = out_dir / MANIFEST
+    folder = out_dir if own.exists() else out_dir / f"{_safe(name)}-{digest[:16]}"
+    path = folder / MANIFEST
+    if path.exists():
+        try:
+            held = json.loads(path.read_text())
+        except (OSError, json.JSONDecodeError) as exc:
+            raise InputError(f"{str(path)!r} is not a readable sweep manifest ({exc})") from exc
+        if held.get("hash") != digest:
+            raise InputError(
+                f"out_dir {str(folder)!r} holds another sweep configuration (hash "
+                f"{str(held.get('hash'))[:16]}, fn {held.get('fn')!r}) than this one (hash "
+                f"{digest[:16]}); nothing was written. Point out_dir at the parent folder of "
+                "sweeps, or at a new folder."
+            )
+    elif writer:
+        folder.mkdir(parents=True, exist_ok=True)
+        atomic_json(path, manifest)
+    return folder
+
+
+def chunk_files(folder: Path) -> list[Path]:
+    """The finished chunk files of ``folder``, in order."""
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.iterdir() if _CHUNK_RE.match(p.name))
+
+
+def load_chunks(folder: Path, total: int, leaves: list[np.ndarray], done: np.ndarray) -> int:
+    """Scatters every finished chunk of ``folder`` into ``leaves``; returns their count."""
+    count = 0
+    for path in chunk_files(folder):
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                index = z["index"]
+                values = [z[f"out{i}"] for i in range(len(leaves))]
+        except Exception as exc:
+            raise InputError(
+                f"chunk file {str(path)!r} cannot be read ({exc}); move it away to recompute it"
+            ) from exc
+        ok = index.ndim == 1 and index.size and index.min() >= 0 and index.max() < total
+        ok = ok and all(
+            v.shape == (index.size,) + leaf.shape[1:] and v.dtype == leaf.dtype
+            for v, leaf in zip(values, leaves)
+        )
+        if not ok:
+            raise InputError(
+                f"chunk file {str(path)!r} does not match this sweep's combinations or output "
+                "shapes; move it away to recompute it"
+            )
+        for leaf, value in zip(leaves, values):
+            leaf[index] = value
+        done[index] = True
+        count += 1
+    return count
+
+
+def prepare(folder: Path, resume: bool, writer: bool, leaves: list, done: np.ndarray) -> int:
+    """Removes temporary files a killed writer left; loads the finished chunks (``resume``) or
+    deletes them (the writer, without ``resume``). Returns the number of chunks loaded."""
+    if writer:
+        for stale in folder.glob(".tmp-*"):  # left by a killed writer; never renamed
+            stale.unlink(missing_ok=True)
+    if resume:
+        return load_chunks(folder, done.size, leaves, done)
+    if writer:
+        for old in chunk_files(folder):
+            old.unlink()
+    return 0
+
+
+def save_chunk(folder: Path, batch: np.ndarray, values: Sequence[np.ndarray]) -> Path:
+    """Writes one finished chunk: its combination numbers ``batch`` and its output leaves."""
+    path = folder / f"chunk-{int(batch[0]):010d}.npz"
+    arrays = {"index": batch.astype(np.int64)}
+    arrays.update({f"out{i}": v[: batch.size] for i, v in enumerate(values)})
+    atomic_savez(path, arrays)
+    return path
