@@ -327,7 +327,7 @@ def _check_tasks(learner, params, xs, ys, mask, task_data) -> Array:
         raise InputError(f"xs: the task blocks are empty (shape {blocks}); give at least one task")
     check_shape("ys", ys, blocks + tuple(jnp.shape(ys)[2:]))
     mask = _check_mask(mask, blocks)
-    if not isinstance(mask, jax.core.Tracer) and not bool(jnp.any(mask)):
+    if not isinstance(mask, jax.core.Tracer) and not np.any(np.asarray(mask)):
         raise InputError("mask: every point of every task is masked; no task has a real point")
     if task_data is not None:
         _leading("task_data", task_data)
@@ -396,10 +396,8 @@ def run(
       keep_predictions: store the predictions in ``Trace.prediction`` (else ``None``).
 
     Returns:
-      The final state and the :class:`~ojax.core.Trace`.
-
-    Raises:
-      InputError: on shapes, dtypes or values the learner cannot take (see the module doc).
+      The final state and the :class:`~ojax.core.Trace`; :class:`~ojax.validation.InputError`
+      on shapes, dtypes or values the learner cannot take (see the module doc).
 
     Examples:
       >>> import jax.numpy as jnp

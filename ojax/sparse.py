@@ -5,15 +5,14 @@ non-zeros in ``indices[i, :nnz_i]`` / ``values[i, :nnz_i]`` and padding ``(0, 0.
 A dot product is a gather, an update a scatter-add, so a step costs ``O(k)`` (``k`` the widest
 row) instead of ``O(d)``; padding contributes ``w[0] * 0`` and adds ``0`` to ``w[0]``.
 
-Many streams that are shuffles of one dataset share its single copy: :func:`run_orders` scans
-each stream's row order and gathers row ``order[t]`` at step ``t`` (``jit(vmap(scan))`` over the
-orders), so memory is one dataset plus ``S n`` integers, not ``S`` copies of the data.
+Many streams that are shuffles of one dataset share its single copy: :func:`run_orders` runs
+:func:`ojax.run` with each stream's row ``order`` (step ``t`` gathers row ``order[t]``), vmapped
+over the orders, so memory is one dataset plus ``S n`` integers, not ``S`` copies of the data.
 ``ojax.transfer.linear_pa(dim, sparse=True)`` is linear PA-I on such rows.
 """
 
 from __future__ import annotations
 
-import functools
 from typing import Any, NamedTuple
 
 import jax
@@ -23,7 +22,8 @@ import scipy.sparse as sp
 
 from ojax.core import Array, Params, Predictor, Trace
 from ojax.losses import Loss
-from ojax.validation import InputError, check_finite, check_int, check_range, check_shape
+from ojax.run import Record, run
+from ojax.validation import InputError, check_finite, check_int, check_range
 
 
 class SparseRows(NamedTuple):
@@ -83,82 +83,101 @@ def sparse_dot(w: Array, indices: Array, values: Array) -> Array:
     return jnp.dot(w[indices], values.astype(w.dtype))
 
 
-@functools.partial(jax.jit, static_argnames=("predictor", "loss", "unroll"))
-def _run_orders(predictor, params, xs, ys, orders, loss, unroll):
-    def one(order):
-        def step(state, t):
-            x = jax.tree.map(lambda leaf: leaf[t], xs)
-            y = ys[t]
-            y_hat = predictor.predict(state, params, x)
-            return predictor.update(state, params, x, y), (loss.value(y_hat, y), y_hat)
-
-        state, (losses, preds) = jax.lax.scan(step, predictor.init(params), order, unroll=unroll)
-        return state, Trace(losses, preds, None, jnp.ones(losses.shape, bool))
-
-    return jax.vmap(one)(orders)
+def _check_orders(orders: Any, n: int) -> tuple[Array, bool]:
+    """``orders`` as int32 and whether one order ``(m,)`` was given (a traced order's range is
+    checked under :func:`ojax.checked` only)."""
+    if orders is not None and not isinstance(orders, (jax.Array, jax.core.Tracer)):
+        orders = np.asarray(orders)
+    single = orders is None or jnp.ndim(orders) == 1
+    orders = jnp.arange(n, dtype=jnp.int32) if orders is None else orders
+    dtype = jnp.result_type(orders)
+    if jnp.ndim(orders) not in (1, 2) or not jnp.issubdtype(dtype, jnp.integer):
+        raise InputError(
+            f"orders must be an integer array of shape (m,) or (S, m) of rows of the {n} "
+            f"examples, got shape {jnp.shape(orders)} and dtype {dtype}"
+        )
+    if 0 in jnp.shape(orders):
+        raise InputError(f"orders must hold at least one row index, got shape {jnp.shape(orders)}")
+    check_range("orders", orders, 0, n - 1)
+    orders = jnp.asarray(orders, jnp.int32)
+    return orders, single
 
 
 def run_orders(
     predictor: Predictor,
     params: Params,
-    xs: Array | SparseRows,
+    xs: Any,
     ys: Array,
     loss: Loss,
     orders: Array | None = None,
     *,
-    unroll: int = 1,
+    record: Record | None = None,
+    keep_predictions: bool = True,
 ) -> tuple[Any, Trace]:
     """Progressive validation of ``predictor`` on streams that are row orders of one dataset.
 
     Stream ``s`` visits the rows ``orders[s, 0], orders[s, 1], ...`` of the shared ``(xs, ys)``:
-    at each step it predicts, records ``loss`` of the prediction, then updates. All streams run
-    in one ``jit(vmap(scan))``; the data is never copied per stream.
+    at each step it predicts, records ``loss`` of the prediction, then updates. A thin wrapper
+    of :func:`ojax.run` with ``order``, vmapped over the orders: the data is read by every
+    stream and never copied per stream (memory: one dataset plus ``S m`` integers).
 
     Args:
       predictor: a :class:`~ojax.core.Predictor` taking one row of ``xs`` (static).
       params: its hyperparameters (shared by the streams).
-      xs: ``(n, d)`` dense rows or :class:`SparseRows` (e.g. for
-        ``ojax.transfer.linear_pa(dim, sparse=True)``).
-      ys: ``(n,)`` labels.
+      xs: ``(n, ...)`` rows: dense rows, :class:`SparseRows` (e.g. for
+        ``ojax.transfer.linear_pa(dim, sparse=True)``) or any pytree with a leading example
+        axis (the kernel points of ``ojax.transfer.kernel_pool``).
+      ys: ``(n, ...)`` labels.
       loss: the loss recorded for each prediction (static).
       orders: ``(m,)`` one order or ``(S, m)`` one per stream, integers in ``[0, n)``
-        (default: the rows in their given order).
-      unroll: scan unroll factor (static).
+        (0-based; default: the rows in their given order).
+      record: static ``Step -> pytree`` recorded at every step (see :func:`ojax.run`).
+      keep_predictions: store the predictions in ``Trace.prediction``.
 
     Returns:
-      The final states and the :class:`~ojax.core.Trace` with a leading stream axis when
+      The final states and the :class:`~ojax.core.Trace`, with a leading stream axis when
       ``orders`` has one.
+
+    Raises:
+      InputError: on orders that are not integers of rows of ``xs`` (named ``orders``), and
+        on anything :func:`ojax.run` refuses.
+
+    Examples:
+      >>> import jax.numpy as jnp
+      >>> from ojax import losses
+      >>> from ojax.transfer import LinearPAParams, linear_pa
+      >>> xs, ys = jnp.array([[1.0, 0.0], [0.0, 1.0]]), jnp.array([1.0, -1.0])
+      >>> _, trace = run_orders(linear_pa(2), LinearPAParams(jnp.array(1.0)), xs, ys,
+      ...                       losses.zero_one, jnp.array([[0, 1, 0], [1, 0, 1]]))
+      >>> print(trace.loss)
+      [[0. 1. 0.]
+       [1. 0. 0.]]
     """
     leaves = jax.tree.leaves(xs)
     if not leaves or jnp.ndim(leaves[0]) < 1:
         raise InputError("xs must be (n, d) rows or SparseRows with a leading example axis")
     n = jnp.shape(leaves[0])[0]
-    for i, leaf in enumerate(leaves):
-        check_shape(f"xs[{i}]", leaf, (n,) + tuple(jnp.shape(leaf)[1:]))
-        check_finite(f"xs[{i}]", leaf)
     if isinstance(xs, SparseRows):
         if not jnp.issubdtype(jnp.result_type(xs.indices), jnp.integer):
             raise InputError(
                 f"xs.indices must be integers, got dtype {jnp.result_type(xs.indices)}"
             )
         check_range("xs.indices", xs.indices, 0)
-    check_shape("ys", ys, (n,))
-    check_finite("ys", ys)
-    predictor.check_params(params)
-    single = orders is None or jnp.ndim(orders) == 1
-    orders = jnp.arange(n, dtype=jnp.int32) if orders is None else jnp.asarray(orders)
-    if orders.ndim not in (1, 2) or not jnp.issubdtype(orders.dtype, jnp.integer):
-        raise InputError(
-            f"orders must be an integer array of shape (m,) or (S, m), got shape "
-            f"{orders.shape} and dtype {orders.dtype}"
+    orders, single = _check_orders(orders, n)
+
+    def one(order: Array) -> tuple[Any, Trace]:
+        return run(
+            predictor,
+            params,
+            xs,
+            ys,
+            loss,
+            order=order,
+            record=record,
+            keep_predictions=keep_predictions,
         )
-    check_range("orders", orders, 0, n - 1)
-    check_int("unroll", unroll, 1)
-    batched = orders[None] if single else orders
-    state, trace = _run_orders(predictor, params, xs, jnp.asarray(ys), batched, loss, unroll)
-    if single:
-        state, trace = jax.tree.map(lambda leaf: leaf[0], (state, trace))
-    return state, trace
+
+    return one(orders) if single else jax.vmap(one)(orders)
 
 
 __all__ = ["SparseRows", "run_orders", "sparse_dot", "sparse_rows"]

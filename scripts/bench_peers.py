@@ -150,14 +150,18 @@ def vw_lines(work: Workload) -> list[bytes]:
 
 def lsq_asgd_predictor(dim: int) -> Predictor:
     """Least-squares SGD carrying a Polyak-Ruppert average; predicts with BOTH the average and
-    the SGD iterate (a (2,) prediction), so one run answers both kinds of peers."""
+    the SGD iterate (a (2,) prediction, so its label is (2,): the target twice), so one run
+    answers both kinds of peers."""
     learner = averaged(sgd(), polyak_averager())
     base = linear_predictor(learner, losses.square, jnp.zeros(dim, jnp.float32))
 
     def predict(state, params, x):
         return jnp.stack([jnp.vdot(average_of(state.learner), x), base.predict(state, params, x)])
 
-    return Predictor(base.init, predict, base.update, base.check_params)
+    def update(state, params, x, y):
+        return base.update(state, params, x, y[0])
+
+    return Predictor(base.init, predict, update, base.check_params)
 
 
 def ojax_methods(work: Workload) -> dict[str, tuple]:
@@ -185,7 +189,8 @@ def ojax_methods(work: Workload) -> dict[str, tuple]:
     xs = jnp.asarray(work.x, jnp.float32)
     if work.name == "lsq-asgd":
         params = AveragedParams(SGDParams(jnp.float32(LSQ_ETA)), ())
-        return {"ojax SGD + Polyak-Ruppert": (lsq_asgd_predictor(d), params, xs, y, "square")}
+        pairs = jnp.stack([y, y], axis=1)  # one label per prediction (average, iterate)
+        return {"ojax SGD + Polyak-Ruppert": (lsq_asgd_predictor(d), params, xs, pairs, "square")}
     radius = float(np.linalg.norm(work.x, axis=1).max())  # L = 1 (absolute loss), R = max ||x||
     dm = DirectionMagnitudeParams(jnp.float32(1.0), jnp.float32(1.0 / radius))
     x0 = jnp.zeros(d, jnp.float32)
@@ -216,18 +221,13 @@ SQUARE_PAIR = losses.Loss(
 )
 
 
-# ``lax.scan`` unroll factor of the ojax runs (a static option of ``run_orders``): 4 was the
-# fastest of 1, 2, 4, 8 for sparse PA-I at 10 and 100 streams here; it changes no number.
-UNROLL = 4
-
-
 def time_ojax(method, orders: np.ndarray, repeats: int) -> dict[str, Any]:
     predictor, params, xs, y, loss_name = method
     loss = SQUARE_PAIR if loss_name == "square" else losses.LOSSES[loss_name]
     orders = jnp.asarray(orders, jnp.int32)
 
     def call():
-        state, trace = run_orders(predictor, params, xs, y, loss, orders, unroll=UNROLL)
+        state, trace = run_orders(predictor, params, xs, y, loss, orders)
         return jax.block_until_ready(trace.loss)
 
     start = time.perf_counter()

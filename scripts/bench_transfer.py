@@ -16,6 +16,7 @@ runs ojax in float64 too (the dtype is recorded in each row).
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import math
 import statistics
@@ -25,10 +26,11 @@ from pathlib import Path
 import jax
 import numpy as np
 
-from ojax.datasets import transfer as data
-from ojax.experiments import zhao_hoi2010 as Z
+from ojax import transfer
+from ojax.datasets import transfer as transfer_data
+from ojax.experiments import zhao_hoi2010
 from ojax.experiments.output import environment_info
-from ojax.transfer import runner as R
+from ojax.experiments.timing import compile_and_run
 
 # ----------------------------------------------------------------- the NumPy baseline
 
@@ -121,35 +123,35 @@ def _direct_loop(X, y, order, C, sigma, h=None, otl=None, eta=0.5):
     return mistakes, m
 
 
-def numpy_direct_methods(prepared: Z.Prepared, target_x, orders) -> None:
+def numpy_direct_methods(prepared: transfer.TransferSetup, target_x, orders) -> None:
     """The four methods with the on-the-fly NumPy loop (Gaussian k(x, x) = 1)."""
     X = target_x.toarray() if hasattr(target_x, "toarray") else np.asarray(target_x)
-    y = np.asarray(prepared.methods["PA"].stream.labels, np.float64)
-    h = np.asarray(prepared.methods["OTL"].stream.offsets[0], np.float64)
+    y = np.asarray(prepared.methods["PA"].ys, np.float64)
+    h = np.asarray(prepared.methods["OTL"].xs.offset, np.float64)
     for order in orders:
-        _direct_loop(X, y, order, Z.C, Z.SIGMA_TARGET)
-        _direct_loop(X, y, order, Z.C, Z.SIGMA_SOURCE, h)
-        _direct_loop(X, y, order, Z.C, Z.SIGMA_TARGET, h, "fixed")
-        _direct_loop(X, y, order, Z.C, Z.SIGMA_TARGET, h, "adaptive")
+        _direct_loop(X, y, order, zhao_hoi2010.C, zhao_hoi2010.SIGMA_TARGET)
+        _direct_loop(X, y, order, zhao_hoi2010.C, zhao_hoi2010.SIGMA_SOURCE, h)
+        _direct_loop(X, y, order, zhao_hoi2010.C, zhao_hoi2010.SIGMA_TARGET, h, "fixed")
+        _direct_loop(X, y, order, zhao_hoi2010.C, zhao_hoi2010.SIGMA_TARGET, h, "adaptive")
 
 
-def numpy_methods(prepared: Z.Prepared, orders: np.ndarray) -> dict[str, float]:
+def numpy_methods(prepared: transfer.TransferSetup, orders: np.ndarray) -> dict[str, float]:
     """Runs the four methods over every order with the NumPy loop; returns mistake rates."""
-    g_pa = np.asarray(prepared.methods["PA"].stream.grams[0], np.float64)
-    g_paio = np.asarray(prepared.methods["PAIO"].stream.grams[0], np.float64)
-    y = np.asarray(prepared.methods["PA"].stream.labels, np.float64)
-    h = np.asarray(prepared.methods["OTL"].stream.offsets[0], np.float64)
-    rates = {k: [] for k in Z.HOMOGENEOUS_METHODS}
+    g_pa = np.asarray(prepared.methods["PA"].xs.row, np.float64)
+    g_paio = np.asarray(prepared.methods["PAIO"].xs.row, np.float64)
+    y = np.asarray(prepared.methods["PA"].ys, np.float64)
+    h = np.asarray(prepared.methods["OTL"].xs.offset, np.float64)
+    rates = {k: [] for k in zhao_hoi2010.HOMOGENEOUS_METHODS}
     for order in orders:
         t = len(order)
-        rates["PA"].append(_pa_loop(g_pa, y, order, Z.C)[0] / t)
-        rates["PAIO"].append(_pa_loop(g_paio, y, order, Z.C, h)[0] / t)
-        rates["OTL_fixed"].append(_otl_loop(g_pa, y, order, Z.C, h, fixed=True)[0] / t)
-        rates["OTL"].append(_otl_loop(g_pa, y, order, Z.C, h)[0] / t)
+        rates["PA"].append(_pa_loop(g_pa, y, order, zhao_hoi2010.C)[0] / t)
+        rates["PAIO"].append(_pa_loop(g_paio, y, order, zhao_hoi2010.C, h)[0] / t)
+        rates["OTL_fixed"].append(_otl_loop(g_pa, y, order, zhao_hoi2010.C, h, fixed=True)[0] / t)
+        rates["OTL"].append(_otl_loop(g_pa, y, order, zhao_hoi2010.C, h)[0] / t)
     return {k: 100 * float(np.mean(v)) for k, v in rates.items()}
 
 
-def numpy_prepare(split: data.Split):
+def numpy_prepare(split: transfer_data.Split):
     """The NumPy pipeline's Gram matrices and source classifier (float64)."""
 
     def sqd(a, b):
@@ -160,7 +162,7 @@ def numpy_prepare(split: data.Split):
         return np.maximum(a2[:, None] + b2[None, :] - 2 * cross, 0.0)
 
     d_ss = sqd(split.source_x, split.source_x)
-    k_ss = np.exp(-d_ss / (2 * Z.SIGMA_SOURCE**2))
+    k_ss = np.exp(-d_ss / (2 * zhao_hoi2010.SIGMA_SOURCE**2))
     ys = split.source_y
     n = len(ys)
     sv, alpha, avg, m = np.zeros(n, np.int64), np.zeros(n), np.zeros(n), 0
@@ -168,13 +170,17 @@ def numpy_prepare(split: data.Split):
         f = alpha[:m] @ k_ss[t, sv[:m]]
         loss = 1.0 - ys[t] * f
         if loss > 0:
-            sv[m], alpha[m] = t, ys[t] * min(Z.C, loss / k_ss[t, t])
+            sv[m], alpha[m] = t, ys[t] * min(zhao_hoi2010.C, loss / k_ss[t, t])
             m += 1
         avg[:m] = (t / (t + 1)) * avg[:m] + alpha[:m] / (t + 1)
-    k_ts = np.exp(-sqd(split.target_x, split.source_x) / (2 * Z.SIGMA_SOURCE**2))
+    k_ts = np.exp(-sqd(split.target_x, split.source_x) / (2 * zhao_hoi2010.SIGMA_SOURCE**2))
     h = k_ts[:, sv[:m]] @ avg[:m]
     d_tt = sqd(split.target_x, split.target_x)
-    return (np.exp(-d_tt / (2 * Z.SIGMA_SOURCE**2)), np.exp(-d_tt / (2 * Z.SIGMA_TARGET**2)), h)
+    return (
+        np.exp(-d_tt / (2 * zhao_hoi2010.SIGMA_SOURCE**2)),
+        np.exp(-d_tt / (2 * zhao_hoi2010.SIGMA_TARGET**2)),
+        h,
+    )
 
 
 # ------------------------------------------------------------------------------ timing
@@ -190,23 +196,28 @@ def _median(fn, repeats):
 
 
 def bench_dataset(name, split, num_perms, repeats, baseline_repeats):
-    prepared = Z.prepare_homogeneous(split)
-    orders = R.permutations(jax.random.key(0), num_perms, prepared.num_target)
+    prepared = zhao_hoi2010.prepare_homogeneous(split)
+    orders = transfer.permutations(jax.random.key(0), num_perms, prepared.num_target)
     run = prepared.combined  # the four methods in one scan
-    start = time.perf_counter()
-    compiled = R._run_permutations.lower(
-        run.learner, run.params, run.stream, orders, False
-    ).compile()
-    compile_seconds = time.perf_counter() - start
+    jitted = jax.jit(
+        functools.partial(
+            transfer.run_kernel,
+            run.learner,
+            base_support_vectors=run.base_support_vectors,
+            keep_predictions=False,
+        )
+    )
+    _, compile_seconds, _ = compile_and_run(jitted, run.params, run.xs, run.ys, orders)
 
     def ojax_all():
-        return jax.block_until_ready(compiled(run.params, run.stream, orders))
+        return jax.block_until_ready(jitted(run.params, run.xs, run.ys, orders))
 
     ojax_all()
     ojax_seconds = _median(ojax_all, repeats)
-    mistakes = np.asarray(ojax_all()[1].mistake)  # (P, T, 4 methods)
+    mistakes = np.asarray(ojax_all()[1].loss)  # (P, T, 4 methods): the mistakes
     ojax_rates = {
-        m: 100 * float(mistakes[..., j].mean()) for j, m in enumerate(Z.HOMOGENEOUS_METHODS)
+        m: 100 * float(mistakes[..., j].mean())
+        for j, m in enumerate(zhao_hoi2010.HOMOGENEOUS_METHODS)
     }
     orders_np = np.asarray(orders)
     base_rates = {}
@@ -225,7 +236,7 @@ def bench_dataset(name, split, num_perms, repeats, baseline_repeats):
             "baseline_seconds": baseline_seconds,
             "ratio": baseline_seconds / ojax_seconds,
             "ojax_compile_seconds": compile_seconds,
-            "ojax_dtype": str(run.stream.labels.dtype),
+            "ojax_dtype": str(run.ys.dtype),
             "max_rate_difference_percent": agree,
         }
     ]
@@ -247,20 +258,20 @@ def bench_dataset(name, split, num_perms, repeats, baseline_repeats):
 
 def bench_end_to_end(name, num_perms):
     start = time.perf_counter()
-    split = data.homogeneous_split(name)
-    prepared = Z.prepare_homogeneous(split)
-    orders = R.permutations(jax.random.key(0), num_perms, prepared.num_target)
-    compile_seconds = Z.time_method(prepared.combined, orders).compile_seconds
+    split = transfer_data.homogeneous_split(name)
+    prepared = zhao_hoi2010.prepare_homogeneous(split)
+    orders = transfer.permutations(jax.random.key(0), num_perms, prepared.num_target)
+    compile_seconds = zhao_hoi2010.time_method(prepared.combined, orders).compile_seconds
     ojax_seconds = time.perf_counter() - start
     start = time.perf_counter()
-    split = data.homogeneous_split(name)
+    split = transfer_data.homogeneous_split(name)
     k1, k2, h = numpy_prepare(split)
     y = split.target_y
     for order in np.asarray(orders):
-        _pa_loop(k2, y, order, Z.C)
-        _pa_loop(k1, y, order, Z.C, h)
-        _otl_loop(k2, y, order, Z.C, h, fixed=True)
-        _otl_loop(k2, y, order, Z.C, h)
+        _pa_loop(k2, y, order, zhao_hoi2010.C)
+        _pa_loop(k1, y, order, zhao_hoi2010.C, h)
+        _otl_loop(k2, y, order, zhao_hoi2010.C, h, fixed=True)
+        _otl_loop(k2, y, order, zhao_hoi2010.C, h)
     baseline_seconds = time.perf_counter() - start
     return {
         "case": f"{name} end to end: load, Gram, 4 methods x {num_perms} permutations "
@@ -270,7 +281,7 @@ def bench_end_to_end(name, num_perms):
         "baseline_seconds": baseline_seconds,
         "ratio": baseline_seconds / ojax_seconds,
         "ojax_compile_seconds": compile_seconds,
-        "ojax_dtype": str(prepared.combined.stream.labels.dtype),
+        "ojax_dtype": str(prepared.combined.ys.dtype),
     }
 
 
@@ -285,7 +296,7 @@ def main() -> None:
     rows = []
     names = ["usenet2"] if args.quick else ["usenet2", "newsgroup4", "spambase"]
     for name in names:
-        split = data.homogeneous_split(name)
+        split = transfer_data.homogeneous_split(name)
         for perms in (1, 20):
             # the CPU may be shared: medians of several runs (the NumPy loops are slow, so
             # fewer of them for the large cases)

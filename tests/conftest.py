@@ -32,3 +32,21 @@ def data_dir() -> Path:
     if not DATA_DIR.is_dir():
         pytest.fail(f"the data folder {DATA_DIR} is missing (OJAX_DATA_DIR names no folder)")
     return DATA_DIR
+
+
+# Slow tests (subprocesses, notebooks, package builds, real experiments): marked here in one
+# place so `pytest -m "not slow"` gives a fast inner loop; CI runs them all.
+_SLOW_MODULES = {"test_notebooks.py", "test_bench_peers.py", "test_packaging.py"}
+_SLOW_TESTS = {
+    "test_sigkill_midway_then_resume",
+    "test_sharded_over_four_cpu_devices_equals_unsharded",
+    "test_the_engine_imports_no_experiment_or_plotting",
+    "test_console_script_is_installed",
+    "test_sharded_time_axis_matches_serial",
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.path.name in _SLOW_MODULES or item.originalname in _SLOW_TESTS:
+            item.add_marker(pytest.mark.slow)

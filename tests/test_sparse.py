@@ -1,5 +1,7 @@
 """Sparse rows and shuffled streams (ojax.sparse): PA-I on sparse rows against a float64 NumPy
-loop written from the update rule, against the dense linear PA-I, per step; orders; bad input."""
+loop written from the update rule, against the dense linear PA-I, per step (scores and weights);
+orders (a thin wrapper of ojax.run: vmap over orders == each order alone, no retrace); bad
+input."""
 
 from __future__ import annotations
 
@@ -10,15 +12,17 @@ import pytest
 import scipy.sparse as sp
 
 from ojax import losses
-from ojax.sparse import _run_orders, run_orders, sparse_rows
+from ojax.sparse import run_orders, sparse_rows
 from ojax.transfer import LinearPAParams, linear_pa
 from ojax.validation import InputError
 
 
 def reference_pa(x: np.ndarray, y: np.ndarray, c: float) -> tuple[np.ndarray, np.ndarray]:
-    """Linear PA-I, float64, one example at a time: the scores before each update, final w."""
+    """Linear PA-I, float64, one example at a time: the scores before each update and the
+    weights after each update."""
     w = np.zeros(x.shape[1])
     scores = np.zeros(len(y))
+    weights = np.zeros((len(y), x.shape[1]))
     for t in range(len(y)):
         s = float(w @ x[t])
         scores[t] = s
@@ -26,7 +30,8 @@ def reference_pa(x: np.ndarray, y: np.ndarray, c: float) -> tuple[np.ndarray, np
         norm2 = float(x[t] @ x[t])
         if norm2 > 0:
             w = w + min(c, loss / norm2) * y[t] * x[t]
-    return scores, w
+        weights[t] = w
+    return scores, weights
 
 
 def sparse_stream(seed: int, n: int = 60, d: int = 12, nnz: int = 4):
@@ -47,20 +52,23 @@ def test_sparse_rows_layout():
     np.testing.assert_array_equal(rows.values, [[0, 0, 0], [5, 2, 0], [1, 0, 0]])
 
 
-def test_sparse_pa_matches_numpy_reference_per_step(x64):
+def _weights(step):
+    return step.new_state.weights
+
+
+@pytest.mark.parametrize("sparse", [True, False])
+def test_pa_matches_numpy_reference_per_step(x64, sparse):
     x, y = sparse_stream(0)
     c = 0.7
     ref_scores, ref_w = reference_pa(x, y, c)
     params = LinearPAParams(jnp.asarray(c, jnp.float64))
+    rows = sparse_rows(x, dtype=jnp.float64) if sparse else jnp.asarray(x)
     state, trace = run_orders(
-        linear_pa(x.shape[1], sparse=True),
-        params,
-        sparse_rows(x, dtype=jnp.float64),
-        y,
-        losses.hinge,
+        linear_pa(x.shape[1], sparse=sparse), params, rows, y, losses.hinge, record=_weights
     )
     np.testing.assert_allclose(trace.prediction, ref_scores, rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(state.weights, ref_w, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(trace.record, ref_w, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(state.weights, ref_w[-1], rtol=1e-12, atol=1e-12)
     hinge = np.maximum(0.0, 1.0 - y * ref_scores)
     np.testing.assert_allclose(trace.loss, hinge, rtol=1e-12, atol=1e-12)
 
@@ -90,11 +98,23 @@ def test_no_retrace_on_new_values():
     x, y = sparse_stream(2)
     rows = sparse_rows(x)
     predictor = linear_pa(x.shape[1], sparse=True)
-    before = _run_orders._cache_size()
+    traced = [0]
+
+    def update(*args):
+        traced[0] += 1
+        return predictor.update(*args)
+
+    counting = predictor._replace(update=update)
+    counts, losses_seen = [], []
     for seed, c in ((0, 0.1), (1, 2.0), (2, 5.0)):
-        order = np.random.default_rng(seed).permutation(len(y))[None]
-        run_orders(predictor, LinearPAParams(jnp.float32(c)), rows, y, losses.hinge, order)
-    assert _run_orders._cache_size() - before == 1
+        orders = np.stack([np.random.default_rng(seed + k).permutation(len(y)) for k in range(2)])
+        _, trace = run_orders(
+            counting, LinearPAParams(jnp.float32(c)), rows, y, losses.hinge, orders
+        )
+        counts.append(traced[0])
+        losses_seen.append(np.asarray(trace.loss))
+    assert counts[0] >= 1 and counts[1] == counts[0] and counts[2] == counts[0]
+    assert not np.array_equal(losses_seen[0], losses_seen[1])
 
 
 def test_vmap_over_c_equals_loop():
@@ -102,24 +122,29 @@ def test_vmap_over_c_equals_loop():
     rows = sparse_rows(x)
     predictor = linear_pa(x.shape[1], sparse=True)
     grid = jnp.asarray([0.05, 3.0], jnp.float32)
-    order = jnp.arange(len(y))[None]
-    batched = jax.vmap(
-        lambda c: (
-            _run_orders(
-                predictor,
-                LinearPAParams(c),
-                rows,
-                jnp.asarray(y, jnp.float32),
-                order,
-                losses.hinge,
-                1,
-            )[1].prediction
-        )
-    )(grid)
+    orders = np.stack([np.arange(len(y)), np.arange(len(y))[::-1]])
+
+    def predictions(c):
+        return run_orders(predictor, LinearPAParams(c), rows, y, losses.hinge, orders)[1].prediction
+
+    batched = jax.vmap(predictions)(grid)
     for i, c in enumerate(grid):
-        _, tr = run_orders(predictor, LinearPAParams(c), rows, y, losses.hinge, order)
-        np.testing.assert_allclose(batched[i], tr.prediction, rtol=1e-6, atol=1e-6)
+        np.testing.assert_allclose(batched[i], predictions(c), rtol=1e-6, atol=1e-6)
     assert not np.allclose(batched[0], batched[1])
+
+
+def test_jit_over_orders_equals_eager():
+    """Under jit the orders are traced (their range is not checked) and the results agree."""
+    x, y = sparse_stream(5)
+    rows = sparse_rows(x)
+    predictor = linear_pa(x.shape[1], sparse=True)
+    params = LinearPAParams(jnp.float32(0.5))
+    orders = jnp.asarray(np.stack([np.random.default_rng(s).permutation(len(y)) for s in range(3)]))
+
+    def losses_of(o):
+        return run_orders(predictor, params, rows, y, losses.zero_one, o)[1].loss
+
+    np.testing.assert_array_equal(jax.jit(losses_of)(orders), losses_of(orders))
 
 
 def test_bad_input():
@@ -133,6 +158,8 @@ def test_bad_input():
         run_orders(pa, good, rows, y, losses.hinge, np.array([0, len(y)]))
     with pytest.raises(InputError, match="orders"):
         run_orders(pa, good, rows, y, losses.hinge, np.zeros((2, 2, 2), np.int32))
+    with pytest.raises(InputError, match="orders must be an integer array"):
+        run_orders(pa, good, rows, y, losses.hinge, np.array([0.0, 1.0]))
     with pytest.raises(InputError, match="ys"):
         run_orders(pa, good, rows, y[:-1], losses.hinge)
     bad_y = y.copy()

@@ -1,12 +1,14 @@
-"""The Zhao & Hoi (2010) experiments in their --quick configurations."""
+"""The Zhao & Hoi (2010) experiments in their --quick configurations, and with a split file of
+one's own (the same numbers as ojax.transfer.run_split on the same rows and orders)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from ojax.experiments import EXPERIMENTS, ExperimentConfig
-from ojax.experiments import zhao_hoi2010 as Z
+from ojax import transfer
+from ojax.datasets import transfer as transfer_data
+from ojax.experiments import EXPERIMENTS, ExperimentConfig, zhao_hoi2010
 
 
 def _config(name, tmp_path, data_dir, seeds=20):
@@ -32,7 +34,8 @@ def homogeneous(tmp_path_factory):
 
 def test_homogeneous_usenet2_ordering(homogeneous):
     rate = {
-        m: _final(homogeneous, "usenet2", m, "mistake_rate").mean for m in Z.HOMOGENEOUS_METHODS
+        m: _final(homogeneous, "usenet2", m, "mistake_rate").mean
+        for m in zhao_hoi2010.HOMOGENEOUS_METHODS
     }
     # the paper's ordering on usenet2 (not its numbers: see the spec)
     assert rate["OTL"] < rate["OTL_fixed"]
@@ -42,13 +45,16 @@ def test_homogeneous_usenet2_ordering(homogeneous):
 
 def test_homogeneous_outputs(homogeneous):
     names = {(r.dataset, r.method, r.metric) for r in homogeneous.rows}
-    for method in Z.HOMOGENEOUS_METHODS:
+    for method in zhao_hoi2010.HOMOGENEOUS_METHODS:
         for metric in ("mistake_rate", "support_vectors", "seconds_per_trial"):
             assert ("usenet2", method, metric) in names
         curve = homogeneous.curves[f"usenet2/{method}/mistake_rate"]
         assert curve.shape == (20, 1200)
         assert np.all((curve >= 0) & (curve <= 100))
-    sv = {m: _final(homogeneous, "usenet2", m, "support_vectors") for m in Z.HOMOGENEOUS_METHODS}
+    sv = {
+        m: _final(homogeneous, "usenet2", m, "support_vectors")
+        for m in zhao_hoi2010.HOMOGENEOUS_METHODS
+    }
     source = homogeneous.extra_config["datasets_detail"]["usenet2"]["source_support_vectors"]
     # OTL = |SV(h)| + PA's count at the same width; PAIO counts h's
     assert sv["OTL"].mean == pytest.approx(sv["PA"].mean + source)
@@ -65,8 +71,55 @@ def test_heterogeneous_quick(tmp_path):
     spec = EXPERIMENTS["zhao-hoi2010-heterogeneous"]
     result = spec.load()(_config(spec.name, tmp_path, DATA_DIR, seeds=4))
     for dataset in ("spambase", "mushrooms"):
-        rate = {m: _final(result, dataset, m, "mistake_rate") for m in Z.HETEROGENEOUS_METHODS}
+        rate = {
+            m: _final(result, dataset, m, "mistake_rate")
+            for m in zhao_hoi2010.HETEROGENEOUS_METHODS
+        }
         assert all(0 <= r.mean <= 100 and r.n_seeds == 4 for r in rate.values())
         # the source helps on the first view: COTL beats COTL0's cold start on average
         assert rate["COTL"].mean <= rate["COTL0"].mean + 1.0
         assert result.curves[f"{dataset}/COTL/mistake_rate"].shape == (4, 600)
+
+
+def _dense(x):
+    return x.toarray() if hasattr(x, "toarray") else np.asarray(x)
+
+
+@pytest.mark.parametrize(
+    "name,dataset,heterogeneous",
+    [("homogeneous", "usenet2", False), ("heterogeneous", "spambase", True)],
+)
+def test_split_file_equals_run_split(tmp_path, x64, name, dataset, heterogeneous):
+    """``config.split``: an .npz of 0-based dataset rows; only that dataset runs, on exactly
+    those orders, with the numbers of run_split on the same rows."""
+    from conftest import DATA_DIR
+
+    rng = np.random.default_rng(0)
+    source_order = 1000 + rng.permutation(40)
+    target_orders = 300 + np.stack([rng.permutation(70) for _ in range(3)])
+    path = tmp_path / "split.npz"
+    np.savez(path, source_order=source_order, target_orders=target_orders, dataset=dataset)
+    spec = EXPERIMENTS[f"zhao-hoi2010-{name}"]
+    config = _config(spec.name, tmp_path, DATA_DIR, seeds=20)
+    config.split = path
+    result = spec.load()(config)
+    assert {r.dataset for r in result.rows} == {dataset}
+    x, y = transfer_data.load_dataset(dataset, DATA_DIR)
+    x = _dense(transfer_data.minmax_rows(x))
+    k = x.shape[1] // 2 if heterogeneous else x.shape[1]
+    expected = transfer.run_split(
+        x[source_order, :k],
+        y[source_order],
+        np.arange(40),
+        x[300:370],
+        y[300:370],
+        target_orders - 300,
+        methods=zhao_hoi2010.HETEROGENEOUS_METHODS if heterogeneous else None,
+    )
+    for method, want in expected.items():
+        rate = result.curves[f"{dataset}/{method}/mistake_rate"]
+        assert rate.shape == (3, 70)
+        np.testing.assert_array_equal(rate, want.mistake_rate)
+        svs = result.curves[f"{dataset}/{method}/support_vectors"]
+        np.testing.assert_array_equal(svs, want.support_vectors)
+    assert result.extra_config["split_file"] == str(path)

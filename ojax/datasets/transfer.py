@@ -413,11 +413,113 @@ def heterogeneous_split(
     return Split(source_view, y[src], _take(x, tgt), y[tgt], k)
 
 
+class SplitFile(NamedTuple):
+    """A split of one's own read from an ``.npz`` file (:func:`load_split_file`)."""
+
+    dataset: str | None  # the dataset it indexes, or None (the caller's default)
+    source_order: np.ndarray  # (S,) int64, 0-based dataset rows in the order h learns them
+    target_orders: np.ndarray  # (P, T) int64, 0-based dataset rows, one target stream per row
+
+
+def _split_array(path: Path, archive: Any, key: str, ndims: tuple[int, ...]) -> np.ndarray:
+    if key not in archive:
+        raise DataError(f"{path}: expected an array {key!r} (keys found: {sorted(archive)})")
+    arr = np.asarray(archive[key])
+    if arr.ndim not in ndims or arr.size == 0 or not np.issubdtype(arr.dtype, np.integer):
+        raise DataError(
+            f"{path}: {key!r} must be a non-empty integer array with {' or '.join(map(str, ndims))}"
+            f" axes of 0-based row indices, got dtype {arr.dtype} and shape {arr.shape}"
+        )
+    return arr.astype(np.int64)
+
+
+def load_split_file(path: str | os.PathLike) -> SplitFile:
+    """A split of one's own, as an ``.npz`` file with the arrays
+
+    * ``source_order``: ``(S,)`` integers, the 0-based rows of the dataset (in the file's row
+      order, before any split) that form the source, in the order the source classifier learns
+      them;
+    * ``target_orders``: ``(P, T)`` integers (or ``(T,)`` for one stream), 0-based rows of the
+      dataset, one target stream per row (the target pool is the set of rows they visit);
+    * ``dataset`` (optional): a string, the dataset's name (e.g. ``"usenet2"``).
+
+    MATLAB's 1-based indices (the authors' toolbox's ``ID_ALL``) must be converted with ``- 1``;
+    indices that count rows of the target block only must be offset by the source size.
+
+    Examples:
+      >>> import tempfile, numpy as np
+      >>> path = tempfile.mkdtemp() + "/split.npz"
+      >>> np.savez(path, source_order=np.arange(3), target_orders=np.array([[4, 3], [3, 4]]))
+      >>> print(load_split_file(path).target_orders.tolist())
+      [[4, 3], [3, 4]]
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise DataError(f"split file {str(path)!r} not found (expected an .npz file)")
+    try:
+        archive = np.load(path, allow_pickle=False)
+    except Exception as exc:
+        raise DataError(f"{path}: cannot read as an .npz file ({exc})") from exc
+    with archive:
+        source = _split_array(path, archive, "source_order", (1,))
+        target = np.atleast_2d(_split_array(path, archive, "target_orders", (1, 2)))
+        dataset = None
+        if "dataset" in archive:
+            name = np.asarray(archive["dataset"])
+            if name.ndim != 0 or name.dtype.kind != "U":
+                raise DataError(f"{path}: 'dataset' must be one string, got {name!r}")
+            dataset = str(name)
+    return SplitFile(dataset, source, target)
+
+
+def _check_rows(name: str, rows: np.ndarray, n: int) -> None:
+    if rows.min() < 0 or rows.max() >= n:
+        hint = " (1-based MATLAB indices? subtract 1)" if rows.max() == n else ""
+        raise InputError(
+            f"{name} must hold 0-based rows in [0, {n - 1}] of the {n} examples, got values in "
+            f"[{rows.min()}, {rows.max()}]{hint}"
+        )
+
+
+def split_from_orders(
+    name: str,
+    source_order: Any,
+    target_orders: Any,
+    data_dir: Any = None,
+    *,
+    heterogeneous: bool = False,
+    scaling: str = "rows",
+) -> tuple[Split, np.ndarray]:
+    """The :class:`Split` of a named dataset given by row orders (0-based rows of the file).
+
+    The source is the rows ``source_order`` in that order (its first ``d // 2`` features when
+    ``heterogeneous``); the target pool is the distinct rows of ``target_orders`` in increasing
+    order. Returns the split and the target orders as ``(P, T)`` int32 positions in that pool.
+    """
+    source_order = np.asarray(source_order)
+    target_orders = np.atleast_2d(np.asarray(target_orders))
+    for key, arr in (("source_order", source_order), ("target_orders", target_orders)):
+        if arr.size == 0 or not np.issubdtype(arr.dtype, np.integer):
+            raise InputError(f"{key} must be non-empty integers, got dtype {arr.dtype}")
+    x, y = load_dataset(name, data_dir)
+    _check_rows("source_order", source_order, x.shape[0])
+    _check_rows("target_orders", target_orders, x.shape[0])
+    x = scale(x, scaling)
+    pool = np.unique(target_orders)
+    orders = np.searchsorted(pool, target_orders).astype(np.int32)
+    source_x = _take(x, source_order)
+    k = x.shape[1] // 2 if heterogeneous else x.shape[1]
+    if heterogeneous:
+        source_x, _ = view_split(source_x, k)
+    return Split(source_x, y[source_order], _take(x, pool), y[pool], k), orders
+
+
 __all__ = [
     "HETEROGENEOUS",
     "HOMOGENEOUS",
     "SCALINGS",
     "Split",
+    "SplitFile",
     "heterogeneous_split",
     "homogeneous_split",
     "load_dataset",
@@ -425,8 +527,10 @@ __all__ = [
     "load_mat_stream",
     "load_mushrooms_keel",
     "load_spambase",
+    "load_split_file",
     "minmax_features",
     "minmax_rows",
     "scale",
+    "split_from_orders",
     "view_split",
 ]

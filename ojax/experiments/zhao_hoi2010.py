@@ -6,7 +6,10 @@ split), then PA (sigma_2 = 8), PAIO (from ``h``, sigma_1), OTL(fixed) and OTL ru
 permutations of the target stream, all permutations in one vmap over a Gram matrix computed
 once. Heterogeneous (``run_heterogeneous``): the source sees the first half of the features;
 PA (whole vector, sigma = 8), PAIO (first view from ``h``), COTL0, SCT and COTL (sigma = 4 per
-view). C = 5 throughout.
+view). C = 5 throughout (the presets ``KernelPAParams.paper()``, ``OTLParams.paper()``, ... of
+:mod:`ojax.transfer`). Everything runs through :func:`ojax.transfer.prepare_transfer` and
+:func:`ojax.run` (random permutations, through the sweep engine) or
+:func:`ojax.transfer.run_kernel` (the orders of a split file).
 
 Metrics per (dataset, method): ``mistake_rate`` (percent; the curve is the running average rate
 of mistakes against the number of samples), ``support_vectors`` (after each sample) and
@@ -16,30 +19,49 @@ is that of all four together). The paper's numbers are stored beside ours in ``c
 (``paper_mistake_rate`` and the markdown ``table``). The data differ from the paper's in places
 (see :mod:`ojax.datasets.transfer`): no w7a here, a7a is drawn from the a1a + a1a.t pool, and
 mushrooms is the KEEL stand-in (5644 rows).
+
+A split of one's own (the configuration field ``split``, a path, e.g. ``ojax run
+zhao-hoi2010-homogeneous --split my_split.npz``): an ``.npz`` file with the arrays
+
+* ``source_order``: ``(S,)`` integers, 0-based rows of the dataset file (its row order as
+  loaded, before any split) forming the source, in the order ``h`` learns them;
+* ``target_orders``: ``(P, T)`` integers, 0-based rows of the dataset file, one target stream
+  per row (the target pool is the set of rows they visit; ``P`` replaces ``--seeds``);
+* ``dataset`` (optional): a string, the dataset's name (default ``"usenet2"`` for the
+  homogeneous experiment, ``"spambase"`` for the heterogeneous one, where the source sees the
+  first ``d // 2`` features).
+
+MATLAB's 1-based indices (the authors' toolbox's ``ID_ALL``) must be converted with ``- 1``, and
+indices counting rows of the target block only must be offset by the source size. Only that
+dataset runs, on exactly those orders. See :func:`ojax.datasets.transfer.load_split_file`; in
+Python, :func:`ojax.transfer.run_split` takes the arrays directly.
 """
 
 from __future__ import annotations
 
+import functools
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ojax.datasets import transfer as data
+from ojax import losses, run, transfer
+from ojax.datasets import transfer as transfer_data
 from ojax.experiments.output import ExperimentConfig, ExperimentResult
-from ojax.transfer import kernels as K
-from ojax.transfer import learners as L
-from ojax.transfer import runner as R
+from ojax.experiments.timing import compile_and_run
+from ojax.sweep import sweep_experiment
+from ojax.transfer.pa import PAPER_C, PAPER_LEARNING_RATE, PAPER_SOURCE_WIDTH, PAPER_TARGET_WIDTH
+from ojax.validation import InputError
 
-C = 5.0
-SIGMA_SOURCE, SIGMA_TARGET = 4.0, 8.0  # homogeneous: h / PAIO and PA / OTL's f
-SIGMA_VIEW, SIGMA_WHOLE = 4.0, 8.0  # heterogeneous: each view, and PA on the whole vector
+C = PAPER_C
+SIGMA_SOURCE, SIGMA_TARGET = PAPER_SOURCE_WIDTH, PAPER_TARGET_WIDTH  # h / PAIO, PA / OTL's f
+SIGMA_VIEW, SIGMA_WHOLE = PAPER_SOURCE_WIDTH, PAPER_TARGET_WIDTH  # each view, PA on the whole
 
-HOMOGENEOUS_METHODS = ("PA", "PAIO", "OTL_fixed", "OTL")
-HETEROGENEOUS_METHODS = ("PA", "PAIO", "COTL0", "SCT", "COTL")
+HOMOGENEOUS_METHODS = transfer.HOMOGENEOUS_HEADS  # PA, PAIO, OTL_fixed, OTL (Table 2)
+HETEROGENEOUS_METHODS = transfer.HETEROGENEOUS_METHODS  # PA, PAIO, COTL0, SCT, COTL (Table 4)
 
 PAPER_TABLE2 = {  # mistake rate (%), Zhao & Hoi 2010, Table 2
     "usenet2": {"PA": 49.33, "PAIO": 47.92, "OTL_fixed": 42.67, "OTL": 34.42},
@@ -54,219 +76,94 @@ PAPER_TABLE4 = {  # mistake rate (%), Zhao & Hoi 2010, Table 4
 }
 
 
-class MethodRun(NamedTuple):
-    """One method ready to run: the learner (static), its params and its stream."""
-
-    learner: L.KernelLearner
-    params: Any
-    stream: R.KernelStream
-
-
-class Prepared(NamedTuple):
-    methods: dict[str, MethodRun]  # each method on its own (pool-indexed Gram mode)
-    num_target: int
-    source_support_vectors: int
-    gram_seconds: float
-    combined: MethodRun | None = None  # all methods in one scan (heads in ``methods`` order)
-
-
-def _f(value: float, dtype: Any) -> jax.Array:
-    return jnp.asarray(value, dtype)
-
-
-def _dtype() -> Any:
-    return jnp.zeros(()).dtype
-
-
-def train_source(
-    source_x: Any, source_y: np.ndarray, width: float, dtype: Any = None
-) -> tuple[K.SVBuffer, jax.Array]:
-    """The averaged kernel PA-I source classifier in Gram mode (sequential source order).
-
-    Returns ``h`` (buffer of source-row indices and averaged coefficients) and the source
-    squared distances are not kept. ``h.count`` is ``|SV(h)|``.
-    """
-    dtype = _dtype() if dtype is None else dtype
-    n = source_x.shape[0]
-    gram = K.gram_matrix(K.squared_distances(source_x, dtype=dtype), width)
-    stream = R.kernel_stream(source_y, grams=gram, dtype=dtype)
-    learner = L.averaged_kernel_pa(n, mode="gram")
-    state, _ = R.run_kernel(
-        learner, L.KernelPAParams(_f(C, dtype), _f(width, dtype)), stream, np.arange(n)
+def prepare_homogeneous(split: transfer_data.Split, dtype: Any = None) -> transfer.TransferSetup:
+    """Source classifier, Gram matrices and the four methods of a homogeneous split (each on
+    its own, and all four in one scan: ``combined``), with the paper's hyperparameters."""
+    return transfer.prepare_transfer(
+        split.source_x,
+        split.source_y,
+        split.target_x,
+        split.target_y,
+        methods=HOMOGENEOUS_METHODS,
+        combined=True,
+        dtype=dtype,
     )
-    return L.source_classifier(state)
 
 
-def source_outputs(h: K.SVBuffer, target_x: Any, source_x: Any, width: float) -> jax.Array:
-    """``h(x)`` on every target row (one product against the source rows)."""
-    dtype = h.coef.dtype
-    dist = K.squared_distances(target_x, source_x, dtype=dtype)
-    return K.gram_matrix(dist, width)[:, h.keys] @ h.coef
-
-
-def prepare_homogeneous(split: data.Split, dtype: Any = None) -> Prepared:
-    """Source classifier, Gram matrices and the four methods' streams of a homogeneous split."""
-    dtype = _dtype() if dtype is None else dtype
-    start = time.perf_counter()
-    h = train_source(split.source_x, split.source_y, SIGMA_SOURCE, dtype)
-    h_out = source_outputs(h, split.target_x, split.source_x, SIGMA_SOURCE)
-    dist = K.squared_distances(split.target_x, dtype=dtype)  # one product, shared by all
-    gram_source = K.gram_matrix(dist, SIGMA_SOURCE)
-    gram_target = K.gram_matrix(dist, SIGMA_TARGET)
-    jax.block_until_ready((gram_source, gram_target, h_out))
-    seconds = time.perf_counter() - start
-    n_h = int(h.count)
-    y = split.target_y
-    n = len(y)
-    pa_params = L.KernelPAParams(_f(C, dtype), _f(SIGMA_TARGET, dtype))
-    otl_params = L.OTLParams(_f(C, dtype), _f(SIGMA_TARGET, dtype), _f(0.5, dtype))
-    with_h = R.kernel_stream(
-        y, grams=gram_target, offsets=h_out, base_support_vectors=n_h, dtype=dtype
-    )
-    pool = "pool"  # the whole target stream is known: coefficients stored by pool index
-    methods = {
-        "PA": MethodRun(
-            L.kernel_pa(n, pool), pa_params, R.kernel_stream(y, grams=gram_target, dtype=dtype)
-        ),
-        "PAIO": MethodRun(
-            L.paio(n, pool),
-            L.KernelPAParams(_f(C, dtype), _f(SIGMA_SOURCE, dtype)),
-            R.kernel_stream(
-                y, grams=gram_source, offsets=h_out, base_support_vectors=n_h, dtype=dtype
-            ),
-        ),
-        "OTL_fixed": MethodRun(L.otl_fixed(n, pool), otl_params, with_h),
-        "OTL": MethodRun(L.otl(n, pool), otl_params, with_h),
-    }
-    assert L.HOMOGENEOUS_HEADS == HOMOGENEOUS_METHODS
-    combined = MethodRun(
-        L.homogeneous_methods(n, pool),
-        L.HomogeneousParams(
-            _f(C, dtype), _f(SIGMA_TARGET, dtype), _f(SIGMA_SOURCE, dtype), _f(0.5, dtype)
-        ),
-        R.kernel_stream(
-            y,
-            grams=(gram_target, gram_source),
-            offsets=(h_out, h_out),
-            base_support_vectors=(0, n_h, n_h, n_h),
-            dtype=dtype,
-        ),
-    )
-    return Prepared(methods, n, n_h, seconds, combined)
-
-
-def prepare_heterogeneous(split: data.Split, dtype: Any = None) -> Prepared:
+def prepare_heterogeneous(split: transfer_data.Split, dtype: Any = None) -> transfer.TransferSetup:
     """Source classifier on the first view, per-view and whole Gram matrices, five methods."""
-    dtype = _dtype() if dtype is None else dtype
-    start = time.perf_counter()
     k = split.num_source_features
     if split.source_x.shape[1] != k:
-        from ojax.validation import InputError
-
         raise InputError(
             f"source_x has {split.source_x.shape[1]} features but num_source_features={k}"
         )
-    view1, view2 = data.view_split(split.target_x, k)
-    h = train_source(split.source_x, split.source_y, SIGMA_VIEW, dtype)
-    h_out = source_outputs(h, view1, split.source_x, SIGMA_VIEW)
-    d1 = K.squared_distances(view1, dtype=dtype)
-    d2 = K.squared_distances(view2, dtype=dtype)
-    gram1 = K.gram_matrix(d1, SIGMA_VIEW)
-    gram2 = K.gram_matrix(d2, SIGMA_VIEW)
-    gram_whole = K.gram_matrix(d1 + d2, SIGMA_WHOLE)
-    del d1, d2
-    jax.block_until_ready((gram1, gram2, gram_whole, h_out))
-    seconds = time.perf_counter() - start
-    n_h = int(h.count)
-    y = split.target_y
-    n = len(y)
-    one = _f(1.0, dtype)
-    c = _f(C, dtype)
-    view = _f(SIGMA_VIEW, dtype)
-    zeros = jnp.zeros((n,), dtype)
-    pool = "pool"  # the whole target stream is known: coefficients stored by pool index
-    cotl_params = L.COTLParams(c, view, view, one, one)
-    methods = {
-        "PA": MethodRun(
-            L.kernel_pa(n, pool),
-            L.KernelPAParams(c, _f(SIGMA_WHOLE, dtype)),
-            R.kernel_stream(y, grams=gram_whole, dtype=dtype),
-        ),
-        "PAIO": MethodRun(
-            L.paio(n, pool),
-            L.KernelPAParams(c, view),
-            R.kernel_stream(y, grams=gram1, offsets=h_out, base_support_vectors=n_h, dtype=dtype),
-        ),
-        "COTL0": MethodRun(
-            L.cotl0(n, pool),
-            cotl_params,
-            R.kernel_stream(y, grams=(gram1, gram2), offsets=(zeros, zeros), dtype=dtype),
-        ),
-        "SCT": MethodRun(
-            L.sct(n, pool),
-            L.SCTParams(c, view, view),
-            R.kernel_stream(
-                y,
-                grams=(gram1, gram2),
-                offsets=(h_out, zeros),
-                base_support_vectors=n_h,
-                dtype=dtype,
-            ),
-        ),
-        "COTL": MethodRun(
-            L.cotl(n, pool),
-            cotl_params,
-            R.kernel_stream(
-                y,
-                grams=(gram1, gram2),
-                offsets=(h_out, zeros),
-                base_support_vectors=n_h,
-                dtype=dtype,
-            ),
-        ),
-    }
-    return Prepared(methods, n, n_h, seconds)
+    transfer_data.view_split(split.target_x, k)  # k must leave a second view
+    return transfer.prepare_transfer(
+        split.source_x,
+        split.source_y,
+        split.target_x,
+        split.target_y,
+        methods=HETEROGENEOUS_METHODS,
+        dtype=dtype,
+    )
 
 
 class Timed(NamedTuple):
-    trace: R.KernelTrace
+    """A method's run over several orders."""
+
+    trace: Any  # ojax.core.Trace: loss the mistakes, record the support vectors, (P, T[, H])
     compile_seconds: float
     run_seconds: float
 
 
-def time_method(method: MethodRun, orders: jax.Array) -> Timed:
-    """Compiles (timed apart) and runs one method over the given permutations in one vmap,
-    without the sweep engine (for benchmarks and notebooks)."""
-    start = time.perf_counter()
-    compiled = R._run_permutations.lower(
-        method.learner, method.params, method.stream, orders, False
-    ).compile()
-    compile_seconds = time.perf_counter() - start
-    start = time.perf_counter()
-    _, trace = compiled(method.params, method.stream, orders)
-    trace = jax.block_until_ready(trace)
-    return Timed(trace, compile_seconds, time.perf_counter() - start)
+def time_method(method: transfer.MethodRun, orders: Any) -> Timed:
+    """Compiles (timed apart) and runs one method over the given orders in one vmap, without
+    the sweep engine (for benchmarks, notebooks and a split of one's own)."""
+    fn = jax.jit(
+        functools.partial(
+            transfer.run_kernel,
+            method.learner,
+            base_support_vectors=method.base_support_vectors,
+            keep_predictions=False,
+        )
+    )
+    orders = jnp.asarray(transfer.split.check_orders("orders", orders, method.ys.shape[0]))
+    (_, trace), compile_seconds, run_seconds = compile_and_run(
+        fn, method.params, method.xs, method.ys, orders
+    )
+    return Timed(trace, compile_seconds, run_seconds)
 
 
-def _trial(learner: L.KernelLearner, params: Any, stream: R.KernelStream, key: jax.Array):
-    """One permutation of the target stream (drawn from the seed's key) for one method."""
-    n = stream.labels.shape[0]
-    order = jax.random.permutation(key, n).astype(jnp.int32)
-    return R._scan(learner, params, stream, order)[1]
+def _trial(learner: Any, base: Any, params: Any, pool: Any, key: jax.Array):
+    """One permutation of the target pool (drawn from the seed's key) for one method."""
+    xs, ys = pool
+    order = jax.random.permutation(key, ys.shape[0]).astype(jnp.int32)
+    record = transfer.support_vectors_record(base)
+    return run(
+        learner,
+        params,
+        xs,
+        ys,
+        losses.zero_one,
+        order=order,
+        record=record,
+        keep_predictions=False,
+    )[1]
 
 
-def run_method(config: ExperimentConfig, name: str, method: MethodRun, key: jax.Array) -> Timed:
+def run_method(
+    config: ExperimentConfig, name: str, method: transfer.MethodRun, key: jax.Array
+) -> Timed:
     """Runs one method over ``config.seeds`` permutations through the sweep engine (the seeds
     are vmapped, chunked and sharded as the configuration says; finished chunks resume)."""
-    from ojax.sweep import sweep_experiment
-
+    trial = functools.partial(_trial, method.learner, method.base_support_vectors)
     cell = sweep_experiment(
         config,
-        lambda _, data, k, learner=method.learner: _trial(learner, data[0], data[1], k),
+        lambda _, data, k: trial(data[0], data[1], k),
         key=key,
-        data=(method.params, method.stream),
+        data=(method.params, (method.xs, method.ys)),
         name=name,
-        num_steps=int(method.stream.labels.shape[0]),
+        num_steps=int(method.ys.shape[0]),
     )
     stats = cell.stats
     run_seconds = max(stats.wall_seconds - stats.compile_seconds, 0.0)
@@ -276,31 +173,34 @@ def run_method(config: ExperimentConfig, name: str, method: MethodRun, key: jax.
 def _method_traces(
     config: ExperimentConfig,
     dataset: str,
-    prepared: Prepared,
+    prepared: transfer.TransferSetup,
     methods: tuple[str, ...],
     key: jax.Array,
-):
-    """``(method, trace, seconds per trial, compile seconds)`` for every method.
+    orders: np.ndarray | None = None,
+) -> Iterator[tuple[str, np.ndarray, np.ndarray, float, float]]:
+    """``(method, mistakes, support vectors, seconds per trial, compile seconds)`` for every
+    method, over ``config.seeds`` random permutations, or over ``orders`` (a split file).
 
     With ``prepared.combined`` the methods run together in one scan (one compilation) and each
     method's seconds per trial is that of the whole combined run (all methods together).
     """
-    num = config.seeds
+
+    def timed(name: str, method: transfer.MethodRun) -> tuple[Timed, int]:
+        if orders is None:
+            return run_method(config, name, method, key), config.seeds
+        return time_method(method, orders), len(orders)
+
     if prepared.combined is not None:
-        timed = run_method(config, f"{dataset}-all", prepared.combined, key)
+        result, num = timed(f"{dataset}-all", prepared.combined)
+        mistakes, svs = np.asarray(result.trace.loss), np.asarray(result.trace.record)
         for j, method in enumerate(methods):
-            trace = jax.tree_util.tree_map(lambda a, j=j: a[..., j], timed.trace)
-            yield method, trace, timed.run_seconds / num, timed.compile_seconds if j == 0 else 0.0
+            compile_seconds = result.compile_seconds if j == 0 else 0.0
+            yield method, mistakes[..., j], svs[..., j], result.run_seconds / num, compile_seconds
         return
     for method in methods:
-        timed = run_method(config, f"{dataset}-{method}", prepared.methods[method], key)
-        yield method, timed.trace, timed.run_seconds / num, timed.compile_seconds
-
-
-def running_rate(mistakes: np.ndarray) -> np.ndarray:
-    """Average rate of mistakes (percent) after each sample, ``(P, T)``."""
-    mistakes = np.asarray(mistakes, np.float64)
-    return 100.0 * np.cumsum(mistakes, axis=-1) / np.arange(1, mistakes.shape[-1] + 1)
+        result, num = timed(f"{dataset}-{method}", prepared.methods[method])
+        mistakes, svs = np.asarray(result.trace.loss), np.asarray(result.trace.record)
+        yield method, mistakes, svs, result.run_seconds / num, result.compile_seconds
 
 
 def _figure(curves: dict[str, dict[str, np.ndarray]], title: str):
@@ -348,46 +248,68 @@ def table(
     return "\n".join(lines)
 
 
+class Dataset(NamedTuple):
+    """One dataset of an experiment: its name, its split, and the target orders of a split
+    file (``None``: ``config.seeds`` random permutations)."""
+
+    name: str
+    load: Callable[[], transfer_data.Split]
+    orders: np.ndarray | None = None
+
+
+def _run_dataset(
+    config, dataset: Dataset, prepare, methods, key, result, curves
+) -> tuple[dict[str, Any], float]:
+    """Runs every method on one dataset; adds its rows and curves; returns its details and its
+    compile seconds."""
+    start = time.perf_counter()
+    split = dataset.load()
+    prepared = prepare(split)
+    details = {
+        "source_size": int(split.source_x.shape[0]),
+        "target_size": prepared.num_target,
+        "features": int(split.target_x.shape[1]),
+        "source_features": int(split.num_source_features),
+        "source_support_vectors": prepared.source_support_vectors,
+        "load_gram_seconds": None,
+        "gram_seconds": prepared.gram_seconds,
+    }
+    compile_total = 0.0
+    curves[dataset.name] = {}
+    traces = _method_traces(config, dataset.name, prepared, methods, key, dataset.orders)
+    for method, mistakes, svs, per_trial, compile_seconds in traces:
+        compile_total += compile_seconds
+        rate = transfer.mistake_rate(mistakes)
+        result.add(dataset.name, method, "mistake_rate", rate)
+        result.add(dataset.name, method, "support_vectors", svs)
+        result.add(dataset.name, method, "seconds_per_trial", np.full(len(rate), per_trial))
+        curves[dataset.name][method] = rate
+    details["load_gram_seconds"] = time.perf_counter() - start
+    return details, compile_total
+
+
 def _run(
     config: ExperimentConfig,
-    datasets: list[tuple[str, Callable[[], data.Split]]],
-    prepare: Callable[[data.Split], Prepared],
+    datasets: list[Dataset],
+    prepare: Callable[[transfer_data.Split], transfer.TransferSetup],
     methods: tuple[str, ...],
     paper: dict[str, dict[str, float]],
     title: str,
 ) -> ExperimentResult:
     result = ExperimentResult()
     key = jax.random.key(0)
-    compile_total = 0.0
     curves: dict[str, dict[str, np.ndarray]] = {}
     details: dict[str, Any] = {}
-    for name, load in config.progress(datasets, desc=title, total=len(datasets)):
-        start = time.perf_counter()
-        split = load()
-        prepared = prepare(split)
+    compile_total = 0.0
+    for dataset in config.progress(datasets, desc=title, total=len(datasets)):
         key, sub = jax.random.split(key)
-        curves[name] = {}
-        details[name] = {
-            "source_size": int(split.source_x.shape[0]),
-            "target_size": prepared.num_target,
-            "features": int(split.target_x.shape[1]),
-            "source_features": int(split.num_source_features),
-            "source_support_vectors": prepared.source_support_vectors,
-            "load_gram_seconds": None,
-            "gram_seconds": prepared.gram_seconds,
-        }
-        traces = _method_traces(config, name, prepared, methods, sub)
-        for method, trace, per_trial, compile_seconds in traces:
-            compile_total += compile_seconds
-            rate = running_rate(trace.mistake)
-            result.add(name, method, "mistake_rate", rate)
-            result.add(name, method, "support_vectors", np.asarray(trace.support_vectors))
-            result.add(name, method, "seconds_per_trial", np.full(config.seeds, per_trial))
-            curves[name][method] = rate
-        details[name]["load_gram_seconds"] = time.perf_counter() - start
-        del prepared, split
+        details[dataset.name], seconds = _run_dataset(
+            config, dataset, prepare, methods, sub, result, curves
+        )
+        compile_total += seconds
     result.compile_seconds = compile_total
     result.figures["mistake_rate.png"] = _figure(curves, title)
+    split_file = getattr(config, "split", None)
     result.extra_config.update(
         {
             "paper_mistake_rate": paper,
@@ -399,23 +321,44 @@ def _run(
                 "sigma_target": SIGMA_TARGET,
                 "sigma_view": SIGMA_VIEW,
                 "sigma_whole": SIGMA_WHOLE,
-                "eta": 0.5,
+                "eta": PAPER_LEARNING_RATE,
                 "gamma1": 1.0,
                 "gamma2": 1.0,
                 "scaling": "per-row min-max",
-                "permutations": config.seeds,
+                "permutations": config.seeds if split_file is None else "from the split file",
             },
         }
     )
+    if split_file is not None:
+        result.extra_config["split_file"] = str(split_file)
     return result
 
 
+def _split_file_dataset(config: ExperimentConfig, default: str, heterogeneous: bool) -> Dataset:
+    """The dataset of the split file ``config.split`` (see the module doc for its layout)."""
+    split_file = transfer_data.load_split_file(config.split)
+    name = split_file.dataset or default
+    split, orders = transfer_data.split_from_orders(
+        name,
+        split_file.source_order,
+        split_file.target_orders,
+        config.data_dir,
+        heterogeneous=heterogeneous,
+    )
+    return Dataset(name, lambda: split, orders)
+
+
 def run_homogeneous(config: ExperimentConfig) -> ExperimentResult:
-    """Table 2 on usenet2, newsgroup4 and spambase (``--quick``: usenet2 only)."""
-    names = ["usenet2"] if config.quick else ["usenet2", "newsgroup4", "spambase"]
-    datasets = [
-        (name, lambda name=name: data.homogeneous_split(name, config.data_dir)) for name in names
-    ]
+    """Table 2 on usenet2, newsgroup4 and spambase (``--quick``: usenet2 only; with a split
+    file ``config.split``: its dataset and orders only)."""
+    if getattr(config, "split", None) is not None:
+        datasets = [_split_file_dataset(config, "usenet2", heterogeneous=False)]
+    else:
+        names = ["usenet2"] if config.quick else ["usenet2", "newsgroup4", "spambase"]
+        datasets = [
+            Dataset(name, functools.partial(transfer_data.homogeneous_split, name, config.data_dir))
+            for name in names
+        ]
     result = _run(
         config,
         datasets,
@@ -424,7 +367,7 @@ def run_homogeneous(config: ExperimentConfig) -> ExperimentResult:
         PAPER_TABLE2,
         "Zhao & Hoi 2010, homogeneous OTL",
     )
-    if not config.quick:
+    if not config.quick and getattr(config, "split", None) is None:
         result.extra_config["spambase_per_feature_scaling"] = _per_feature_spambase(
             config, homogeneous=True
         )
@@ -434,21 +377,28 @@ def run_homogeneous(config: ExperimentConfig) -> ExperimentResult:
 def run_heterogeneous(config: ExperimentConfig) -> ExperimentResult:
     """Table 4 on a7a (a1a pool), mushrooms (KEEL stand-in) and spambase.
 
-    ``--quick``: spambase and mushrooms with 500 source and 600 target examples.
+    ``--quick``: spambase and mushrooms with 500 source and 600 target examples; with a split
+    file ``config.split``: its dataset and orders only (the source sees the first half of the
+    features).
     """
-    if config.quick:
+    if getattr(config, "split", None) is not None:
+        datasets = [_split_file_dataset(config, "spambase", heterogeneous=True)]
+    elif config.quick:
+        sizes = {"source_size": 500, "target_size": 600}
         datasets = [
-            (
+            Dataset(
                 name,
-                lambda name=name: data.heterogeneous_split(
-                    name, config.data_dir, source_size=500, target_size=600
+                functools.partial(
+                    transfer_data.heterogeneous_split, name, config.data_dir, **sizes
                 ),
             )
             for name in ("spambase", "mushrooms")
         ]
     else:
         datasets = [
-            (name, lambda name=name: data.heterogeneous_split(name, config.data_dir))
+            Dataset(
+                name, functools.partial(transfer_data.heterogeneous_split, name, config.data_dir)
+            )
             for name in ("a7a", "mushrooms", "spambase")
         ]
     result = _run(
@@ -459,7 +409,7 @@ def run_heterogeneous(config: ExperimentConfig) -> ExperimentResult:
         PAPER_TABLE4,
         "Zhao & Hoi 2010, heterogeneous OTL (COTL)",
     )
-    if not config.quick:
+    if not config.quick and getattr(config, "split", None) is None:
         result.extra_config["spambase_per_feature_scaling"] = _per_feature_spambase(
             config, homogeneous=False
         )
@@ -469,19 +419,18 @@ def run_heterogeneous(config: ExperimentConfig) -> ExperimentResult:
 def _per_feature_spambase(config: ExperimentConfig, homogeneous: bool) -> dict[str, Any]:
     """Spambase again with per-feature scaling (the per-row scaling squashes it)."""
     if homogeneous:
-        split = data.homogeneous_split("spambase", config.data_dir, scaling="features")
+        split = transfer_data.homogeneous_split("spambase", config.data_dir, scaling="features")
         prepared, methods = prepare_homogeneous(split), HOMOGENEOUS_METHODS
     else:
-        split = data.heterogeneous_split("spambase", config.data_dir, scaling="features")
+        split = transfer_data.heterogeneous_split("spambase", config.data_dir, scaling="features")
         prepared, methods = prepare_heterogeneous(split), HETEROGENEOUS_METHODS
     out = {}
     traces = _method_traces(config, "spambase-per-feature", prepared, methods, jax.random.key(1))
-    for method, trace, _, _ in traces:
-        final = running_rate(trace.mistake)[:, -1]
-        svs = np.asarray(trace.support_vectors)[:, -1]
+    for method, mistakes, svs, _, _ in traces:
+        final = transfer.mistake_rate(mistakes)[:, -1]
         out[method] = {
             "mistake_rate_mean": float(final.mean()),
             "mistake_rate_std": float(final.std()),
-            "support_vectors_mean": float(svs.mean()),
+            "support_vectors_mean": float(np.asarray(svs)[:, -1].mean()),
         }
     return out

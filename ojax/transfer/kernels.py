@@ -184,6 +184,30 @@ def as_point(x: Any) -> KernelPoint:
     return KernelPoint(x, None, jnp.zeros((), x.dtype))
 
 
+def one_view(x: Any, learner: str) -> KernelPoint:
+    """The single view of an example (a :class:`KernelPoint` or raw features); a pair of views
+    raises a clear :class:`~ojax.validation.InputError` (it is met while the runner checks the
+    data against the learner, before anything runs)."""
+    if isinstance(x, (tuple, list)) and not isinstance(x, KernelPoint):
+        raise InputError(
+            f"xs: {learner} takes one view per example (a KernelPoint or features), got "
+            f"{len(x)} views (a mismatched view split)"
+        )
+    return as_point(x)
+
+
+def two_views(x: Any, learner: str) -> tuple[KernelPoint, KernelPoint]:
+    """The two views ``(x1, x2)`` of an example; anything else raises a clear
+    :class:`~ojax.validation.InputError` (a mismatched view split)."""
+    if isinstance(x, KernelPoint) or not isinstance(x, (tuple, list)) or len(x) != 2:
+        views = len(x) if isinstance(x, (tuple, list)) and not isinstance(x, KernelPoint) else 1
+        raise InputError(
+            f"xs: {learner} takes 2 views per example (a pair of KernelPoints), got {views} "
+            "(a mismatched view split)"
+        )
+    return as_point(x[0]), as_point(x[1])
+
+
 def empty_buffer(capacity: int, mode: str, dim: int | None = None, dtype: Any = None) -> SVBuffer:
     """An empty buffer (``dim`` is needed in ``"direct"`` mode)."""
     dtype = jnp.zeros(()).dtype if dtype is None else dtype
@@ -329,7 +353,9 @@ __all__ = [
     "kernel_function",
     "kernel_values",
     "linear_kernel",
+    "one_view",
     "self_kernel",
     "squared_distances",
     "squared_norms",
+    "two_views",
 ]

@@ -19,7 +19,6 @@ import jax.numpy as jnp
 
 from ojax.core import Array, LearnerEntry, Predictor, register_learner
 from ojax.losses import hinge
-from ojax.transfer.learners import KernelPAParams, kernel_pa
 from ojax.validation import check_int, check_positive
 
 
@@ -91,9 +90,6 @@ def classification_stream(key: Array, num_steps: int, dim: int) -> tuple[Array, 
     return xs, jnp.where(flip, -ys, ys)
 
 
-_REGISTRY_CAPACITY = 64
-
-
 def _register() -> None:
     def grid(*values: float) -> Array:
         return jnp.asarray(values, jnp.float32)
@@ -105,17 +101,6 @@ def _register() -> None:
             linear_pa,
             lambda: LinearPAParams(jnp.asarray(1.0)),
             lambda: LinearPAParams(grid(0.01, 0.2)),
-            classification_stream,
-            "hinge",
-        )
-    )
-    register_learner(
-        LearnerEntry(
-            "kernel_pa",
-            "predictor",
-            lambda dim: kernel_pa(_REGISTRY_CAPACITY, mode="direct", dim=dim),
-            lambda: KernelPAParams(jnp.asarray(5.0), jnp.asarray(2.0)),
-            lambda: KernelPAParams(grid(0.05, 5.0), grid(1.0, 4.0)),
             classification_stream,
             "hinge",
         )

@@ -1,240 +1,264 @@
-"""Running kernel learners over permuted target streams: one ``lax.scan``, permutations vmapped.
+"""Kernel learners over a pool of examples visited in orders, through :func:`ojax.run`.
 
-A :class:`KernelStream` holds a pool of examples (labels, the Gram matrix of each view or the
-features, and the frozen source outputs) and an ``order`` picks the stream: step ``t`` sees the
-pool row ``order[t]``. Every permutation of the same pool shares the same Gram matrices, so
-:func:`run_permutations` vmaps over the orders only (``in_axes=(None, None, None, 0)``) and the
-Gram matrices are read, never copied. Mistakes are counted before the update (progressive
-validation), with ``sign(0) = +1``.
+A pool (:func:`kernel_pool`) is the pytree of every example of the target stream as the kernel
+learners see it, with a leading pool axis: per view a
+:class:`~ojax.transfer.kernels.KernelPoint` of the row indices, the Gram matrix at the width the
+method uses on that view (or the features) and the frozen source classifier's outputs. An
+``order`` of pool rows is the stream: :func:`ojax.run` with ``order`` gathers row ``order[t]``
+at step ``t``, so every permutation of the pool reads the same Gram matrices (never copied) and
+:func:`run_kernel` vmaps over the orders only.
+
+Per-step outputs come out of one :class:`~ojax.core.Trace`:
+
+* ``loss``: the mistakes, :data:`ojax.losses.zero_one` of the score (``sign(0) = +1``), counted
+  before the update;
+* ``prediction``: the scores;
+* ``record``: what a ``record`` function returns: the support vectors after each update
+  (:func:`support_vectors_record`, which adds the source classifier's ``|SV(h)|``), the weights
+  (:func:`weights_record`), or anything read off :class:`~ojax.core.Step`.
 """
 
 from __future__ import annotations
 
 import functools
-from typing import Any, NamedTuple
+from typing import Any
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ojax.core import Array
+from ojax.core import Array, Params, Predictor, Step, Trace
+from ojax.losses import zero_one
+from ojax.run import Record
+from ojax.sparse import run_orders
+from ojax.transfer.homogeneous import HomOTL2State, homotl2_weights
 from ojax.transfer.kernels import KernelPoint
-from ojax.transfer.learners import KernelLearner
-from ojax.validation import InputError, check_finite, check_labels, check_shape
+from ojax.validation import InputError, check_finite, check_int, check_labels, check_shape
 
 
-class KernelStream(NamedTuple):
-    """A pool of examples for the kernel learners (one or two views).
-
-    Attributes:
-      labels: ``(N,)`` labels in {-1, +1}.
-      grams: ``"gram"`` mode: a tuple with one ``(N, N)`` Gram matrix per view (at the width
-        the method uses on that view); ``None`` in ``"direct"`` mode.
-      features: ``"direct"`` mode: a tuple with one ``(N, d_v)`` array per view; else ``None``.
-      offsets: a tuple with one ``(N,)`` array per view: the frozen source classifier's output
-        on each example (zeros for a view without one).
-      base_support_vectors: ``()`` int32, the support vectors of the frozen source classifier
-        that this method counts (``|SV(h)|`` for PAIO, OTL, COTL, SCT; 0 for PA, COTL0); ``(H,)``
-        (one per head) for a multi-head learner.
-    """
-
-    labels: Array
-    grams: tuple[Array, ...] | None
-    features: tuple[Array, ...] | None
-    offsets: tuple[Array, ...]
-    base_support_vectors: Array
+def _views(name: str, value: Any, dtype: Any) -> tuple[Array, ...] | None:
+    if value is None:
+        return None
+    items = tuple(value) if isinstance(value, (tuple, list)) else (value,)
+    out = []
+    for v, item in enumerate(items):
+        arr = jnp.asarray(item, dtype)
+        check_finite(f"{name}[{v}]", arr)
+        out.append(arr)
+    return tuple(out)
 
 
-class KernelTrace(NamedTuple):
-    """Per-step record of a run (time on the last axis; a multi-head learner adds a trailing
-    head axis)."""
+def _check_pool_shapes(n: int, grams, features, offsets) -> None:
+    if grams is not None:
+        for v, g in enumerate(grams):
+            check_shape(f"grams[{v}]", g, (n, n))
+    else:
+        for v, f in enumerate(features):
+            check_shape(f"features[{v}]", f, (n, None))
+    views = len(grams if grams is not None else features)
+    if views not in (1, 2):
+        raise InputError(f"kernel_pool: 1 or 2 views are supported, got {views}")
+    if offsets is not None:
+        if len(offsets) != views:
+            raise InputError(
+                f"offsets: expected {views} view(s) like the kernels, got {len(offsets)}"
+            )
+        for v, o in enumerate(offsets):
+            check_shape(f"offsets[{v}]", o, (n,))
 
-    score: Array  # (T,) the score s_t; the prediction is sign(s_t) with sign(0) = +1
-    mistake: Array  # (T,) 1.0 where sign(s_t) != y_t (counted before the update), else 0.0
-    support_vectors: Array  # (T,) int32 support vectors after step t (h's included)
 
-
-def kernel_stream(
+def kernel_pool(
     labels: Any,
     *,
     grams: Any = None,
     features: Any = None,
     offsets: Any = None,
-    base_support_vectors: int | tuple[int, ...] = 0,
+    heads: int | None = None,
     dtype: Any = None,
-) -> KernelStream:
-    """Builds and validates a :class:`KernelStream` (call it on concrete arrays).
+) -> tuple[Any, Array]:
+    """The pool ``(xs, ys)`` of a kernel learner, for :func:`ojax.run` with ``order``.
 
     Args:
       labels: ``(N,)`` in {-1, +1}.
-      grams: one ``(N, N)`` Gram matrix or a tuple of them (one per view), or ``None``.
-      features: one ``(N, d)`` array or a tuple of them, or ``None`` (exactly one of
-        ``grams`` / ``features``).
-      offsets: one ``(N,)`` array or a tuple, default zeros for every view.
-      base_support_vectors: ``|SV(h)|`` counted by the method (>= 0); a sequence of them, one
-        per head, for a learner whose ``predict`` returns several scores
-        (:func:`~ojax.transfer.learners.homogeneous_methods`).
+      grams: one ``(N, N)`` Gram matrix or a tuple of them (one per view, at the width the
+        method uses on that view), or ``None``.
+      features: one ``(N, d)`` array or a tuple of them (``"direct"`` mode), or ``None``
+        (exactly one of ``grams`` / ``features``).
+      offsets: one ``(N,)`` array or a tuple (one per view): the frozen source classifier's
+        output on each example; default zeros.
+      heads: for a learner with several scores per example
+        (:func:`~ojax.transfer.homogeneous_methods`: 4), the labels repeated to ``(N, heads)``.
       dtype: floating dtype of the arrays (default: JAX's default float).
 
+    Returns:
+      ``(xs, ys)``: ``xs`` a :class:`~ojax.transfer.kernels.KernelPoint` with a leading pool
+      axis (``key`` the row indices, ``row`` the Gram matrix or ``key`` the features,
+      ``offset``), or a pair of them for two views; ``ys`` the labels.
+
     Raises:
-      InputError: on labels outside {-1, +1}, NaN / Inf, or shapes that do not match.
+      InputError: on labels outside {-1, +1}, NaN / Inf, shapes that do not match, or not
+        exactly one of ``grams`` / ``features``.
+
+    Examples:
+      >>> import numpy as np
+      >>> xs, ys = kernel_pool(np.array([1.0, -1.0]), grams=np.eye(2), offsets=np.array([0.5, 0]))
+      >>> print(xs.key, xs.row[1], xs.offset, ys)
+      [0 1] [0. 1.] [0.5 0. ] [ 1. -1.]
     """
     dtype = jnp.zeros(()).dtype if dtype is None else dtype
     check_labels("labels", labels)
-    labels = jnp.asarray(labels, dtype)
-    if labels.ndim != 1:
-        raise InputError(f"labels must have shape (N,), got shape {labels.shape}")
-    n = labels.shape[0]
+    ys = jnp.asarray(labels, dtype)
+    if ys.ndim != 1:
+        raise InputError(f"labels must have shape (N,), got shape {ys.shape}")
+    n = ys.shape[0]
     if (grams is None) == (features is None):
-        raise InputError("kernel_stream: pass exactly one of grams (Gram mode) or features")
-
-    def views(name: str, value: Any) -> tuple[Array, ...] | None:
-        if value is None:
-            return None
-        items = tuple(value) if isinstance(value, (tuple, list)) else (value,)
-        out = []
-        for v, item in enumerate(items):
-            arr = jnp.asarray(item, dtype)
-            check_finite(f"{name}[{v}]", arr)
-            out.append(arr)
-        return tuple(out)
-
-    grams_t = views("grams", grams)
-    feats_t = views("features", features)
-    num_views = len(grams_t if grams_t is not None else feats_t)
+        raise InputError("kernel_pool: pass exactly one of grams (Gram mode) or features")
+    grams_t, feats_t = _views("grams", grams, dtype), _views("features", features, dtype)
+    offsets_t = _views("offsets", offsets, dtype)
+    _check_pool_shapes(n, grams_t, feats_t, offsets_t)
+    views = len(grams_t if grams_t is not None else feats_t)
+    if offsets_t is None:
+        offsets_t = tuple(jnp.zeros((n,), dtype) for _ in range(views))
     if grams_t is not None:
-        for v, g in enumerate(grams_t):
-            check_shape(f"grams[{v}]", g, (n, n))
+        keys = jnp.arange(n, dtype=jnp.int32)
+        points = tuple(KernelPoint(keys, g, o) for g, o in zip(grams_t, offsets_t))
     else:
-        for v, f in enumerate(feats_t):
-            check_shape(f"features[{v}]", f, (n, None))
-    if offsets is None:
-        offsets_t = tuple(jnp.zeros((n,), dtype) for _ in range(num_views))
-    else:
-        offsets_t = views("offsets", offsets)
-        if len(offsets_t) != num_views:
-            raise InputError(
-                f"offsets: expected {num_views} view(s) like the kernels, got {len(offsets_t)}"
-            )
-        for v, o in enumerate(offsets_t):
-            check_shape(f"offsets[{v}]", o, (n,))
-    if num_views not in (1, 2):
-        raise InputError(f"kernel_stream: 1 or 2 views are supported, got {num_views}")
-    base = np.asarray(base_support_vectors)
-    if base.ndim > 1 or not np.issubdtype(base.dtype, np.integer) or np.any(base < 0):
+        points = tuple(KernelPoint(f, None, o) for f, o in zip(feats_t, offsets_t))
+    if heads is not None:
+        ys = jnp.repeat(ys[:, None], check_int("heads", heads, 1), axis=1)
+    return (points[0] if views == 1 else points), ys
+
+
+def support_vectors(state: Any) -> Array:
+    """The support vectors a kernel learner's state holds (its ``support_vectors`` property:
+    one count, or one per head); ``|SV(h)|`` of a frozen source classifier is not included."""
+    try:
+        return state.support_vectors
+    except AttributeError:
+        raise InputError(
+            f"state: a {type(state).__name__} has no support_vectors (a state of the kernel "
+            "learners of ojax.transfer has)"
+        ) from None
+
+
+def _base(base: Any) -> int | tuple[int, ...]:
+    arr = np.asarray(base)
+    if arr.ndim > 1 or not np.issubdtype(arr.dtype, np.integer) or np.any(arr < 0):
         raise InputError(
             "base_support_vectors must be an int >= 0 (or one per head of a multi-head learner), "
-            f"got {base_support_vectors!r}"
+            f"got {base!r}"
         )
-    return KernelStream(labels, grams_t, feats_t, offsets_t, jnp.asarray(base, jnp.int32))
+    return int(arr) if arr.ndim == 0 else tuple(int(v) for v in arr)
 
 
-def _point(stream: KernelStream, view: int, index: Array) -> KernelPoint:
-    offset = stream.offsets[view][index]
-    if stream.grams is not None:
-        return KernelPoint(index, stream.grams[view][index], offset)
-    return KernelPoint(stream.features[view][index], None, offset)
+@functools.cache
+def _support_vectors_record(base: int | tuple[int, ...]) -> Record:
+    def record(step: Step) -> Array:
+        count = support_vectors(step.new_state) + jnp.asarray(base, jnp.int32)
+        return count.astype(jnp.int32)
+
+    return record
 
 
-def _example(stream: KernelStream, index: Array) -> Any:
-    points = tuple(_point(stream, v, index) for v in range(len(stream.offsets)))
-    return points[0] if len(points) == 1 else points
+def support_vectors_record(base_support_vectors: int | tuple[int, ...] = 0) -> Record:
+    """A ``record`` function of :func:`ojax.run`: the support vectors after each update, plus
+    ``base_support_vectors`` (the frozen source classifier's ``|SV(h)|`` that the method counts:
+    PAIO, OTL, COTL, SCT; 0 for PA and COTL0; one per head for a multi-head learner).
+
+    The same ``base_support_vectors`` gives the same function (one compilation).
+
+    Examples:
+      >>> import jax.numpy as jnp
+      >>> from ojax import losses, run
+      >>> from ojax.transfer import KernelPAParams, kernel_pa, kernel_pool
+      >>> xs, ys = kernel_pool(jnp.array([1.0, -1.0, 1.0]), grams=jnp.eye(3))
+      >>> _, trace = run(kernel_pa(3, "pool"), KernelPAParams.paper(), xs, ys, losses.zero_one,
+      ...                order=jnp.array([0, 1, 0]), record=support_vectors_record(10))
+      >>> print(trace.record)
+      [11 12 12]
+    """
+    return _support_vectors_record(_base(base_support_vectors))
 
 
-def _scan(learner: KernelLearner, params: Any, stream: KernelStream, order: Array):
-    def step(state, index):
-        x = _example(stream, index)
-        y = stream.labels[index]
-        score = learner.predict(state, params, x)
-        label = jnp.where(score >= 0, 1.0, -1.0).astype(y.dtype)
-        mistake = (label != y).astype(y.dtype)
-        state = learner.update(state, params, x, y)
-        svs = learner.support_vectors(state) + stream.base_support_vectors
-        return state, (score, mistake, svs.astype(jnp.int32))
-
-    state, (scores, mistakes, svs) = jax.lax.scan(step, learner.init(params), order)
-    return state, KernelTrace(scores, mistakes, svs)
-
-
-@functools.partial(jax.jit, static_argnames=("learner",))
-def _run_kernel(learner, params, stream, order):
-    return _scan(learner, params, stream, order)
-
-
-@functools.partial(jax.jit, static_argnames=("learner", "final_state"))
-def _run_permutations(learner, params, stream, orders, final_state):
-    state, trace = jax.vmap(_scan, in_axes=(None, None, None, 0))(learner, params, stream, orders)
-    return (state if final_state else None), trace
-
-
-def _check_order(name: str, order: Any, n: int, ndim: int) -> Array:
-    arr = np.asarray(order)
-    if arr.ndim != ndim or not np.issubdtype(arr.dtype, np.integer):
+def weights_record(step: Step) -> Array:
+    """A ``record`` function of :func:`ojax.run`: the normalized weights ``(w_h, w_f)`` after
+    each update (OTL, OTL(fixed), HomOTL-II; OTL's for ``homogeneous_methods``)."""
+    state = step.new_state
+    if isinstance(state, HomOTL2State):
+        return homotl2_weights(state, step.params)
+    if not hasattr(state, "weights"):
         raise InputError(
-            f"{name} must be an integer array with {ndim} axis/axes, got dtype {arr.dtype} and "
-            f"shape {arr.shape}"
+            f"record: a {type(state).__name__} has no weights (OTL, OTL(fixed), HomOTL-II and "
+            "homogeneous_methods have)"
         )
-    if arr.size and (arr.min() < 0 or arr.max() >= n):
-        raise InputError(
-            f"{name} must index the pool of {n} examples, got values in [{arr.min()}, {arr.max()}]"
-        )
-    return jnp.asarray(arr, jnp.int32)
-
-
-def _check_views(learner: KernelLearner, stream: KernelStream) -> None:
-    views = len(stream.offsets)
-    if views != learner.num_views:
-        raise InputError(
-            f"stream: the learner takes {learner.num_views} view(s) per example, the stream "
-            f"has {views} (a mismatched view split)"
-        )
+    return state.weights
 
 
 def run_kernel(
-    learner: KernelLearner, params: Any, stream: KernelStream, order: Any
-) -> tuple[Any, KernelTrace]:
-    """Runs ``learner`` over the pool rows ``order`` (one ``lax.scan``, jitted).
-
-    Args:
-      learner: a :class:`~ojax.transfer.learners.KernelLearner` (static).
-      params: its params (arrays; new values never recompile).
-      stream: the pool (:func:`kernel_stream`).
-      order: ``(T,)`` int pool indices, the stream's order.
-
-    Returns:
-      The final state and the :class:`KernelTrace`.
-    """
-    learner.check_params(params)
-    _check_views(learner, stream)
-    order = _check_order("order", order, stream.labels.shape[0], 1)
-    return _run_kernel(learner, params, stream, order)
-
-
-def run_permutations(
-    learner: KernelLearner,
-    params: Any,
-    stream: KernelStream,
+    learner: Predictor,
+    params: Params,
+    xs: Any,
+    ys: Array,
     orders: Any,
     *,
-    final_state: bool = False,
-) -> tuple[Any, KernelTrace]:
-    """Runs ``learner`` over several orders of the same pool in one vmap (one compilation).
+    base_support_vectors: int | tuple[int, ...] = 0,
+    record: Record | None = None,
+    keep_predictions: bool = True,
+) -> tuple[Any, Trace]:
+    """Runs a kernel learner over orders of a pool: :func:`ojax.sparse.run_orders` with the
+    mistakes as the loss and the support vectors recorded.
 
     Args:
-      orders: ``(P, T)`` int pool indices, one stream per row (e.g. 20 permutations).
-      final_state: also return the final states (memory: ``P`` buffers).
+      learner: a kernel :class:`~ojax.core.Predictor` (static).
+      params: its params (arrays; new values never recompile).
+      xs, ys: the pool (:func:`kernel_pool`).
+      orders: ``(T,)`` or ``(P, T)`` int pool rows (0-based): one stream per row, all in one
+        vmap that shares the pool.
+      base_support_vectors: the source classifier's support vectors counted by the method.
+      record: the per-step record (default :func:`support_vectors_record` of
+        ``base_support_vectors``).
+      keep_predictions: keep the scores in ``Trace.prediction``.
 
     Returns:
-      ``(states or None, trace)`` with trace leaves of shape ``(P, T)``.
+      The final state(s) and the :class:`~ojax.core.Trace`: ``loss`` the mistakes (1.0 where
+      ``sign(score) != y``), ``prediction`` the scores, ``record`` the support vectors after
+      each step; leaves ``(T, ...)`` or ``(P, T, ...)``.
+
+    Raises:
+      InputError: on orders outside the pool (named ``orders``), a view split that does not fit
+        the learner, bad params or data; before anything runs.
     """
-    learner.check_params(params)
-    _check_views(learner, stream)
-    orders = _check_order("orders", orders, stream.labels.shape[0], 2)
-    return _run_permutations(learner, params, stream, orders, final_state)
+    record = support_vectors_record(base_support_vectors) if record is None else record
+    return run_orders(
+        learner,
+        params,
+        xs,
+        ys,
+        zero_one,
+        orders,
+        record=record,
+        keep_predictions=keep_predictions,
+    )
 
 
 def permutations(key: Array, num: int, length: int, pool: int | None = None) -> Array:
-    """``num`` random orders: each a permutation of ``range(pool)`` cut to ``length``."""
+    """``num`` random orders: each a permutation of ``range(pool)`` cut to ``length``.
+
+    Examples:
+      >>> import jax
+      >>> print(permutations(jax.random.key(0), 2, 3).sum(axis=1))
+      [3 3]
+    """
     pool = length if pool is None else pool
     keys = jax.random.split(key, num)
     return jax.vmap(lambda k: jax.random.permutation(k, pool)[:length])(keys).astype(jnp.int32)
+
+
+__all__ = [
+    "kernel_pool",
+    "permutations",
+    "run_kernel",
+    "support_vectors",
+    "support_vectors_record",
+    "weights_record",
+]

@@ -1,0 +1,406 @@
+"""Online transfer on a source / target split: the source classifier, each method's pool, and
+:func:`run_split`, the entry point for a split of one's own (a source order and target orders).
+
+A split is homogeneous when the source and the target have the same features (methods PA, PAIO,
+OTL_fixed, OTL, HomOTL2) and heterogeneous when the source has the first ``k`` of the target's
+``d`` features (methods PA, PAIO, COTL0, SCT, COTL): the number of views comes from the data.
+Every method runs in the pool-indexed Gram layout (exact, no budget) over the target orders in
+one vmap; Gram matrices are computed once per width and shared by the orders.
+
+The paper's hyperparameters are the presets of the params classes (``KernelPAParams.paper()``,
+``OTLParams.paper()``, ...); :func:`paper_params` gives a method's.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ojax.core import Array, Params, Predictor, Trace
+from ojax.transfer import heterogeneous, homogeneous
+from ojax.transfer.kernels import SVBuffer, gram_matrix, squared_distances
+from ojax.transfer.pa import KernelPAParams, averaged_kernel_pa, kernel_pa, source_classifier
+from ojax.transfer.runner import kernel_pool, run_kernel
+from ojax.validation import InputError, check_shape
+
+HOMOGENEOUS_METHODS = ("PA", "PAIO", "OTL_fixed", "OTL", "HomOTL2")
+"""Methods of a homogeneous split (the first four are the paper's Table 2)."""
+HETEROGENEOUS_METHODS = ("PA", "PAIO", "COTL0", "SCT", "COTL")
+"""Methods of a heterogeneous split (the paper's Table 4)."""
+
+
+def paper_params(method: str, num_steps: int | None = None, dtype: Any = None) -> Params:
+    """The paper's hyperparameters of ``method`` (HomOTL2's ``beta`` needs ``num_steps``).
+
+    Examples:
+      >>> print(paper_params("PAIO").width, paper_params("OTL").width)
+      4.0 8.0
+    """
+    presets = {
+        "PA": lambda: KernelPAParams.paper(dtype),
+        "PAIO": lambda: KernelPAParams.paper_source(dtype),
+        "OTL": lambda: homogeneous.OTLParams.paper(dtype),
+        "OTL_fixed": lambda: homogeneous.OTLParams.paper(dtype),
+        "HomOTL2": lambda: homogeneous.HomOTL2Params.paper(num_steps, dtype),
+        "COTL": lambda: heterogeneous.COTLParams.paper(dtype),
+        "COTL0": lambda: heterogeneous.COTLParams.paper(dtype),
+        "SCT": lambda: heterogeneous.SCTParams.paper(dtype),
+    }
+    if method not in presets:
+        raise InputError(f"method must be one of {list(presets)}, got {method!r}")
+    return presets[method]()
+
+
+class MethodRun(NamedTuple):
+    """One method ready to run over orders of its pool."""
+
+    learner: Predictor
+    params: Params
+    xs: Any  # the pool (kernel_pool)
+    ys: Array
+    base_support_vectors: int | tuple[int, ...]  # |SV(h)| the method counts
+
+    def run(self, orders: Any, **options: Any) -> tuple[Any, Trace]:
+        """:func:`~ojax.transfer.run_kernel` of this method over ``orders``."""
+        return run_kernel(
+            self.learner,
+            self.params,
+            self.xs,
+            self.ys,
+            orders,
+            base_support_vectors=self.base_support_vectors,
+            **options,
+        )
+
+
+class TransferSetup(NamedTuple):
+    """The methods of a split, ready to run (:func:`prepare_transfer`)."""
+
+    methods: dict[str, MethodRun]  # each method on its own (pool-indexed Gram layout)
+    num_target: int  # examples in the target pool
+    source_support_vectors: int  # |SV(h)|
+    gram_seconds: float  # source classifier, its outputs and the Gram matrices
+    combined: MethodRun | None = None  # PA, PAIO, OTL_fixed, OTL in one scan (4 heads)
+
+
+def _cast(params: Params, dtype: Any) -> Params:
+    return jax.tree.map(lambda a: jnp.asarray(a, dtype), params)
+
+
+def train_source(
+    source_x: Any,
+    source_y: Any,
+    params: KernelPAParams | None = None,
+    order: Any = None,
+    dtype: Any = None,
+) -> SVBuffer:
+    """The source classifier ``h``: averaged kernel PA-I over the source rows ``order``
+    (default: in their given order), in the Gram layout.
+
+    Returns ``h`` as a buffer of source-row indices and averaged coefficients; ``h.count`` is
+    ``|SV(h)|``.
+    """
+    dtype = jnp.zeros(()).dtype if dtype is None else dtype
+    params = _cast(KernelPAParams.paper_source() if params is None else params, dtype)
+    n = source_x.shape[0]
+    order = np.arange(n) if order is None else order
+    gram = gram_matrix(squared_distances(source_x, dtype=dtype), float(params.width))
+    xs, ys = kernel_pool(source_y, grams=gram, dtype=dtype)
+    learner = averaged_kernel_pa(int(np.shape(order)[0]), mode="gram")
+    state, _ = run_kernel(learner, params, xs, ys, order, keep_predictions=False)
+    return source_classifier(state)
+
+
+def source_outputs(h: SVBuffer, target_x: Any, source_x: Any, width: float) -> Array:
+    """``h(x)`` on every target row (one product against the source rows)."""
+    dist = squared_distances(target_x, source_x, dtype=h.coef.dtype)
+    return gram_matrix(dist, width)[:, h.keys] @ h.coef
+
+
+class _Target(NamedTuple):
+    """What every method's pool is built from."""
+
+    y: np.ndarray
+    grams: dict[tuple[str, float], Array]  # (view, width) -> Gram matrix
+    h_out: Array  # h on the source's view of every target row
+    n_h: int
+    dtype: Any
+
+
+def _pool(target: _Target, views: Sequence[tuple[str, float]], offsets, heads=None):
+    grams = tuple(target.grams[v] for v in views)
+    return kernel_pool(
+        target.y,
+        grams=grams if len(grams) > 1 else grams[0],
+        offsets=offsets,
+        heads=heads,
+        dtype=target.dtype,
+    )
+
+
+def _method(name: str, params: Params, target: _Target, source_view: str) -> MethodRun:
+    """One method's learner, params and pool (``source_view``: the view ``h`` was trained on,
+    ``"whole"`` for a homogeneous split, ``"view1"`` for a heterogeneous one)."""
+    n, h_out, n_h = len(target.y), target.h_out, target.n_h
+    zeros = jnp.zeros((n,), target.dtype)
+    if name in ("PA", "PAIO"):
+        view = "whole" if name == "PA" else source_view
+        xs, ys = _pool(target, [(view, float(params.width))], h_out if name == "PAIO" else None)
+        return MethodRun(kernel_pa(n, "pool"), params, xs, ys, n_h if name == "PAIO" else 0)
+    if name in ("OTL", "OTL_fixed", "HomOTL2"):
+        factory = {"OTL": homogeneous.otl, "OTL_fixed": homogeneous.otl_fixed}
+        learner = factory.get(name, homogeneous.homotl2)(n, "pool")
+        xs, ys = _pool(target, [("whole", float(params.width))], h_out)
+        return MethodRun(learner, params, xs, ys, n_h)
+    views = [("view1", float(params.width1)), ("view2", float(params.width2))]
+    with_h = name != "COTL0"
+    xs, ys = _pool(target, views, (h_out if with_h else zeros, zeros))
+    learner = (heterogeneous.sct if name == "SCT" else heterogeneous.cotl)(n, "pool")
+    return MethodRun(learner, params, xs, ys, n_h if with_h else 0)
+
+
+def _combined(params: Mapping[str, Params], target: _Target) -> MethodRun:
+    """PA, PAIO, OTL(fixed) and OTL in one scan (their params must agree where they share)."""
+    pa, paio, otl = params["PA"], params["PAIO"], params["OTL"]
+    for name in ("OTL", "OTL_fixed"):
+        other = params[name]
+        if float(other.C) != float(pa.C) or float(other.width) != float(pa.width):
+            raise InputError(f"params: combined runs need {name}'s C and width equal to PA's")
+    if float(paio.C) != float(pa.C):
+        raise InputError("params: combined runs need PAIO's C equal to PA's")
+    run_params = homogeneous.HomogeneousParams(pa.C, pa.width, paio.width, otl.learning_rate)
+    views = [("whole", float(pa.width)), ("whole", float(paio.width))]
+    xs, ys = _pool(target, views, (target.h_out, target.h_out), heads=4)
+    n, n_h = len(target.y), target.n_h
+    learner = homogeneous.homogeneous_methods(n, "pool")
+    return MethodRun(learner, run_params, xs, ys, (0, n_h, n_h, n_h))
+
+
+def _distances(source_x, target_x, dtype) -> tuple[dict[str, Array], str, Any]:
+    """Squared distances of the target rows per view, the view ``h`` sees, and that view's
+    features (one matrix product per view)."""
+    k, d = source_x.shape[1], target_x.shape[1]
+    if k == d:
+        whole = squared_distances(target_x, dtype=dtype)
+        return {"whole": whole}, "whole", target_x
+    if not 1 <= k < d:
+        raise InputError(
+            f"source_x has {k} features and target_x {d}: the source must see all of the "
+            "target's features (homogeneous) or its first k < d (heterogeneous)"
+        )
+    view1, view2 = target_x[:, :k], target_x[:, k:]
+    d1 = squared_distances(view1, dtype=dtype)
+    d2 = squared_distances(view2, dtype=dtype)
+    return {"view1": d1, "view2": d2, "whole": d1 + d2}, "view1", view1
+
+
+def _widths(methods: Sequence[str], params: Mapping[str, Params], source_view: str):
+    """The (view, width) Gram matrices the methods need."""
+    needed = set()
+    for name in methods:
+        p = params[name]
+        if name in ("COTL", "COTL0", "SCT"):
+            needed |= {("view1", float(p.width1)), ("view2", float(p.width2))}
+        else:
+            needed.add((source_view if name == "PAIO" else "whole", float(p.width)))
+    return needed
+
+
+def _check_methods(methods: Sequence[str], homogeneous_split: bool) -> tuple[str, ...]:
+    allowed = HOMOGENEOUS_METHODS if homogeneous_split else HETEROGENEOUS_METHODS
+    methods = tuple(methods)
+    bad = [m for m in methods if m not in allowed]
+    if bad or not methods:
+        kind = "homogeneous" if homogeneous_split else "heterogeneous"
+        raise InputError(f"methods must be some of {list(allowed)} on a {kind} split, got {bad}")
+    return methods
+
+
+def prepare_transfer(
+    source_x: Any,
+    source_y: Any,
+    target_x: Any,
+    target_y: Any,
+    *,
+    methods: Sequence[str] | None = None,
+    params: Mapping[str, Params] | None = None,
+    source_params: KernelPAParams | None = None,
+    source_order: Any = None,
+    combined: bool = False,
+    num_steps: int | None = None,
+    dtype: Any = None,
+) -> TransferSetup:
+    """The source classifier, the Gram matrices and every method's pool of a split.
+
+    Args:
+      source_x, source_y: the source rows ``(n_s, k)`` and labels in {-1, +1}.
+      target_x, target_y: the target pool ``(N, d)`` (``k == d``: homogeneous; ``k < d``: the
+        source sees the first ``k`` features) and labels.
+      methods: method names (default: the paper's table of that kind).
+      params: method name -> params (missing ones: :func:`paper_params`).
+      source_params: the source classifier's (default ``KernelPAParams.paper_source()``).
+      source_order: 0-based source rows in the order ``h`` learns them (default: in order).
+      combined: also build PA, PAIO, OTL(fixed), OTL as one learner (homogeneous only).
+      num_steps: the target stream's length, for HomOTL2's preset ``beta`` (default ``N``).
+      dtype: floating dtype (default: JAX's default float).
+    """
+    dtype = jnp.zeros(()).dtype if dtype is None else dtype
+    check_shape("source_y", source_y, (np.shape(source_x)[0],))
+    check_shape("target_y", target_y, (np.shape(target_x)[0],))
+    start = time.perf_counter()
+    dist, source_view, source_features = _distances(source_x, target_x, dtype)
+    homogeneous_split = source_view == "whole"
+    default = HOMOGENEOUS_METHODS[:4] if homogeneous_split else HETEROGENEOUS_METHODS
+    methods = _check_methods(default if methods is None else methods, homogeneous_split)
+    n = target_x.shape[0]
+    given = dict(params or {})
+    unknown = sorted(set(given) - set(methods))
+    if unknown:
+        raise InputError(f"params: {unknown} are not among the methods {list(methods)}")
+    steps = n if num_steps is None else num_steps
+    chosen = {
+        m: _cast(given[m] if m in given else paper_params(m, steps, dtype), dtype) for m in methods
+    }
+    source_params = _cast(source_params or KernelPAParams.paper_source(), dtype)
+    h = train_source(source_x, source_y, source_params, source_order, dtype)
+    h_out = source_outputs(h, source_features, source_x, float(source_params.width))
+    grams = {(v, w): gram_matrix(dist[v], w) for v, w in _widths(methods, chosen, source_view)}
+    del dist
+    jax.block_until_ready((grams, h_out))
+    seconds = time.perf_counter() - start
+    target = _Target(np.asarray(target_y), grams, h_out, int(h.count), dtype)
+    runs = {m: _method(m, chosen[m], target, source_view) for m in methods}
+    both = None
+    if combined:
+        if not homogeneous_split or not set(homogeneous.HOMOGENEOUS_HEADS) <= set(methods):
+            raise InputError(
+                "combined: needs a homogeneous split and the methods PA, PAIO, OTL_fixed, OTL"
+            )
+        both = _combined(chosen, target)
+    return TransferSetup(runs, n, int(h.count), seconds, both)
+
+
+def mistake_rate(mistakes: Any) -> np.ndarray:
+    """The average rate of mistakes (percent) after each sample, along the last axis.
+
+    Examples:
+      >>> print(mistake_rate([1.0, 0.0, 0.0, 1.0]))
+      [100.          50.          33.33333333  50.        ]
+    """
+    mistakes = np.asarray(mistakes, np.float64)
+    return 100.0 * np.cumsum(mistakes, axis=-1) / np.arange(1, mistakes.shape[-1] + 1)
+
+
+def check_orders(name: str, orders: Any, pool: int) -> np.ndarray:
+    """``orders`` as an int32 ``(P, T)`` array of 0-based rows of a pool of ``pool`` examples
+    (a 1-d order is one row); raises :class:`~ojax.validation.InputError` naming ``name``."""
+    arr = np.asarray(orders)
+    if arr.ndim not in (1, 2) or arr.size == 0 or not np.issubdtype(arr.dtype, np.integer):
+        raise InputError(
+            f"{name} must be a non-empty integer array of 0-based row indices (T,) or (P, T), "
+            f"got dtype {arr.dtype} and shape {arr.shape}"
+        )
+    if arr.min() < 0 or arr.max() >= pool:
+        hint = " (1-based MATLAB indices? subtract 1)" if arr.max() == pool else ""
+        raise InputError(
+            f"{name} must hold 0-based rows in [0, {pool - 1}] of its {pool} examples, got "
+            f"values in [{arr.min()}, {arr.max()}]{hint}"
+        )
+    return np.atleast_2d(arr).astype(np.int32)
+
+
+class SplitResult(NamedTuple):
+    """One method on every target order (:func:`run_split`)."""
+
+    mistakes: np.ndarray  # (P, T) 1.0 where the prediction was wrong (before the update)
+    support_vectors: np.ndarray  # (P, T) int, after each step (h's included where counted)
+    mistake_rate: np.ndarray  # (P, T) average rate of mistakes (percent) after each sample
+    scores: np.ndarray  # (P, T) the scores; the prediction is sign(score), sign(0) = +1
+
+
+def run_split(
+    source_x: Any,
+    source_y: Any,
+    source_order: Any,
+    target_x: Any,
+    target_y: Any,
+    target_orders: Any,
+    *,
+    methods: Sequence[str] | None = None,
+    params: Mapping[str, Params] | None = None,
+    source_params: KernelPAParams | None = None,
+    dtype: Any = None,
+) -> dict[str, SplitResult]:
+    """Online transfer on a split of one's own: ``h`` learned on the source rows in
+    ``source_order``, then each method over each target order (one vmap per method).
+
+    Indices are 0-based rows of ``source_x`` / ``target_x``. MATLAB's 1-based ``ID_ALL`` (the
+    authors' toolbox) must be converted with ``- 1`` (and offset if it counts rows of another
+    matrix than ``target_x``); 1-based input is refused with a hint.
+
+    Args:
+      source_x, source_y: ``(n_s, k)`` features (NumPy or scipy sparse) and labels in {-1, +1}.
+      source_order: ``(S,)`` 0-based source rows, in the order ``h`` learns them.
+      target_x, target_y: ``(N, d)`` features and labels: ``k == d`` is a homogeneous split,
+        ``k < d`` a heterogeneous one (the source saw the first ``k`` features).
+      target_orders: ``(P, T)`` 0-based target rows, one stream per row (``(T,)``: one).
+      methods: names among :data:`HOMOGENEOUS_METHODS` / :data:`HETEROGENEOUS_METHODS`
+        (default: the paper's table of that kind).
+      params: method name -> its params (default: the paper's, :func:`paper_params`).
+      source_params: ``h``'s :class:`~ojax.transfer.KernelPAParams` (default
+        ``KernelPAParams.paper_source()``: C = 5, width 4).
+      dtype: floating dtype (default: JAX's default float; float64 needs ``jax_enable_x64``).
+
+    Returns:
+      Method name -> :class:`SplitResult` (mistakes, support vectors, mistake-rate curves,
+      scores; each ``(P, T)``).
+
+    Raises:
+      InputError: on orders that are not 0-based integer rows (naming ``source_order`` or
+        ``target_orders``), labels outside {-1, +1}, unknown methods, bad params.
+    """
+    source_order = check_orders("source_order", source_order, np.shape(source_x)[0])
+    if source_order.shape[0] != 1:
+        raise InputError(f"source_order must be one order (S,), got shape {source_order.shape}")
+    target_orders = check_orders("target_orders", target_orders, np.shape(target_x)[0])
+    setup = prepare_transfer(
+        source_x,
+        source_y,
+        target_x,
+        target_y,
+        methods=methods,
+        params=params,
+        source_params=source_params,
+        source_order=source_order[0],
+        num_steps=target_orders.shape[1],
+        dtype=dtype,
+    )
+    results = {}
+    for name, method in setup.methods.items():
+        _, trace = method.run(target_orders)
+        mistakes = np.asarray(trace.loss)
+        results[name] = SplitResult(
+            mistakes, np.asarray(trace.record), mistake_rate(mistakes), np.asarray(trace.prediction)
+        )
+    return results
+
+
+__all__ = [
+    "HETEROGENEOUS_METHODS",
+    "HOMOGENEOUS_METHODS",
+    "MethodRun",
+    "SplitResult",
+    "TransferSetup",
+    "check_orders",
+    "mistake_rate",
+    "paper_params",
+    "prepare_transfer",
+    "run_split",
+    "source_outputs",
+    "train_source",
+]
