@@ -48,5 +48,6 @@ _SLOW_TESTS = {
 
 def pytest_collection_modifyitems(config, items):
     for item in items:
-        if item.path.name in _SLOW_MODULES or item.originalname in _SLOW_TESTS:
+        name = getattr(item, "originalname", item.name)
+        if item.path.name in _SLOW_MODULES or name in _SLOW_TESTS:
             item.add_marker(pytest.mark.slow)

@@ -10,7 +10,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from ojax import InputError, envs
+from ojax import InputError, envs, meta
 from ojax.datasets import DataError, load_lenk, load_schools, split_tasks
 from ojax.experiments import EXPERIMENTS, ExperimentConfig
 from ojax.experiments import denevi2020 as den
@@ -109,6 +109,41 @@ def test_malformed_and_missing_files(tmp_path: Path):
     )
     with pytest.raises(DataError, match="16 training and 4 test rows"):
         load_lenk(tmp_path)
+
+
+def test_each_seed_cell_draws_its_own_tasks_and_equals_a_direct_run(tmp_path):
+    # Seed s draws from jax.random.key(s) inside its own sweep cell; the experiment's curves of
+    # a seed equal the method run directly on that seed's tasks.
+    size = den.QUICK_SYNTHETIC._replace(
+        num_tasks=6, num_validation=2, num_test=3, num_checkpoints=3
+    )
+    setting = den.synthetic_setting(2, size, jnp.float32)
+    data = setting.draw(jnp.int32(1))
+    direct, _ = envs.low_variance_tasks(jax.random.key(1), num_tasks=11, dtype=jnp.float32)
+    np.testing.assert_array_equal(data.train.x_train, direct.x_train[:6])
+    np.testing.assert_array_equal(data.unseen.y_test, direct.y_test[8:])
+    config = ExperimentConfig("denevi2020-synthetic", seeds=2, out=tmp_path, quiet=True)
+    curves, extra, _ = den.run_methods(config, setting, ["Lazy", "ITL", "Lazy_SS"], grid_size=3)
+    for name in ("Lazy", "ITL"):
+        params = den.method_params(name, size.dim, jnp.float32, oracle_bias=setting.oracle_bias)
+        out = den.run_method(den.method_learners(name, size.dim), params, data, [0, 3, 6])
+        np.testing.assert_allclose(
+            curves[name]["cumulative_error"][1],
+            meta.cumulative_error(out.errors, out.mask),
+            rtol=1e-6,
+        )
+        np.testing.assert_allclose(curves[name]["meta_test_error"][1], out.meta_test, rtol=1e-6)
+    assert not np.allclose(curves["Lazy"]["test_error"][0], curves["Lazy"]["test_error"][1])
+    # the tuned baseline: the hindsight pair has the lowest final cumulative error of its grid
+    grid = meta.MetaParams.step_grid(3, dtype=jnp.float32)
+    learner, fixed = den.method_learners("Lazy_SS", size.dim)
+    scores = jax.vmap(lambda p: meta.grid_score(learner, fixed, p, data.train))(grid)
+    best = int(np.argmin(np.where(np.isfinite(scores.cumulative), scores.cumulative, np.inf)))
+    assert extra["Lazy_SS"]["inner_step_hindsight"][1] == float(grid.within.learning_rate[best])
+    assert extra["Lazy_SS"]["meta_step_hindsight"][1] == float(grid.meta.learning_rate[best])
+    np.testing.assert_allclose(
+        curves["Lazy_SS"]["cumulative_error"][1, -1], scores.cumulative[best], rtol=1e-5
+    )
 
 
 def test_quick_synthetic_reproduces_the_paper_qualitatively(tmp_path):

@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 
 from ojax import InputError, losses, parameter_free, run_oco
-from ojax.run import _run_oco
 
 sys.path.insert(0, str(Path(__file__).parent))
 import reference_denevi as ref  # noqa: E402
@@ -155,15 +154,28 @@ def test_parameter_free_average_regret_vanishes():
 
 def test_no_recompile_across_wealth_values():
     learner = parameter_free.direction_magnitude("kt")
+    traces = [0]
+
+    def update(*args):
+        traces[0] += 1
+        return learner.update(*args)
+
+    counted = learner._replace(update=update)
     gs = jnp.asarray(_gradient_stream(7, 30, 3), jnp.float32)
-    before = _run_oco._cache_size()
-    finals = []
+    finals, counts = [], []
     for wealth in (0.5, 2.0, 40.0):
         params = parameter_free.DirectionMagnitudeParams(jnp.asarray(wealth), jnp.asarray(1.0))
-        _, tr = run_oco(learner, params, jnp.zeros(3), gs, losses.linear_objective)
+        _, tr = run_oco(counted, params, jnp.zeros(3), gs, losses.linear_objective)
         finals.append(float(tr.loss.sum()))
-    assert _run_oco._cache_size() - before == 1
+        counts.append(traces[0])
+    assert counts[0] >= 1 and counts[1] == counts[0] and counts[2] == counts[0]
     assert len(set(finals)) == 3
+
+
+def test_direction_magnitude_is_cached():
+    # The same bettor gives the same learner, so learners composed from it share compilations.
+    assert parameter_free.direction_magnitude("ons") is parameter_free.direction_magnitude("ons")
+    assert parameter_free.direction_magnitude("kt") != parameter_free.direction_magnitude("ons")
 
 
 def test_vmap_over_wealth_equals_loop():

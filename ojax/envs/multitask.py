@@ -169,3 +169,28 @@ def synthetic_split(
         task_slice(tasks, num_tasks + num_validation, total),
         w[:num_tasks],
     )
+
+
+def task_block_stream(key: Array, num_steps: int, dim: int) -> tuple[Array, Array, Array]:
+    """Small ragged task blocks ``(xs, ys, mask)`` of the low-variance environment (the
+    registry's ``make_stream`` for multi-task learners).
+
+    About ``num_steps`` online points in ``T = max(2, num_steps // 8)`` tasks of up to 8 slots,
+    each task with a random number (1 to 8) of real points first and padding after them.
+
+    Examples:
+      >>> import jax
+      >>> from ojax.envs import multitask
+      >>> xs, ys, mask = multitask.task_block_stream(jax.random.key(0), 40, 3)
+      >>> print(xs.shape, mask.sum(axis=1))
+      (5, 8, 3) [7 7 1 8 4]
+    """
+    num_steps = check_int("num_steps", num_steps, 1)
+    dim = check_int("dim", dim, 1)
+    slots, num_tasks = 8, max(2, num_steps // 8)
+    k_tasks, k_sizes = jax.random.split(key)
+    params = default_low_variance_params(jnp.float32)
+    tasks, _ = _tasks(k_tasks, params, num_tasks, 2 * slots, dim, slots, 0, jnp.float32)
+    sizes = jax.random.randint(k_sizes, (num_tasks,), 1, slots + 1)
+    mask = jnp.arange(slots)[None, :] < sizes[:, None]
+    return tasks.x_train, tasks.y_train, mask

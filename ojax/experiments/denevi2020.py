@@ -3,7 +3,7 @@
 Experiments (``ojax run NAME``):
 
 * ``denevi2020-synthetic``: the main figure, on the synthetic low-variance environment;
-* ``denevi2020-wealth``: the same with the initial wealths swept over a log grid (one vmap);
+* ``denevi2020-wealth``: the same with the initial wealths swept over a log grid;
 * ``denevi2020-schools`` and ``denevi2020-lenk``: the real datasets of Appendix E.
 
 Methods: ``ITL`` and ``Oracle`` (the within-task learner with bias 0 and with the true task mean),
@@ -16,11 +16,16 @@ the Oracle use the ONS bettor.
 Metrics: ``cumulative_error`` (running mean of the online errors over all points),
 ``test_error`` (running mean over tasks of each task's test error of its averaged iterate) and
 ``meta_test_error`` (the within-task learner started from the bias learned after ``t`` training
-tasks, on unseen tasks, as a curve over ``t``). On the real datasets the meta-test curve comes
-from a second run that holds out 20% of the tasks; the other two metrics use all tasks, as the
-authors do.
+tasks, on unseen tasks, as a curve over ``t``). On the real datasets the unseen tasks are the
+last 20% of each seed's shuffled tasks and the curve stops before them; the other two metrics use
+all tasks, as the authors do.
 
-The heavy work is one jitted function of ``(params, tasks, unseen tasks)`` vmapped over seeds.
+Every seed is one cell of :func:`ojax.sweep.sweep_experiment`: the cell draws that seed's tasks
+(seed ``s`` from ``jax.random.key(s)``), runs the method with :func:`ojax.meta.run_meta` and
+measures it, so no seed's data exist outside its cell and ``--seeds`` is bounded by time, not
+memory. The sweep's seed axis has length 1 and the seed numbers are its task axis, which keeps
+the draws of ``jax.random.key(s)``. A tuned baseline's cell evaluates the whole step grid (one
+vmap), selects in hindsight and on validation tasks, and runs the selected steps.
 """
 
 from __future__ import annotations
@@ -35,15 +40,17 @@ import jax.numpy as jnp
 import numpy as np
 
 from ojax import meta
+from ojax.core import MultiTaskLearner, Params
 from ojax.datasets import multitask as mt_data
 from ojax.envs import multitask as mt_env
 from ojax.experiments.output import ExperimentConfig, ExperimentResult
-from ojax.meta.tasks import TaskBlock, task_slice
+from ojax.parameter_free import direction_magnitude
+from ojax.sweep import sweep_experiment
 from ojax.validation import check_choice
 
 PF_METHODS: dict[str, tuple[str, str]] = {  # name -> (kind, bettor)
-    "ITL": ("itl", "ons"),
-    "Oracle": ("oracle", "ons"),
+    "ITL": ("fixed", "ons"),
+    "Oracle": ("fixed", "ons"),
     "Aggressive": ("aggressive", "ons"),
     "Lazy": ("lazy", "ons"),
     "Aggressive_KT": ("aggressive", "kt"),
@@ -51,6 +58,9 @@ PF_METHODS: dict[str, tuple[str, str]] = {  # name -> (kind, bettor)
 }
 SS_METHODS: dict[str, str] = {"Aggressive_SS": "aggressive", "Lazy_SS": "lazy"}
 METRICS = ("cumulative_error", "test_error", "meta_test_error")
+# LLVM optimisation level 1 compiles these scans 2-3x faster than the default with the same run
+# time (measured on CPU); compilation dominates a cold run of the main job.
+COMPILER_OPTIONS = {"xla_backend_optimization_level": 1}
 
 
 def step_grid(num: int = 20) -> np.ndarray:
@@ -58,360 +68,123 @@ def step_grid(num: int = 20) -> np.ndarray:
     return 10.0 ** np.linspace(-6.0, 4.0, num)
 
 
+class Learners(NamedTuple):
+    """A method's learner and the within-task learner that meta-tests its biases."""
+
+    learner: MultiTaskLearner
+    fixed: MultiTaskLearner  # the same within-task learner with a frozen bias
+
+
 @functools.cache
-def make_learner(kind: str, bettor: str, dim: int, dtype: Any, counter: str = "global"):
-    """The learner of a method (cached, so repeated runs hit the compile cache)."""
-    if kind in ("itl", "oracle"):
-        return make_learner("fixed", bettor, dim, dtype)
-    if kind == "fixed":
-        return meta.biased_within_task(dim, bettor, dtype=dtype)
+def method_learners(method: str, dim: int, counter: str = "global") -> Learners:
+    """The learners of a method (cached, so repeated runs hit the compile caches)."""
+    check_choice("method", method, list(PF_METHODS) + list(SS_METHODS))
+    if method in SS_METHODS:
+        mode = SS_METHODS[method]
+        learner = meta.aggressive_ogd(dim) if mode == "aggressive" else meta.lazy_ogd(dim)
+        return Learners(learner, meta.ogd_within_task(dim))
+    kind, bettor = PF_METHODS[method]
+    inside = direction_magnitude(bettor)
+    fixed = meta.biased_within_task(dim, inside)
     if kind == "aggressive":
-        return meta.aggressive(dim, bettor, dtype=dtype, counter=counter)
+        return Learners(meta.aggressive(dim, inside, inside, counter=counter), fixed)
     if kind == "lazy":
-        return meta.lazy(dim, bettor, dtype=dtype)
-    if kind == "aggressive_ss":
-        return meta.aggressive_ogd(dim, dtype=dtype)
-    if kind == "lazy_ss":
-        return meta.lazy_ogd(dim, dtype=dtype)
-    kinds = ("itl", "oracle", "fixed", "aggressive", "lazy", "aggressive_ss", "lazy_ss")
-    check_choice("kind", kind, kinds)
-    raise AssertionError  # unreachable
+        return Learners(meta.lazy(dim, inside, inside), fixed)
+    return Learners(fixed, fixed)
+
+
+def method_params(
+    method: str,
+    dim: int,
+    dtype,
+    inner_wealth: float = 1.0,
+    meta_wealth: float = 1.0,
+    oracle_bias: Any = None,
+) -> Params:
+    """The paper's params of a parameter-free method (ITL: bias 0; the Oracle: ``oracle_bias``)."""
+    check_choice("method", method, list(PF_METHODS))
+    if method in ("ITL", "Oracle"):
+        bias = jnp.zeros(dim, dtype) if method == "ITL" else jnp.asarray(oracle_bias, dtype)
+        return meta.FixedBiasParams.paper(bias, inner_wealth=inner_wealth, dtype=dtype)
+    return meta.MetaParams.paper(inner_wealth=inner_wealth, meta_wealth=meta_wealth, dtype=dtype)
+
+
+class SeedData(NamedTuple):
+    """One seed's tasks."""
+
+    train: meta.TaskBlock  # the online stream of tasks
+    validation: meta.TaskBlock | None  # for the honest selection of the _SS steps
+    unseen: meta.TaskBlock  # unseen tasks of the meta-test
 
 
 class Outputs(NamedTuple):
-    """Per-seed records of one method (leading axis: seeds)."""
+    """What one seed of one method records."""
 
-    errors: Any  # (S, T, n) online errors
-    test_errors: Any  # (S, T)
-    meta_test: Any  # (S, C) or None
-    final_bias: Any  # (S, d)
-
-
-def _run_one(learner, params, train: TaskBlock, unseen: TaskBlock | None, checkpoints):
-    """One seed: the meta-learner over the training tasks, and the meta-test at checkpoints."""
-    trace = meta.run_meta_core(learner, params, train)
-    mt = None
-    if unseen is not None:
-        mt = meta.meta_test_core(learner, params, trace.biases[checkpoints], unseen)
-    return Outputs(trace.errors, trace.test_errors, mt, trace.biases[-1])
+    errors: Any  # (T, n) online errors (0 on padding)
+    mask: Any  # (T, n) bool, the real points
+    test_errors: Any  # (T,) test error of each task's averaged iterate
+    meta_test: Any  # (C,) meta-test error of the bias after each checkpoint's number of tasks
 
 
-def _runs_core(learner, params, train: TaskBlock, unseen: TaskBlock | None, checkpoints):
-    return jax.vmap(lambda p, t, u: _run_one(learner, p, t, u, checkpoints))(params, train, unseen)
+def run_method(learners: Learners, params: Params, data: SeedData, checkpoints: Any) -> Outputs:
+    """One seed of one method: the online run and the meta-test at ``checkpoints`` (traceable)."""
+    learner, fixed = learners
+    trace = meta.run_meta(learner, params, data.train, independent_tasks=learner is fixed)
+    biases = meta.bias_path(learner, params, trace)[jnp.asarray(checkpoints)]
+    frozen = params if learner is fixed else params.frozen(biases[0])
+    mt = meta.meta_test_curve(fixed, frozen, biases, data.unseen)
+    return Outputs(trace.loss, trace.mask, trace.task.test_error, mt)
 
 
-def _grid_core(learner, grid, train: TaskBlock, validation: TaskBlock | None):
-    return jax.vmap(lambda t, v: meta.grid_scores_core(learner, grid, t, v))(train, validation)
+class Tuned(NamedTuple):
+    """One seed of a tuned baseline: its grid selected in hindsight and on validation tasks."""
+
+    hindsight: Outputs  # the run with the pair of lowest final cumulative error
+    hindsight_index: Any  # () int, its index in the grid
+    validation: Outputs | None  # the run with the pair of lowest validation error
+    validation_index: Any
 
 
-_runs = jax.jit(_runs_core, static_argnames=("learner",))
-_grid = jax.jit(_grid_core, static_argnames=("learner",))
+def tune_method(learners: Learners, grid: Params, data: SeedData, checkpoints: Any) -> Tuned:
+    """One seed of a tuned baseline: every pair of ``grid`` (one vmap), then the selected pairs'
+    runs (traceable). A diverging pair (non-finite score) is never selected."""
+    learner, fixed = learners
+    scores = jax.vmap(lambda p: meta.grid_score(learner, fixed, p, data.train, data.validation))(
+        grid
+    )
+
+    def best(values):
+        return jnp.argmin(jnp.where(jnp.isfinite(values), values, jnp.inf))
+
+    indices = [best(scores.cumulative)]
+    if data.validation is not None:
+        indices.append(best(scores.validation))
+    picked = jax.tree.map(lambda a: a[jnp.stack(indices)], grid)
+    out = jax.vmap(lambda p: run_method(learners, p, data, checkpoints))(picked)
+    first = jax.tree.map(lambda a: a[0], out)
+    if data.validation is None:
+        return Tuned(first, indices[0], None, None)
+    return Tuned(first, indices[0], jax.tree.map(lambda a: a[1], out), indices[1])
 
 
-# LLVM optimisation level 1 compiles these scans 2-3x faster than the default with the same run
-# time (measured on CPU); compilation dominates a cold run of the main job.
-COMPILER_OPTIONS = {"xla_backend_optimization_level": 1}
-
-
-def compile_fast(lowered):
-    """Compiles a lowered function with :data:`COMPILER_OPTIONS` (falls back to defaults)."""
-    try:
-        return lowered.compile(compiler_options=COMPILER_OPTIONS)
-    except Exception:  # a backend without the option
-        return lowered.compile()
-
-
-class Runner:
-    """Runs the per-seed work of the experiment and times compilation apart.
-
-    With an experiment configuration, every call goes through the sweep engine
-    (:func:`ojax.sweep.sweep_experiment`: seeds and grid pairs are chunked to the memory budget,
-    sharded over ``--devices``, stored and resumed under ``--out``); without one (benchmarks),
-    the seed-batched ``jit(vmap(scan))`` is compiled ahead of time and called directly.
-    """
-
-    _cache: dict = {}
-
-    def __init__(self, config: ExperimentConfig | None = None) -> None:
-        self.config = config
-        self.compile_seconds = 0.0
-
-    def compile(self, fn, *args, **static):
-        """AOT-compiles ``fn`` (a ``jax.jit`` function) for ``args``, timing the compilation."""
-        start = time.perf_counter()
-        compiled = compile_fast(fn.lower(*args, **static))
-        self.compile_seconds += time.perf_counter() - start
-        return compiled
-
-    def __call__(self, fn, learner, *args):
-        if self.config is not None:
-            return self._engine(fn, learner, *args)
-        leaves = jax.tree.leaves(args)
-        key = (
-            fn,
-            learner,
-            jax.tree.structure(args),
-            tuple((leaf.shape, str(leaf.dtype)) for leaf in leaves),
-        )
-        compiled = self._cache.get(key)
-        if compiled is None:
-            compiled = self.compile(fn, learner, *args)
-            self._cache[key] = compiled
-        return compiled(*args)
-
-    def _engine(self, fn, learner, *args):
-        from ojax.sweep import stacked, sweep_experiment
-
-        if fn is _runs:
-            params, train, unseen, checkpoints = args
-            one = _seed_run(learner, tuple(int(c) for c in np.asarray(checkpoints)))
-            grid, tasks, name = None, (params, train, unseen), "runs"
-        elif fn is _grid:
-            pairs, train, validation = args
-            one = _seed_grid(learner)
-            grid, tasks, name = stacked(pairs, "step_pair"), (train, validation), "grid"
-        else:  # pragma: no cover - only the two cores above exist
-            raise ValueError(f"no engine path for {fn!r}")
-        cell = sweep_experiment(
-            self.config,
-            one,
-            grid,
-            key=0,
-            tasks=tasks,
-            num_seeds=1,
-            name=f"{name}-{type(learner).__name__}",
-            compiler_options=COMPILER_OPTIONS,
-        )
-        self.compile_seconds += cell.stats.compile_seconds
-        # axes (seed=1, [step_pair,] task=S): the task axis holds the experiment's seeds
-        out = jax.tree.map(lambda a: a[0], cell.outputs)
-        if fn is _grid:  # (P, S) -> (S, P), as the seed-batched core returns it
-            out = jax.tree.map(lambda a: np.moveaxis(a, 0, 1), out)
-        return out
-
-
-@functools.cache
-def _seed_run(learner, checkpoints: tuple[int, ...]):
-    """``(_, (params, train, unseen), key) -> Outputs`` of one seed (cached per learner)."""
-    points = np.asarray(checkpoints, np.int32)
-
-    def one(_, task, key):
-        params, train, unseen = task
-        return _run_one(learner, params, train, unseen, points)
-
-    return one
-
-
-@functools.cache
-def _seed_grid(learner):
-    """``(step pair, (train, validation), key) -> (cumulative, validation)`` of one seed."""
-
-    def one(pair, task, key):
-        return meta.grid_score_core(learner, pair, *task)
-
-    return one
-
-
-def _seed_broadcast(params, num_seeds: int):
-    return jax.tree.map(lambda a: jnp.broadcast_to(a, (num_seeds,) + jnp.shape(a)), params)
-
-
-def _pf_params(
-    kind: str, num_seeds: int, dim: int, dtype, inner_wealth, meta_wealth, oracle_bias=None
-):
-    one = jnp.asarray(1.0, dtype)
-    wi, wm = jnp.asarray(inner_wealth, dtype), jnp.asarray(meta_wealth, dtype)
-    if kind == "itl":
-        return _seed_broadcast(meta.FixedBiasParams(jnp.zeros(dim, dtype), wi, one), num_seeds)
-    if kind == "oracle":
-        bias = jnp.broadcast_to(jnp.asarray(oracle_bias, dtype), (num_seeds, dim))
-        return meta.FixedBiasParams(bias, *_seed_broadcast((wi, one), num_seeds))
-    return _seed_broadcast(meta.MetaParams(wi, wm, one), num_seeds)
-
-
-def _ss_grid(dtype, num: int) -> meta.OGDMetaParams:
-    steps = step_grid(num)
-    inner, outer = np.meshgrid(steps, steps, indexing="ij")
-    return meta.OGDMetaParams(jnp.asarray(inner.ravel(), dtype), jnp.asarray(outer.ravel(), dtype))
-
-
-def _pad_seeds(tree, size: int):
-    """Pads the leading (seed) axis to ``size`` by repeating the last seed."""
-
-    def pad(a):
-        extra = size - a.shape[0]
-        return a if extra == 0 else jnp.concatenate([a, jnp.repeat(a[-1:], extra, axis=0)])
-
-    return jax.tree.map(pad, tree)
-
-
-def _grid_scores(runner, learner, grid, train, validation, chunk: int, progress):
-    """(S, P) final cumulative and validation errors, seeds in chunks of ``chunk``."""
-    num_seeds = train.x_train.shape[0]
-    if runner.config is not None:  # the engine chunks seeds x pairs to the memory budget
-        cum, val = runner(_grid, learner, grid, train, validation)
-        return np.asarray(cum), np.asarray(val)
-    cums, vals = [], []
-    starts = list(range(0, num_seeds, chunk))
-    for start in progress(starts):
-        stop = min(start + chunk, num_seeds)
-        sl = slice(start, stop)
-        take = lambda tree, sl=sl: jax.tree.map(lambda a: a[sl], tree)  # noqa: E731
-        cum, val = runner(
-            _grid,
-            learner,
-            grid,
-            _pad_seeds(take(train), chunk),
-            None if validation is None else _pad_seeds(take(validation), chunk),
-        )
-        cums.append(np.asarray(cum)[: stop - start])
-        vals.append(np.asarray(val)[: stop - start])
-    return np.concatenate(cums), np.concatenate(vals)
-
-
-def _curves(out: Outputs, train: TaskBlock) -> dict[str, np.ndarray]:
-    curves = {
-        "cumulative_error": meta.cumulative_error(out.errors, train.mask_train),
-        "test_error": meta.test_error_curve(out.test_errors),
-    }
-    if out.meta_test is not None:
-        curves["meta_test_error"] = np.asarray(out.meta_test)
-    return curves
+# ----------------------------------------------------------------------------------------------
+# settings: how a seed draws its tasks
 
 
 class Setting(NamedTuple):
     """What one dataset's run needs."""
 
     dataset: str
-    train: TaskBlock  # (S, T, ...) seed-batched training tasks
-    validation: TaskBlock | None  # (S, V, ...) for the honest selection of the _SS steps
-    unseen: TaskBlock | None  # (S, T', ...) unseen tasks for the meta-test error
+    draw: Callable[[Any], SeedData]  # seed number -> that seed's tasks (traceable)
+    num_seeds: int
+    dim: int
+    dtype: Any
     oracle_bias: Any  # (d,) or None (no Oracle)
     checkpoints: np.ndarray  # numbers of training tasks at which the meta-test is measured
 
 
-def run_methods(
-    setting: Setting,
-    methods: list[str],
-    *,
-    runner: Runner,
-    dtype,
-    inner_wealth: float = 1.0,
-    meta_wealth: float = 1.0,
-    grid_size: int = 20,
-    grid_chunk: int = 10,
-    progress: Callable = lambda it: it,
-    selected: dict | None = None,
-    counter: str = "global",
-) -> tuple[dict[str, dict[str, np.ndarray]], dict[str, Any]]:
-    """Runs ``methods`` on a seed-batched setting; returns their curves and extra information.
-
-    Args:
-      setting: the data.
-      methods: names from :data:`PF_METHODS` and :data:`SS_METHODS`.
-      runner: compiles and times.
-      dtype: float dtype.
-      inner_wealth, meta_wealth: initial wealths of the parameter-free learners.
-      grid_size: the _SS step grid is ``grid_size x grid_size``.
-      grid_chunk: seeds per grid call.
-      progress: wraps an iterable in a progress bar.
-      selected: per _SS method, ``OGDMetaParams`` ``(S,)`` already chosen (skips the grid).
-      counter: the step count of Aggressive's meta learner, ``"global"`` or ``"authors"``.
-
-    Returns:
-      ``(curves, extra)`` with ``curves[method][metric]`` of shape ``(S, length)``.
-    """
-    train = setting.train
-    num_seeds, dim = train.x_train.shape[0], train.x_train.shape[-1]
-    checkpoints = jnp.asarray(setting.checkpoints, jnp.int32)
-    curves, extra = {}, {}
-    for name in progress(methods):
-        if name in PF_METHODS:
-            kind, bettor = PF_METHODS[name]
-            learner = make_learner(kind, bettor, dim, dtype, counter)
-            params = _pf_params(
-                kind, num_seeds, dim, dtype, inner_wealth, meta_wealth, setting.oracle_bias
-            )
-        else:
-            kind = SS_METHODS[name] + "_ss"
-            learner = make_learner(kind, "", dim, dtype)
-            if selected is not None and name in selected:
-                params = selected[name]
-            else:
-                grid = _ss_grid(dtype, grid_size)
-                cum, val = _grid_scores(
-                    runner, learner, grid, train, setting.validation, grid_chunk, lambda it: it
-                )
-                cum = np.where(np.isfinite(cum), cum, np.inf)  # a diverging pair never wins
-                val = np.where(np.isfinite(val), val, np.inf)
-                best = np.argmin(cum, axis=1)
-                params = jax.tree.map(lambda a: a[best], grid)  # noqa: B023 (called at once)
-                info = {
-                    "inner_step_hindsight": np.asarray(params.inner_step).tolist(),
-                    "meta_step_hindsight": np.asarray(params.meta_step).tolist(),
-                    "params": params,
-                }
-                if setting.validation is not None:
-                    best_val = np.argmin(val, axis=1)
-                    honest = jax.tree.map(lambda a: a[best_val], grid)  # noqa: B023 (called at once)
-                    out = runner(_runs, learner, honest, train, setting.unseen, checkpoints)
-                    finals = {k: v[:, -1] for k, v in _curves(out, train).items()}
-                    info.update(
-                        inner_step_validation=np.asarray(honest.inner_step).tolist(),
-                        meta_step_validation=np.asarray(honest.meta_step).tolist(),
-                        validation_selected={
-                            k: {"mean": float(v.mean()), "std": float(v.std())}
-                            for k, v in finals.items()
-                        },
-                    )
-                extra[name] = info
-        out = runner(_runs, learner, params, train, setting.unseen, checkpoints)
-        curves[name] = _curves(out, train)
-    return curves, extra
-
-
 def _checkpoints(num_tasks: int, num: int) -> np.ndarray:
     return np.unique(np.round(np.linspace(0, num_tasks, min(num, num_tasks + 1))).astype(int))
-
-
-def _figures(dataset: str, curves, checkpoints, title: str) -> dict[str, Any]:
-    from ojax.plotting import curves_figure
-
-    figs = {}
-    some = next(iter(curves.values()))
-    n = some["cumulative_error"].shape[1]
-    figs[f"{dataset}_cumulative_error.png"] = curves_figure(
-        np.arange(1, n + 1),
-        {m: c["cumulative_error"] for m, c in curves.items()},
-        title=f"{title}: cumulative error",
-        xlabel="iterations (points seen)",
-        ylabel="cumulative absolute error",
-    )
-    t = some["test_error"].shape[1]
-    figs[f"{dataset}_test_error.png"] = curves_figure(
-        np.arange(1, t + 1),
-        {m: c["test_error"] for m, c in curves.items()},
-        title=f"{title}: multi-task test error",
-        xlabel="number of tasks",
-        ylabel="test absolute error",
-    )
-    if "meta_test_error" in some:
-        figs[f"{dataset}_meta_test_error.png"] = curves_figure(
-            np.asarray(checkpoints),
-            {m: c["meta_test_error"] for m, c in curves.items()},
-            title=f"{title}: meta-test error on unseen tasks",
-            xlabel="number of training tasks",
-            ylabel="test absolute error",
-        )
-    return figs
-
-
-def _dtype(config: ExperimentConfig):
-    return jnp.float64 if config.x64 else jnp.float32
-
-
-def _keys(num_seeds: int):
-    return jax.vmap(jax.random.key)(jnp.arange(num_seeds))
 
 
 class SyntheticSize(NamedTuple):
@@ -427,95 +200,290 @@ class SyntheticSize(NamedTuple):
 QUICK_SYNTHETIC = SyntheticSize(num_tasks=80, num_validation=10, num_test=20, num_checkpoints=9)
 
 
+def synthetic_data(
+    seed: Any, size: SyntheticSize, dtype, params: mt_env.LowVarianceParams | None = None
+) -> SeedData:
+    """Seed ``seed``'s synthetic tasks, drawn from ``jax.random.key(seed)`` (traceable)."""
+    params = params or mt_env.default_low_variance_params(dtype)
+    split = mt_env.synthetic_split(
+        jax.random.key(seed),
+        params,
+        size.num_tasks,
+        size.num_validation,
+        size.num_test,
+        size.num_points,
+        size.dim,
+        size.num_train,
+        dtype,
+    )
+    return SeedData(split.train, split.validation, split.test)
+
+
 def synthetic_setting(
     num_seeds: int,
     size: SyntheticSize,
     dtype,
     params: mt_env.LowVarianceParams | None = None,
-    runner: Runner | None = None,
 ) -> Setting:
-    """Seed-batched synthetic data (seed ``s`` draws from ``jax.random.key(s)``)."""
+    """The synthetic environment (seed ``s`` draws from ``jax.random.key(s)``)."""
     params = params or mt_env.default_low_variance_params(dtype)
-    runner = runner or Runner()
-    keys = _keys(num_seeds)
-    split = runner.compile(_synthetic_data, keys, params, size=size, dtype=dtype)(keys, params)
     oracle = jnp.full((size.dim,), params.task_mean, dtype)
     return Setting(
         "synthetic",
-        split.train,
-        split.validation,
-        split.test,
+        functools.partial(synthetic_data, size=size, dtype=dtype, params=params),
+        num_seeds,
+        size.dim,
+        dtype,
         oracle,
         _checkpoints(size.num_tasks, size.num_checkpoints),
     )
 
 
-@functools.partial(jax.jit, static_argnames=("size", "dtype"))
-def _synthetic_data(keys, params, size: SyntheticSize, dtype):
-    return jax.vmap(
-        lambda k: mt_env.synthetic_split(
-            k,
-            params,
-            size.num_tasks,
-            size.num_validation,
-            size.num_test,
-            size.num_points,
-            size.dim,
-            size.num_train,
-            dtype,
+def real_setting(
+    data: mt_data.PooledTasks,
+    dataset: str,
+    num_seeds: int,
+    dtype,
+    heldout_fraction: float = 0.2,
+    num_checkpoints: int = 21,
+) -> Setting:
+    """Tasks of a real dataset (seed ``s``: ``jax.random.key(s)`` shuffles the task order and
+    splits each task).
+
+    All tasks form the training stream (the authors' protocol). The last ``heldout_fraction`` of
+    each seed's shuffled tasks also serve as the unseen tasks of the meta-test, measured only
+    for biases learned before any of them arrived (checkpoints ``t <= T - H``): the learners are
+    online, so this equals training on the first ``T - H`` tasks alone.
+    """
+    arrays = (
+        jnp.asarray(data.x, dtype),
+        jnp.asarray(data.y, dtype),
+        jnp.asarray(data.mask),
+        jnp.asarray(data.num_test),
+    )
+    width = mt_data.num_train_max(data)
+    num_tasks = data.x.shape[0]
+    seen = num_tasks - max(1, int(round(heldout_fraction * num_tasks)))
+
+    def draw(seed):
+        blocks = mt_data.split_tasks_core(jax.random.key(seed), *arrays, width)
+        return SeedData(blocks, None, meta.task_slice(blocks, seen, num_tasks))
+
+    checkpoints = _checkpoints(seen, num_checkpoints)
+    return Setting(dataset, draw, num_seeds, data.x.shape[-1], dtype, None, checkpoints)
+
+
+# ----------------------------------------------------------------------------------------------
+# the sweeps: one cell per seed
+
+
+@functools.lru_cache(maxsize=64)
+def _run_cell(learners: Learners, draw: Callable, checkpoints: tuple[int, ...]):
+    """``(_, (seed, params), key) -> Outputs`` (one function per learner: compiled once)."""
+    points = np.asarray(checkpoints, np.int32)
+
+    def cell(_, task, key):
+        seed, params = task
+        return run_method(learners, params, draw(seed), points)
+
+    return cell
+
+
+@functools.lru_cache(maxsize=64)
+def _tune_cell(
+    learners: Learners, draw: Callable, checkpoints: tuple[int, ...], grid_size: int, dtype
+):
+    """``(_, seed, key) -> Tuned`` of a tuned baseline over its ``grid_size^2`` step grid."""
+    points = np.asarray(checkpoints, np.int32)
+    grid = meta.MetaParams.step_grid(grid_size, dtype=dtype)
+
+    def cell(_, seed, key):
+        return tune_method(learners, grid, draw(seed), points)
+
+    return cell
+
+
+def _sweep(config: ExperimentConfig, cell, tasks, name: str) -> tuple[Any, float]:
+    """The cell over every seed (the seed numbers ride on the sweep's task axis); returns the
+    outputs with a leading seed axis and the compile seconds."""
+    result = sweep_experiment(
+        config,
+        cell,
+        key=0,
+        tasks=tasks,
+        num_seeds=1,
+        name=name,
+        compiler_options=COMPILER_OPTIONS,
+    )
+    return jax.tree.map(lambda a: a[0], result.outputs), result.stats.compile_seconds
+
+
+def _seeds(setting: Setting):
+    return jnp.arange(setting.num_seeds, dtype=jnp.int32)
+
+
+def _curves(out: Outputs) -> dict[str, np.ndarray]:
+    return {
+        "cumulative_error": meta.cumulative_error(out.errors, out.mask),
+        "test_error": meta.test_error_curve(out.test_errors),
+        "meta_test_error": np.asarray(out.meta_test),
+    }
+
+
+def _tuned_info(tuned: Tuned, grid: Params) -> dict[str, Any]:
+    def steps(index):
+        return {
+            "inner": np.asarray(grid.within.learning_rate)[np.asarray(index)].tolist(),
+            "meta": np.asarray(grid.meta.learning_rate)[np.asarray(index)].tolist(),
+        }
+
+    chosen = steps(tuned.hindsight_index)
+    info = {"inner_step_hindsight": chosen["inner"], "meta_step_hindsight": chosen["meta"]}
+    if tuned.validation is not None:
+        honest = steps(tuned.validation_index)
+        finals = {k: v[:, -1] for k, v in _curves(tuned.validation).items()}
+        info.update(
+            inner_step_validation=honest["inner"],
+            meta_step_validation=honest["meta"],
+            validation_selected={
+                k: {"mean": float(v.mean()), "std": float(v.std())} for k, v in finals.items()
+            },
         )
-    )(keys)
+    return info
+
+
+def run_methods(
+    config: ExperimentConfig,
+    setting: Setting,
+    methods: list[str],
+    *,
+    inner_wealth: float = 1.0,
+    meta_wealth: float = 1.0,
+    grid_size: int = 20,
+    counter: str = "global",
+    progress: Callable = lambda it: it,
+) -> tuple[dict[str, dict[str, np.ndarray]], dict[str, Any], float]:
+    """Runs ``methods`` on every seed of a setting.
+
+    Returns:
+      ``(curves, extra, compile_seconds)`` with ``curves[method][metric]`` of shape
+      ``(S, length)`` and, per tuned method, its selected steps in ``extra``.
+    """
+    checkpoints = tuple(int(c) for c in setting.checkpoints)
+    curves, extra, compile_seconds = {}, {}, 0.0
+    for name in progress(methods):
+        learners = method_learners(name, setting.dim, counter)
+        label = f"{setting.dataset}-{name}" + ("" if counter == "global" else f"-{counter}")
+        if name in SS_METHODS:
+            cell = _tune_cell(learners, setting.draw, checkpoints, grid_size, setting.dtype)
+            tuned, seconds = _sweep(config, cell, _seeds(setting), label)
+            grid = meta.MetaParams.step_grid(grid_size, dtype=setting.dtype)
+            extra[name] = _tuned_info(tuned, grid)
+            out = tuned.hindsight
+        else:
+            params = method_params(
+                name, setting.dim, setting.dtype, inner_wealth, meta_wealth, setting.oracle_bias
+            )
+            by_seed = jax.tree.map(
+                lambda a: jnp.broadcast_to(a, (setting.num_seeds, *jnp.shape(a))), params
+            )
+            cell = _run_cell(learners, setting.draw, checkpoints)
+            out, seconds = _sweep(config, cell, (_seeds(setting), by_seed), label)
+        compile_seconds += seconds
+        curves[name] = _curves(out)
+    return curves, extra, compile_seconds
+
+
+# ----------------------------------------------------------------------------------------------
+# the experiments
+
+
+def _figures(dataset: str, curves, checkpoints, title: str) -> dict[str, Any]:
+    from ojax.plotting import curves_figure
+
+    some = next(iter(curves.values()))
+    n, t = some["cumulative_error"].shape[1], some["test_error"].shape[1]
+    panels = [
+        (
+            "cumulative_error",
+            np.arange(1, n + 1),
+            "cumulative error",
+            "iterations (points seen)",
+            "cumulative absolute error",
+        ),
+        (
+            "test_error",
+            np.arange(1, t + 1),
+            "multi-task test error",
+            "number of tasks",
+            "test absolute error",
+        ),
+        (
+            "meta_test_error",
+            np.asarray(checkpoints),
+            "meta-test error on unseen tasks",
+            "number of training tasks",
+            "test absolute error",
+        ),
+    ]
+    return {
+        f"{dataset}_{metric}.png": curves_figure(
+            x,
+            {m: c[metric] for m, c in curves.items()},
+            title=f"{title}: {what}",
+            xlabel=xlabel,
+            ylabel=ylabel,
+        )
+        for metric, x, what, xlabel, ylabel in panels
+    }
+
+
+def _dtype(config: ExperimentConfig):
+    return jnp.float64 if config.x64 else jnp.float32
 
 
 def _finish(
-    result: ExperimentResult, dataset: str, curves, extra, setting, runner, title, start: float
+    result: ExperimentResult, setting: Setting, curves, extra, compile_s, title, start: float
 ) -> ExperimentResult:
+    dataset = setting.dataset
     for method, metrics in curves.items():
         for metric in METRICS:
-            if metric in metrics:
-                result.add(dataset, method, metric, metrics[metric])
+            result.add(dataset, method, metric, metrics[metric])
     result.figures.update(_figures(dataset, curves, setting.checkpoints, title))
-    clean = {m: {k: v for k, v in info.items() if k != "params"} for m, info in extra.items()}
     result.extra_config.update(
         {
-            f"{dataset}_tuned_steps": clean,
+            f"{dataset}_tuned_steps": extra,
             f"{dataset}_meta_test_checkpoints": np.asarray(setting.checkpoints).tolist(),
-            f"{dataset}_run_seconds": time.perf_counter() - start - runner.compile_seconds,
+            f"{dataset}_run_seconds": time.perf_counter() - start - compile_s,
         }
     )
-    result.compile_seconds = (result.compile_seconds or 0.0) + runner.compile_seconds
+    result.compile_seconds = (result.compile_seconds or 0.0) + compile_s
     return result
 
 
 def run_synthetic(config: ExperimentConfig) -> ExperimentResult:
     """``denevi2020-synthetic``: all eight methods on the low-variance environment."""
     start = time.perf_counter()
-    dtype = _dtype(config)
     size = QUICK_SYNTHETIC if config.quick else SyntheticSize()
-    seeds = min(config.seeds, 4) if config.quick else config.seeds
-    runner = Runner(config)
-    setting = synthetic_setting(seeds, size, dtype, runner=runner)
-    methods = list(PF_METHODS) + list(SS_METHODS)
-    curves, extra = run_methods(
+    setting = synthetic_setting(config.seeds, size, _dtype(config))
+    curves, extra, compile_s = run_methods(
+        config,
         setting,
-        methods,
-        runner=runner,
-        dtype=dtype,
+        list(PF_METHODS) + list(SS_METHODS),
         progress=lambda it: config.progress(it, "denevi2020 methods"),
     )
     result = ExperimentResult()
     result.extra_config.update(
         {
             "synthetic_size": size._asdict(),
-            "seeds_run": seeds,
+            "seeds_run": config.seeds,
             "step_grid": step_grid().tolist(),
             "itl_oracle_bettor": "ons",
             "aggressive_counter": "global",
         }
     )
-    return _finish(
-        result, "synthetic", curves, extra, setting, runner, "Synthetic (Denevi et al. 2020)", start
-    )
+    title = "Synthetic (Denevi et al. 2020)"
+    return _finish(result, setting, curves, extra, compile_s, title, start)
 
 
 WEALTH_GRID = 10.0 ** np.arange(-3.0, 4.0)
@@ -526,38 +494,29 @@ def run_wealth(config: ExperimentConfig) -> ExperimentResult:
 
     The same initial wealth is used for the inner and the meta bettors; method names carry the
     suffix ``@wealth=VALUE``. The wealth is a runtime parameter, so the grid reuses one compiled
-    function per method.
+    function per learner.
     """
     start = time.perf_counter()
-    dtype = _dtype(config)
     size = QUICK_SYNTHETIC if config.quick else SyntheticSize()
-    seeds = min(config.seeds, 3) if config.quick else config.seeds
     wealths = WEALTH_GRID[::3] if config.quick else WEALTH_GRID
-    runner = Runner(config)
-    setting = synthetic_setting(seeds, size, dtype, runner=runner)
-    curves = {}
+    setting = synthetic_setting(config.seeds, size, _dtype(config))
+    curves, compile_s = {}, 0.0
     for wealth in config.progress(list(wealths), "initial wealth"):
-        got, _ = run_methods(
-            setting,
-            list(PF_METHODS),
-            runner=runner,
-            dtype=dtype,
-            inner_wealth=float(wealth),
-            meta_wealth=float(wealth),
+        got, _, seconds = run_methods(
+            config, setting, list(PF_METHODS), inner_wealth=float(wealth), meta_wealth=float(wealth)
         )
+        compile_s += seconds
         for method, metrics in got.items():
             curves[f"{method}@wealth={wealth:g}"] = metrics
     result = ExperimentResult()
     result.extra_config.update(
         {
             "synthetic_size": size._asdict(),
-            "seeds_run": seeds,
+            "seeds_run": config.seeds,
             "wealth_grid": [float(w) for w in wealths],
         }
     )
-    result = _finish(
-        result, "synthetic", curves, {}, setting, runner, "Initial wealth sweep", start
-    )
+    result = _finish(result, setting, curves, {}, compile_s, "Initial wealth sweep", start)
     result.figures["synthetic_wealth_sensitivity.png"] = _wealth_figure(curves, wealths)
     return result
 
@@ -585,93 +544,43 @@ def _wealth_figure(curves, wealths):
     return fig
 
 
-def real_setting(
-    data: mt_data.PooledTasks,
-    dataset: str,
-    num_seeds: int,
-    dtype,
-    runner: Runner,
-    heldout_fraction: float = 0.2,
-    num_checkpoints: int = 21,
-) -> Setting:
-    """Seed-batched tasks of a real dataset (seed ``s``: ``jax.random.key(s)`` shuffles the task
-    order and splits each task).
-
-    All tasks form the training stream (the authors' protocol). The last ``heldout_fraction`` of
-    each seed's shuffled tasks also serve as the unseen tasks of the meta-test, measured only
-    for biases learned before any of them arrived (checkpoints ``t <= T - H``): the learners are
-    online, so this equals training on the first ``T - H`` tasks alone.
-    """
-    arrays = (
-        jnp.asarray(data.x, dtype),
-        jnp.asarray(data.y, dtype),
-        jnp.asarray(data.mask),
-        jnp.asarray(data.num_test),
-    )
-    keys = _keys(num_seeds)
-    width = mt_data.num_train_max(data)
-    blocks = runner.compile(_real_data, keys, arrays, width=width)(keys, arrays)
-    num_tasks = data.x.shape[0]
-    heldout = max(1, int(round(heldout_fraction * num_tasks)))
-    seen = num_tasks - heldout
-    return Setting(
-        dataset,
-        blocks,
-        None,
-        task_slice(blocks, seen, num_tasks),
-        None,
-        _checkpoints(seen, num_checkpoints),
-    )
-
-
-@functools.partial(jax.jit, static_argnames=("width",))
-def _real_data(keys, arrays, width: int):
-    return jax.vmap(lambda k: mt_data.split_tasks_core(k, *arrays, width))(keys)
+def _final_stats(curves) -> dict[str, Any]:
+    return {
+        m: {k: {"mean": float(v[:, -1].mean()), "std": float(v[:, -1].std())} for k, v in c.items()}
+        for m, c in curves.items()
+    }
 
 
 def _run_real(config: ExperimentConfig, dataset: str, loader, title: str) -> ExperimentResult:
     start = time.perf_counter()
-    dtype = _dtype(config)
     data = loader(config.data_dir, np.float64 if config.x64 else np.float32)
-    seeds = min(config.seeds, 3) if config.quick else config.seeds
     if config.quick:  # a few tasks only
         keep = 30
         data = mt_data.PooledTasks(
             data.x[:keep], data.y[:keep], data.mask[:keep], data.num_test[:keep]
         )
-    runner = Runner(config)
-    setting = real_setting(data, dataset, seeds, dtype, runner)
+    setting = real_setting(data, dataset, config.seeds, _dtype(config))
     methods = [m for m in list(PF_METHODS) + list(SS_METHODS) if m != "Oracle"]
-    curves, extra = run_methods(
-        setting,
-        methods,
-        runner=runner,
-        dtype=dtype,
-        progress=lambda it: config.progress(it, f"{dataset} methods"),
+    curves, extra, compile_s = run_methods(
+        config, setting, methods, progress=lambda it: config.progress(it, f"{dataset} methods")
     )
     result = ExperimentResult()
     if dataset == "schools":  # the authors' counter (t - 1) n_t + i, to compare with their code
-        authors, _ = run_methods(
-            setting, ["Aggressive", "Aggressive_KT"], runner=runner, dtype=dtype, counter="authors"
+        authors, _, seconds = run_methods(
+            config, setting, ["Aggressive", "Aggressive_KT"], counter="authors"
         )
-        result.extra_config["authors_counter_final"] = {
-            m: {
-                k: {"mean": float(v[:, -1].mean()), "std": float(v[:, -1].std())}
-                for k, v in got.items()
-            }
-            for m, got in authors.items()
-        }
+        compile_s += seconds
+        result.extra_config["authors_counter_final"] = _final_stats(authors)
     result.extra_config.update(
         {
             "dataset_shape": list(data.x.shape),
-            "seeds_run": seeds,
+            "seeds_run": config.seeds,
             "meta_test_protocol": "the last 20% of each seed's shuffled tasks are the unseen "
-            "tasks; "
-            "the meta-test curve stops at the number of tasks before them",
+            "tasks; the meta-test curve stops at the number of tasks before them",
             "aggressive_counter": "global",
         }
     )
-    return _finish(result, dataset, curves, extra, setting, runner, title, start)
+    return _finish(result, setting, curves, extra, compile_s, title, start)
 
 
 def run_schools(config: ExperimentConfig) -> ExperimentResult:

@@ -7,8 +7,10 @@ nothing and count nothing in every runner of :mod:`ojax.meta`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import NamedTuple
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -16,8 +18,21 @@ from ojax.core import Array
 from ojax.validation import InputError, check_finite, check_int, check_shape
 
 
+class TestPoints(NamedTuple):
+    """A task's held-out points (the ``task_data`` the runner hands to the task records)."""
+
+    __test__ = False  # not a pytest class
+
+    x: Array  # (m, d) inputs
+    y: Array  # (m,) labels
+    mask: Array  # (m,) bool, True on real points
+
+
 class TaskBlock(NamedTuple):
-    """``T`` tasks, each with an online (training) part and a held-out (test) part."""
+    """``T`` tasks, each with an online (training) part and a held-out (test) part.
+
+    Build one from ragged tasks with :meth:`from_tasks`; the runners of :mod:`ojax.meta` take it.
+    """
 
     x_train: Array  # (T, n, d) inputs of the online part, in the order they arrive
     y_train: Array  # (T, n) labels of the online part
@@ -33,6 +48,106 @@ class TaskBlock(NamedTuple):
     @property
     def dim(self) -> int:
         return self.x_train.shape[-1]
+
+    @property
+    def dtype(self):
+        """The float dtype of the inputs."""
+        return jnp.result_type(self.x_train)
+
+    def test_points(self) -> TestPoints:
+        """The held-out parts, ``(T, m, ...)``: the runner's ``task_data``."""
+        return TestPoints(self.x_test, self.y_test, self.mask_test)
+
+    def reorder(self, order: Array) -> TaskBlock:
+        """The tasks in the order ``order`` (``(T',)`` task indices; traceable, so a random task
+        order per seed is ``jax.vmap(tasks.reorder)(orders)``)."""
+        order = jnp.asarray(order)
+        return TaskBlock(
+            jnp.take(self.x_train, order, axis=-3),
+            jnp.take(self.y_train, order, axis=-2),
+            jnp.take(self.mask_train, order, axis=-2),
+            jnp.take(self.x_test, order, axis=-3),
+            jnp.take(self.y_test, order, axis=-2),
+            jnp.take(self.mask_test, order, axis=-2),
+        )
+
+    @classmethod
+    def from_tasks(cls, tasks: Sequence[tuple], dtype=None) -> TaskBlock:
+        """A block of ragged tasks ``[(X, Y, X_test, Y_test), ...]`` (any sizes), padded.
+
+        Args:
+          tasks: per task ``X`` ``(n_t, d)`` online inputs in their order of arrival, ``Y``
+            ``(n_t,)``, and the held-out ``X_test`` ``(m_t, d)``, ``Y_test`` ``(m_t,)``; every
+            part needs at least one point.
+          dtype: float dtype of the block; default that of the data, float64 kept under x64
+            (float32 otherwise, JAX's default).
+
+        Returns:
+          A :class:`TaskBlock` padded to the largest parts, with masks of the real points.
+
+        Raises:
+          InputError: no tasks, a task with no online or no held-out points, a task that is not
+            four arrays, mismatched dimensions or lengths, non-finite values.
+
+        Examples:
+          >>> import numpy as np
+          >>> from ojax import meta
+          >>> rng = np.random.default_rng(0)
+          >>> tasks = [(rng.normal(size=(n, 3)), rng.normal(size=n), rng.normal(size=(2, 3)),
+          ...           rng.normal(size=2)) for n in (4, 7, 5)]
+          >>> block = meta.TaskBlock.from_tasks(tasks)
+          >>> print(block.mask_train.sum(axis=1))
+          [4 7 5]
+        """
+        parts = _ragged_parts(tasks)
+        if dtype is None:
+            dtype = np.result_type(*(p for part in parts for p in part))
+            if not np.issubdtype(dtype, np.floating):
+                dtype = np.float64
+        dtype = jax.dtypes.canonicalize_dtype(dtype)
+        x, y, mask = pad_tasks([p[0] for p in parts], [p[1] for p in parts])
+        xt, yt, mt = pad_tasks([p[2] for p in parts], [p[3] for p in parts])
+        return cls(
+            jnp.asarray(x, dtype),
+            jnp.asarray(y, dtype),
+            jnp.asarray(mask),
+            jnp.asarray(xt, dtype),
+            jnp.asarray(yt, dtype),
+            jnp.asarray(mt),
+        )
+
+
+def _ragged_parts(tasks: Sequence[tuple]) -> list[tuple[np.ndarray, ...]]:
+    """Checks ragged tasks (four arrays each, shapes, sizes, finite values)."""
+    if isinstance(tasks, TaskBlock) or not isinstance(tasks, Sequence) or len(tasks) == 0:
+        raise InputError(
+            "tasks must be a non-empty list of (X, Y, X_test, Y_test) tuples, got "
+            f"{type(tasks).__name__} of length {len(tasks) if hasattr(tasks, '__len__') else '?'}"
+        )
+    names = ("X", "Y", "X_test", "Y_test")
+    out, dim = [], None
+    for t, task in enumerate(tasks):
+        if not isinstance(task, (tuple, list)) or len(task) != 4:
+            raise InputError(f"tasks[{t}] must be a tuple (X, Y, X_test, Y_test), got {task!r:.60}")
+        arrays = tuple(np.asarray(a) for a in task)
+        for name, a in zip(names, arrays):
+            if a.dtype == object or not np.issubdtype(a.dtype, np.number):
+                raise InputError(f"tasks[{t}].{name} must be numeric, got dtype {a.dtype}")
+        x, y, xt, yt = arrays
+        dim = x.shape[-1] if dim is None and x.ndim == 2 else dim
+        for name, a, b in (("X", x, y), ("X_test", xt, yt)):
+            if a.ndim != 2 or a.shape[1] != dim or b.shape != (a.shape[0],):
+                raise InputError(
+                    f"tasks[{t}]: {name} must be (n, {dim}) and its labels (n,), got shapes "
+                    f"{a.shape} and {b.shape}"
+                )
+            if a.shape[0] == 0:
+                part = "online" if name == "X" else "held-out"
+                raise InputError(f"tasks[{t}] has no {part} points ({name} of shape {a.shape})")
+        for name, a in zip(names, arrays):
+            check_finite(f"tasks[{t}].{name}", a)
+        out.append(arrays)
+    return out
 
 
 def check_task_block(name: str, tasks: TaskBlock, batch_dims: int = 0) -> None:
@@ -59,6 +174,8 @@ def check_task_block(name: str, tasks: TaskBlock, batch_dims: int = 0) -> None:
     test_lead = tuple(test_shape[: batch_dims + 2])
     check_shape(f"{name}.y_test", tasks.y_test, test_lead)
     check_shape(f"{name}.mask_test", tasks.mask_test, test_lead)
+    if 0 in lead:
+        raise InputError(f"{name} is empty (x_train of shape {shape}); give at least one task")
     for field in ("mask_train", "mask_test"):
         if jnp.asarray(getattr(tasks, field)).dtype != jnp.bool_:
             raise InputError(
@@ -67,6 +184,9 @@ def check_task_block(name: str, tasks: TaskBlock, batch_dims: int = 0) -> None:
             )
     for field in ("x_train", "y_train", "x_test", "y_test"):
         check_finite(f"{name}.{field}", getattr(tasks, field))
+    mask = tasks.mask_train
+    if not isinstance(mask, jax.core.Tracer) and not np.any(np.asarray(mask)):
+        raise InputError(f"{name}.mask_train: every point of every task is masked")
 
 
 def pad_tasks(

@@ -44,6 +44,7 @@ References:
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import NamedTuple
 
@@ -238,6 +239,7 @@ def dm_update(
     return DirectionMagnitudeState(state.anchor, direction, bet, own)
 
 
+@functools.cache
 def direction_magnitude(bettor: str = "ons") -> OCOLearner:
     """A d-dimensional parameter-free OCO learner: a unit-ball direction times a 1-D bet.
 
@@ -257,7 +259,8 @@ def direction_magnitude(bettor: str = "ons") -> OCOLearner:
       bettor: ``"kt"`` or ``"ons"`` (static).
 
     Returns:
-      An :class:`~ojax.core.OCOLearner` with params :class:`DirectionMagnitudeParams`.
+      An :class:`~ojax.core.OCOLearner` with params :class:`DirectionMagnitudeParams` (cached:
+      the same bettor gives the same learner, so the learners built on it share compilations).
 
     References:
       Cutkosky, A. and Orabona, F. (2018). Black-box reductions for parameter-free online
