@@ -9,6 +9,7 @@ one-line message, before anything is written. An output folder holds one run onl
 from __future__ import annotations
 
 import argparse
+import hashlib
 import sys
 import time
 from collections.abc import Sequence
@@ -95,6 +96,20 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--seeds", type=_positive_int, help="number of seeds (default: the paper's)")
     run.add_argument("--out", type=Path, help="output folder (default: results/NAME)")
     run.add_argument("--data-dir", type=Path, help="folder of the real datasets")
+    run.add_argument(
+        "--tasks",
+        type=Path,
+        metavar="FILE",
+        help="your own tasks (.npz: x, y, task[, num_test]) instead of the dataset, for "
+        "denevi2020-schools / denevi2020-lenk (see ojax.datasets.load_tasks_file)",
+    )
+    run.add_argument(
+        "--split",
+        type=Path,
+        metavar="FILE",
+        help="your own transfer split (.npz: source_order, target_orders[, dataset]; 0-based "
+        "rows) for zhao-hoi2010-* (see ojax.datasets.transfer.load_split_file)",
+    )
     run.add_argument(
         "--quick",
         action="store_true",
@@ -200,17 +215,44 @@ def _start(folder: RunFolder, label: str, seeds: int, args: argparse.Namespace) 
     print(f"ojax: running {label}: {what} on {_device_label(args.devices)}", file=sys.stderr)
 
 
-def _run_identity(spec, seeds: int, quick: bool, x64: bool, data_dir) -> dict:
+def _own_data(spec, args: argparse.Namespace) -> dict:
+    """Checks ``--tasks`` / ``--split`` (the right experiment, a readable file of the documented
+    layout) and returns their part of the run's identity (the path and a digest of the file)."""
+    own: dict = {}
+    for option in ("tasks", "split"):
+        path = getattr(args, option, None)
+        if path is None:
+            continue
+        if spec.own_data != option:
+            takers = (
+                "denevi2020-schools, denevi2020-lenk" if option == "tasks" else "zhao-hoi2010-*"
+            )
+            raise InputError(f"--{option} is for {takers}, not {spec.name}")
+        if option == "tasks":
+            from ojax.datasets import load_tasks_file
+
+            load_tasks_file(path)
+        else:
+            from ojax.datasets.transfer import load_split_file
+
+            load_split_file(path)
+        digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
+        own[option] = f"{Path(path).resolve()} (sha256 {digest})"
+    return own
+
+
+def _run_identity(spec, seeds: int, quick: bool, x64: bool, data_dir, own=None) -> dict:
     """What makes two ``ojax run`` runs the same; checks the data files it reads first."""
     folder = None
-    files = spec.files(quick)
+    files = () if own and "tasks" in own else spec.files(quick)
     if files:
         from ojax.datasets import data_file
 
         folder = str(data_file(files[0], data_dir).parent.resolve())
         for name in files[1:]:
             data_file(name, data_dir)
-    return {"experiment": spec.name, "seeds": seeds, "quick": quick, "x64": x64, "data_dir": folder}
+    identity = {"experiment": spec.name, "seeds": seeds, "quick": quick, "x64": x64}
+    return {**identity, "data_dir": folder, **(own or {})}
 
 
 def _legacy_run_identity(spec, config: dict) -> dict | None:
@@ -237,7 +279,8 @@ def _run(args: argparse.Namespace) -> int:
     if args.data_dir is not None and not args.data_dir.is_dir():
         raise InputError(f"--data-dir: {str(args.data_dir)!r} is not a folder")
     seeds = args.seeds or spec.seeds(args.quick)
-    identity = _run_identity(spec, seeds, args.quick, args.x64, args.data_dir)
+    own = _own_data(spec, args)
+    identity = _run_identity(spec, seeds, args.quick, args.x64, args.data_dir, own)
     config = _engine_config(
         args,
         name=spec.name,
@@ -245,6 +288,8 @@ def _run(args: argparse.Namespace) -> int:
         out=args.out or Path("results") / spec.name,
         data_dir=args.data_dir,
         quick=args.quick,
+        tasks=args.tasks,
+        split=args.split,
     )
     folder = RunFolder(
         config.out, identity, args.overwrite, lambda old: _legacy_run_identity(spec, old)

@@ -316,3 +316,58 @@ def test_quick_defaults_keep_the_seed_counts():
         spec = EXPERIMENTS[name]
         assert spec.seeds(quick=True) == seeds, name
         assert spec.seeds(quick=False) == spec.default_seeds
+
+
+def _tasks_file(path: Path, num_tasks: int = 8) -> Path:
+    """A ragged multi-task regression file in the documented layout (x, y, task)."""
+    rng = np.random.default_rng(4)
+    sizes = rng.integers(6, 12, num_tasks)
+    task = np.repeat(np.arange(num_tasks), sizes)
+    x = rng.normal(size=(len(task), 3))
+    y = x @ np.array([1.0, -0.5, 0.2]) + 0.1 * rng.normal(size=len(task))
+    np.savez(path, x=x, y=y, task=task)
+    return path
+
+
+def test_run_on_your_own_tasks_file(tmp_path, capsys):
+    tasks = _tasks_file(tmp_path / "mytasks.npz")
+    out = tmp_path / "out"
+    argv = ["run", "denevi2020-lenk", "--quick", "--seeds", "2", "--quiet", "--tasks", str(tasks)]
+    assert cli.main([*argv, "--out", str(out)]) == 0
+    with open(out / "results.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert {r["dataset"] for r in rows} == {"mytasks"}
+    assert {r["n_seeds"] for r in rows} == {"2"}
+    assert json.loads((out / ".ojax-run.json").read_text())["identity"]["tasks"].startswith(
+        str(tasks.resolve())
+    )
+    # another file is another run: refused in the same folder
+    _tasks_file(tmp_path / "other.npz", num_tasks=9)
+    capsys.readouterr()
+    other = [*argv[:-1], str(tmp_path / "other.npz"), "--out", str(out)]
+    assert cli.main(other) == 2
+    assert "--overwrite" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "argv,message",
+    [
+        (
+            ["run", "basics", "--tasks", "{tasks}"],
+            "--tasks is for denevi2020-schools, denevi2020-lenk, not basics",
+        ),
+        (["run", "denevi2020-lenk", "--split", "{tasks}"], "--split is for zhao-hoi2010-*"),
+        (["run", "denevi2020-lenk", "--tasks", "{bad}"], "expected an array 'task'"),
+        (["run", "zhao-hoi2010-homogeneous", "--split", "{bad}"], "expected an array"),
+    ],
+)
+def test_own_data_files_are_checked_before_anything_runs(argv, message, tmp_path, capsys):
+    tasks = _tasks_file(tmp_path / "t.npz")
+    bad = tmp_path / "bad.npz"
+    np.savez(bad, x=np.ones((3, 2)), y=np.ones(3))
+    argv = [a.format(tasks=tasks, bad=bad) for a in argv]
+    out = tmp_path / "out"
+    assert cli.main([*argv, "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
+    assert not out.exists()

@@ -1,7 +1,13 @@
 """Loaders for the real datasets, with clear errors for missing or malformed files."""
 
 from ojax.datasets import transfer
-from ojax.datasets.multitask import PooledTasks, load_lenk, load_schools, split_tasks
+from ojax.datasets.multitask import (
+    PooledTasks,
+    load_lenk,
+    load_schools,
+    load_tasks_file,
+    split_tasks,
+)
 from ojax.datasets.paths import DataError, data_file, packaged_data_dir, resolve_data_dir
 
 __all__ = [
@@ -10,6 +16,7 @@ __all__ = [
     "data_file",
     "load_lenk",
     "load_schools",
+    "load_tasks_file",
     "packaged_data_dir",
     "resolve_data_dir",
     "split_tasks",

@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import math
 import os
+from pathlib import Path
 from typing import NamedTuple
 
 import jax
@@ -149,6 +150,71 @@ def load_lenk(data_dir: str | os.PathLike | None = None, dtype=np.float32) -> Po
     return PooledTasks(
         x.astype(dtype), y.astype(dtype), np.ones((people, 20), bool), np.full(people, 4)
     )
+
+
+def load_tasks_file(path: str | os.PathLike, dtype=np.float32) -> PooledTasks:
+    """Tasks of one's own from an ``.npz`` file, for the real-data protocol of Denevi et al.
+
+    The file holds the arrays
+
+    * ``x``: ``(N, d)`` floats, every point of every task (rows are scaled to unit norm, as the
+      Schools and Lenk preprocessing does: the methods assume ``||x|| <= 1``);
+    * ``y``: ``(N,)`` floats, the labels;
+    * ``task``: ``(N,)`` integers, the task of each row (tasks are numbered in order of their
+      first row; a task's rows keep their order);
+    * ``num_test`` (optional): ``(T,)`` integers, the held-out points of each task (default
+      ``ceil(0.25 n_t)``, Schools' split); each task keeps at least one online point.
+
+    Each seed then shuffles the task order and splits every task at random, as for Schools
+    (``ojax run denevi2020-schools --tasks FILE``).
+
+    Examples:
+      >>> import tempfile, numpy as np
+      >>> path = tempfile.mkdtemp() + "/tasks.npz"
+      >>> rng = np.random.default_rng(0)
+      >>> np.savez(path, x=rng.normal(size=(9, 3)), y=rng.normal(size=9),
+      ...          task=np.array([0, 0, 0, 0, 1, 1, 1, 1, 1]))
+      >>> data = load_tasks_file(path)
+      >>> print(data.x.shape, data.num_test.tolist())
+      (2, 5, 3) [1, 2]
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise DataError(f"tasks file {str(path)!r} not found (expected an .npz file)")
+    try:
+        with np.load(path, allow_pickle=False) as archive:
+            arrays = {key: np.asarray(archive[key]) for key in archive.files}
+    except Exception as exc:
+        raise DataError(f"{str(path)!r}: cannot read as an .npz file ({exc})") from exc
+    for key in ("x", "y", "task"):
+        if key not in arrays:
+            raise DataError(f"{str(path)!r}: expected an array {key!r} (found {sorted(arrays)})")
+    x, y, task = arrays["x"], arrays["y"], arrays["task"]
+    if x.ndim != 2 or y.shape != (x.shape[0],) or task.shape != (x.shape[0],) or not len(x):
+        raise DataError(
+            f"{str(path)!r}: expected x (N, d), y (N,) and task (N,) with N >= 1, got shapes "
+            f"{x.shape}, {y.shape}, {task.shape}"
+        )
+    if not np.issubdtype(task.dtype, np.integer):
+        raise DataError(f"{str(path)!r}: 'task' must hold integers, got dtype {task.dtype}")
+    if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
+        raise DataError(f"{str(path)!r}: x and y must be finite")
+    ids, first = np.unique(task, return_index=True)
+    ids = ids[np.argsort(first)]
+    xs = [_unit_rows(x[task == t].astype(float), path, f"x of task {t}").astype(dtype) for t in ids]
+    ys = [y[task == t].astype(dtype) for t in ids]
+    sizes = np.array([len(v) for v in ys])
+    num_test = arrays.get("num_test")
+    if num_test is None:
+        num_test = np.array([math.ceil(0.25 * n) for n in sizes])
+    num_test = np.asarray(num_test)
+    if num_test.shape != sizes.shape or np.any(num_test < 0) or np.any(num_test >= sizes):
+        raise DataError(
+            f"{str(path)!r}: num_test must give each of the {len(sizes)} tasks 0 to n_t - 1 "
+            f"held-out points, got {num_test.tolist()} for sizes {sizes.tolist()}"
+        )
+    padded_x, padded_y, mask = pad_tasks(xs, ys)
+    return PooledTasks(padded_x, padded_y, mask, num_test.astype(np.int64))
 
 
 def split_tasks_core(

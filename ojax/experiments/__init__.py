@@ -21,6 +21,8 @@ class ExperimentSpec(NamedTuple):
     ``quick_seeds``: the seeds of ``--quick`` without ``--seeds`` (``None``: ``default_seeds``).
     ``data_files``: the dataset files it reads (checked before anything runs or is written);
     ``quick_data_files``: those of ``--quick`` (``None``: ``data_files``).
+    ``own_data``: ``"tasks"`` or ``"split"`` when the experiment takes one's own tasks
+    (``--tasks FILE``) or transfer split (``--split FILE``) instead of its dataset, else ``None``.
     """
 
     name: str
@@ -30,6 +32,7 @@ class ExperimentSpec(NamedTuple):
     quick_seeds: int | None = None
     data_files: tuple[str, ...] = ()
     quick_data_files: tuple[str, ...] | None = None
+    own_data: str | None = None
 
     def load(self) -> Callable[[ExperimentConfig], ExperimentResult]:
         module, function = self.target.split(":")
@@ -63,7 +66,7 @@ register_experiment(
     )
 )
 
-# name, description, target, seeds, quick seeds, data files, quick data files
+# name, description, target, seeds, quick seeds, data files, quick data files, own data
 for _fields in [
     (
         "denevi2020-synthetic",
@@ -73,6 +76,7 @@ for _fields in [
         30,
         4,
         (),
+        None,
         None,
     ),
     (
@@ -84,6 +88,7 @@ for _fields in [
         3,
         (),
         None,
+        None,
     ),
     (
         "denevi2020-schools",
@@ -93,6 +98,7 @@ for _fields in [
         3,
         ("schools.mat",),
         None,
+        "tasks",
     ),
     (
         "denevi2020-lenk",
@@ -102,6 +108,7 @@ for _fields in [
         3,
         ("lenk.mat",),
         None,
+        "tasks",
     ),
     (
         "neu-rosasco2018",
@@ -111,6 +118,7 @@ for _fields in [
         50,
         None,
         (),
+        None,
         None,
     ),
     (
@@ -122,6 +130,7 @@ for _fields in [
         None,
         ("usenet2.mat", "newsgroup4.mat", "spambase.csv.gz"),
         ("usenet2.mat",),
+        "split",
     ),
     (
         "zhao-hoi2010-heterogeneous",
@@ -132,6 +141,7 @@ for _fields in [
         None,
         ("a1a.libsvm.gz", "a1a_t.libsvm.gz", "mushrooms_keel.csv.gz", "spambase.csv.gz"),
         ("spambase.csv.gz", "mushrooms_keel.csv.gz"),
+        "split",
     ),
 ]:
     register_experiment(ExperimentSpec(*_fields))

@@ -33,6 +33,7 @@ from __future__ import annotations
 import functools
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, NamedTuple
 
 import jax
@@ -583,11 +584,29 @@ def _run_real(config: ExperimentConfig, dataset: str, loader, title: str) -> Exp
     return _finish(result, setting, curves, extra, compile_s, title, start)
 
 
+def _own_tasks(config: ExperimentConfig) -> ExperimentResult | None:
+    """The real-data protocol on the user's tasks file (``config.tasks``), if one is given."""
+    path = getattr(config, "tasks", None)
+    if path is None:
+        return None
+    name = Path(path).stem
+
+    def loader(data_dir, dtype):
+        return mt_data.load_tasks_file(path, dtype)
+
+    return _run_real(config, name, loader, f"your tasks ({name})")
+
+
 def run_schools(config: ExperimentConfig) -> ExperimentResult:
-    """``denevi2020-schools``: Schools (139 tasks of 22 to 251 students), without the Oracle."""
-    return _run_real(config, "schools", mt_data.load_schools, "Schools")
+    """``denevi2020-schools``: Schools (139 tasks of 22 to 251 students), without the Oracle;
+    with ``--tasks FILE``, the same protocol on one's own tasks
+    (:func:`ojax.datasets.load_tasks_file` gives the ``.npz`` layout)."""
+    own = _own_tasks(config)
+    return own if own is not None else _run_real(config, "schools", mt_data.load_schools, "Schools")
 
 
 def run_lenk(config: ExperimentConfig) -> ExperimentResult:
-    """``denevi2020-lenk``: Lenk (180 people x 20 computers), without the Oracle."""
-    return _run_real(config, "lenk", mt_data.load_lenk, "Lenk")
+    """``denevi2020-lenk``: Lenk (180 people x 20 computers), without the Oracle; with
+    ``--tasks FILE``, the same protocol on one's own tasks."""
+    own = _own_tasks(config)
+    return own if own is not None else _run_real(config, "lenk", mt_data.load_lenk, "Lenk")
