@@ -241,7 +241,7 @@ def _own_data(spec, args: argparse.Namespace) -> dict:
     return own
 
 
-def _run_identity(spec, seeds: int, quick: bool, x64: bool, data_dir, own=None) -> dict:
+def _run_identity(spec, seeds: int | None, quick: bool, x64: bool, data_dir, own=None) -> dict:
     """What makes two ``ojax run`` runs the same; checks the data files it reads first."""
     folder = None
     files = () if own and "tasks" in own else spec.files(quick)

@@ -76,8 +76,8 @@ class Predictor(NamedTuple):
     """
 
     init: Callable[[Params], State]
-    predict: Callable[[State, Params, Array], Array]
-    update: Callable[[State, Params, Array, Array], State]
+    predict: Callable[[State, Params, Any], Array]
+    update: Callable[[State, Params, Any, Array], State]
     check_params: Callable[[Params], None] = _no_check
 
 
@@ -91,7 +91,7 @@ class TaskInfo(NamedTuple):
         points), or ``None``.
     """
 
-    index: Array
+    index: Array  # type: ignore[assignment]  # shadows tuple.index
     size: Array
     data: Any = None
 
@@ -112,8 +112,8 @@ class MultiTaskLearner(NamedTuple):
 
     init: Callable[[Params], State]
     begin_task: Callable[[State, Params, TaskInfo], State]
-    predict: Callable[[State, Params, Array], Array]
-    update: Callable[[State, Params, Array, Array], State]
+    predict: Callable[[State, Params, Any], Array]
+    update: Callable[[State, Params, Any, Array], State]
     end_task: Callable[[State, Params, TaskInfo], State]
     check_params: Callable[[Params], None] = _no_check
 

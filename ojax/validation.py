@@ -172,12 +172,14 @@ def check_range(
     right = ")" if high_open or high is None else "]"
     interval = f"{left}{lo}, {hi}{right}"
     if _is_tracer(value):
-        ok = ~jnp.isnan(value) if (low is not None and high is not None) else jnp.isfinite(value)
+        traced_ok = (
+            ~jnp.isnan(value) if (low is not None and high is not None) else jnp.isfinite(value)
+        )
         if low is not None:
-            ok &= (value > low) if low_open else (value >= low)
+            traced_ok &= (value > low) if low_open else (value >= low)
         if high is not None:
-            ok &= (value < high) if high_open else (value <= high)
-        _traced_check(ok, f"{name} must lie in {interval}, got {{}}", value)
+            traced_ok &= (value < high) if high_open else (value <= high)
+        _traced_check(traced_ok, f"{name} must lie in {interval}, got {{}}", value)
         return
     arr = _values(name, value)
     if arr is None:

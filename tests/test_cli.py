@@ -371,3 +371,13 @@ def test_own_data_files_are_checked_before_anything_runs(argv, message, tmp_path
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1
     assert not out.exists()
+
+
+def test_more_seeds_than_memory_exits_2_naming_the_memory(tmp_path, capsys):
+    out = tmp_path / "out"
+    argv = ["run", "denevi2020-synthetic", "--seeds", "100000", "--quiet", "--out", str(out)]
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith("ojax: error: the outputs of 100000 runs need ")
+    assert "GiB on the host" in err[-1]
+    assert not out.exists()

@@ -595,3 +595,14 @@ def test_sweep_learner_refuses_a_value_its_dtype_rounds_out_of_the_domain(monkey
         progress=False,
     )[1]
     np.testing.assert_array_equal(res.coords["learning_rate"], np.float32([0.5, 0.9999]))
+
+
+def test_outputs_larger_than_the_host_are_refused_before_running():
+    from ojax.sweep.memory import host_memory
+
+    def fn(params, data, key):
+        return jnp.zeros(2**20, jnp.float32)  # 4 MiB per run
+
+    runs = host_memory() // (4 * 2**20)  # about twice what half the host holds
+    with pytest.raises(InputError, match=rf"the outputs of {runs} runs need .* on the host"):
+        sweep(fn, None, num_seeds=runs, key=0)

@@ -65,7 +65,8 @@ class Averager(NamedTuple):
 
 class AveragerState(NamedTuple):
     average: Array  # the current average, shape (d,)
-    count: Array  # number of iterates folded in (w_0 included), shape (), int32
+    # number of iterates folded in (w_0 included), shape (), int32
+    count: Array  # type: ignore[assignment]  # shadows tuple.count
 
 
 class GeometricParams(NamedTuple):

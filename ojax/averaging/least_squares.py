@@ -55,7 +55,8 @@ class SGDParams(NamedTuple):
 
 class SGDState(NamedTuple):
     point: Array  # w_t, shape (d,)
-    count: Array  # number of updates t, shape (), int32
+    # number of updates t, shape (), int32
+    count: Array  # type: ignore[assignment]  # shadows tuple.count
 
 
 class RidgeSGDParams(NamedTuple):
@@ -66,7 +67,8 @@ class RidgeSGDParams(NamedTuple):
 class RidgeSGDState(NamedTuple):
     point: Array  # v_t, shape (d,)
     anchor: Array  # w_0, the point shrunk towards, shape (d,)
-    count: Array  # number of updates t, shape (), int32
+    # number of updates t, shape (), int32
+    count: Array  # type: ignore[assignment]  # shadows tuple.count
 
 
 def sgd() -> OCOLearner:

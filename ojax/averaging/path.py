@@ -242,7 +242,9 @@ def geometric_path(
       >>> print(averaging.geometric_path(ws, jnp.log(jnp.array([1.0, 0.5]))).ravel())
       [1.5 1. ]
     """
-    return path_of_iterates(iterates, log_discount=log_discount, chunk_size=chunk_size)[0]
+    geometric = path_of_iterates(iterates, log_discount=log_discount, chunk_size=chunk_size)[0]
+    assert geometric is not None  # asked for
+    return geometric
 
 
 def tail_path(
@@ -267,7 +269,9 @@ def tail_path(
       >>> print(averaging.tail_path(ws, jnp.array([2, 0])).ravel())
       [6. 3.]
     """
-    return path_of_iterates(iterates, tail_start=tail_start, chunk_size=chunk_size)[1]
+    tail = path_of_iterates(iterates, tail_start=tail_start, chunk_size=chunk_size)[1]
+    assert tail is not None  # asked for
+    return tail
 
 
 # ---------------------------------------------------------------------------------------------

@@ -169,7 +169,7 @@ def inverse_mass(log_discount: Array, length: Array) -> Array:
     return jnp.where(zero, 1.0 / length, jnp.expm1(log_discount) / jnp.expm1(length * log_discount))
 
 
-def local_weights(log_discount: Array, block_size: int, length: Array) -> Array:
+def local_weights(log_discount: Array, block_size: int, length: ArrayLike) -> Array:
     """Normalized local weights ``rho^j / Z(L)`` for ``j = 0..block_size-1`` (0 for ``j >= L``).
 
     Args:
@@ -199,7 +199,7 @@ def local_weights(log_discount: Array, block_size: int, length: Array) -> Array:
     return jnp.where(j < length, w, jnp.zeros((), log_discount.dtype))
 
 
-def merge_weights(log_discount: Array, left_length: Array, right_length: Array):
+def merge_weights(log_discount: Array, left_length: ArrayLike, right_length: ArrayLike):
     """Weights ``(a, b)`` with ``merged = a * A_left + b * A_right`` for two adjacent chunks.
 
         a = Z(L) / Z(L + L') = expm1(L log rho) / expm1((L + L') log rho)
@@ -223,7 +223,9 @@ def merge_weights(log_discount: Array, left_length: Array, right_length: Array):
     return jnp.where(empty, nothing, a), jnp.where(empty, nothing, b)
 
 
-def chunk_weight(log_discount: Array, start: Array, length: Array, total: Array) -> Array:
+def chunk_weight(
+    log_discount: Array, start: ArrayLike, length: ArrayLike, total: ArrayLike
+) -> Array:
     """``alpha_k = rho^{s_k} (1 - rho^{L_k}) / (1 - rho^{n+1})`` of a chunk in the whole average.
 
         alpha_k = exp(s_k log rho) expm1(L_k log rho) / expm1((n+1) log rho)

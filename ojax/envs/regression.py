@@ -14,6 +14,7 @@ stream can be generated inside a scan without ever being stored.
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from typing import NamedTuple
 
 import jax
@@ -44,7 +45,7 @@ class RegressionProblem(NamedTuple):
 
 def make_problem(
     key: Array,
-    eigenvalues: ArrayLike,
+    eigenvalues: ArrayLike | Sequence[float],
     *,
     noise_std: float = 1.0,
     w_star: ArrayLike | None = None,
@@ -101,7 +102,7 @@ def _make_problem(key, eig, target, w_star_norm, noise_std, rotate):
 
 def ill_conditioned_problem(
     key: Array,
-    eigenvalues: ArrayLike = ILL_CONDITIONED_EIGENVALUES,
+    eigenvalues: ArrayLike | Sequence[float] = ILL_CONDITIONED_EIGENVALUES,
     *,
     noise_std: float = 1.0,
     dtype: jnp.dtype | None = None,

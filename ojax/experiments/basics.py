@@ -17,6 +17,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.typing import ArrayLike
 
 from ojax import metrics, oco
 from ojax.core import Array, OCOLearner, Predictor
@@ -44,12 +45,12 @@ def horizons(max_steps: int, count: int = 12) -> np.ndarray:
     return np.unique(np.geomspace(10, max_steps, count).astype(int))
 
 
-def _at(curves: Array, steps: np.ndarray) -> np.ndarray:
+def _at(curves: ArrayLike, steps: np.ndarray) -> np.ndarray:
     """Values at the (1-based) horizons ``steps`` along the last axis."""
     return np.asarray(curves)[..., steps - 1]
 
 
-def _diagonal(curves: Array, steps: np.ndarray) -> np.ndarray:
+def _diagonal(curves: ArrayLike, steps: np.ndarray) -> np.ndarray:
     """Run ``h`` (tuned for horizon ``steps[h]``) read at its own horizon: ``(..., H)``."""
     curves = np.asarray(curves)  # (..., H, T)
     return np.stack([curves[..., h, t - 1] for h, t in enumerate(steps)], axis=-1)

@@ -46,7 +46,7 @@ from ojax.datasets import multitask as mt_data
 from ojax.envs import multitask as mt_env
 from ojax.experiments.output import ExperimentConfig, ExperimentResult
 from ojax.parameter_free import direction_magnitude
-from ojax.sweep import sweep_experiment
+from ojax.sweep import check_output_memory, sweep_experiment
 from ojax.validation import check_choice
 
 PF_METHODS: dict[str, tuple[str, str]] = {  # name -> (kind, bettor)
@@ -353,6 +353,17 @@ def _tuned_info(tuned: Tuned, grid: Params) -> dict[str, Any]:
     return info
 
 
+def _check_memory(setting: Setting, num_methods: int, num_checkpoints: int) -> None:
+    """Every seed's per-point errors of every method stay on the host until the figures are
+    drawn: exit early, naming the memory, when they cannot fit (``--seeds 100000``)."""
+    shapes = jax.eval_shape(setting.draw, 0).train
+    tasks, points = shapes.x_train.shape[:2]
+    itemsize = np.dtype(setting.dtype).itemsize
+    # errors and mask (the sweep's outputs) and the curve derived from them, per seed and method
+    per_seed = tasks * points * (2 * itemsize + 1) + (tasks + num_checkpoints) * itemsize
+    check_output_memory(setting.num_seeds, per_seed * num_methods)
+
+
 def run_methods(
     config: ExperimentConfig,
     setting: Setting,
@@ -371,6 +382,7 @@ def run_methods(
       ``(S, length)`` and, per tuned method, its selected steps in ``extra``.
     """
     checkpoints = tuple(int(c) for c in setting.checkpoints)
+    _check_memory(setting, len(methods), len(checkpoints))
     curves, extra, compile_seconds = {}, {}, 0.0
     for name in progress(methods):
         learners = method_learners(name, setting.dim, counter)

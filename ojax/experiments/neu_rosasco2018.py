@@ -42,7 +42,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import time
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -127,6 +127,7 @@ def _seed_run(params: PathParams, problem: regression.RegressionProblem, key, n:
     geo, tail = averaging.path_of_iterates(
         ws, log_discount=log_discount, tail_start=params.tail_start
     )
+    assert geo is not None and tail is not None  # both asked for
     polyak = jnp.mean(ws, axis=0)
     gamma = averaging.linked_step_size(eta, params.regularization)
     ridge_sgd = averaging.ridge_sgd_runs(xs, ys, gamma, params.regularization, w0)
@@ -239,12 +240,13 @@ def _seeds(config, label, params, problem, s, timings) -> SeedOutput:
 def _noise_sweep(config, result, params, problem, s, timings) -> list[dict]:
     """The same ill-conditioned problem at several kappa (noise levels); no recompilation."""
     kappas = NOISE_SWEEP_KAPPAS[1:3] if config.quick else NOISE_SWEEP_KAPPAS
-    rows, chosen = [], {m: [] for m in METHODS}
+    rows: list[dict] = []
+    chosen: dict[str, list[np.ndarray]] = {m: [] for m in METHODS}
     for kappa in kappas:
         sigma = float(np.sqrt(kappa * s["r2"]))
         prob = problem._replace(noise_std=jnp.asarray(sigma, problem.noise_std.dtype))
         out = _seeds(config, f"ill-conditioned-kappa-{kappa:g}", params, prob, s, timings)
-        row = {"kappa": kappa, "noise_std": sigma}
+        row: dict[str, Any] = {"kappa": kappa, "noise_std": sigma}
         for m in METHODS:
             values = np.asarray(out.chosen[m])
             chosen[m].append(values)

@@ -156,7 +156,8 @@ def write_result(
                         r.n_seeds,
                     ]
                 )
-        np.savez_compressed(tmp / "curves.npz", **result.curves)
+        # numpy's stubs match **curves against savez_compressed's allow_pickle: bool too
+        np.savez_compressed(tmp / "curves.npz", **result.curves)  # type: ignore[arg-type]
         for name, fig in result.figures.items():
             fig.savefig(tmp / name, dpi=120)
             plt.close(fig)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import jax
@@ -11,7 +11,7 @@ import numpy as np
 
 
 def compile_and_run(
-    jitted_fn: Callable[..., Any],
+    jitted_fn: jax.stages.Wrapped,
     *args: Any,
     compiler_options: Mapping[str, Any] | None = None,
     repeats: int = 1,

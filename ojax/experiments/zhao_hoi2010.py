@@ -336,6 +336,7 @@ def _run(
 
 def _split_file_dataset(config: ExperimentConfig, default: str, heterogeneous: bool) -> Dataset:
     """The dataset of the split file ``config.split`` (see the module doc for its layout)."""
+    assert config.split is not None  # callers come here only with a split file
     split_file = transfer_data.load_split_file(config.split)
     name = split_file.dataset or default
     split, orders = transfer_data.split_from_orders(
@@ -384,12 +385,15 @@ def run_heterogeneous(config: ExperimentConfig) -> ExperimentResult:
     if getattr(config, "split", None) is not None:
         datasets = [_split_file_dataset(config, "spambase", heterogeneous=True)]
     elif config.quick:
-        sizes = {"source_size": 500, "target_size": 600}
         datasets = [
             Dataset(
                 name,
                 functools.partial(
-                    transfer_data.heterogeneous_split, name, config.data_dir, **sizes
+                    transfer_data.heterogeneous_split,
+                    name,
+                    config.data_dir,
+                    source_size=500,
+                    target_size=600,
                 ),
             )
             for name in ("spambase", "mushrooms")
@@ -418,6 +422,7 @@ def run_heterogeneous(config: ExperimentConfig) -> ExperimentResult:
 
 def _per_feature_spambase(config: ExperimentConfig, homogeneous: bool) -> dict[str, Any]:
     """Spambase again with per-feature scaling (the per-row scaling squashes it)."""
+    methods: tuple[str, ...]
     if homogeneous:
         split = transfer_data.homogeneous_split("spambase", config.data_dir, scaling="features")
         prepared, methods = prepare_homogeneous(split), HOMOGENEOUS_METHODS

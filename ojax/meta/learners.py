@@ -140,7 +140,8 @@ class WithinTask(NamedTuple):
     """Bookkeeping of the current task shared by every learner's state."""
 
     size: Array  # n_t, real points of the current task, shape (), int32
-    count: Array  # i, real points seen in the current task, shape (), int32
+    # i, real points seen in the current task, shape (), int32
+    count: Array  # type: ignore[assignment]  # shadows tuple.count
     sum_iterates: Array  # sum of the pre-update prediction vectors w_i, shape (d,)
     sum_grads: Array  # G = sum of the within-task gradients g_i, shape (d,)
 

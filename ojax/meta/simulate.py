@@ -28,6 +28,7 @@ from typing import Any, NamedTuple
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.typing import ArrayLike
 
 from ojax import losses as _losses
 from ojax.core import Array, MultiTaskLearner, OCOLearner, Params, Step, TaskInfo, Trace
@@ -59,7 +60,7 @@ def test_error(w: Array, points: TestPoints, loss: _losses.Loss = _losses.absolu
     return jnp.sum(values) / jnp.maximum(jnp.sum(points.mask), 1).astype(values.dtype)
 
 
-test_error.__test__ = False  # not a pytest test
+test_error.__test__ = False  # type: ignore[attr-defined]  # not a pytest test
 
 
 @functools.cache
@@ -229,7 +230,7 @@ def grid_score(
     return GridScore(final, meta_test_error(fixed, frozen, validation, loss))
 
 
-def cumulative_error(errors: Array, mask: Array) -> np.ndarray:
+def cumulative_error(errors: ArrayLike, mask: ArrayLike) -> np.ndarray:
     """The cumulative error curve: the running mean of the online errors of the real points,
     concatenated over tasks in order (``(..., T, n)`` -> ``(..., N)``, ``N`` real points).
 
@@ -246,7 +247,7 @@ def cumulative_error(errors: Array, mask: Array) -> np.ndarray:
     mask = np.asarray(mask, bool)
     lead = errors.shape[:-2]
     flat_e = errors.reshape(lead + (-1,))
-    flat_m = np.broadcast_to(mask, errors.shape).reshape(lead + (-1,))
+    flat_m: np.ndarray = np.broadcast_to(mask, errors.shape).reshape(lead + (-1,))
     counts = flat_m.reshape(-1, flat_m.shape[-1]).sum(axis=1)
     if counts.size and not np.all(counts == counts.flat[0]):
         raise InputError(f"every run must have as many real points, got counts {counts[:4]}...")
@@ -266,7 +267,7 @@ def test_error_curve(test_errors: Array) -> np.ndarray:
     return np.cumsum(tests, axis=-1) / np.arange(1, tests.shape[-1] + 1)
 
 
-test_error_curve.__test__ = False  # not a pytest test
+test_error_curve.__test__ = False  # type: ignore[attr-defined]  # not a pytest test
 
 
 def best_bias_in_hindsight(

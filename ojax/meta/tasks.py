@@ -21,11 +21,13 @@ from ojax.validation import InputError, check_finite, check_int, check_shape
 class TestPoints(NamedTuple):
     """A task's held-out points (the ``task_data`` the runner hands to the task records)."""
 
-    __test__ = False  # not a pytest class
-
     x: Array  # (m, d) inputs
     y: Array  # (m,) labels
     mask: Array  # (m,) bool, True on real points
+
+
+# not a pytest class (set after the class: mypy reads any NamedTuple body entry as a field)
+TestPoints.__test__ = False  # type: ignore[attr-defined]
 
 
 class TaskBlock(NamedTuple):

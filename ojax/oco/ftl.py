@@ -34,7 +34,8 @@ class FTLParams(NamedTuple):
 class FTLState(NamedTuple):
     anchor: Array  # x0, shape (d,)
     sum_targets: Array  # sum of z_s (quadratic) or of g_s (linear), shape (d,)
-    count: Array  # number of losses seen, shape (), int32
+    # number of losses seen, shape (), int32
+    count: Array  # type: ignore[assignment]  # shadows tuple.count
 
 
 def ftl(objective: str = "quadratic", feasible_set: str = "l2_ball") -> OCOLearner:

@@ -28,7 +28,8 @@ class OGDParams(NamedTuple):
 
 class OGDState(NamedTuple):
     point: Array  # w_t, shape (d,)
-    count: Array  # number of updates made, shape (), int32
+    # number of updates made, shape (), int32
+    count: Array  # type: ignore[assignment]  # shadows tuple.count
 
 
 def ogd(feasible_set: str = "l2_ball", schedule: str = "constant") -> OCOLearner:

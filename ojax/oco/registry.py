@@ -31,7 +31,9 @@ def _check_lr(params: dict) -> None:
     check_positive("learning_rate", params["learning_rate"])
 
 
-one = np.float32(1.0)  # numpy, not jnp: importing ojax must not start a JAX backend
+# numpy, not jnp: importing ojax must not start a JAX backend (jax takes a numpy scalar for an
+# Array leaf; its stubs do not)
+one: Array = np.float32(1.0)  # type: ignore[assignment]
 ENTRIES = [
     LearnerEntry(
         "ftl_quadratic",

@@ -133,7 +133,8 @@ class CoinBettingParams(NamedTuple):
 class CoinBettingState(NamedTuple):
     anchor: Array  # x0, shape (d,)
     bet: BettorState  # one bettor per coordinate, leaves of shape (d,)
-    count: Array  # number of updates made, shape (), int32
+    # number of updates made, shape (), int32
+    count: Array  # type: ignore[assignment]  # shadows tuple.count
 
 
 def _check_betting(params) -> None:
@@ -204,7 +205,8 @@ class DirectionMagnitudeState(NamedTuple):
     anchor: Array  # x0, shape (d,)
     direction: Array  # v in the unit ball, shape (d,)
     bet: BettorState  # the magnitude bettor, scalar leaves
-    count: Array  # number of updates made, shape (), int32
+    # number of updates made, shape (), int32
+    count: Array  # type: ignore[assignment]  # shadows tuple.count
 
 
 def dm_init(params: DirectionMagnitudeParams, x0: Array) -> DirectionMagnitudeState:

@@ -58,6 +58,7 @@ Examples:
 
 from ojax.sweep.engine import BATCH_AXIS, sweep, sweep_experiment
 from ojax.sweep.grid import Stacked, stacked
+from ojax.sweep.memory import check_output_memory
 from ojax.sweep.results import SweepResult, SweepStats
 
 __all__ = [
@@ -65,6 +66,7 @@ __all__ = [
     "Stacked",
     "SweepResult",
     "SweepStats",
+    "check_output_memory",
     "stacked",
     "sweep",
     "sweep_experiment",

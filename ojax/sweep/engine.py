@@ -16,7 +16,7 @@ import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 import jax
 import jax.numpy as jnp
@@ -25,7 +25,14 @@ from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 from ojax.sweep.fingerprint import configuration, describe, manifest, shape_signature
 from ojax.sweep.grid import Axis, as_arrays, grid_axes, leading_size
-from ojax.sweep.memory import chunk_size_for, default_budget, estimate, shrunk_chunk, tree_bytes
+from ojax.sweep.memory import (
+    check_output_memory,
+    chunk_size_for,
+    default_budget,
+    estimate,
+    shrunk_chunk,
+    tree_bytes,
+)
 from ojax.sweep.results import SweepResult, SweepStats
 from ojax.sweep.store import open_store, prepare, save_chunk
 from ojax.validation import InputError
@@ -154,7 +161,7 @@ def _mesh(devices: int | Sequence[Any] | None) -> Mesh:
             )
         chosen = available[: int(devices)]
     else:
-        chosen = list(devices)
+        chosen = list(cast(Sequence[Any], devices))  # a bool fails here (not iterable)
         if not chosen:
             raise InputError("devices is an empty list")
     return Mesh(np.asarray(chosen), (BATCH_AXIS,))
@@ -284,6 +291,7 @@ def _open(plan: _Plan, sizing: _Sizing, out_dir, resume: bool, config: Any) -> _
     chunks loaded)."""
     specs, treedef = jax.tree.flatten(sizing.out_struct)
     total = plan.layout.total
+    check_output_memory(total, sum(math.prod(s.shape) * s.dtype.itemsize for s in specs))
     leaves = [np.empty((total, *s.shape), s.dtype) for s in specs]
     done = np.zeros(total, bool)
     writer = jax.process_index() == 0
@@ -315,7 +323,7 @@ def _compiled_chunk(plan: _Plan, sizing: _Sizing, options: tuple):
     mesh, chunk = sizing.mesh, sizing.chunk
     n_dev = mesh.devices.size
     replicated = NamedSharding(mesh, PartitionSpec())
-    args = jax.tree.map(
+    args: tuple[Any, Any, Any, Any] = jax.tree.map(
         functools.partial(_put, sharding=replicated), (plan.hyper, plan.tasks, plan.data, plan.keys)
     )
     (compiled, used), seconds = _compile(plan.fn, plan.layout, mesh, chunk, *args, options)

@@ -198,7 +198,8 @@ def configuration(
         "ojax": ojax_version(),
         "ojax_source": ojax_source_digest(),
         "fn_source": source_digest(fn),
-        "x64": bool(jax.config.jax_enable_x64),
+        # jax sets its flags on Config at run time: its stubs do not know jax_enable_x64
+        "x64": bool(jax.config.jax_enable_x64),  # type: ignore[attr-defined]
     }
 
 

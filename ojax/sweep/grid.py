@@ -122,7 +122,9 @@ def _exact(value: Any) -> Decimal | None:
 
 
 def _refuse(name: str, subject: str, dtype: np.dtype, limit: str) -> InputError:
-    hint = "" if dtype.itemsize >= 8 or jax.config.jax_enable_x64 else f"; {X64_HINT}"
+    # jax sets its flags on Config at run time: its stubs do not know jax_enable_x64
+    x64 = jax.config.jax_enable_x64  # type: ignore[attr-defined]
+    hint = "" if dtype.itemsize >= 8 or x64 else f"; {X64_HINT}"
     if dtype.kind != "f":
         hint = hint.replace("use float64", "use 64-bit types")
     return InputError(f"{name}: {subject} does not fit {dtype} ({limit}){hint}")

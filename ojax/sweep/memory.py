@@ -90,7 +90,9 @@ _ESTIMATES: dict = {}
 def estimate(fn, params, data, key) -> tuple[int, Any, float]:
     """``(bytes one combination holds at its peak, its output shapes, seconds spent)``,
     traced once per ``fn`` and input shapes (0 seconds when cached)."""
-    cache_key = (fn, shape_signature((params, data, key)), jax.config.jax_enable_x64)
+    # jax sets its flags on Config at run time: its stubs do not know jax_enable_x64
+    x64 = jax.config.jax_enable_x64  # type: ignore[attr-defined]
+    cache_key: tuple[Any, ...] | None = (fn, shape_signature((params, data, key)), x64)
     try:
         hit = _ESTIMATES.get(cache_key)
     except TypeError:  # an unhashable fn
@@ -115,6 +117,27 @@ def estimate(fn, params, data, key) -> tuple[int, Any, float]:
     return (*value, time.perf_counter() - start)
 
 
+def host_memory() -> int:
+    """The host's physical memory in bytes (8 GiB where the system does not say)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):  # pragma: no cover
+        return 8 * 2**30
+
+
+def check_output_memory(total: int, per_combination: int) -> None:
+    """Raises :class:`~ojax.validation.InputError` when the outputs of every combination, which
+    the host keeps until the sweep ends, would not fit in half of its memory (a clear error
+    before anything runs, instead of running out of memory later)."""
+    need, limit = total * per_combination, host_memory() // 2
+    if need > limit:
+        raise InputError(
+            f"the outputs of {total} runs need {fmt_bytes(need)} on the host "
+            f"({fmt_bytes(per_combination)} each), more than half of its {fmt_bytes(2 * limit)}: "
+            "run fewer seeds or grid points at a time, or record fewer values per run"
+        )
+
+
 def default_budget(devices: Sequence[Any]) -> int:
     """Half a GPU's memory; on a CPU a quarter of the host memory shared by its devices."""
     try:
@@ -123,10 +146,7 @@ def default_budget(devices: Sequence[Any]) -> int:
         stats = {}
     if stats.get("bytes_limit"):
         return int(stats["bytes_limit"] * 0.5)
-    try:
-        host = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError, AttributeError):  # pragma: no cover
-        host = 8 * 2**30
+    host = host_memory()
     local = max(1, sum(1 for d in devices if d.process_index == jax.process_index()))
     return int(host / 4 / local)
 

@@ -49,7 +49,8 @@ def atomic_write(path: Path, write: Callable[[Any], None], binary: bool) -> None
 
 def atomic_savez(path: Path, arrays: Mapping[str, np.ndarray]) -> None:
     """``np.savez`` of ``arrays`` into ``path``, all or nothing."""
-    atomic_write(path, lambda f: np.savez(f, **arrays), binary=True)
+    # numpy's stubs match **arrays against savez's allow_pickle: bool too
+    atomic_write(path, lambda f: np.savez(f, **arrays), binary=True)  # type: ignore[arg-type]
 
 
 def atomic_json(path: Path, value: Any) -> None:

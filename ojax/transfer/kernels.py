@@ -39,6 +39,7 @@ from typing import Any, NamedTuple
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.typing import ArrayLike
 
 from ojax.core import Array
 from ojax.validation import InputError, check_choice, check_int, check_positive
@@ -136,7 +137,7 @@ def squared_distances(a: Any, b: Any | None = None, dtype: Any = None) -> Array:
     return dist
 
 
-def gram_matrix(sq_dist: Array, width: Array, kernel: str = "gaussian") -> Array:
+def gram_matrix(sq_dist: Array, width: ArrayLike, kernel: str = "gaussian") -> Array:
     """``K = exp(-D / (2 width^2))`` from precomputed squared distances (Gaussian kernel).
 
     For the linear kernel use :func:`cross_products` directly (``kernel="linear"`` raises).
@@ -172,7 +173,8 @@ class SVBuffer(NamedTuple):
 
     keys: Array  # (capacity,) int32 pool indices ("gram") or (capacity, d) vectors ("direct")
     coef: Array  # (capacity,) float coefficients alpha_j; 0 in unused slots
-    count: Array  # (), int32: support vectors added so far (held: min(count, capacity))
+    # (), int32: support vectors added so far (held: min(count, capacity))
+    count: Array  # type: ignore[assignment]  # shadows tuple.count
 
 
 def as_point(x: Any) -> KernelPoint:
@@ -230,9 +232,11 @@ def kernel_values(
 ) -> Array:
     """``k(key_j, x)`` for every slot, shape ``(capacity,)``."""
     if mode == "pool":
-        _check_pool(buffer, point)
+        _check_pool(buffer, point)  # refuses a point without its Gram row
+        assert point.row is not None
         return point.row
     if mode == "gram":
+        assert point.row is not None  # a "gram" point carries its Gram row
         return point.row[buffer.keys]
     return kernel_function(kernel)(buffer.keys, point.key[None, :], width)
 
@@ -240,6 +244,7 @@ def kernel_values(
 def self_kernel(point: KernelPoint, width: Array, mode: str, kernel: str) -> Array:
     """``k(x, x)`` (1 for the Gaussian kernel)."""
     if mode in ("gram", "pool"):
+        assert point.row is not None  # a "gram" / "pool" point carries its Gram row
         return point.row[point.key]
     return kernel_function(kernel)(point.key, point.key, width)
 

@@ -116,14 +116,16 @@ def kernel_pool(
     grams_t, feats_t = _views("grams", grams, dtype), _views("features", features, dtype)
     offsets_t = _views("offsets", offsets, dtype)
     _check_pool_shapes(n, grams_t, feats_t, offsets_t)
-    views = len(grams_t if grams_t is not None else feats_t)
+    pool_t = grams_t if grams_t is not None else feats_t
+    assert pool_t is not None  # exactly one of grams / features (checked above)
+    views = len(pool_t)
     if offsets_t is None:
         offsets_t = tuple(jnp.zeros((n,), dtype) for _ in range(views))
     if grams_t is not None:
         keys = jnp.arange(n, dtype=jnp.int32)
         points = tuple(KernelPoint(keys, g, o) for g, o in zip(grams_t, offsets_t))
     else:
-        points = tuple(KernelPoint(f, None, o) for f, o in zip(feats_t, offsets_t))
+        points = tuple(KernelPoint(f, None, o) for f, o in zip(pool_t, offsets_t))
     if heads is not None:
         ys = jnp.repeat(ys[:, None], check_int("heads", heads, 1), axis=1)
     return (points[0] if views == 1 else points), ys

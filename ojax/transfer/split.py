@@ -26,7 +26,7 @@ from ojax.transfer import heterogeneous, homogeneous
 from ojax.transfer.kernels import SVBuffer, gram_matrix, squared_distances
 from ojax.transfer.pa import KernelPAParams, averaged_kernel_pa, kernel_pa, source_classifier
 from ojax.transfer.runner import kernel_pool, run_kernel
-from ojax.validation import InputError, check_shape
+from ojax.validation import InputError, check_int, check_shape
 
 HOMOGENEOUS_METHODS = ("PA", "PAIO", "OTL_fixed", "OTL", "HomOTL2")
 """Methods of a homogeneous split (the first four are the paper's Table 2)."""
@@ -46,7 +46,9 @@ def paper_params(method: str, num_steps: int | None = None, dtype: Any = None) -
         "PAIO": lambda: KernelPAParams.paper_source(dtype),
         "OTL": lambda: homogeneous.OTLParams.paper(dtype),
         "OTL_fixed": lambda: homogeneous.OTLParams.paper(dtype),
-        "HomOTL2": lambda: homogeneous.HomOTL2Params.paper(num_steps, dtype),
+        "HomOTL2": lambda: homogeneous.HomOTL2Params.paper(
+            check_int("num_steps", num_steps, 1), dtype
+        ),
         "COTL": lambda: heterogeneous.COTLParams.paper(dtype),
         "COTL0": lambda: heterogeneous.COTLParams.paper(dtype),
         "SCT": lambda: heterogeneous.SCTParams.paper(dtype),
