@@ -16,6 +16,7 @@ from ojax import (  # noqa: E402  # noqa: E402
     transfer,
 )
 from ojax.adapters import linear_predictor, linear_weights, optax_learner  # noqa: E402
+from ojax.cache import enable_compilation_cache  # noqa: E402
 from ojax.core import (  # noqa: E402
     LEARNER_KINDS,
     LEARNERS,
@@ -49,6 +50,7 @@ __all__ = [
     "envs",
     "linear_predictor",
     "checked",
+    "enable_compilation_cache",
     "linear_weights",
     "losses",
     "meta",

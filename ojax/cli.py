@@ -15,6 +15,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from ojax.cache import compilation_cache_dir, enable_compilation_cache
 from ojax.experiments.output import CHUNK_STORE, ExperimentConfig, RunFolder
 from ojax.validation import InputError
 
@@ -66,6 +67,12 @@ def _add_engine_options(parser: argparse.ArgumentParser) -> None:
         help="recompute finished work instead of resuming",
     )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--compile-cache",
+        metavar="DIR|off",
+        help="JAX's persistent compilation cache (default: $OJAX_COMPILATION_CACHE, else "
+        "~/.cache/ojax/jax); 'off' disables it",
+    )
 
 
 _OUT_RULE = (
@@ -180,6 +187,8 @@ def _engine_config(args: argparse.Namespace, **fields) -> ExperimentConfig:
             f"--devices must be at most the {jax.device_count()} available device(s), "
             f"got {args.devices}"
         )
+    cache = compilation_cache_dir(args.compile_cache)
+    fields.setdefault("compile_cache", None if cache is None else str(cache))
     return ExperimentConfig(
         x64=args.x64,
         devices=args.devices,
@@ -205,6 +214,7 @@ def _start(folder: RunFolder, label: str, seeds: int, args: argparse.Namespace) 
     """The last check (the output folder), then float64 if asked and the header line on stderr:
     ``ojax: running NAME: N seeds[, quick][, float64] on DEVICE``."""
     folder.check()
+    enable_compilation_cache(args.compile_cache)
     if args.x64:
         import jax
 

@@ -10,6 +10,9 @@ import pytest
 
 from ojax.datasets.paths import packaged_data_dir
 
+# Tests never write the user's compilation cache (tests/test_cache.py sets its own folder).
+os.environ["OJAX_COMPILATION_CACHE"] = "off"
+
 # Catch silent broadcasting and silent dtype promotion (as equinox's test-suite does).
 jax.config.update("jax_numpy_rank_promotion", "raise")
 jax.config.update("jax_numpy_dtype_promotion", "strict")

@@ -44,6 +44,7 @@ class ExperimentConfig:
     memory_budget: float | None = None  # bytes; None: the sweep engine's default
     tasks: Path | None = None  # one's own tasks (.npz), for the denevi2020 real-data protocol
     split: Path | None = None  # one's own transfer split (.npz), for the zhao-hoi2010 methods
+    compile_cache: str | None = None  # JAX's persistent compilation cache folder (None: off)
 
     def progress(self, iterable: Iterable, desc: str, total: int | None = None) -> Iterable:
         """``iterable`` wrapped in a progress bar on stderr (none when ``quiet``)."""
