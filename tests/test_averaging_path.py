@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 
 import ojax
-import ojax.averaging.path
 from ojax import averaging
 from ojax.averaging import blocks, weights
 from ojax.envs import regression
@@ -116,26 +115,35 @@ def test_stream_path_with_generated_data_never_stored():
 def test_no_recompilation_for_new_values(x64):
     _, xs, ys = data(jnp.float64)
     _, xs2, ys2 = data(jnp.float64, seed=7)
-    for mode in ("product", "stream"):
-        averaging.regularization_path(
-            xs,
-            ys,
-            ETA,
-            regularization=jnp.asarray([0.1, 1.0]),
-            tail_start=jnp.asarray([3, 50]),
-            mode=mode,
-        )
-        fn = ojax.averaging.path._product if mode == "product" else ojax.averaging.path._stream
-        before = fn._cache_size()
-        averaging.regularization_path(
-            xs2,
-            ys2,
-            0.03,
-            regularization=jnp.asarray([0.2, 5.0]),
-            tail_start=jnp.asarray([10, 60]),
-            mode=mode,
-        )
-        assert fn._cache_size() == before
+    compiles = []
+
+    def count(name, seconds, **kwargs):
+        if name == "/jax/core/compile/backend_compile_duration":
+            compiles.append(name)
+
+    jax.monitoring.register_event_duration_secs_listener(count)
+    try:
+        for mode in ("product", "stream"):
+            averaging.regularization_path(
+                xs,
+                ys,
+                ETA,
+                regularization=jnp.asarray([0.1, 1.0]),
+                tail_start=jnp.asarray([3, 50]),
+                mode=mode,
+            )
+            before = len(compiles)
+            averaging.regularization_path(
+                xs2,
+                ys2,
+                0.03,
+                regularization=jnp.asarray([0.2, 5.0]),
+                tail_start=jnp.asarray([10, 60]),
+                mode=mode,
+            )
+            assert len(compiles) == before  # other values and data: nothing compiled again
+    finally:
+        jax.monitoring.unregister_event_duration_listener(count)
 
 
 def test_select_on_holdout_matches_loop(x64):
