@@ -311,12 +311,11 @@ def _run(args: argparse.Namespace) -> int:
         wall = time.perf_counter() - start
         written = write_result(config, result, wall, before_move=folder.record)
         folder.finish(written)
-    if not args.quiet:
-        for row in result.rows:
-            print(
-                f"{row.dataset:>18} {row.method:>22} {row.metric:>18} "
-                f"{row.mean:12.5g} +- {row.std:.3g}  (n={row.n_seeds})"
-            )
+    for row in result.rows:  # --quiet hides the progress bars only (INTERFACE.md)
+        print(
+            f"{row.dataset:>18} {row.method:>22} {row.metric:>18} "
+            f"{row.mean:12.5g} +- {row.std:.3g}  (n={row.n_seeds})"
+        )
     names = ", ".join(p.name for p in written)
     print(f"ojax: {spec.name} finished in {wall:.1f} s; wrote {config.out}/ ({names})")
     return 0

@@ -279,8 +279,11 @@ def tiny(monkeypatch):
 def test_run_seeds_and_header(flags, seeds, header, tiny, tmp_path, capsys):
     out = tmp_path / "tiny"
     assert cli.main(["run", "tiny", *flags, "--out", str(out), "--quiet"]) == 0
-    err = capsys.readouterr().err.splitlines()
+    printed = capsys.readouterr()
+    err = printed.err.splitlines()
     assert err[0].startswith(f"ojax: running tiny: {header} on ")
+    # --quiet hides progress only: the results table still prints
+    assert f"(n={seeds})" in printed.out.splitlines()[0]
     with open(out / "results.csv", newline="") as f:
         assert [row["n_seeds"] for row in csv.DictReader(f)] == [str(seeds)]
     assert json.loads((out / "config.json").read_text())["seeds"] == seeds
