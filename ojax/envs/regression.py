@@ -158,8 +158,8 @@ def sample(key: Array, problem: RegressionProblem, num_samples: int) -> tuple[Ar
       >>> from ojax.envs import regression
       >>> problem = regression.ill_conditioned_problem(jax.random.key(0))
       >>> xs, ys = regression.sample(jax.random.key(1), problem, 4)
-      >>> print(xs.shape, ys.shape)
-      (4, 5) (4,)
+      >>> print(xs.shape, [round(v, 2) for v in ys.tolist()])
+      (4, 5) [-0.38, -0.73, -1.69, -1.77]
     """
     k_x, k_e = jax.random.split(key)
     dtype = problem.eigenvalues.dtype
