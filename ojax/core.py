@@ -20,6 +20,8 @@ from typing import Any, NamedTuple
 import jax
 import jax.numpy as jnp
 
+from ojax.losses import LOSSES, OBJECTIVES
+
 Array = jax.Array
 Params = Any  # a pytree of arrays (usually a ``XxxParams`` NamedTuple)
 State = Any  # a pytree of arrays (usually a ``XxxState`` NamedTuple)
@@ -184,7 +186,7 @@ class LearnerEntry(NamedTuple):
         ``order`` the visit order).
       objective: for OCO learners, the name of the :data:`ojax.losses.OBJECTIVES` entry their
         stream is played with; otherwise the name of the :data:`ojax.losses.LOSSES` entry
-        recorded by the runner.
+        recorded by the runner (required, checked at registration: no silent default).
       start: for OCO learners, the start point: ``"zeros"`` or ``"uniform"`` (``1 / d`` in every
         coordinate: a prior on the simplex).
       dtyped: whether ``make`` takes a ``dtype`` keyword (the state's float dtype); otherwise the
@@ -197,7 +199,7 @@ class LearnerEntry(NamedTuple):
     default_params: Callable[[], Params]
     params_grid: Callable[[], Params]
     make_stream: Callable[[Array, int, int], tuple]
-    objective: str = "linear"
+    objective: str
     start: str = "zeros"
     dtyped: bool = False
 
@@ -211,6 +213,12 @@ def register_learner(entry: LearnerEntry) -> LearnerEntry:
         raise ValueError(f"learner {entry.name!r} is already registered")
     if entry.kind not in LEARNER_KINDS:
         raise ValueError(f"kind must be one of {list(LEARNER_KINDS)}, got {entry.kind!r}")
+    table = OBJECTIVES if entry.kind == "oco" else LOSSES
+    if entry.objective not in table:
+        raise ValueError(
+            f"objective of {entry.name!r} must name one of {sorted(table)} for a {entry.kind} "
+            f"learner, got {entry.objective!r}"
+        )
     if entry.start not in ("zeros", "uniform"):
         raise ValueError(f"start must be 'zeros' or 'uniform', got {entry.start!r}")
     LEARNERS[entry.name] = entry

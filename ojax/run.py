@@ -165,44 +165,34 @@ def _leading(name: str, tree: Any) -> int:
 
 
 def _check_values(name: str, tree: Any) -> None:
-    for i, leaf in enumerate(jax.tree.leaves(tree)):
-        label = name if len(jax.tree.leaves(tree)) == 1 else f"{name}[leaf {i}]"
+    leaves = jax.tree.leaves(tree)
+    for i, leaf in enumerate(leaves):
+        label = name if len(leaves) == 1 else f"{name}[leaf {i}]"
         check_finite(label, leaf)
         check_magnitude(label, leaf)
 
 
-def _abstract(tree: Any) -> Any:
-    return jax.tree.map(lambda a: jax.ShapeDtypeStruct(jnp.shape(a), jnp.result_type(a)), tree)
-
-
-def _first(tree: Any, axes: int) -> Any:
-    return jax.tree.map(
-        lambda a: jax.ShapeDtypeStruct(jnp.shape(a)[axes:], jnp.result_type(a)), tree
-    )
-
-
 def _describe(tree: Any) -> str:
     leaves = jax.tree.leaves(tree)
-    parts = [f"{jnp.result_type(a)}{list(jnp.shape(a))}" for a in leaves]
+    parts = [f"{a.dtype}{list(a.shape)}" for a in leaves]
     return parts[0] if len(parts) == 1 else "(" + ", ".join(parts) + ")"
 
 
-def _check_fit(learner, params: Params, x: Any, y: Any, xs_name: str, ys_shape) -> None:
-    """Abstractly evaluates one step: ``x`` must fit ``predict``, ``y`` the prediction's shape,
-    and ``update`` must keep the state's dtypes (a float32 learner fed float64 data fails here
-    with a message instead of a scan-carry TypeError). Cached per learner and signature, so a
-    second call with other values traces nothing."""
-    leaves, treedef = jax.tree.flatten((params, x, y))
-    signature = (treedef, tuple((a.shape, a.dtype) for a in leaves))
-    problem = _fit_problem(learner, signature, xs_name)
+def _check_fit(learner, params: Params, xs: Any, ys: Any, axes: int) -> None:
+    """Abstractly evaluates one step on the first example (``xs`` / ``ys`` without their
+    ``axes`` leading axes): it must fit ``predict``, the label must have the prediction's shape,
+    and ``update`` must keep the state's shapes and dtypes (a float32 learner fed float64 data
+    fails here with a message instead of a scan-carry TypeError). Cached per learner and
+    signature, so a second call with other values traces nothing."""
+    leaves, treedef = jax.tree.flatten((params, xs, ys))
+    first_data = len(jax.tree.leaves(params))
+    types = tuple(
+        (tuple(jnp.shape(a))[axes if i >= first_data else 0 :], jnp.result_type(a))
+        for i, a in enumerate(leaves)
+    )
+    problem = _fit_problem(learner, treedef, types, tuple(jnp.shape(ys)[:axes]))
     if problem is not None:
-        kind, detail = problem
-        if kind == "ys":
-            detail = (
-                f"ys must have shape {ys_shape(detail[0])} (one label per prediction of shape "
-                f"{detail[0]}), got {ys_shape(detail[1])}"
-            )
-        raise InputError(detail)
+        raise InputError(problem)
 
 
 def _floats(tree: Any) -> set[str]:
@@ -214,36 +204,36 @@ def _first_line(exc: Exception) -> str:
 
 
 @functools.lru_cache(maxsize=512)
-def _fit_problem(learner, signature, xs_name: str):
-    treedef, types = signature
+def _fit_problem(learner, treedef, types, lead: tuple[int, ...]) -> str | None:
+    """The message of the first problem :func:`_check_fit` finds, or ``None``."""
     params, x, y = jax.tree.unflatten(treedef, [jax.ShapeDtypeStruct(s, d) for s, d in types])
     state = jax.eval_shape(learner.init, params)
     data_floats, state_floats = _floats((x, y)), _floats(state)
     widest = max((jnp.finfo(t).bits for t in state_floats), default=None)
     if widest is not None and any(jnp.finfo(t).bits > widest for t in data_floats):
-        return "dtype", (
-            f"{xs_name}, ys: data of dtype {', '.join(sorted(data_floats))} does not match the "
+        return (
+            f"xs, ys: data of dtype {', '.join(sorted(data_floats))} does not match the "
             f"learner's state (dtype {', '.join(sorted(state_floats))}); build the learner for "
             "the data's dtype (e.g. its x0 or dtype argument) or cast the data"
         )
     try:
         y_hat = jax.eval_shape(learner.predict, state, params, x)
     except (TypeError, ValueError) as exc:
+        return f"xs: an example {_describe(x)} does not fit the learner ({_first_line(exc)})"
+    if y_hat.shape != y.shape:
         return (
-            "x",
-            f"{xs_name}: an example {_describe(x)} does not fit the learner ({_first_line(exc)})",
+            f"ys must have shape {lead + y_hat.shape} (one label per prediction of shape "
+            f"{y_hat.shape}), got {lead + y.shape}"
         )
-    if jnp.shape(y_hat) != jnp.shape(y):
-        return "ys", (jnp.shape(y_hat), jnp.shape(y))
     try:
         new = jax.eval_shape(learner.update, state, params, x, y)
     except (TypeError, ValueError) as exc:
-        return "update", f"{xs_name}, ys: the learner cannot update on them ({_first_line(exc)})"
+        return f"xs, ys: the learner cannot update on them ({_first_line(exc)})"
     if [(a.shape, a.dtype) for a in jax.tree.leaves(state)] != [
         (a.shape, a.dtype) for a in jax.tree.leaves(new)
     ]:
-        return "dtype", (
-            f"{xs_name}, ys: an update changes the shapes or dtypes of the learner's state "
+        return (
+            f"xs, ys: an update changes the shapes or dtypes of the learner's state "
             f"({_describe(state)} -> {_describe(new)}); build the learner for the data's dtype "
             "and shape"
         )
@@ -304,14 +294,7 @@ def _check_stream(learner, params, xs, ys, mask, order) -> tuple[Array, Array | 
     mask = _check_mask(mask, (n,))
     _check_values("xs", xs)
     _check_values("ys", ys)
-    _check_fit(
-        learner,
-        _abstract(params),
-        _first(xs, 1),
-        _first(ys, 1),
-        "xs",
-        lambda shape: (jnp.shape(ys)[0],) + tuple(shape),
-    )
+    _check_fit(learner, params, xs, ys, 1)
     return mask, order
 
 
@@ -337,14 +320,7 @@ def _check_tasks(learner, params, xs, ys, mask, task_data) -> Array:
         _check_values("task_data", task_data)
     _check_values("xs", xs)
     _check_values("ys", ys)
-    _check_fit(
-        learner,
-        _abstract(params),
-        _first(xs, 2),
-        _first(ys, 2),
-        "xs",
-        lambda shape: blocks + tuple(shape),
-    )
+    _check_fit(learner, params, xs, ys, 2)
     return mask
 
 

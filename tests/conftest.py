@@ -46,6 +46,7 @@ _SLOW_TESTS = {
     "test_the_engine_imports_no_experiment_or_plotting",
     "test_console_script_is_installed",
     "test_sharded_time_axis_matches_serial",
+    "test_importing_ojax_starts_no_jax_backend",
 }
 
 

@@ -384,3 +384,17 @@ def test_more_seeds_than_memory_exits_2_naming_the_memory(tmp_path, capsys):
     assert err[-1].startswith("ojax: error: the outputs of 100000 runs need ")
     assert "GiB on the host" in err[-1]
     assert not out.exists()
+
+
+def test_a_tasks_file_needs_online_and_held_out_points_in_every_task(tmp_path):
+    from ojax.datasets import DataError, load_tasks_file
+
+    x, y = np.ones((5, 2)), np.ones(5)
+    single = tmp_path / "single.npz"
+    np.savez(single, x=x, y=y, task=np.array([0, 0, 0, 1, 2]))
+    with pytest.raises(DataError, match=r"at least 2 points .* tasks \[1, 2\] have 1"):
+        load_tasks_file(single)
+    no_test = tmp_path / "no_test.npz"  # a task without held-out points would score 0
+    np.savez(no_test, x=x, y=y, task=np.array([0, 0, 0, 1, 1]), num_test=np.array([1, 0]))
+    with pytest.raises(DataError, match=r"num_test must give each of the 2 tasks 1 to n_t - 1"):
+        load_tasks_file(no_test)

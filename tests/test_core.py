@@ -227,3 +227,14 @@ def test_start_point_outside_the_learners_domain_is_rejected():
             zs,
             losses.linear_objective,
         )
+
+
+def test_importing_ojax_starts_no_jax_backend():
+    """Import stays cheap (and a later jax.distributed.initialize stays possible): the registries
+    build arrays only when their entries are called."""
+    import subprocess
+    import sys
+
+    code = "from jax._src import xla_bridge\nimport ojax\nprint(len(xla_bridge._backends))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "0"

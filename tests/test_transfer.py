@@ -488,7 +488,8 @@ def test_run_split_heterogeneous_and_presets(x64, hetero):
     np.testing.assert_array_equal(results["COTL"].support_vectors[0], expected["support_vectors"])
     pa = ref.kernel_pa(xt[order], yt[order], C, S2)
     np.testing.assert_array_equal(results["PA"].mistakes[0], pa["mistakes"])
-    assert transfer.paper_params("COTL") == transfer.COTLParams.paper()
+    cotl = transfer.paper_params("COTL")  # Table 4: C = 5, width 4 per view, gamma1 = gamma2 = 1
+    assert [float(v) for v in cotl] == [5.0, 4.0, 4.0, 1.0, 1.0]
     assert float(transfer.KernelPAParams.paper_source().width) == S1
 
 

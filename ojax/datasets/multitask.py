@@ -163,7 +163,8 @@ def load_tasks_file(path: str | os.PathLike, dtype=np.float32) -> PooledTasks:
     * ``task``: ``(N,)`` integers, the task of each row (tasks are numbered in order of their
       first row; a task's rows keep their order);
     * ``num_test`` (optional): ``(T,)`` integers, the held-out points of each task (default
-      ``ceil(0.25 n_t)``, Schools' split); each task keeps at least one online point.
+      ``ceil(0.25 n_t)``, Schools' split), from 1 to ``n_t - 1``: every task has at least one
+      online and one held-out point, so it needs at least 2 points.
 
     Each seed then shuffles the task order and splits every task at random, as for Schools
     (``ojax run denevi2020-schools --tasks FILE``).
@@ -207,10 +208,15 @@ def load_tasks_file(path: str | os.PathLike, dtype=np.float32) -> PooledTasks:
     num_test = arrays.get("num_test")
     if num_test is None:
         num_test = np.array([math.ceil(0.25 * n) for n in sizes])
-    num_test = np.asarray(num_test)
-    if num_test.shape != sizes.shape or np.any(num_test < 0) or np.any(num_test >= sizes):
+    if np.any(sizes < 2):
         raise DataError(
-            f"{str(path)!r}: num_test must give each of the {len(sizes)} tasks 0 to n_t - 1 "
+            f"{str(path)!r}: every task needs at least 2 points (one online, one held out); "
+            f"tasks {ids[sizes < 2].tolist()} have 1"
+        )
+    num_test = np.asarray(num_test)
+    if num_test.shape != sizes.shape or np.any(num_test < 1) or np.any(num_test >= sizes):
+        raise DataError(
+            f"{str(path)!r}: num_test must give each of the {len(sizes)} tasks 1 to n_t - 1 "
             f"held-out points, got {num_test.tolist()} for sizes {sizes.tolist()}"
         )
     padded_x, padded_y, mask = pad_tasks(xs, ys)

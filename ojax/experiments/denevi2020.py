@@ -131,9 +131,12 @@ def run_method(learners: Learners, params: Params, data: SeedData, checkpoints: 
     """One seed of one method: the online run and the meta-test at ``checkpoints`` (traceable)."""
     learner, fixed = learners
     trace = meta.run_meta(learner, params, data.train, independent_tasks=learner is fixed)
-    biases = meta.bias_path(learner, params, trace)[jnp.asarray(checkpoints)]
-    frozen = params if learner is fixed else params.frozen(biases[0])
-    mt = meta.meta_test_curve(fixed, frozen, biases, data.unseen)
+    if learner is fixed:  # one bias throughout: one meta-test, the same at every checkpoint
+        error = meta.meta_test_error(fixed, params, data.unseen)
+        mt = jnp.broadcast_to(error, (len(checkpoints),))
+    else:
+        biases = meta.bias_path(learner, params, trace)[jnp.asarray(checkpoints)]
+        mt = meta.meta_test_curve(fixed, params.frozen(biases[0]), biases, data.unseen)
     return Outputs(trace.loss, trace.mask, trace.task.test_error, mt)
 
 
@@ -598,7 +601,7 @@ def _run_real(config: ExperimentConfig, dataset: str, loader, title: str) -> Exp
 
 def _own_tasks(config: ExperimentConfig) -> ExperimentResult | None:
     """The real-data protocol on the user's tasks file (``config.tasks``), if one is given."""
-    path = getattr(config, "tasks", None)
+    path = config.tasks
     if path is None:
         return None
     name = Path(path).stem

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from ojax.sweep.store import atomic_json
 from ojax.validation import InputError
 
 RESULT_COLUMNS = ("experiment", "dataset", "method", "metric", "mean", "std", "n_seeds")
@@ -134,7 +135,7 @@ def write_result(
     """Writes the result files into ``config.out``; returns their paths.
 
     ``before_move`` (if given) receives the file names once they are complete, before the first
-    one is moved into ``config.out`` (:meth:`RunFolder.claim` records them there).
+    one is moved into ``config.out`` (:meth:`RunFolder.record` records them there).
     """
     import matplotlib.pyplot as plt
 
@@ -401,6 +402,5 @@ class RunFolder:
         self._write_record(names)
 
     def _write_record(self, files: list[str]) -> None:
-        tmp = self.out / f"{TMP_PREFIX}{RUN_RECORD}"
-        tmp.write_text(json.dumps({"identity": self.identity, "files": files}, indent=2) + "\n")
-        os.replace(tmp, self.out / RUN_RECORD)
+        record = {"identity": self.identity, "files": files}
+        atomic_json(self.out / RUN_RECORD, record, prefix=TMP_PREFIX)  # a crash leaves ojax's own

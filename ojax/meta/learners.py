@@ -158,7 +158,6 @@ class MetaState(NamedTuple):
     bias: Array  # theta = the meta learner's iterate, shape (d,)
     task: WithinTask
     num_tasks: Array  # tasks finished, shape (), int32
-    num_points: Array  # real points seen over all tasks, shape (), int32
 
 
 def _within_init(dim: int, dtype: Any, size: Array | int = 0) -> WithinTask:
@@ -308,7 +307,7 @@ def _meta_learner(
         meta_state = meta.init(params.meta, zeros)
         bias = meta.iterate(meta_state, params.meta)
         inner = within.init(params.within, zeros)
-        return MetaState(inner, meta_state, bias, _within_init(dim, dtype), zero, zero)
+        return MetaState(inner, meta_state, bias, _within_init(dim, dtype), zero)
 
     def begin_task(state: MetaState, params, task: TaskInfo) -> MetaState:
         inner = within.init(params.within, jnp.zeros_like(state.bias))
@@ -323,7 +322,6 @@ def _meta_learner(
         new = state._replace(
             within=within.update(state.within, params.within, g),
             task=_within_step(state.task, w, g),
-            num_points=state.num_points + 1,
         )
         if mode == "aggressive":
             meta_state = state.meta
@@ -454,22 +452,17 @@ def _roles(dim: int, within, meta) -> tuple[int, OCOLearner, OCOLearner]:
     return dim, within, meta
 
 
-@functools.cache
-def _ogd() -> OCOLearner:
-    return ogd("none")
-
-
 def ogd_within_task(dim: int, loss: _losses.Loss = _losses.absolute) -> MultiTaskLearner:
     """Unprojected within-task OGD around a fixed bias, ``u <- u - eta_in g`` (params
     :meth:`FixedBiasParams.ogd`): :func:`biased_within_task` with ``ojax.oco.ogd("none")``."""
-    return biased_within_task(dim, _ogd(), loss)
+    return biased_within_task(dim, ogd("none"), loss)
 
 
 def aggressive_ogd(dim: int, loss: _losses.Loss = _losses.absolute) -> MultiTaskLearner:
     """Aggressive_SS, the authors' tuned baseline: after each point ``theta <- theta - eta_meta
     g`` and ``u <- u - eta_in g`` (params :meth:`MetaParams.ogd`): :func:`aggressive` with
     ``ojax.oco.ogd("none")`` in both roles."""
-    return aggressive(dim, _ogd(), _ogd(), loss)
+    return aggressive(dim, ogd("none"), ogd("none"), loss)
 
 
 def lazy_ogd(dim: int, loss: _losses.Loss = _losses.absolute) -> MultiTaskLearner:
@@ -486,4 +479,4 @@ def lazy_ogd(dim: int, loss: _losses.Loss = _losses.absolute) -> MultiTaskLearne
       >>> print(round(float(meta.cumulative_error(trace.loss, trace.mask)[-1]), 4))
       3.9455
     """
-    return lazy(dim, _ogd(), _ogd(), loss, meta_gradient="sum")
+    return lazy(dim, ogd("none"), ogd("none"), loss, meta_gradient="sum")

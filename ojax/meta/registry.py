@@ -31,28 +31,32 @@ def _stream(key, num_steps: int, dim: int) -> tuple:
     return task_block_stream(key, num_steps, dim)
 
 
-def _role(inside: str, grid: bool, which: int = 0):
-    """A role's learner and its params (one point, or a grid of two distinct points)."""
+def _learner(inside: str):
+    return ogd("none") if inside == "ogd" else direction_magnitude(inside)
+
+
+def _params(inside: str, grid: bool, which: int = 0):
+    """A role's params: one point, or a grid of two distinct points (built when asked for,
+    never at import: importing ojax starts no JAX backend)."""
     if inside == "ogd":
         steps = ([0.1, 0.5], [0.05, 0.01])[which]
         step = jnp.asarray(steps if grid else steps[0], _F32)
-        return ogd("none"), OGDParams(step, jnp.ones_like(step))
+        return OGDParams(step, jnp.ones_like(step))
     wealths = ([0.5, 3.0], [2.0, 0.3])[which]
     wealth = jnp.asarray(wealths if grid else 1.0, _F32)
     scale = jnp.asarray([1.0, 0.7] if grid else 1.0, _F32)
-    return direction_magnitude(inside), DirectionMagnitudeParams(wealth, scale)
+    return DirectionMagnitudeParams(wealth, scale)
 
 
 def _entries(inside: str) -> list[LearnerEntry]:
-    within, _ = _role(inside, False)
-    meta, _ = _role(inside, False, 1)
+    within = meta = _learner(inside)
 
     def fixed_params(grid: bool):
-        bias = jnp.asarray([0.0, 1.0] if grid else 0.0, _F32)
-        return lambda: FixedBiasParams(_role(inside, grid)[1], bias)
+        bias = [0.0, 1.0] if grid else 0.0
+        return lambda: FixedBiasParams(_params(inside, grid), jnp.asarray(bias, _F32))
 
     def meta_params(grid: bool):
-        return lambda: MetaParams(_role(inside, grid)[1], _role(inside, grid, 1)[1])
+        return lambda: MetaParams(_params(inside, grid), _params(inside, grid, 1))
 
     makes = {
         "biased_within_task": (lambda d: biased_within_task(d, within), fixed_params),

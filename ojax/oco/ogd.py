@@ -12,6 +12,7 @@ References:
 
 from __future__ import annotations
 
+import functools
 from typing import NamedTuple
 
 import jax.numpy as jnp
@@ -32,6 +33,7 @@ class OGDState(NamedTuple):
     count: Array  # type: ignore[assignment]  # shadows tuple.count
 
 
+@functools.cache  # the same options give the same learner: compile caches hit across callers
 def ogd(feasible_set: str = "l2_ball", schedule: str = "constant") -> OCOLearner:
     """Projected online gradient descent.
 

@@ -227,17 +227,17 @@ def as_arrays(name: str, tree: Any, *, check_fit: bool = False) -> Any:
             leaf = raw.astype(target) if target.kind == "f" else raw
         if isinstance(leaf, jax.Array):
             arr = leaf
+            check_finite(name if field is None else f"{name}: {field}", arr)
         else:
             raw = np.asarray(leaf)
             if raw.dtype == object or not (
                 np.issubdtype(raw.dtype, np.number) or raw.dtype == bool
             ):
                 raise InputError(f"{name} must hold numeric arrays, got {leaf!r}")
+            check_finite(name if field is None else f"{name}: {field}", raw)
             if check_fit:
-                check_finite(name if field is None else f"{name}: {field}", raw)
                 _check_array_fits(name, field, raw, _target_dtype(raw))
             arr = jnp.asarray(raw)
-        check_finite(name if field is None else f"{name}: {field}", arr)
         return arr
 
     return jax.tree_util.tree_map_with_path(convert, tree, is_leaf=is_value_list)

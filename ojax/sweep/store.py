@@ -32,9 +32,12 @@ def _file_mode() -> int:
     return 0o666 & ~mask
 
 
-def atomic_write(path: Path, write: Callable[[Any], None], binary: bool) -> None:
-    """Writes ``path`` all or nothing: a temporary file in the same folder, fsync, os.replace."""
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=path.suffix, dir=path.parent)
+def atomic_write(
+    path: Path, write: Callable[[Any], None], binary: bool, prefix: str = ".tmp-"
+) -> None:
+    """Writes ``path`` all or nothing: a temporary file (named ``prefix...``) in the same
+    folder, fsync, os.replace."""
+    fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=path.suffix, dir=path.parent)
     try:
         os.fchmod(fd, _file_mode())
         with os.fdopen(fd, "wb" if binary else "w") as f:
@@ -53,10 +56,13 @@ def atomic_savez(path: Path, arrays: Mapping[str, np.ndarray]) -> None:
     atomic_write(path, lambda f: np.savez(f, **arrays), binary=True)  # type: ignore[arg-type]
 
 
-def atomic_json(path: Path, value: Any) -> None:
+def atomic_json(path: Path, value: Any, prefix: str = ".tmp-") -> None:
     """``value`` as indented JSON into ``path``, all or nothing."""
     atomic_write(
-        path, lambda f: json.dump(value, f, indent=2, sort_keys=True, default=repr), binary=False
+        path,
+        lambda f: json.dump(value, f, indent=2, sort_keys=True, default=repr),
+        binary=False,
+        prefix=prefix,
     )
 
 

@@ -39,6 +39,7 @@ from typing import Any, NamedTuple
 import jax
 import jax.numpy as jnp
 import numpy as np
+import scipy.sparse as sp
 from jax.typing import ArrayLike
 
 from ojax.core import Array
@@ -73,20 +74,12 @@ def kernel_function(kernel: str):
     return gaussian_kernel if kernel == "gaussian" else linear_kernel
 
 
-def _is_sparse(x: Any) -> bool:
-    try:
-        import scipy.sparse as sp
-    except ImportError:  # pragma: no cover
-        return False
-    return sp.issparse(x)
-
-
 def cross_products(a: Any, b: Any | None = None) -> np.ndarray | Array:
     """``<a_i, b_j>`` for all rows, as one matrix product (dense, JAX or scipy sparse inputs)."""
     b = a if b is None else b
-    if _is_sparse(a) or _is_sparse(b):
+    if sp.issparse(a) or sp.issparse(b):
         prod = a @ b.T
-        prod = prod.toarray() if _is_sparse(prod) else np.asarray(prod)
+        prod = prod.toarray() if sp.issparse(prod) else np.asarray(prod)
         return prod
     a = jnp.asarray(a)
     b = jnp.asarray(b)
@@ -95,7 +88,7 @@ def cross_products(a: Any, b: Any | None = None) -> np.ndarray | Array:
 
 def squared_norms(a: Any) -> np.ndarray | Array:
     """``||a_i||^2`` for every row."""
-    if _is_sparse(a):
+    if sp.issparse(a):
         return np.asarray(a.multiply(a).sum(axis=1)).ravel()
     a = jnp.asarray(a)
     return jnp.sum(a * a, axis=1)
