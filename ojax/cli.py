@@ -11,20 +11,28 @@ from __future__ import annotations
 import argparse
 import hashlib
 import sys
+import textwrap
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ojax.cache import compilation_cache_dir, enable_compilation_cache
-from ojax.experiments.output import CHUNK_STORE, ExperimentConfig, RunFolder
+from ojax.experiments.output import CHUNK_STORE, ExperimentConfig, RunFolder, results_table
 from ojax.validation import InputError
 
 
 class _Parser(argparse.ArgumentParser):
     """Argument errors as one line on stderr and exit status 2."""
 
+    lazy_epilog: Callable[[], str] | None = None  # built when the help is shown (imports JAX)
+
     def error(self, message: str) -> None:  # type: ignore[override]
         self.exit(2, f"ojax: error: {message}\n")
+
+    def format_help(self) -> str:
+        if self.lazy_epilog is not None:
+            self.epilog = self.lazy_epilog()
+        return super().format_help()
 
 
 def _positive_int(text: str) -> int:
@@ -34,6 +42,16 @@ def _positive_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
+    return value
+
+
+def _process_id(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {text!r}")
     return value
 
 
@@ -66,7 +84,19 @@ def _add_engine_options(parser: argparse.ArgumentParser) -> None:
         action="store_false",
         help="recompute finished work instead of resuming",
     )
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--quiet", action="store_true", help="no progress bars (results print)")
+    parser.add_argument(
+        "--coordinator",
+        metavar="HOST:PORT",
+        help="multi-process run: process 0's address (see docs/distributed.md); without the "
+        "three flags, a SLURM job of several tasks or $JAX_COORDINATOR_ADDRESS is detected",
+    )
+    parser.add_argument(
+        "--num-processes", type=_positive_int, metavar="N", help="multi-process run: N processes"
+    )
+    parser.add_argument(
+        "--process-id", type=_process_id, metavar="I", help="multi-process run: this one, 0..N-1"
+    )
     parser.add_argument(
         "--compile-cache",
         metavar="DIR|off",
@@ -95,7 +125,12 @@ def _add_overwrite(parser: argparse.ArgumentParser) -> None:
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="ojax", description="ojax: online learning in JAX.")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    commands.add_parser("list", help="list the experiments")
+    listing = commands.add_parser("list", help="list the experiments (or the learners)")
+    listing.add_argument(
+        "--learners",
+        action="store_true",
+        help="list the registered learners (what `ojax sweep` runs) and their fields",
+    )
     run = commands.add_parser(
         "run", help="run an experiment and write its results", epilog=_OUT_RULE
     )
@@ -118,6 +153,12 @@ def build_parser() -> argparse.ArgumentParser:
         "rows) for zhao-hoi2010-* (see ojax.datasets.transfer.load_split_file)",
     )
     run.add_argument(
+        "--order",
+        choices=("shipped", "uniform"),
+        help="zhao-hoi2010-homogeneous: the target orders of usenet2 / newsgroup4, the ones "
+        "shipped in the files (default; they keep the concept drift) or uniform permutations",
+    )
+    run.add_argument(
         "--quick",
         action="store_true",
         help="a small configuration (seconds); honours --seeds, else the experiment's quick seeds",
@@ -127,9 +168,10 @@ def build_parser() -> argparse.ArgumentParser:
     sweep = commands.add_parser(
         "sweep",
         help="sweep a registered learner over seeds and a hyperparameter grid",
-        epilog=_OUT_RULE,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    sweep.add_argument("learner", help="registered learner name (ojax.core.LEARNERS)")
+    sweep.lazy_epilog = _sweep_epilog
+    sweep.add_argument("learner", help="registered learner name (see the list below)")
     sweep.add_argument(
         "--grid",
         type=_grid_axis,
@@ -168,9 +210,51 @@ def _grid_axis(text: str) -> tuple[str, list[str]]:
     return field, items
 
 
-def _list() -> int:
+def learner_lines() -> list[str]:
+    """One line per registered learner: name, kind, its stream and loss, and its scalar
+    hyperparameter fields with their defaults (what ``--grid FIELD=...`` can sweep)."""
+    import numpy as np
+
+    from ojax.core import LEARNERS
+
+    rows = []
+    for name in sorted(LEARNERS):
+        entry = LEARNERS[name]
+        params = entry.default_params()
+        items = params._asdict() if hasattr(params, "_asdict") else dict(params)
+        fields = [
+            f"{field}={np.asarray(value).item():g}"
+            for field, value in items.items()
+            if np.ndim(value) == 0 and np.asarray(value).dtype.kind in "fiub"
+        ]
+        stream = getattr(entry.make_stream, "__name__", "stream").removesuffix("_stream")
+        where = f"{entry.objective} on {stream}" if stream.strip("_") not in ("", "make") else ""
+        where = where or f"{entry.objective} on its {entry.kind} data"
+        rows.append((name, entry.kind, where, ", ".join(fields) or "(no scalar fields)"))
+    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    return ["  ".join(c.ljust(w) for c, w in zip(row, widths)) + "  " + row[3] for row in rows]
+
+
+SWEEP_EXAMPLE = (
+    "ojax sweep ogd_square --grid learning_rate=0.01,0.03,0.1,0.3,0.6,1 --seeds 8 --steps 1000"
+)
+
+
+def _sweep_epilog() -> str:
+    rule = textwrap.fill(_OUT_RULE, 88)
+    lines = "\n".join(f"  {line}" for line in learner_lines())
+    return (
+        "learners (name, kind, loss on its stream, the fields --grid sweeps = their defaults):\n"
+        f"{lines}\n\nexample: {SWEEP_EXAMPLE}\n\n{rule}"
+    )
+
+
+def _list(learners: bool = False) -> int:
     from ojax.experiments import EXPERIMENTS
 
+    if learners:
+        print("\n".join(learner_lines()))
+        return 0
     width = max(len(name) for name in EXPERIMENTS)
     for spec in EXPERIMENTS.values():
         print(f"{spec.name:<{width}}  {spec.description}")
@@ -182,9 +266,9 @@ def _engine_config(args: argparse.Namespace, **fields) -> ExperimentConfig:
     engine reads (:func:`_start` switches float64 on)."""
     import jax
 
-    if args.devices is not None and args.devices > jax.device_count():
+    if args.devices is not None and args.devices > jax.local_device_count():
         raise InputError(
-            f"--devices must be at most the {jax.device_count()} available device(s), "
+            f"--devices must be at most the {jax.local_device_count()} available device(s), "
             f"got {args.devices}"
         )
     cache = compilation_cache_dir(args.compile_cache)
@@ -203,16 +287,47 @@ def _device_label(count: int | None) -> str:
     """``"cpu"``, ``"gpu (NVIDIA H200)"``, ``"4 x gpu (...)"``: what the run computes on."""
     import jax
 
-    device = jax.devices()[0]
+    device = jax.local_devices()[0]
     kind = str(getattr(device, "device_kind", "") or device.platform)
     label = device.platform if kind.lower() == device.platform else f"{device.platform} ({kind})"
-    n = count or jax.device_count()
+    n = count or jax.local_device_count()
     return label if n == 1 else f"{n} x {label}"
 
 
-def _start(folder: RunFolder, label: str, seeds: int, args: argparse.Namespace) -> None:
+def _join(args: argparse.Namespace) -> None:
+    """A multi-process run (the three flags, or a job JAX detects): checks the flags, then
+    ``jax.distributed.initialize`` (before anything else uses JAX)."""
+    from ojax import distributed
+
+    given = (args.coordinator, args.num_processes, args.process_id)
+    distributed.check_arguments(*given)
+    if any(v is not None for v in given) or distributed.detected():
+        distributed.initialize(*given)
+
+
+class _Finished(Exception):
+    """A process other than 0 of a multi-process run has done its share (process 0 writes)."""
+
+
+def _write(folder, config: ExperimentConfig, result, wall: float) -> list[Path]:
+    if not getattr(folder, "writes", True):
+        raise _Finished(f"{config.out}/")
+    from ojax.experiments import write_result
+
+    return write_result(config, result, wall, before_move=folder.record)
+
+
+def _start(folder: RunFolder, label: str, seeds: int, args: argparse.Namespace):
     """The last check (the output folder), then float64 if asked and the header line on stderr:
-    ``ojax: running NAME: N seeds[, quick][, float64] on DEVICE``."""
+    ``ojax: running NAME: N seeds[, quick][, float64] on DEVICE``. Returns the folder (in a
+    multi-process run, wrapped: the processes agree, process 0 writes)."""
+    from ojax import distributed
+
+    if distributed.active():
+        flags = ("out", "overwrite", "resume", "memory_budget", "chunk_size", "key")
+        options = {f"--{k.replace('_', '-')}": v for k, v in folder.identity.items()}
+        options.update({f"--{k.replace('_', '-')}": str(getattr(args, k, None)) for k in flags})
+        folder = distributed.SharedFolder(folder, options)  # type: ignore[assignment]
     folder.check()
     enable_compilation_cache(args.compile_cache)
     if args.x64:
@@ -222,7 +337,11 @@ def _start(folder: RunFolder, label: str, seeds: int, args: argparse.Namespace) 
     what = f"{seeds} seed{'' if seeds == 1 else 's'}"
     what += ", quick" if getattr(args, "quick", False) else ""
     what += ", float64" if args.x64 else ""
-    print(f"ojax: running {label}: {what} on {_device_label(args.devices)}", file=sys.stderr)
+    where = _device_label(args.devices)
+    if distributed.active():
+        where += f" ({distributed.label()}; process 0 writes the outputs)"
+    print(f"ojax: running {label}: {what} on {where}", file=sys.stderr)
+    return folder
 
 
 def _own_data(spec, args: argparse.Namespace) -> dict:
@@ -279,7 +398,7 @@ def _legacy_run_identity(spec, config: dict) -> dict | None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from ojax.experiments import EXPERIMENTS, write_result
+    from ojax.experiments import EXPERIMENTS
 
     if args.name not in EXPERIMENTS:
         raise InputError(
@@ -290,6 +409,12 @@ def _run(args: argparse.Namespace) -> int:
         raise InputError(f"--data-dir: {str(args.data_dir)!r} is not a folder")
     seeds = args.seeds or spec.seeds(args.quick)
     own = _own_data(spec, args)
+    if getattr(args, "order", None) is not None:
+        if spec.name != "zhao-hoi2010-homogeneous" or args.split is not None:
+            raise InputError(
+                f"--order is for zhao-hoi2010-homogeneous without --split, not {spec.name}"
+            )
+        own["order"] = args.order
     identity = _run_identity(spec, seeds, args.quick, args.x64, args.data_dir, own)
     config = _engine_config(
         args,
@@ -300,29 +425,25 @@ def _run(args: argparse.Namespace) -> int:
         quick=args.quick,
         tasks=args.tasks,
         split=args.split,
+        order=getattr(args, "order", None),
     )
     folder = RunFolder(
         config.out, identity, args.overwrite, lambda old: _legacy_run_identity(spec, old)
     )
-    _start(folder, spec.name, seeds, args)
+    folder = _start(folder, spec.name, seeds, args)
     with folder:
         start = time.perf_counter()
         result = spec.load()(config)
         wall = time.perf_counter() - start
-        written = write_result(config, result, wall, before_move=folder.record)
+        written = _write(folder, config, result, wall)
         folder.finish(written)
-    for row in result.rows:  # --quiet hides the progress bars only (INTERFACE.md)
-        print(
-            f"{row.dataset:>18} {row.method:>22} {row.metric:>18} "
-            f"{row.mean:12.5g} +- {row.std:.3g}  (n={row.n_seeds})"
-        )
+    print("\n".join(results_table(result.rows)))  # --quiet hides progress only (INTERFACE.md)
     names = ", ".join(p.name for p in written)
     print(f"ojax: {spec.name} finished in {wall:.1f} s; wrote {config.out}/ ({names})")
     return 0
 
 
 def _sweep(args: argparse.Namespace) -> int:
-    from ojax.experiments import write_result
 
     grid: dict[str, list[str]] = {}
     for field, values in args.grid:
@@ -348,7 +469,7 @@ def _sweep(args: argparse.Namespace) -> int:
         "x64": args.x64,
     }
     folder = RunFolder(out, identity, args.overwrite)
-    _start(folder, f"sweep {args.learner}", args.seeds, args)
+    folder = _start(folder, f"sweep {args.learner}", args.seeds, args)
     from ojax.experiments.learner_sweep import sweep_learner
 
     with folder:
@@ -368,14 +489,34 @@ def _sweep(args: argparse.Namespace) -> int:
             progress=not args.quiet,
         )
         wall = time.perf_counter() - start
-        written = write_result(config, result, wall, before_move=folder.record)
+        written = _write(folder, config, result, wall)
         folder.finish(written)
-    best = result.extra_config.get("best")
-    if best is not None:
-        shown = ", ".join(f"{k}={v:g}" for k, v in best["params"].items())
-        print(f"ojax: best {shown} (final average loss {best['average_loss']:.5g})")
+    rows = [r for r in result.rows if r.metric == "average_loss"]
+    print("\n".join(results_table(rows)))  # cumulative_loss (T x average) is in results.csv
+    if result.extra_config.get("best") is not None:
+        print(_best_line(result, rows))
     print(f"ojax: wrote {out}/ ({', '.join(p.name for p in written)})")
     return 0
+
+
+def _best_line(result, rows) -> str:
+    """``ojax: best FIELD=V: final average loss M +- S; next FIELD=W: ...; better on k of n
+    seeds``: the lowest mean final average loss, the runner-up, and how often (paired over the
+    seeds, which draw the same streams) the best beats it."""
+    from ojax.experiments.output import format_mean_std
+
+    ranked = sorted(rows, key=lambda r: r.mean)
+
+    def shown(row) -> str:
+        mean, std = format_mean_std(row.mean, row.std)
+        return f"{row.method.partition('@')[2]}: final average loss {mean} +- {std}"
+
+    line = f"ojax: best {shown(ranked[0])}"
+    if len(ranked) > 1:
+        final = [result.curves[f"{r.dataset}/{r.method}/{r.metric}"][:, -1] for r in ranked[:2]]
+        wins = int((final[0] < final[1]).sum())
+        line += f"; next {shown(ranked[1])}; best on {wins} of {len(final[0])} seeds"
+    return line
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -386,13 +527,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(exc.code or 0)
     try:
         if args.command == "list":
-            return _list()
+            return _list(args.learners)
+        _join(args)
         if args.command == "sweep":
             return _sweep(args)
         return _run(args)
     except InputError as exc:
         print(f"ojax: error: {exc}", file=sys.stderr)
         return 2
+    except _Finished as done:
+        from ojax import distributed
+
+        print(f"ojax: {distributed.label()} finished; process 0 writes {done}", file=sys.stderr)
+        return 0
     except KeyboardInterrupt:
         print("ojax: interrupted; finished work is kept, re-run to resume", file=sys.stderr)
         return 130

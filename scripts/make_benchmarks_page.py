@@ -30,6 +30,7 @@ BENCHMARKS = {
     "transfer": "online transfer learning of Zhao & Hoi (2010): permutations in one vmap",
     "sweep": "the sweep engine: hyperparameters x seeds in one jit(vmap(scan))",
     "peers": "ojax beside river, scikit-learn and Vowpal Wabbit (progressive validation)",
+    "distributed": "the same chunked sweep on 1 and on 2 processes",
 }
 STANDARD = ("case", "ojax_seconds", "ojax_compile_seconds", "baseline", "baseline_seconds", "ratio")
 

@@ -39,14 +39,32 @@ def data_dir() -> Path:
 
 # Slow tests (subprocesses, notebooks, package builds, real experiments): marked here in one
 # place so `pytest -m "not slow"` gives a fast inner loop; CI runs them all.
-_SLOW_MODULES = {"test_notebooks.py", "test_bench_peers.py", "test_packaging.py"}
+_SLOW_MODULES = {
+    "test_notebooks.py",
+    "test_bench_peers.py",
+    "test_packaging.py",
+    "test_distributed.py",
+}
 _SLOW_TESTS = {
+    "test_check_holds_at_quick_sizes",  # tests/test_theory.py: one `ojax run theory --quick`
+    "test_cli_writes_every_check",
+    "test_notes_bounds_are_attained_or_close",
     "test_sigkill_midway_then_resume",
     "test_sharded_over_four_cpu_devices_equals_unsharded",
     "test_the_engine_imports_no_experiment_or_plotting",
     "test_console_script_is_installed",
     "test_sharded_time_axis_matches_serial",
     "test_importing_ojax_starts_no_jax_backend",
+    "test_a_bias_helps_only_at_low_variance",
+    "test_the_experiment_gives_the_direct_numbers",
+    "test_real_data_meta_learners_below_itl_and_aggressive_below_lazy",
+    "test_guide_code_runs",
+    "test_the_sweep_example_prints_what_readme_says",
+    "test_mushrooms_cotl_best_at_the_papers_proportions",
+    "test_spambase_paio_best_not_cotl",
+    "test_geometric_averaging_helps_in_the_noise_dominated_regime",
+    "test_tail_averaging_wins_on_the_well_conditioned_large_n_problem",
+    "test_basics_bound_rows_hold_for_their_algorithms_and_titles_state_the_setting",
 }
 
 

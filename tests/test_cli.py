@@ -224,9 +224,18 @@ def test_the_same_run_resumes_in_its_folder(old_run, capsys):
         assert after[name] == before[name]
 
 
-def test_sweep_header_line(old_run, capsys):
+def test_sweep_header_line_table_and_best(old_run, capsys):
     assert _sweep(old_run, "--seeds", "2", "--grid", "learning_rate=0.1,1") == 0
-    assert "ojax: running sweep hedge: 2 seeds on " in capsys.readouterr().err
+    printed = capsys.readouterr()
+    assert "ojax: running sweep hedge: 2 seeds on " in printed.err
+    lines = printed.out.splitlines()
+    assert lines[0].split() == ["dataset", "method", "metric", "mean", "std", "seeds"]
+    with open(old_run / "results.csv", newline="") as f:
+        rows = [r for r in csv.DictReader(f) if r["metric"] == "average_loss"]
+    assert [line.split()[1] for line in lines[1:3]] == [r["method"] for r in rows]
+    best = min(rows, key=lambda r: float(r["mean"]))["method"].partition("@")[2]
+    assert lines[3].startswith(f"ojax: best {best}: final average loss ")
+    assert lines[3].endswith(" of 2 seeds")
 
 
 def test_quick_honours_seeds_with_a_header_and_unix_line_endings(tmp_path, capsys, monkeypatch):
@@ -255,7 +264,10 @@ def _tiny_experiment(config):
     from ojax.experiments import ExperimentResult
 
     result = ExperimentResult()
+    for _ in config.progress(range(3), "tiny"):  # a progress bar, unless --quiet
+        pass
     result.add("data", "method", "metric", np.arange(config.seeds, dtype=np.float64))
+    result.add("data", "method", "constant", np.full(config.seeds, 2.5))
     return result
 
 
@@ -282,10 +294,15 @@ def test_run_seeds_and_header(flags, seeds, header, tiny, tmp_path, capsys):
     printed = capsys.readouterr()
     err = printed.err.splitlines()
     assert err[0].startswith(f"ojax: running tiny: {header} on ")
-    # --quiet hides progress only: the results table still prints
-    assert f"(n={seeds})" in printed.out.splitlines()[0]
+    # --quiet hides progress only: the results table still prints, under its header
+    table = printed.out.splitlines()
+    assert table[0].split() == ["dataset", "method", "metric", "mean", "std", "seeds"]
+    assert table[1].split()[:3] == ["data", "method", "metric"]
+    assert table[1].split()[-1] == str(seeds)
+    assert table[2].split()[3:] == ["2.5", "-", str(seeds)]  # the same for every seed: no std
+    assert (table[1].split()[4] == "-") == (seeds == 1)
     with open(out / "results.csv", newline="") as f:
-        assert [row["n_seeds"] for row in csv.DictReader(f)] == [str(seeds)]
+        assert [row["n_seeds"] for row in csv.DictReader(f)] == [str(seeds)] * 2
     assert json.loads((out / "config.json").read_text())["seeds"] == seeds
 
 
@@ -398,3 +415,110 @@ def test_a_tasks_file_needs_online_and_held_out_points_in_every_task(tmp_path):
     np.savez(no_test, x=x, y=y, task=np.array([0, 0, 0, 1, 1]), num_test=np.array([1, 0]))
     with pytest.raises(DataError, match=r"num_test must give each of the 2 tasks 1 to n_t - 1"):
         load_tasks_file(no_test)
+
+
+# ------------------------------------------------------------------ console output (issue 15)
+
+
+@pytest.mark.parametrize(
+    "mean,std,expected",
+    [
+        (42.98123, 0.94871, ("42.98", "0.95")),  # the mean to the std's 2nd significant digit
+        (8.1583, 1.0147, ("8.2", "1.0")),
+        (408.46, 178.57, ("408", "179")),
+        (-0.0015, 0.0041, ("-0.0015", "0.0041")),
+        (1.234e-7, 5.6e-9, ("1.234e-07", "5.6e-09")),
+        (63.245553, None, ("63.2456", "-")),  # the same for every seed
+    ],
+)
+def test_mean_and_std_are_rounded_to_what_the_std_supports(mean, std, expected):
+    from ojax.experiments.output import format_mean_std
+
+    assert format_mean_std(mean, std) == expected
+
+
+def test_results_table_header_noise_and_shared_rows():
+    from ojax.experiments.output import Row, results_table
+
+    rows = [
+        Row("d", "A", "regret", 42.98, 0.95, 10),
+        Row("d", "A", "bound", 63.245553203367585, 7.105e-15, 10),  # float noise of a constant
+        Row("d", "A", "seconds_per_trial", 0.0316432, 0.0, 10, shared="A+B"),
+        Row("d", "B", "regret", 1.5, 0.0, 1),  # one seed
+        Row("d", "B", "seconds_per_trial", 0.0316432, 0.0, 10, shared="A+B"),
+    ]
+    lines = results_table(rows)
+    assert lines[0].split() == ["dataset", "method", "metric", "mean", "std", "seeds"]
+    cells = [line.split() for line in lines[1:-1]]
+    assert cells == [
+        ["d", "A", "regret", "42.98", "0.95", "10"],
+        ["d", "A", "bound", "63.2456", "-", "10"],
+        ["d", "B", "regret", "1.5", "-", "1"],
+        ["d", "A+B", "(together)", "seconds_per_trial", "0.0316", "-", "10"],
+    ]
+    assert lines[-1] == "(std -: the same value for every seed)"
+    assert "+-" not in "".join(lines) and "e-15" not in "".join(lines)
+    assert len({len(line) for line in lines[:-1]}) == 1  # aligned columns
+
+
+def test_plain_progress_lines_when_stderr_is_not_a_terminal(monkeypatch):
+    import io
+
+    from ojax import progress
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    assert type(progress.progress_bar(range(2), file=Terminal())).__name__ == "tqdm"
+    monkeypatch.setattr(progress, "PLAIN_INTERVAL", 0.0)
+    log = io.StringIO()
+    bar = progress.progress_bar(desc="work", total=3, unit="chunk", file=log)
+    assert isinstance(bar, progress.PlainProgress)
+    for _ in range(3):
+        bar.update()
+    bar.close()
+    lines = log.getvalue().splitlines()
+    assert [line.split(",")[0] for line in lines] == [f"work: {i}/3 chunk" for i in (1, 2, 3, 3)]
+    assert lines[-1].startswith("work: 3/3 chunk, done in ")
+    assert "\r" not in log.getvalue() and "\x1b" not in log.getvalue()
+    quiet = io.StringIO()  # a short run (nothing printed before the interval) stays silent
+    monkeypatch.setattr(progress, "PLAIN_INTERVAL", 3600.0)
+    assert list(progress.progress_bar(range(4), desc="short", file=quiet)) == [0, 1, 2, 3]
+    assert quiet.getvalue() == ""
+
+
+@pytest.mark.parametrize("quiet", [False, True])
+def test_quiet_hides_the_progress_only(quiet, tiny, tmp_path, capsys, monkeypatch):
+    from ojax import progress
+
+    monkeypatch.setattr(progress, "PLAIN_INTERVAL", 0.0)
+    flags = ["--quiet"] if quiet else []
+    assert cli.main(["run", "tiny", "--quick", "--out", str(tmp_path / "t"), *flags]) == 0
+    printed = capsys.readouterr()
+    err = printed.err.splitlines()
+    assert err[0].startswith("ojax: running tiny")
+    assert [line.split(",")[0] for line in err[1:]] == (
+        [] if quiet else ["tiny: 1/3 it", "tiny: 2/3 it", "tiny: 3/3 it", "tiny: 3/3 it"]
+    )
+    assert "\r" not in printed.err
+    assert printed.out.splitlines()[0].split()[0] == "dataset"  # the table prints either way
+
+
+def test_sweep_help_and_list_learners_name_every_learner_and_field(capsys):
+    from ojax.core import LEARNERS
+
+    assert cli.main(["sweep", "--help"]) == 0
+    help_text = capsys.readouterr().out
+    assert cli.main(["list", "--learners"]) == 0
+    listed = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in listed] == sorted(LEARNERS)
+    for line in listed:
+        assert line in help_text
+    fields = {line.split()[0]: line for line in listed}
+    for name in ("ogd", "ogd_square", "hedge", "kernel_pa"):
+        params = LEARNERS[name].default_params()
+        for field, value in params._asdict().items():
+            assert f"{field}={float(value):g}" in fields[name], (name, field)
+    assert "ogd_square" in fields and "square on linear_regression" in fields["ogd_square"]
+    assert cli.SWEEP_EXAMPLE in help_text

@@ -158,7 +158,7 @@ def sharded_geometric_average(
       iterates: ``(n+1, d)`` (padded with empty chunks when ``n+1`` is not a multiple of the
         number of devices).
       log_discount: scalar or ``(L,)``.
-      mesh: a 1-D mesh (default: all devices on axis ``axis_name``).
+      mesh: a 1-D mesh (default: this process's devices on axis ``axis_name``).
       axis_name: the mesh axis that carries time.
 
     Returns:
@@ -167,7 +167,7 @@ def sharded_geometric_average(
     check_iterates(iterates)
     check_log_discount("log_discount", log_discount)
     if mesh is None:
-        mesh = Mesh(np.asarray(jax.devices()), (axis_name,))
+        mesh = Mesh(np.asarray(jax.local_devices()), (axis_name,))
     if axis_name not in mesh.axis_names:
         raise InputError(f"axis_name {axis_name!r} is not an axis of the mesh {mesh.axis_names}")
     iterates = jnp.asarray(iterates)

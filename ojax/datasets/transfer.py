@@ -1,10 +1,10 @@
 """Loaders and splits for online transfer learning (Zhao & Hoi 2010), with clear errors.
 
 Files (see the data README): ``usenet2.mat`` / ``newsgroup4.mat`` (MATLAB ``data``: column 0
-the label, the rest int16 features), ``spambase.csv.gz`` (CSV with a header, last column
-``type`` in {spam, nonspam}), LIBSVM text files (``a1a.libsvm.gz``, ``a1a_t.libsvm.gz``, or any
-file a user brings such as ``w7a``), and the KEEL mushroom stand-in ``mushrooms_keel.csv.gz``
-(categorical, one-hot encoded here).
+the label, the rest int16 features; ``ID_ALL`` the shipped orders), ``spambase.csv.gz`` (CSV,
+last column ``type`` in {spam, nonspam}), LIBSVM text files (``a1a.libsvm.gz``,
+``a1a_t.libsvm.gz``, or one a user brings: ``w7a`` is read by name when in the data folder), and
+the KEEL mushroom stand-in ``mushrooms_keel.csv.gz`` (categorical, one-hot encoded here).
 
 Every loader returns ``(features, labels)``: features ``(n, d)`` float64 (a scipy CSR matrix
 for the sparse newsgroup4 and the LIBSVM files, else a NumPy array), labels ``(n,)`` float64 in
@@ -30,7 +30,7 @@ import numpy as np
 import scipy.io
 import scipy.sparse as sp
 
-from ojax.datasets.paths import DataError, data_file
+from ojax.datasets.paths import DataError, data_file, resolve_data_dir
 from ojax.validation import InputError
 
 Features = Any  # np.ndarray or scipy.sparse.csr_matrix
@@ -300,16 +300,73 @@ HOMOGENEOUS = {
 }
 """The homogeneous splits: the paper's sizes for usenet2 / newsgroup4 (the first block is the
 source); spambase (not in the paper's Table 2, which has w7a) uses Table 4's sizes, drawn at
-random."""
+random. ``w7a`` (the paper's sizes, random) is read only when its file is in the data folder
+(:func:`has_w7a`)."""
+
+HOMOGENEOUS["w7a"] = ("w7a", 10000, 14692, "random")
+
+DRIFT_BLOCKS = {"usenet2": 300, "newsgroup4": 400}
+"""The concept-drift streams: their rows come in blocks of this many, one concept per block (the
+first block is the source); the orders ``ID_ALL`` shipped in their files shuffle rows within
+blocks only, so a stream keeps its drift (:func:`shipped_orders`)."""
 
 HETEROGENEOUS = {
     "a7a": (("a1a.libsvm.gz", "a1a_t.libsvm.gz"), 6100, 10000),
     "mushrooms": ("mushrooms_keel.csv.gz", 2084, 3560),
     "spambase": ("spambase.csv.gz", 2000, 2601),
+    "w7a": ("w7a", 10000, 14692),
 }
 """The heterogeneous splits (random): a7a's sizes drawn from the a1a + a1a.t pool (32561 rows);
 the KEEL mushroom stand-in has 5644 rows, not 8124, so the paper's 3000 + 5124 is scaled to
-2084 + 3560 (the same proportion); spambase exactly as the paper (2000 + 2601)."""
+2084 + 3560 (the same proportion); spambase exactly as the paper (2000 + 2601); w7a as the paper
+(10000 + 14692) when the user brings the file."""
+
+W7A_FILES = ("w7a", "w7a.libsvm", "w7a.libsvm.gz", "w7a.gz")  # LIBSVM w7a's possible names
+
+
+def has_w7a(data_dir: Any = None) -> bool:
+    """Whether the data folder holds LIBSVM's ``w7a`` under one of :data:`W7A_FILES`."""
+    folder = resolve_data_dir(data_dir)
+    return any((folder / name).is_file() for name in W7A_FILES)
+
+
+def _w7a_file(data_dir: Any) -> Path:
+    folder = resolve_data_dir(data_dir)
+    for name in W7A_FILES:
+        if (folder / name).is_file():
+            return folder / name
+    return data_file("w7a", data_dir)  # raises: not found (and not shipped with ojax)
+
+
+def shipped_orders(name: str, data_dir: Any = None) -> np.ndarray:
+    """The row orders ``ID_ALL`` shipped in a drift stream's ``.mat`` file, 0-based, ``(P, n)``.
+
+    In usenet2.mat and newsgroup4.mat: 20 permutations of the rows that shuffle within each
+    block of :data:`DRIFT_BLOCKS` rows only (checked here), so the drift between blocks stays."""
+    if name not in DRIFT_BLOCKS:
+        raise InputError(f"dataset must be one of {list(DRIFT_BLOCKS)}, got {name!r}")
+    path = data_file(f"{name}.mat", data_dir)
+    try:
+        mat = scipy.io.loadmat(path, variable_names=["ID_ALL"])
+    except Exception as exc:
+        raise DataError(f"{path}: cannot read as a MATLAB .mat file ({exc})") from exc
+    if "ID_ALL" not in mat:
+        raise DataError(
+            f"{path}: expected a variable 'ID_ALL' (one 1-based row order per trial); without it "
+            "run with --order uniform"
+        )
+    ids = np.asarray(mat["ID_ALL"]).astype(np.int64) - 1
+    block = DRIFT_BLOCKS[name]
+    ok = ids.ndim == 2 and ids.size > 0 and ids.shape[1] % block == 0
+    if ok:
+        blocks = np.sort(ids.reshape(len(ids), -1, block), axis=2)
+        ok = bool(np.all(blocks == np.arange(ids.shape[1]).reshape(1, -1, block)))
+    if not ok:
+        raise DataError(
+            f"{path}: 'ID_ALL' must hold 1-based permutations of the rows that shuffle within "
+            f"blocks of {block} rows, got shape {ids.shape}"
+        )
+    return ids
 
 
 def load_dataset(name: str, data_dir: Any = None) -> tuple[Features, np.ndarray]:
@@ -324,8 +381,10 @@ def load_dataset(name: str, data_dir: Any = None) -> tuple[Features, np.ndarray]
         return sp.vstack([a, b]).tocsr(), np.concatenate([ya, yb])
     if name == "mushrooms":
         return load_mushrooms_keel(data_file("mushrooms_keel.csv.gz", data_dir))
+    if name == "w7a":
+        return load_libsvm(_w7a_file(data_dir), 300)
     raise InputError(
-        f"dataset must be one of ['usenet2', 'newsgroup4', 'spambase', 'a7a', 'mushrooms'], "
+        "dataset must be one of ['usenet2', 'newsgroup4', 'spambase', 'a7a', 'mushrooms', 'w7a'], "
         f"got {name!r}"
     )
 
@@ -516,10 +575,13 @@ def split_from_orders(
 
 __all__ = [
     "HETEROGENEOUS",
+    "DRIFT_BLOCKS",
     "HOMOGENEOUS",
     "SCALINGS",
+    "W7A_FILES",
     "Split",
     "SplitFile",
+    "has_w7a",
     "heterogeneous_split",
     "homogeneous_split",
     "load_dataset",
@@ -531,6 +593,7 @@ __all__ = [
     "minmax_features",
     "minmax_rows",
     "scale",
+    "shipped_orders",
     "split_from_orders",
     "view_split",
 ]

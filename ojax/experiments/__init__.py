@@ -66,6 +66,17 @@ register_experiment(
     )
 )
 
+register_experiment(
+    ExperimentSpec(
+        "theory",
+        "the documents' numbered results (lemmas, theorems, propositions) against their bounds "
+        "over a range of horizons",
+        "ojax.experiments.theory:run_theory",
+        10,
+        2,
+    )
+)
+
 # name, description, target, seeds, quick seeds, data files, quick data files, own data
 for _fields in [
     (
@@ -84,6 +95,17 @@ for _fields in [
         "Denevi et al. 2020, appendix E: sensitivity to the initial wealth "
         "(one vmap over a log grid)",
         "ojax.experiments.denevi2020:run_wealth",
+        30,
+        3,
+        (),
+        None,
+        None,
+    ),
+    (
+        "denevi2020-variance",
+        "Denevi et al. 2020, Section 5: the gain of a learned bias over independent learning "
+        "against the tasks' variance (one sweep over a log grid)",
+        "ojax.experiments.denevi2020_variance:run_variance",
         30,
         3,
         (),

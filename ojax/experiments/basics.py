@@ -170,8 +170,16 @@ def example_ftl(
     linear = np.tile(_at(jnp.cumsum(losses), steps), (num_seeds, 1))  # against u = 0
     return {
         "ftl-quadratic": {"FTL": (_at(regret, steps), bound)},
-        "ftl-linear": {"FTL": (linear, (steps - 1) * RADIUS)},
+        "ftl-linear": {"FTL": (linear, ftl_linear_bound(steps, RADIUS, 1.0))},
     }
+
+
+def ftl_linear_bound(steps: np.ndarray, radius: float, scale: float) -> np.ndarray:
+    """FTL's upper bound on example 4's sequence ``scale * (-0.5, 1, -1, ...)`` over
+    ``[-radius, radius]``: by the follow-the-leader / be-the-leader lemma, Regret_T(u) <=
+    sum_t z_t (w_t - w_{t+1}) <= 2 radius sum_{t<=T} |z_t| = 2 radius scale (T - 1/2). Linear in
+    T: the lemma gives FTL no sublinear guarantee here (its regret is (T - 1) radius scale)."""
+    return 2.0 * radius * scale * (np.asarray(steps, np.float64) - 0.5)
 
 
 def example_ftrl(num_seeds: int, steps: np.ndarray) -> dict:
@@ -194,7 +202,10 @@ def example_ftrl(num_seeds: int, steps: np.ndarray) -> dict:
     return {
         "ftrl-linear": {
             "FTRL": (np.tile(ftrl_regret, (num_seeds, 1)), bound),
-            "FTL": (np.tile(ftl_regret, (num_seeds, 1)), bound),
+            "FTL": (
+                np.tile(ftl_regret, (num_seeds, 1)),
+                ftl_linear_bound(steps, RADIUS, LIPSCHITZ),
+            ),
         }
     }
 
@@ -292,12 +303,41 @@ def example_parameter_free(
         return regret(ogd_loss), regret(pf_loss)
 
     ogd_regret, pf_regret = over_seeds(one_seed, key, num_seeds, "parameter-free")
-    bound = RADIUS * LIPSCHITZ * np.sqrt(steps)
-    out = {name: (_at(pf_regret[:, i], steps), bound) for i, name in enumerate(bettors)}
+    out = {
+        name: (_at(pf_regret[:, i], steps), direction_magnitude_bound(steps, RADIUS, 1.0, b))
+        for i, (name, b) in enumerate((("KT", "kt"), ("ONS", "ons")))
+    }
     ogd_regret = np.asarray(ogd_regret).reshape(num_seeds, len(multipliers), len(steps), t_max)
-    for i, name in enumerate(multipliers):
+    for i, (name, mult) in enumerate(multipliers.items()):
+        bound = RADIUS * LIPSCHITZ * np.sqrt(steps) * (1 / (2 * mult) + mult / 2)
         out[name] = (_diagonal(ogd_regret[:, i], steps), bound)
     return {"parameter-free": out}
+
+
+def direction_magnitude_bound(
+    steps: np.ndarray, norm_u: float, initial_wealth: float, bettor: str
+) -> np.ndarray:
+    """Regret bound of the direction-magnitude learner (KT or ONS bettor) against ``u`` of norm
+    ``norm_u``, for gradients of norm <= 1 (``gradient_scale = 1``): Regret(u) <=
+    Regret_bet(||u||) + ||u|| Regret_dir, with the unit-ball direction OGD (steps sqrt(2/k),
+    diameter 2) at 4 / (2 sqrt(2/T)) + (1/2) sum_k sqrt(2/k) <= 2 sqrt(2T), and the bettor's
+    Regret_bet(u) <= eps + sup_S (|u| S - F(S)) for a wealth lower bound F over coins in [-1, 1]:
+
+    * KT (Orabona & Pal 2016): F(S) = eps exp(S^2 / (2T)) / (e sqrt(pi T)), e^2 pi < 24, so
+      eps + |u| sqrt(T ln(1 + 24 T^2 u^2 / eps^2));
+    * ONS on beta in [-1/2, 1/2] (rate 1/g, g = (2 - ln 3) / 2, A_0 = 1): its log-wealth regret
+      is at most r = g / 8 + ln(1 + 4T) / (2g), and ln(1 + x) >= x - x^2 gives F(S) = eps e^-r
+      exp(S^2 / (4T)) (|S| <= T), so eps + |u| sqrt(2T ln(1 + 2T u^2 e^(2r) / eps^2)).
+    """
+    t = np.asarray(steps, np.float64)
+    eps, b = float(initial_wealth), float(norm_u)
+    if bettor == "kt":
+        magnitude = eps + b * np.sqrt(t * np.log1p(24.0 * t**2 * b**2 / eps**2))
+    else:
+        g = (2.0 - np.log(3.0)) / 2.0
+        r = g / 8.0 + np.log1p(4.0 * t) / (2.0 * g)
+        magnitude = eps + b * np.sqrt(2.0 * t * np.log1p(2.0 * t * b**2 * np.exp(2 * r) / eps**2))
+    return magnitude + b * 2.0 * np.sqrt(2.0 * t)
 
 
 EXAMPLES = ("experts", "ftl", "ftrl", "ogd", "hedge", "parameter-free")
@@ -332,22 +372,58 @@ def run_basics(config: ExperimentConfig) -> ExperimentResult:
             seeds, steps, keys["parameter-free"], over_seeds=engine
         ),
     }
-    result = ExperimentResult(extra_config={"horizons": steps.tolist(), "radius": RADIUS})
+    result = ExperimentResult(
+        extra_config={"horizons": steps.tolist(), "radius": RADIUS, "bounds": BOUND_NOTES}
+    )
     for name in config.progress(EXAMPLES, desc="basics"):
         for dataset, methods in jobs[name]().items():
             for method, (regret, bound) in methods.items():
                 regret = np.asarray(regret, np.float64)
                 result.add(dataset, method, "regret", regret)
-                result.add(dataset, method, "bound", np.tile(bound, (regret.shape[0], 1)))
-            bounds: dict[str, np.ndarray] = {}
-            for method, (_, bound) in methods.items():
-                if not any(np.allclose(bound, b) for b in bounds.values()):
-                    bounds[f"bound ({method})"] = bound
-            if len(bounds) == 1:
-                label = "lower bound T/2" if dataset == "experts-adversarial" else "bound"
-                bounds = {label: next(iter(bounds.values()))}
-            result.figures[f"basics_{dataset}.png"] = regret_figure(
-                steps, {m: np.asarray(r) for m, (r, _) in methods.items()}, bounds, title=dataset
-            )
+                if bound is not None:
+                    result.add(dataset, method, "bound", np.tile(bound, (regret.shape[0], 1)))
+            result.figures[f"basics_{dataset}.png"] = _figure(dataset, methods, steps, seeds)
     result.compile_seconds = sum(compile_seconds)
     return result
+
+
+LOWER_BOUNDS = {"experts-adversarial": "lower bound T/2 (any learner)"}
+"""Datasets whose ``bound`` row is a lower bound on every learner's regret (the spec's
+example 1): the regret lies above it."""
+
+BOUND_NOTES = {
+    "experts-adversarial": "T/2: a LOWER bound, for every learner (regret >= bound)",
+    "experts-realizable": "follow-best-expert |H| - 1, halving log2 |H| (mistakes)",
+    "ftl-quadratic": "FTL: 4 M^2 (ln T + 1)",
+    "ftl-linear": "FTL: 2 M sum |z_t| = 2 M (T - 1/2) (follow / be the leader lemma)",
+    "ftrl-linear": "FTRL: M B sqrt(2T); FTL: 2 B M (T - 1/2) (follow / be the leader lemma)",
+    "ogd": "OGD: B rho sqrt(T)",
+    "hedge": "Hedge: sqrt(T ln(m) / 2), random and adversarial losses alike",
+    "parameter-free": "OGD at s x the tuned step: B rho sqrt(T) (1/(2s) + s/2); KT: eps + B "
+    "sqrt(T ln(1 + 24 T^2 B^2 / eps^2)) + 2 B sqrt(2T); ONS: eps + B sqrt(2T ln(1 + 2T B^2 "
+    "e^(2r) / eps^2)) + 2 B sqrt(2T), r = g/8 + ln(1 + 4T) / (2g), g = (2 - ln 3) / 2",
+}
+"""Which bound each ``bound`` row is (stored in ``config.json``)."""
+
+TITLES = {
+    "experts-adversarial": "Example 1: adversarial binary prediction, 2 experts",
+    "experts-realizable": f"Example 2: realizable prediction, |H| = {NUM_CLASS} (mistakes)",
+    "ftl-quadratic": "Example 3: FTL on quadratic losses, d = 5",
+    "ftl-linear": "Example 4: FTL on linear losses -0.5, 1, -1, ...",
+    "ftrl-linear": "Example 5: FTRL on example 4's losses",
+    "ogd": "Example 6: OGD on linear losses, d = 5",
+    "hedge": f"Example 7: Hedge over {NUM_EXPERTS} experts",
+    "parameter-free": "Example 8: coin betting vs OGD, absolute loss, d = 5",
+}
+
+
+def _figure(dataset: str, methods: dict, steps: np.ndarray, seeds: int):
+    """Each method's regret with its own bound (the lower bound T/2 of example 1 for all)."""
+    regrets = {m: np.asarray(r) for m, (r, _) in methods.items()}
+    bounds = {m: b for m, (_, b) in methods.items() if b is not None}
+    shared = {}
+    if dataset in LOWER_BOUNDS:
+        shared = {LOWER_BOUNDS[dataset]: next(iter(bounds.values()))}
+        bounds = {}
+    title = f"{TITLES[dataset]}, {seeds} seed{'' if seeds == 1 else 's'}"
+    return regret_figure(steps, regrets, bounds, title=title, shared_bounds=shared)

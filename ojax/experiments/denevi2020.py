@@ -414,41 +414,31 @@ def run_methods(
 # the experiments
 
 
-def _figures(dataset: str, curves, checkpoints, title: str) -> dict[str, Any]:
+def _figures(dataset: str, curves, checkpoints, title: str, setting_text: str) -> dict[str, Any]:
     from ojax.plotting import curves_figure
 
     some = next(iter(curves.values()))
     n, t = some["cumulative_error"].shape[1], some["test_error"].shape[1]
+    err, unseen = "test absolute error", "meta-test error on unseen tasks"
     panels = [
         (
-            "cumulative_error",
+            "cumulative_error",  # the metric's name (INTERFACE.md): a running mean, not a sum
             np.arange(1, n + 1),
-            "cumulative error",
+            "running average of the online errors",
             "iterations (points seen)",
-            "cumulative absolute error",
+            "average online absolute error so far",
         ),
-        (
-            "test_error",
-            np.arange(1, t + 1),
-            "multi-task test error",
-            "number of tasks",
-            "test absolute error",
-        ),
-        (
-            "meta_test_error",
-            np.asarray(checkpoints),
-            "meta-test error on unseen tasks",
-            "number of training tasks",
-            "test absolute error",
-        ),
+        ("test_error", np.arange(1, t + 1), "multi-task test error", "number of tasks", err),
+        ("meta_test_error", np.asarray(checkpoints), unseen, "number of training tasks", err),
     ]
     return {
         f"{dataset}_{metric}.png": curves_figure(
             x,
             {m: c[metric] for m, c in curves.items()},
-            title=f"{title}: {what}",
+            title=f"{title}\n{what} ({setting_text})",
             xlabel=xlabel,
             ylabel=ylabel,
+            fit_from=len(x) // 20,  # past the first points, where the averages start high
         )
         for metric, x, what, xlabel, ylabel in panels
     }
@@ -465,7 +455,8 @@ def _finish(
     for method, metrics in curves.items():
         for metric in METRICS:
             result.add(dataset, method, metric, metrics[metric])
-    result.figures.update(_figures(dataset, curves, setting.checkpoints, title))
+    text = f"{setting.num_seeds} seeds, d={setting.dim}"
+    result.figures.update(_figures(dataset, curves, setting.checkpoints, title, text))
     result.extra_config.update(
         {
             f"{dataset}_tuned_steps": extra,
@@ -540,23 +531,23 @@ def run_wealth(config: ExperimentConfig) -> ExperimentResult:
 def _wealth_figure(curves, wealths):
     import matplotlib.pyplot as plt
 
+    from ojax.plotting import band, legend, style
+
     fig, ax = plt.subplots(figsize=(6, 4))
-    for method in PF_METHODS:
+    for i, method in enumerate(PF_METHODS):
         finals = np.stack(
             [curves[f"{method}@wealth={w:g}"]["cumulative_error"][:, -1] for w in wealths], axis=1
         )
-        mean, std = finals.mean(axis=0), finals.std(axis=0)
-        (line,) = ax.plot(wealths, mean, marker="o", label=method)
-        ax.fill_between(wealths, mean - std, mean + std, color=line.get_color(), alpha=0.2, lw=0)
+        band(ax, wealths, finals, method, marker="o", **style(i))
     ax.set(
         xscale="log",
         xlabel="initial wealth (inner = meta)",
-        ylabel="final cumulative error",
-        title="Sensitivity to the initial wealth",
+        ylabel="final running average of the online errors",
+        title=f"Sensitivity to the initial wealth ({finals.shape[0]} seeds)\n"
+        "mean and 10-90% band over seeds",
     )
     ax.grid(alpha=0.3)
-    ax.legend(fontsize="small")
-    fig.tight_layout()
+    legend(fig, ax, len(PF_METHODS))
     return fig
 
 

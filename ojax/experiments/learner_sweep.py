@@ -264,12 +264,18 @@ def sweep_learner(
         numeric text (parsed exactly); each must be finite, fit the field's dtype (float32
         unless float64 is on) and pass the learner's ``check_params``, alone and in every
         combination; messages show the values as given.
-      num_seeds, num_steps, dim: seeds, stream length and dimension.
+      num_seeds: the number of seeds.
+      num_steps: the stream's length.
+      dim: the dimension.
       key: PRNG key or int seed.
       x0: OCO start point: ``"auto"`` (the entry's ``start``), ``"zeros"`` or ``"uniform"``
         (``1 / dim``, a simplex prior).
-      memory_budget, chunk_size, devices, out_dir, resume, progress: as in
-        :func:`ojax.sweep.sweep`.
+      memory_budget: as in :func:`ojax.sweep.sweep`.
+      chunk_size: as in :func:`ojax.sweep.sweep`.
+      devices: as in :func:`ojax.sweep.sweep`.
+      out_dir: as in :func:`ojax.sweep.sweep`.
+      resume: as in :func:`ojax.sweep.sweep`.
+      progress: as in :func:`ojax.sweep.sweep`.
 
     Returns:
       ``(ExperimentResult, SweepResult)``: the INTERFACE.md rows (dataset: the stream's name,

@@ -172,10 +172,14 @@ def _excess_risk_experiment(config, result, name, dtype, timings):
         "ridge (closed form)": out.risks["ridge"],
         "polyak": result.curves[f"{name}/polyak/excess_risk_vs_lambda"],
     }
+    setting = (
+        f"n={s['n']}, d={len(s['eig'])}, kappa={s['kappa']:.3g}, {config.seeds} seeds; "
+        "mean, 10-90% band"
+    )
     fig = curves_figure(
         s["lams"],
         lam_curves,
-        title=f"{name}: n={s['n']}, d={len(s['eig'])}",
+        title=f"{name}: excess risk against lambda\n{setting}",
         xlabel="lambda",
         ylabel="excess risk",
         logx=True,
@@ -185,7 +189,7 @@ def _excess_risk_experiment(config, result, name, dtype, timings):
     fig = curves_figure(
         s["taus"],
         {"tail": out.risks["tail"]},
-        title=f"{name}: tail averaging",
+        title=f"{name}: tail averaging\n{setting}",
         xlabel="tail start tau",
         ylabel="excess risk",
         logy=True,
@@ -256,7 +260,8 @@ def _noise_sweep(config, result, params, problem, s, timings) -> list[dict]:
     fig = curves_figure(
         np.asarray(kappas),
         {m: np.stack(v, axis=1) / np.asarray(kappas)[None, :] for m, v in chosen.items()},
-        title=f"ill-conditioned, n={s['n']}: excess risk at the held-out choice",
+        title=f"ill-conditioned (n={s['n']}, d={len(s['eig'])}, {config.seeds} seeds): excess "
+        "risk\nat the held-out choice; mean, 10-90% band",
         xlabel="kappa = sigma^2 / R^2  (ridge-optimal lambda / implicit 1/(eta n))",
         ylabel="excess risk / kappa",
         logx=True,
@@ -329,7 +334,7 @@ def _identity_experiment(config, result, runs):
         yscale="log",
         xlabel="lambda",
         ylabel="relative error",
-        title=f"E[v_n] = (1-rho^(n+1)) E[w~_n] + rho^(n+1) E[w_n], n={n}",
+        title=f"E[v_n] = (1-rho^(n+1)) E[w~_n] + rho^(n+1) E[w_n]\nd=5, n={n}, eta={eta}",
     )
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize="small")

@@ -45,15 +45,17 @@ class ExperimentConfig:
     memory_budget: float | None = None  # bytes; None: the sweep engine's default
     tasks: Path | None = None  # one's own tasks (.npz), for the denevi2020 real-data protocol
     split: Path | None = None  # one's own transfer split (.npz), for the zhao-hoi2010 methods
+    order: str | None = None  # zhao-hoi2010-homogeneous: "shipped" (None) or "uniform" orders
     compile_cache: str | None = None  # JAX's persistent compilation cache folder (None: off)
 
     def progress(self, iterable: Iterable, desc: str, total: int | None = None) -> Iterable:
-        """``iterable`` wrapped in a progress bar on stderr (none when ``quiet``)."""
+        """``iterable`` wrapped in a progress bar on stderr (none when ``quiet``; plain lines
+        when stderr is not a terminal, see :func:`ojax.progress.progress_bar`)."""
         if self.quiet:
             return iterable
-        from tqdm.auto import tqdm
+        from ojax.progress import progress_bar
 
-        return tqdm(iterable, desc=desc, total=total, leave=False, dynamic_ncols=True)
+        return progress_bar(iterable, desc=desc, total=total)
 
 
 @dataclasses.dataclass
@@ -64,6 +66,7 @@ class Row:
     mean: float
     std: float
     n_seeds: int
+    shared: str = ""  # one measurement shared by these methods (e.g. "PA+OTL"), else ""
 
 
 @dataclasses.dataclass
@@ -82,17 +85,95 @@ class ExperimentResult:
         method: str,
         metric: str,
         curves: np.ndarray,
+        shared: str = "",
     ) -> None:
         """Records ``curves`` (``(n_seeds, length)``, or ``(n_seeds,)`` for a single value) and
-        the row of their final values (mean and std over seeds)."""
+        the row of their final values (mean and std over seeds). ``shared`` names the methods
+        that one measurement covers (e.g. a time of several methods run in one scan): the
+        console table prints it once for them; results.csv keeps a row per method."""
         curves = np.asarray(curves, dtype=np.float64)
         if curves.ndim == 1:
             curves = curves[:, None]
         final = curves[:, -1]
         self.curves[f"{dataset}/{method}/{metric}"] = curves
         self.rows.append(
-            Row(dataset, method, metric, float(final.mean()), float(final.std()), len(final))
+            Row(
+                dataset,
+                method,
+                metric,
+                float(final.mean()),
+                float(final.std()),
+                len(final),
+                shared,
+            )
         )
+
+
+# ----------------------------------------------------------------------------- console table
+
+SAME_OVER_SEEDS = 1e-9
+"""A std at most this times ``|mean|`` is rounding noise: the value is the same for every seed."""
+
+
+def same_over_seeds(row: Row) -> bool:
+    """Whether ``row``'s final value is the same for every seed (one seed, or a deterministic
+    run repeated over seeds: its std is 0 up to the rounding of the mean)."""
+    return row.n_seeds == 1 or bool(row.std <= SAME_OVER_SEEDS * abs(row.mean))
+
+
+def format_mean_std(mean: float, std: float | None) -> tuple[str, str]:
+    """``(mean, std)`` as text: the std to two significant digits and the mean to the same
+    decimal place (scientific notation for very small or large means); with ``std`` ``None``
+    (the same value for every seed) the mean to 6 significant digits and the std ``"-"``."""
+    if std is None or not np.isfinite(mean) or not np.isfinite(std) or std <= 0:
+        return f"{mean:.6g}", "-" if std is None else f"{std:.2g}"
+    place = int(np.floor(np.log10(std)))  # the std's first significant digit
+    if mean == 0 or 1e-3 <= abs(mean) < 1e7:
+        decimals = max(1 - place, 0)
+        return f"{mean:.{decimals}f}", f"{std:.{decimals}f}"
+    digits = max(int(np.floor(np.log10(abs(mean)))) - place + 1, 1)
+    return f"{mean:.{digits}e}", f"{std:.1e}"
+
+
+def _cells(r: Row, method: str) -> tuple[str, ...]:
+    mean, std = format_mean_std(r.mean, None if same_over_seeds(r) else r.std)
+    if "seconds" in r.metric and same_over_seeds(r):
+        mean = f"{r.mean:.3g}"  # a time: three digits are all a timing supports
+    return (r.dataset, method, r.metric, mean, std, str(r.n_seeds))
+
+
+def results_table(rows: Iterable[Row]) -> list[str]:
+    """The console table of ``ojax run`` / ``ojax sweep``: a header row, then one line per row
+    (dataset, method, metric, mean, std over seeds, seeds); values rounded to what their std
+    supports; no std (``-``) where the value is the same for every seed, with a note below; a
+    measurement ``shared`` by several methods once, after its dataset's rows."""
+    body: list[tuple[str, ...]] = []
+    shared: dict[tuple[str, str, str], Row] = {}  # printed once, after the dataset's rows
+
+    def flush() -> None:
+        body.extend(_cells(r, f"{r.shared} (together)") for r in shared.values())
+        shared.clear()
+
+    for r in rows:
+        if body and r.dataset != body[-1][0]:
+            flush()
+        if r.shared:
+            shared.setdefault((r.dataset, r.metric, r.shared), r)
+        else:
+            body.append(_cells(r, r.method))
+    flush()
+    header = ("dataset", "method", "metric", "mean", "std", "seeds")
+    widths = [max(len(line[i]) for line in [header, *body]) for i in range(len(header))]
+    right = (False, False, False, True, True, True)
+
+    def line(cells: tuple[str, ...]) -> str:
+        parts = [c.rjust(w) if r else c.ljust(w) for c, w, r in zip(cells, widths, right)]
+        return "  ".join(parts).rstrip()
+
+    lines = [line(header), *(line(cells) for cells in body)]
+    if any(cells[4] == "-" for cells in body):
+        lines.append("(std -: the same value for every seed)")
+    return lines
 
 
 def environment_info() -> dict[str, Any]:

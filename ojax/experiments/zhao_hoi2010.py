@@ -2,14 +2,15 @@
 
 Homogeneous (``run_homogeneous``): a source classifier ``h`` (averaged kernel PA-I, width
 sigma_1 = 4) is learned on the first block of usenet2 / newsgroup4 (or a random spambase
-split), then PA (sigma_2 = 8), PAIO (from ``h``, sigma_1), OTL(fixed) and OTL run on 20 random
-permutations of the target stream, all permutations in one vmap over a Gram matrix computed
-once. Heterogeneous (``run_heterogeneous``): the source sees the first half of the features;
-PA (whole vector, sigma = 8), PAIO (first view from ``h``), COTL0, SCT and COTL (sigma = 4 per
-view). C = 5 throughout (the presets ``KernelPAParams.paper()``, ``OTLParams.paper()``, ... of
+split), then PA (sigma_2 = 8), PAIO (from ``h``, sigma_1), OTL(fixed) and OTL run on 20 orders
+of the target stream (the drift streams: the orders shipped in their files, see below; spambase:
+random permutations), all orders in one vmap over a Gram matrix computed once. Heterogeneous
+(``run_heterogeneous``): the source sees the first half of the features; PA (whole vector,
+sigma = 8), PAIO (first view from ``h``), COTL0, SCT and COTL (sigma = 4 per view). C = 5
+throughout (the presets ``KernelPAParams.paper()``, ``OTLParams.paper()``, ... of
 :mod:`ojax.transfer`). Everything runs through :func:`ojax.transfer.prepare_transfer` and
 :func:`ojax.run` (random permutations, through the sweep engine) or
-:func:`ojax.transfer.run_kernel` (the orders of a split file).
+:func:`ojax.transfer.run_kernel` (given orders: shipped in the files, or of a split file).
 
 Metrics per (dataset, method): ``mistake_rate`` (percent; the curve is the running average rate
 of mistakes against the number of samples), ``support_vectors`` (after each sample) and
@@ -17,8 +18,16 @@ of mistakes against the number of samples), ``support_vectors`` (after each samp
 permutations; the four homogeneous methods run together in one scan, so their seconds per trial
 is that of all four together). The paper's numbers are stored beside ours in ``config.json``
 (``paper_mistake_rate`` and the markdown ``table``). The data differ from the paper's in places
-(see :mod:`ojax.datasets.transfer`): no w7a here, a7a is drawn from the a1a + a1a.t pool, and
-mushrooms is the KEEL stand-in (5644 rows).
+(see :mod:`ojax.datasets.transfer`): w7a is not shipped (it runs when its file is in the data
+folder), a7a is drawn from the a1a + a1a.t pool, and mushrooms is the KEEL stand-in (5644 rows).
+
+The drift protocol (homogeneous, usenet2 and newsgroup4): by default each run follows one of the
+orders ``ID_ALL`` shipped in the ``.mat`` file (they shuffle rows within the concept blocks only,
+so the drift stays), and the file's own order is one more run reported apart (``config.json``
+``datasets_detail``, and ``curves.npz`` under ``DATASET/METHOD/mistake_rate_file_order``);
+``--order uniform`` draws uniform permutations instead (the drift is then erased). The figure
+shows the average rate of mistakes (the paper's Figure 3) and the rate over a sliding window,
+with the concept changes dotted.
 
 A split of one's own (the configuration field ``split``, a path, e.g. ``ojax run
 zhao-hoi2010-homogeneous --split my_split.npz``): an ``.npz`` file with the arrays
@@ -203,21 +212,61 @@ def _method_traces(
         yield method, mistakes, svs, result.run_seconds / num, result.compile_seconds
 
 
-def _figure(curves: dict[str, dict[str, np.ndarray]], title: str):
+def window_rate(rate: np.ndarray, window: int) -> np.ndarray:
+    """The rate of mistakes (percent) over the last ``window`` samples, from the running average
+    ``rate`` (``(..., T)``, percent); before ``window`` samples, the running average.
+
+    Examples:
+      >>> print(window_rate(transfer.mistake_rate([1.0, 1.0, 0.0, 0.0]), 2).tolist())
+      [100.0, 100.0, 50.0, 0.0]
+    """
+    rate = np.asarray(rate, np.float64)
+    cum = rate * np.arange(1, rate.shape[-1] + 1) / 100.0
+    out = rate.copy()
+    out[..., window:] = 100.0 * (cum[..., window:] - cum[..., :-window]) / window
+    return np.clip(out, 0.0, 100.0)
+
+
+def _figure(curves: dict[str, dict[str, np.ndarray]], title: str, details: dict[str, Any]):
+    """Per dataset: the average rate of mistakes against the number of samples (the paper's
+    Figure 3) and, below, the rate over a sliding window, with the drift's block boundaries
+    dotted where the orders keep the blocks."""
     import matplotlib.pyplot as plt
 
-    from ojax.plotting import band
+    from ojax.plotting import band, fit_limits, style
 
     names = list(curves)
-    fig, axes = plt.subplots(1, len(names), figsize=(4.5 * len(names), 3.6), squeeze=False)
-    for ax, name in zip(axes[0], names):
-        for method, values in curves[name].items():
-            x = np.arange(1, values.shape[-1] + 1)
-            band(ax, x, values, method.replace("_", "(") + (")" if "_" in method else ""))
-        ax.set(title=name, xlabel="number of samples", ylabel="average rate of mistakes (%)")
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize="small")
-    fig.suptitle(title)
+    fig, axes = plt.subplots(
+        2, len(names), figsize=(max(5.4 * len(names), 6.6), 7.2), squeeze=False, sharex="col"
+    )
+    for col, name in enumerate(names):
+        info = details[name]
+        top, bottom = axes[0, col], axes[1, col]
+        length = next(iter(curves[name].values())).shape[-1]
+        window = info["block"] // 5 if info.get("block") else max(length // 20, 10)
+        x = np.arange(1, length + 1)
+        drawn: tuple[list, list] = ([], [])
+        for i, (method, values) in enumerate(curves[name].items()):
+            label = method.replace("_", "(") + (")" if "_" in method else "")
+            drawn[0].extend(band(top, x, values, label, **style(i)))
+            later = window_rate(values, window)[:, window - 1 :]  # full windows only
+            drawn[1].extend(band(bottom, x[window - 1 :], later, label, **style(i)))
+        for ax, lines in zip((top, bottom), drawn):  # the range after the first window
+            fit_limits(ax, [v[-(length - window) :] for v in lines], bounds=(0.0, 100.0))
+            for edge in info.get("block_edges", []):
+                ax.axvline(edge, color="0.4", lw=0.9, ls=":", zorder=1)
+            ax.grid(alpha=0.3)
+        top.set(
+            title=f"{name}: d={info['features']}, {info['runs']}",
+            ylabel="average rate of mistakes (%)",
+        )
+        edges = " (dotted: concept changes)" if info.get("block_edges") else ""
+        bottom.set(
+            xlabel=f"number of target samples{edges}",
+            ylabel=f"mistakes in the last {window} samples (%)",
+        )
+        top.legend(fontsize="small")
+    fig.suptitle(f"{title}\n(mean over runs, 10-90% band)", fontsize="medium")
     fig.tight_layout()
     return fig
 
@@ -255,6 +304,8 @@ class Dataset(NamedTuple):
     name: str
     load: Callable[[], transfer_data.Split]
     orders: np.ndarray | None = None
+    block: int | None = None  # the drift's block size where the orders keep the blocks
+    file_order: bool = False  # the last row of ``orders`` is the file's own order (one run)
 
 
 def _run_dataset(
@@ -277,15 +328,39 @@ def _run_dataset(
     compile_total = 0.0
     curves[dataset.name] = {}
     traces = _method_traces(config, dataset.name, prepared, methods, key, dataset.orders)
+    file_order: dict[str, float] = {}
+    shared = "+".join(methods) if prepared.combined is not None else ""  # timed together
     for method, mistakes, svs, per_trial, compile_seconds in traces:
         compile_total += compile_seconds
         rate = transfer.mistake_rate(mistakes)
+        if dataset.file_order:  # the last order is the file's own: reported apart
+            result.curves[f"{dataset.name}/{method}/mistake_rate_file_order"] = rate[-1:]
+            file_order[method] = float(rate[-1, -1])
+            rate, svs = rate[:-1], svs[:-1]
         result.add(dataset.name, method, "mistake_rate", rate)
         result.add(dataset.name, method, "support_vectors", svs)
-        result.add(dataset.name, method, "seconds_per_trial", np.full(len(rate), per_trial))
+        seconds = np.full(len(rate), per_trial)
+        result.add(dataset.name, method, "seconds_per_trial", seconds, shared=shared)
         curves[dataset.name][method] = rate
+    details.update(_runs_detail(dataset, prepared.num_target, len(rate), file_order))
     details["load_gram_seconds"] = time.perf_counter() - start
     return details, compile_total
+
+
+def _runs_detail(
+    dataset: Dataset, num_target: int, runs: int, file_order: dict[str, float]
+) -> dict[str, Any]:
+    """What the runs of a dataset were (for ``config.json`` and the figure's titles)."""
+    if dataset.orders is None:
+        out: dict[str, Any] = {"runs": f"{runs} uniform permutations"}
+    elif dataset.file_order:
+        out = {"runs": f"{runs} shipped orders", "file_order_mistake_rate": file_order}
+    else:
+        out = {"runs": f"{runs} orders of the split file"}
+    if dataset.block:
+        out["block"] = dataset.block
+        out["block_edges"] = list(range(dataset.block, num_target, dataset.block))
+    return out
 
 
 def _run(
@@ -308,7 +383,7 @@ def _run(
         )
         compile_total += seconds
     result.compile_seconds = compile_total
-    result.figures["mistake_rate.png"] = _figure(curves, title)
+    result.figures["mistake_rate.png"] = _figure(curves, title, details)
     split_file = getattr(config, "split", None)
     result.extra_config.update(
         {
@@ -325,7 +400,8 @@ def _run(
                 "gamma1": 1.0,
                 "gamma2": 1.0,
                 "scaling": "per-row min-max",
-                "permutations": config.seeds if split_file is None else "from the split file",
+                "permutations": {name: d["runs"] for name, d in details.items()},
+                "order": "split file" if split_file is not None else order_option(config),
             },
         }
     )
@@ -349,15 +425,58 @@ def _split_file_dataset(config: ExperimentConfig, default: str, heterogeneous: b
     return Dataset(name, lambda: split, orders)
 
 
+ORDERS = ("shipped", "uniform")
+"""The target orders of ``zhao-hoi2010-homogeneous`` on the drift streams (``--order``):
+``shipped`` (default) the orders ``ID_ALL`` of usenet2.mat / newsgroup4.mat, one run per order
+(``--seeds`` at most their number, 20), plus the file's own order as one run reported apart;
+``uniform``: ``--seeds`` uniform random permutations of the target (which erase the drift).
+Spambase and w7a (no drift) always take uniform permutations."""
+
+
+def order_option(config: ExperimentConfig) -> str:
+    """``config.order`` checked (default ``"shipped"``)."""
+    order = getattr(config, "order", None) or "shipped"
+    if order not in ORDERS:
+        raise InputError(f"order must be one of {list(ORDERS)}, got {order!r}")
+    return order
+
+
+def drift_dataset(name: str, data_dir: Any, num_orders: int) -> Dataset:
+    """A drift stream (usenet2, newsgroup4) on its first ``num_orders`` shipped orders and, last,
+    the file's own order: the source ``h`` learns the first block in the file's order; each
+    order's target stream is the rest of its permutation (shuffled within blocks)."""
+    _, n_source, n_target, _ = transfer_data.HOMOGENEOUS[name]
+    ids = transfer_data.shipped_orders(name, data_dir)
+    if not 1 <= num_orders <= len(ids):
+        raise InputError(
+            f"seeds must be in [1, {len(ids)}] with the orders shipped in {name} (one run per "
+            f"order), got {num_orders}; use --order uniform for more runs"
+        )
+    target = ids[:num_orders, n_source : n_source + n_target]
+    rows = np.concatenate([target, np.arange(n_source, n_source + n_target)[None]])
+    split, orders = transfer_data.split_from_orders(name, np.arange(n_source), rows, data_dir)
+    block = transfer_data.DRIFT_BLOCKS[name]
+    return Dataset(name, lambda: split, orders, block=block, file_order=True)
+
+
 def run_homogeneous(config: ExperimentConfig) -> ExperimentResult:
-    """Table 2 on usenet2, newsgroup4 and spambase (``--quick``: usenet2 only; with a split
-    file ``config.split``: its dataset and orders only)."""
+    """Table 2 on usenet2, newsgroup4 and spambase, and w7a when its file is in the data folder
+    (``--quick``: usenet2 only; with a split file ``config.split``: its dataset and orders
+    only). The drift streams run on their shipped orders unless ``config.order`` is
+    ``"uniform"`` (:data:`ORDERS`)."""
+    order = order_option(config)
     if getattr(config, "split", None) is not None:
         datasets = [_split_file_dataset(config, "usenet2", heterogeneous=False)]
     else:
         names = ["usenet2"] if config.quick else ["usenet2", "newsgroup4", "spambase"]
+        if not config.quick and transfer_data.has_w7a(config.data_dir):
+            names.append("w7a")
         datasets = [
-            Dataset(name, functools.partial(transfer_data.homogeneous_split, name, config.data_dir))
+            drift_dataset(name, config.data_dir, config.seeds)
+            if order == "shipped" and name in transfer_data.DRIFT_BLOCKS
+            else Dataset(
+                name, functools.partial(transfer_data.homogeneous_split, name, config.data_dir)
+            )
             for name in names
         ]
     result = _run(
@@ -376,7 +495,8 @@ def run_homogeneous(config: ExperimentConfig) -> ExperimentResult:
 
 
 def run_heterogeneous(config: ExperimentConfig) -> ExperimentResult:
-    """Table 4 on a7a (a1a pool), mushrooms (KEEL stand-in) and spambase.
+    """Table 4 on a7a (a1a pool), mushrooms (KEEL stand-in) and spambase, and w7a when its file
+    is in the data folder.
 
     ``--quick``: spambase and mushrooms with 500 source and 600 target examples; with a split
     file ``config.split``: its dataset and orders only (the source sees the first half of the
@@ -404,6 +524,7 @@ def run_heterogeneous(config: ExperimentConfig) -> ExperimentResult:
                 name, functools.partial(transfer_data.heterogeneous_split, name, config.data_dir)
             )
             for name in ("a7a", "mushrooms", "spambase")
+            + (("w7a",) if transfer_data.has_w7a(config.data_dir) else ())
         ]
     result = _run(
         config,

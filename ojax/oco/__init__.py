@@ -11,6 +11,7 @@ from ojax.oco.experts import (
 from ojax.oco.ftl import FTLParams, FTLState, ftl
 from ojax.oco.ftrl import FTRLParams, FTRLState, ftrl
 from ojax.oco.hedge import HedgeParams, HedgeState, exponentiated_gradient, hedge
+from ojax.oco.mirror import OMDParams, OMDState, mirror_descent
 from ojax.oco.ogd import OGDParams, OGDState, ogd
 
 __all__ = [
@@ -25,11 +26,14 @@ __all__ = [
     "HedgeState",
     "OGDParams",
     "OGDState",
+    "OMDParams",
+    "OMDState",
     "exponentiated_gradient",
     "follow_best_expert",
     "ftl",
     "ftrl",
     "halving",
     "hedge",
+    "mirror_descent",
     "ogd",
 ]

@@ -19,6 +19,7 @@ from ojax.oco.experts import ExpertsParams, follow_best_expert, halving
 from ojax.oco.ftl import FTLParams, ftl
 from ojax.oco.ftrl import FTRLParams, ftrl
 from ojax.oco.hedge import HedgeParams, hedge
+from ojax.oco.mirror import OMDParams, mirror_descent
 from ojax.oco.ogd import OGDParams, ogd
 from ojax.validation import check_positive
 
@@ -86,6 +87,34 @@ ENTRIES = [
         lambda d: hedge(),
         lambda: HedgeParams(jnp.asarray(0.5)),
         lambda: HedgeParams(_array(0.1, 2.0)),
+        expert_losses_stream,
+        "linear",
+        start="uniform",
+    ),
+    LearnerEntry(
+        "omd_pnorm",
+        "oco",
+        lambda d: mirror_descent("p_norm", "ball"),
+        lambda: OMDParams(jnp.asarray(0.1), one, np.float32(1.5)),  # type: ignore[arg-type]
+        lambda: OMDParams(_array(0.01, 0.3), _array(0.7, 1.5), _array(1.3, 1.8)),
+        unit_ball_stream,
+        "linear",
+    ),
+    LearnerEntry(
+        "omd_quadratic",
+        "oco",
+        lambda d: mirror_descent("quadratic", "ball"),
+        lambda: OMDParams(jnp.asarray(0.1), one, np.float32(2.0)),  # type: ignore[arg-type]
+        lambda: OMDParams(_array(0.01, 0.3), _array(0.7, 1.5), _array(0.5, 2.0)),
+        unit_ball_stream,
+        "linear",
+    ),
+    LearnerEntry(
+        "omd_entropy",
+        "oco",
+        lambda d: mirror_descent("entropy"),
+        lambda: OMDParams(jnp.asarray(0.5), one, one),
+        lambda: OMDParams(_array(0.1, 2.0), _array(1.0, 1.0), _array(1.0, 1.0)),
         expert_losses_stream,
         "linear",
         start="uniform",

@@ -23,6 +23,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
+from ojax import distributed
+from ojax.sweep import processes
 from ojax.sweep.fingerprint import configuration, describe, manifest, shape_signature
 from ojax.sweep.grid import Axis, as_arrays, grid_axes, leading_size
 from ojax.sweep.memory import (
@@ -136,22 +138,16 @@ def _compile(fn, layout, mesh, chunk, hyper, tasks, data, keys, options=()):
 
 
 def _put(value: np.ndarray, sharding: NamedSharding) -> jax.Array:
-    if sharding.is_fully_addressable:
-        return jax.device_put(value, sharding)
-    return jax.make_array_from_callback(value.shape, sharding, lambda i: value[i])
+    return jax.device_put(value, sharding)
 
 
 def _fetch(tree: Any) -> list[np.ndarray]:
-    leaves = jax.tree.leaves(tree)
-    if all(a.is_fully_addressable for a in leaves):
-        return [np.asarray(a) for a in leaves]
-    from jax.experimental import multihost_utils
-
-    return [np.asarray(multihost_utils.process_allgather(a, tiled=True)) for a in leaves]
+    return [np.asarray(a) for a in jax.tree.leaves(tree)]
 
 
 def _mesh(devices: int | Sequence[Any] | None) -> Mesh:
-    available = jax.devices()
+    """This process's devices (each process of a multi-process run computes its own chunks)."""
+    available = jax.local_devices()
     if devices is None:
         chosen = available
     elif isinstance(devices, (int, np.integer)) and not isinstance(devices, bool):
@@ -164,6 +160,8 @@ def _mesh(devices: int | Sequence[Any] | None) -> Mesh:
         chosen = list(cast(Sequence[Any], devices))  # a bool fails here (not iterable)
         if not chosen:
             raise InputError("devices is an empty list")
+        if any(d.process_index != jax.process_index() for d in chosen):
+            raise InputError("devices must be this process's own devices (jax.local_devices())")
     return Mesh(np.asarray(chosen), (BATCH_AXIS,))
 
 
@@ -283,7 +281,8 @@ class _Store(NamedTuple):
     leaves: list[np.ndarray]  # every output leaf, (total, *shape), filled chunk by chunk
     done: np.ndarray  # (total,) bool: combinations loaded from finished chunks
     loaded: int  # chunks loaded
-    writer: bool  # this process writes the files (process 0)
+    writer: bool  # this process writes the manifest (process 0)
+    manifest: dict | None  # the chunk folder's sweep.json
 
 
 def _open(plan: _Plan, sizing: _Sizing, out_dir, resume: bool, config: Any) -> _Store:
@@ -296,7 +295,12 @@ def _open(plan: _Plan, sizing: _Sizing, out_dir, resume: bool, config: Any) -> _
     done = np.zeros(total, bool)
     writer = jax.process_index() == 0
     if out_dir is None:
-        return _Store(None, leaves, done, 0, writer)
+        if jax.process_count() > 1:
+            raise InputError(
+                "out_dir is required when several processes run a sweep (a folder on a file "
+                "system every process sees: they exchange their chunks there)"
+            )
+        return _Store(None, leaves, done, 0, writer, None)
     output = [str(treedef), [[list(s.shape), str(s.dtype)] for s in specs]]
     inputs = (plan.tasks, plan.data, plan.keys)
     described = configuration(
@@ -304,17 +308,8 @@ def _open(plan: _Plan, sizing: _Sizing, out_dir, resume: bool, config: Any) -> _
     )
     held = manifest(described, plan.name, plan.fn, config, plan.layout)
     folder = open_store(Path(out_dir), plan.name, held["hash"], held, writer)
-    loaded = prepare(folder, resume, writer, leaves, done)
-    return _Store(folder, leaves, done, loaded, writer)
-
-
-def _pending(done: np.ndarray) -> np.ndarray:
-    """The combinations still to compute (the same on every process)."""
-    if jax.process_count() > 1:
-        from jax.experimental import multihost_utils
-
-        done = np.asarray(multihost_utils.broadcast_one_to_all(done))
-    return np.flatnonzero(~done).astype(np.int32)
+    loaded = prepare(folder, resume, writer, leaves, done) if writer else 0
+    return _Store(folder, leaves, done, loaded, writer, held)
 
 
 def _compiled_chunk(plan: _Plan, sizing: _Sizing, options: tuple):
@@ -335,17 +330,11 @@ def _compiled_chunk(plan: _Plan, sizing: _Sizing, options: tuple):
 
 
 def _progress_bar(name: str, loaded: int, count: int):
-    from tqdm.auto import tqdm
+    from ojax.progress import progress_bar  # tqdm on a terminal, plain lines otherwise
 
-    return tqdm(
-        total=loaded + count,
-        initial=loaded,
-        desc=name,
-        unit="chunk",
-        file=sys.stderr,
-        dynamic_ncols=True,
-        leave=False,
-    )
+    who = distributed.label()  # several processes: each shows its own bar
+    desc = f"{name} [{who}]" if who else name
+    return progress_bar(desc=desc, total=loaded + count, initial=loaded, unit="chunk")
 
 
 def _run_chunks(compiled, args, mesh, chunk, batches, store: _Store, bar, on_chunk) -> None:
@@ -357,7 +346,7 @@ def _run_chunks(compiled, args, mesh, chunk, batches, store: _Store, bar, on_chu
         for leaf, value in zip(store.leaves, values):
             leaf[batch] = value[: batch.size]
         path = None
-        if store.folder is not None and store.writer:
+        if store.folder is not None:
             path = save_chunk(store.folder, batch, values)
         if bar is not None:
             bar.update(1)
@@ -384,22 +373,44 @@ class _Ran(NamedTuple):
     compile_seconds: float
 
 
-def _compute(plan, sizing, store, options, show: bool, on_chunk) -> _Ran:
-    """Compiles the chunk program (if anything is pending) and runs the pending chunks."""
-    pending = _pending(store.done)
-    chunk, seconds, batches = sizing.chunk, sizing.estimate_seconds, []
-    if pending.size:
-        compiled, args, chunk, more = _compiled_chunk(plan, sizing, options)
+def _split(pending: np.ndarray, chunk: int) -> list[np.ndarray]:
+    return [pending[i : i + chunk] for i in range(0, pending.size, chunk)]
+
+
+def _compute(plan, sizing, store, options, show: bool, on_chunk) -> tuple[_Ran, _Store]:
+    """Compiles the chunk program (if anything is pending) and runs the pending chunks (this
+    process's share of them when there are several processes)."""
+    several = jax.process_count() > 1
+    if several:
+        sizing, store = processes.agreed(plan.name, sizing, store)
+    pending = np.flatnonzero(~store.done).astype(np.int32)
+    chunk, seconds, built = sizing.chunk, sizing.estimate_seconds, None
+    # several processes: each compiles only if it has chunks; process 0 decides the chunk size
+    decides = store.writer and sizing.derived
+    if pending.size and (not several or decides or processes.mine(_split(pending, chunk))):
+        compiled, args, built, more = _compiled_chunk(plan, sizing, options)
+        chunk, seconds = built, seconds + more
+    if several and pending.size and sizing.derived:
+        chunk = processes.same_chunk(chunk, sizing.mesh.size)
+    batches = _split(pending, chunk)
+    if (processes.mine(batches) if several else batches) and built != chunk:
+        fixed = sizing._replace(chunk=chunk, derived=False)
+        compiled, args, built, more = _compiled_chunk(plan, fixed, options)
         seconds += more
-        batches = [pending[i : i + chunk] for i in range(0, pending.size, chunk)]
-    bar = _progress_bar(plan.name, store.loaded, len(batches)) if show else None
+    own = processes.mine(batches) if several else batches
+    bar = _progress_bar(plan.name, 0 if several else store.loaded, len(own)) if show else None
     try:
-        if batches:
-            _run_chunks(compiled, args, sizing.mesh, chunk, batches, store, bar, on_chunk)
+        if own:
+            _run_chunks(compiled, args, sizing.mesh, chunk, own, store, bar, on_chunk)
     finally:
         if bar is not None:
             bar.close()
-    return _Ran(chunk, len(batches), int(pending.size), seconds)
+    if several:
+        assert store.folder is not None
+        more_loaded = processes.gather(plan.name, store.folder, store.leaves, store.done)
+        store = store._replace(loaded=store.loaded + more_loaded)
+    computed = sum(b.size for b in own)
+    return _Ran(chunk, len(own), int(computed), seconds), store
 
 
 def _result(plan, sizing, store, ran: _Ran, start: float, num_steps) -> SweepResult:
@@ -459,7 +470,7 @@ def sweep(
 
     ``out[s, h_1, ..., h_k, t] = fn(params[h_1, ..., h_k], tasks[t] or data, keys[s])`` with
     ``keys = jax.random.split(key, num_seeds)``, vmapped in chunks, each chunk one call of a
-    function compiled once (see :mod:`ojax.sweep` and ``docs/sweeps.md``).
+    function compiled once (see :mod:`ojax.sweep` and ``docs/guides/sweeps.md``).
 
     Args:
       fn: ``(params, data, key) -> pytree of arrays`` for ONE combination (static: it keys the
@@ -505,10 +516,12 @@ def sweep(
     sizing = _size(plan, devices, memory_budget, chunk_size)
     store = _open(plan, sizing, out_dir, resume, config)
     options = tuple(sorted((compiler_options or {}).items()))
-    ran = _compute(plan, sizing, store, options, progress and store.writer, on_chunk)
+    ran, store = _compute(plan, sizing, store, options, progress, on_chunk)
     result = _result(plan, sizing, store, ran, start, num_steps)
-    if progress and store.writer:
-        print(result.stats.summary_line(plan.name), file=sys.stderr)
+    if progress:
+        who = distributed.label()
+        line = result.stats.summary_line(plan.name)
+        print(f"{who}: {line}" if who else line, file=sys.stderr)
     return result
 
 
@@ -536,7 +549,11 @@ def sweep_experiment(
     Args:
       config: the experiment's configuration.
       fn: ``(params, data, key) -> pytree`` for one seed (and hyperparameter / task).
-      grid, tasks, data, num_steps, chunk_size: as in :func:`sweep`.
+      grid: as in :func:`sweep`.
+      tasks: as in :func:`sweep`.
+      data: as in :func:`sweep`.
+      num_steps: as in :func:`sweep`.
+      chunk_size: as in :func:`sweep`.
       key: the cell's PRNG key (or an int seed).
       name: a label (default: ``fn.__name__``); it names the chunk folder.
       settings: anything else that decides the numbers (enters the configuration hash with

@@ -107,10 +107,19 @@ def chunk_files(folder: Path) -> list[Path]:
     return sorted(p for p in folder.iterdir() if _CHUNK_RE.match(p.name))
 
 
-def load_chunks(folder: Path, total: int, leaves: list[np.ndarray], done: np.ndarray) -> int:
-    """Scatters every finished chunk of ``folder`` into ``leaves``; returns their count."""
+def load_chunks(
+    folder: Path,
+    total: int,
+    leaves: list[np.ndarray],
+    done: np.ndarray,
+    only: set[str] | None = None,
+) -> int:
+    """Scatters every finished chunk of ``folder`` (those named in ``only``, if given) into
+    ``leaves``; returns their count."""
     count = 0
     for path in chunk_files(folder):
+        if only is not None and path.name not in only:
+            continue
         try:
             with np.load(path, allow_pickle=False) as z:
                 index = z["index"]

@@ -213,7 +213,8 @@ def run_kernel(
     Args:
       learner: a kernel :class:`~ojax.core.Predictor` (static).
       params: its params (arrays; new values never recompile).
-      xs, ys: the pool (:func:`kernel_pool`).
+      xs: the pool's inputs (:func:`kernel_pool`).
+      ys: the pool's labels.
       orders: ``(T,)`` or ``(P, T)`` int pool rows (0-based): one stream per row, all in one
         vmap that shares the pool.
       base_support_vectors: the source classifier's support vectors counted by the method.

@@ -240,9 +240,11 @@ def prepare_transfer(
     """The source classifier, the Gram matrices and every method's pool of a split.
 
     Args:
-      source_x, source_y: the source rows ``(n_s, k)`` and labels in {-1, +1}.
-      target_x, target_y: the target pool ``(N, d)`` (``k == d``: homogeneous; ``k < d``: the
-        source sees the first ``k`` features) and labels.
+      source_x: the source rows ``(n_s, k)``.
+      source_y: their labels in {-1, +1}.
+      target_x: the target pool ``(N, d)`` (``k == d``: homogeneous; ``k < d``: the source
+        sees the first ``k`` features).
+      target_y: its labels.
       methods: method names (default: the paper's table of that kind).
       params: method name -> params (missing ones: :func:`paper_params`).
       source_params: the source classifier's (default ``KernelPAParams.paper_source()``).
@@ -346,10 +348,12 @@ def run_split(
     matrix than ``target_x``); 1-based input is refused with a hint.
 
     Args:
-      source_x, source_y: ``(n_s, k)`` features (NumPy or scipy sparse) and labels in {-1, +1}.
+      source_x: ``(n_s, k)`` features (NumPy or scipy sparse).
+      source_y: their labels in {-1, +1}.
       source_order: ``(S,)`` 0-based source rows, in the order ``h`` learns them.
-      target_x, target_y: ``(N, d)`` features and labels: ``k == d`` is a homogeneous split,
-        ``k < d`` a heterogeneous one (the source saw the first ``k`` features).
+      target_x: ``(N, d)`` features: ``k == d`` is a homogeneous split, ``k < d`` a
+        heterogeneous one (the source saw the first ``k`` features).
+      target_y: their labels.
       target_orders: ``(P, T)`` 0-based target rows, one stream per row (``(T,)``: one).
       methods: names among :data:`HOMOGENEOUS_METHODS` / :data:`HETEROGENEOUS_METHODS`
         (default: the paper's table of that kind).

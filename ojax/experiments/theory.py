@@ -1,0 +1,116 @@
+"""``ojax run theory``: every numbered result of the source documents with a computable
+right-hand side, measured against its bound over a range of horizons (:data:`ojax.theory.CHECKS`).
+
+One dataset per result (its name, e.g. ``notes-ogd``), one method per learner and instance.
+Metrics: ``measured``, ``bound`` and ``ratio`` (measured / bound) as curves ``(n_seeds, H)`` over
+the horizons; an identity gives single values (the largest difference over every horizon, the
+tolerance 1e-9 and their ratio); a result whose constant is not explicit gives ``measured``, the
+fitted log-log ``slope`` of its mean and the ``expected_slope`` instead of a bound. One figure
+per result: the measured quantity (median over seeds, a 10-90% quantile band, positive values
+only on the log axes) with its bound dashed in the same colour.
+"""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+import zlib
+
+import matplotlib
+
+if "ipykernel" not in sys.modules:  # a notebook keeps its inline backend (figures shown)
+    matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.figure import Figure
+
+from ojax.experiments.output import ExperimentConfig, ExperimentResult
+from ojax.theory import CHECKS, Check, CheckConfig, Outcome, fitted_slope
+
+
+def check_seed(name: str) -> int:
+    """The integer seed of a check: a hash of its name (stable, independent of the others)."""
+    return zlib.crc32(name.encode()) % (2**31)
+
+
+def _positive(values: np.ndarray) -> np.ndarray:
+    return np.where(values > 0, values, np.nan)
+
+
+def check_figure(check: Check, outcome: Outcome) -> Figure:
+    """Measured (median and 10-90% band over seeds) and bound against the horizon, log-log."""
+    with plt.rc_context({"figure.max_open_warning": 0}):  # one figure per check, all kept
+        fig, ax = plt.subplots(figsize=(6.4, 4.6))
+    x = np.asarray(outcome.horizons, np.float64)
+    for method, curves in outcome.methods.items():
+        measured = np.atleast_2d(curves.measured)
+        (line,) = ax.plot(x, _positive(np.median(measured, axis=0)), marker="o", ms=3, label=method)
+        if measured.shape[0] > 1:
+            low, high = np.quantile(measured, [0.1, 0.9], axis=0)
+            ax.fill_between(x, _positive(low), _positive(high), color=line.get_color(), alpha=0.2)
+        bound = np.broadcast_to(curves.bound, measured.shape).mean(axis=0)
+        if np.all(np.isfinite(bound)):
+            ax.plot(x, _positive(bound), "--", color=line.get_color(), lw=1)
+        elif check.rate is not None:  # a reference line of the expected slope
+            start = np.nanmedian(measured[:, 0])
+            ax.plot(x, start * (x / x[0]) ** check.rate, ":", color=line.get_color(), lw=1)
+    guide = {"bound": "dashed: bound", "identity": "dashed: tolerance"}.get(
+        check.kind, f"dotted: slope {check.rate:g}" if check.rate is not None else ""
+    )
+    title = f"{check.name}: {check.result} ({check.document})"
+    instance = textwrap.shorten(check.instance, 160)
+    ax.set_title(f"{title}\n{textwrap.fill(instance, 90)}", fontsize=7)
+    ax.set(xlabel=check.horizon, ylabel=f"measured ({guide})")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=6)
+    fig.tight_layout()
+    return fig
+
+
+def add_outcome(result: ExperimentResult, check: Check, outcome: Outcome) -> None:
+    """The rows and curves of one check (see the module docstring)."""
+    horizons = np.asarray(outcome.horizons, np.float64)
+    for method, curves in outcome.methods.items():
+        measured = np.atleast_2d(np.asarray(curves.measured, np.float64))
+        bound = np.broadcast_to(np.asarray(curves.bound, np.float64), measured.shape)
+        if check.kind == "identity":
+            measured, bound = measured.max(axis=1), bound.max(axis=1)
+        result.add(check.name, method, "measured", measured)
+        if check.kind == "rate":
+            result.add(check.name, method, "slope", np.array([fitted_slope(horizons, measured)]))
+            result.add(check.name, method, "expected_slope", np.array([float(check.rate or 0)]))
+        if np.all(np.isfinite(bound)):
+            result.add(check.name, method, "bound", bound)
+            result.add(check.name, method, "ratio", measured / bound)
+
+
+def describe(check: Check, outcome: Outcome) -> dict:
+    """What ``config.json`` records of a check."""
+    return {
+        "document": check.document,
+        "result": check.result,
+        "statement": check.statement,
+        "instance": check.instance,
+        "kind": check.kind,
+        "horizon": check.horizon,
+        "horizons": np.asarray(outcome.horizons).tolist(),
+        "rate": check.rate,
+        "note": check.note,
+    }
+
+
+def run_theory(config: ExperimentConfig) -> ExperimentResult:
+    """Runs every check of :data:`ojax.theory.CHECKS` and draws one figure per check."""
+    result = ExperimentResult()
+    described = {}
+    for check in config.progress(list(CHECKS.values()), desc="theory"):
+        settings = CheckConfig(config.quick, config.seeds, check_seed(check.name), config.x64)
+        outcome = check.compute(settings)
+        add_outcome(result, check, outcome)
+        described[check.name] = describe(check, outcome)
+        result.figures[f"theory_{check.name}.png"] = check_figure(check, outcome)
+    result.extra_config["checks"] = described
+    return result

@@ -1,0 +1,42 @@
+"""The source documents' numbered results, checked numerically (``ojax run theory``).
+
+:data:`CHECKS` maps a result's name (the ``dataset`` of its rows) to its :class:`Check`.
+"""
+
+from __future__ import annotations
+
+from ojax.theory import denevi, neu_rosasco, notes, zhao_hoi
+from ojax.theory.base import (
+    BOUND_RTOL,
+    IDENTITY_TOLERANCE,
+    SLOPE_TOLERANCE,
+    Check,
+    CheckConfig,
+    Measured,
+    Outcome,
+    as_measured,
+    fitted_slope,
+    log_horizons,
+    within_bound,
+)
+
+CHECKS: dict[str, Check] = {
+    check.name: check
+    for module in (notes, denevi, neu_rosasco, zhao_hoi)
+    for check in module.CHECKS
+}
+
+__all__ = [
+    "BOUND_RTOL",
+    "CHECKS",
+    "IDENTITY_TOLERANCE",
+    "SLOPE_TOLERANCE",
+    "Check",
+    "CheckConfig",
+    "Measured",
+    "Outcome",
+    "as_measured",
+    "fitted_slope",
+    "log_horizons",
+    "within_bound",
+]

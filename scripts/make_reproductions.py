@@ -1,0 +1,410 @@
+"""Writes the reproduction pages ``docs/reproductions/<paper>.md`` from the experiments' results.
+
+Each page puts the document's published numbers (transcribed from the specs, in
+``scripts/reproductions_content.py``) beside ours (mean +- std over seeds), shows the figures
+(copied to ``docs/reproductions/figures/``), the document's numbered results from the ``theory``
+experiment, and each claim with what our data shows and the test that checks it.
+
+Usage::
+
+    python scripts/make_reproductions.py [--results DIR] [--docs DIR] [--run] [--quick]
+
+``--results DIR`` holds one folder per experiment, as ``ojax run NAME --out DIR/NAME`` writes
+it (default ``results``). ``--run`` first runs the experiments whose folder has no
+``results.csv`` (``python -m ojax.cli run NAME --out DIR/NAME``, full size unless ``--quick``).
+An experiment without results is named as missing on its page.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from reproductions_content import PAGES, PUBLISHED, TABLES, Claim, Page  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs" / "reproductions"
+FIGURES = "figures"
+SCRIPT = "python scripts/make_reproductions.py"
+PLACEHOLDER = re.compile(r"\{([a-z0-9-]+):([^{}]+)\}")
+SLOPE_TOLERANCE = 0.15  # ojax.theory.SLOPE_TOLERANCE (checked by tests/test_reproductions.py)
+BOUND_RTOL = 1e-9  # ojax.theory.BOUND_RTOL (idem)
+FLOAT32_RTOL = 1e-5  # a bound attained exactly, computed in float32
+MAX_WIDTH = 900  # pixels of a copied figure
+X64 = ("theory",)  # run in float64 by --run (its tests check it so: an attained bound)
+
+
+class Results(NamedTuple):
+    """One experiment's outputs: final rows keyed ``(dataset, method, metric)`` ->
+    ``(mean, std, n_seeds)``, ``config.json``, the figures' paths and the folder."""
+
+    rows: dict[tuple[str, str, str], tuple[float, float, int]]
+    config: dict[str, Any]
+    figures: list[Path]
+    folder: Path
+
+
+def load_results(folder: Path) -> Results | None:
+    """The outputs of ``ojax run NAME --out folder``, or ``None`` without ``results.csv``."""
+    table = folder / "results.csv"
+    if not table.is_file():
+        return None
+    rows = {}
+    with table.open(newline="") as f:
+        for r in csv.DictReader(f):
+            key = (r["dataset"], r["method"], r["metric"])
+            rows[key] = (float(r["mean"]), float(r["std"]), int(r["n_seeds"]))
+    config_file = folder / "config.json"
+    config = json.loads(config_file.read_text()) if config_file.is_file() else {}
+    return Results(rows, config, sorted(folder.glob("*.png")), folder)
+
+
+def run_missing(names: list[str], results: Path, quick: bool) -> dict[str, float]:
+    """Runs the experiments of ``names`` without results (one subprocess each); returns the
+    wall time of each run (seconds), ``nan`` for one that failed."""
+    import time
+
+    times = {}
+    for name in names:
+        if (results / name / "results.csv").is_file():
+            continue
+        command = [sys.executable, "-m", "ojax.cli", "run", name, "--out", str(results / name)]
+        command += ["--quick"] if quick else []
+        command += ["--x64"] if name in X64 else []
+        print("running", " ".join(command[1:]), flush=True)
+        start = time.perf_counter()
+        done = subprocess.run(command + ["--quiet"], cwd=ROOT, check=False)
+        times[name] = time.perf_counter() - start if done.returncode == 0 else float("nan")
+        if done.returncode != 0:
+            print(f"{name}: exit status {done.returncode}; its page says it is missing")
+    return times
+
+
+def mean_std(value: tuple[float, float, int] | None) -> str:
+    """``mean +- std`` to the std's second significant digit (the CLI's rounding)."""
+    if value is None:
+        return "n/a"
+    mean, std, n = value
+    if n == 1 or std <= 1e-12 * max(abs(mean), 1e-300):
+        return f"{mean:.6g}"
+    place = int(np.floor(np.log10(std)))
+    if mean == 0 or 1e-3 <= abs(mean) < 1e7:
+        decimals = max(1 - place, 0)
+        return f"{mean:.{decimals}f} +- {std:.{decimals}f}"
+    return f"{mean:.3e} +- {std:.1e}"
+
+
+def run_settings(name: str, res: Results) -> str:
+    """One line: size (quick / full), seeds, precision, device and wall time of a run."""
+    c = res.config
+    seeds = {n for (_, _, _), (_, _, n) in res.rows.items()}
+    size = (
+        "quick size (`--quick`: fewer tasks, points or seeds than the document's; run it "
+        "without `--quick` for the full size)"
+        if c.get("quick")
+        else "full size"
+    )
+    wall = c.get("wall_seconds")
+    time = f", {wall:.0f} s wall" if isinstance(wall, (int, float)) else ""
+    return (
+        f"`{name}`: {size}, {c.get('seeds', '?')} seeds (rows over {_counts(seeds)} "
+        f"seed{'s' if max(seeds, default=1) > 1 else ''}), "
+        f"{'float64' if c.get('x64') else 'float32'}, device {c.get('device', '?')}{time}, "
+        f"ojax {c.get('ojax_version', '?')}, jax {c.get('jax_version', '?')}"
+    )
+
+
+def _counts(values: set[int]) -> str:
+    return " or ".join(str(v) for v in sorted(values)) if values else "?"
+
+
+def _order(keys: list[tuple[str, str, str]]) -> tuple[list[str], list[str]]:
+    """Datasets and methods in their order of appearance in ``results.csv``."""
+    datasets = list(dict.fromkeys(k[0] for k in keys))
+    methods = list(dict.fromkeys(k[1] for k in keys))
+    return datasets, methods
+
+
+def results_table(name: str, res: Results) -> list[str]:
+    """The experiment's table: the document's numbers beside ours, one row per (dataset,
+    method); a pivoted table for methods suffixed ``@KEY=VALUE``."""
+    table, published = TABLES[name], PUBLISHED[name].values
+    keys = [k for k in res.rows if k[2] in table.metrics]
+    if table.pivot:
+        return [line for m in table.metrics for line in _pivot_table(res, keys, m) + [""]][:-1]
+    datasets, methods = _order(keys)
+    head, cols = ["dataset", "method"], []
+    for metric in table.metrics:
+        if any(k[2] == metric for k in published):
+            head.append(f"{metric} (document)")
+            cols.append(("doc", metric))
+        head.append(f"{metric} (ours)")
+        cols.append(("ours", metric))
+    lines = _header(head + ["seeds"])
+    for data in datasets:
+        for method in methods:
+            found = [res.rows.get((data, method, m)) for m in table.metrics]
+            if not any(found):
+                continue
+            cells = [data, method]
+            for kind, metric in cols:
+                key = (data, method, metric)
+                cells.append(
+                    published.get(key, "-") if kind == "doc" else mean_std(res.rows.get(key))
+                )
+            cells.append(str(next(v[2] for v in found if v)))
+            lines.append(_row(cells))
+    return lines
+
+
+def _pivot_table(res: Results, keys: list, metric: str) -> list[str]:
+    datasets, methods = _order([k for k in keys if k[2] == metric])
+    bases = list(dict.fromkeys(m.split("@", 1)[0] for m in methods))
+    values = list(dict.fromkeys(m.split("@", 1)[1] for m in methods if "@" in m))
+    lines = [f"Final `{metric}`, mean +- std over seeds, one column per value:", ""]
+    lines += _header(["dataset", "method", *values])
+    for data in datasets:
+        for base in bases:
+            cells = [mean_std(res.rows.get((data, f"{base}@{v}", metric))) for v in values]
+            lines.append(_row([data, base, *cells]))
+    return lines
+
+
+def _header(cells: list[str]) -> list[str]:
+    return [_row(cells), _row(["---"] * len(cells))]
+
+
+def _row(cells: list[str]) -> str:
+    return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
+
+
+def small_png(source: Path, target: Path, width: int = MAX_WIDTH) -> None:
+    """A copy of a PNG at most ``width`` pixels wide with a palette of 128 colours (about a
+    quarter of matplotlib's RGBA file); a plain copy without Pillow."""
+    try:
+        from PIL import Image
+    except ImportError:  # pragma: no cover - Pillow comes with matplotlib
+        shutil.copyfile(source, target)
+        return
+    with Image.open(source) as image:
+        image = image.convert("RGB")
+        if image.width > width:
+            height = round(image.height * width / image.width)
+            image = image.resize((width, height), Image.Resampling.LANCZOS)
+        image.quantize(colors=128).save(target, optimize=True)
+
+
+def copy_figures(name: str, res: Results, out: Path, only: set[str] | None = None) -> list[str]:
+    """Copies the run's PNGs into ``out/figures/`` as ``NAME_FILE.png``; their markdown."""
+    folder = out / FIGURES
+    folder.mkdir(parents=True, exist_ok=True)
+    lines = []
+    for path in res.figures:
+        if only is not None and path.name not in only:
+            continue
+        prefix = name.split("-")[0] + "_"
+        target = path.name if path.name.startswith(prefix) else f"{name}_{path.name}"
+        small_png(path, folder / target)
+        lines += [f"![{name}: {path.stem}]({FIGURES}/{target})", ""]
+    return lines
+
+
+def theory_rows(theory: Results, document: str) -> list[tuple[str, dict, str]]:
+    """The theory checks of ``document``: ``(check name, its config entry, method)``."""
+    checks = theory.config.get("checks", {})
+    out = []
+    for data, method, metric in theory.rows:
+        entry = checks.get(data)
+        if entry is None or entry.get("document") != document or metric != "measured":
+            continue
+        out.append((data, entry, method))
+    return out
+
+
+def theory_status(theory: Results, check: str, kind: str, method: str) -> tuple[str, str]:
+    """The value shown (ratio at the largest horizon, or the fitted slope) and the status."""
+    rows = theory.rows
+    if kind == "rate":
+        slope = rows.get((check, method, "slope"))
+        expected = rows.get((check, method, "expected_slope"))
+        if slope is None or expected is None:
+            return "n/a", "no slope"
+        ok = slope[0] <= expected[0] + SLOPE_TOLERANCE
+        shown = f"slope {slope[0]:.3f} (expected <= {expected[0]:g})"
+        return shown, "holds" if ok else "**fails**"
+    ratio = rows.get((check, method, "ratio"))
+    if ratio is None:
+        return "n/a", "no bound"
+    rtol = BOUND_RTOL if theory.config.get("x64") else FLOAT32_RTOL
+    curves = _theory_curves(theory, check, method)
+    if curves is not None:
+        measured, bound = curves
+        ok = bool(np.all(measured <= bound + rtol * np.maximum(1.0, np.abs(bound))))
+    else:  # no curves: the largest horizon's mean and std only
+        ok = ratio[0] + ratio[1] <= 1.0 + rtol
+    if kind == "identity":
+        shown = f"{rows[(check, method, 'measured')][0]:.2e} (tolerance 1e-9)"
+    else:
+        shown = mean_std(ratio)
+    return shown, "holds" if ok else "**fails**"
+
+
+def _theory_curves(theory: Results, check: str, method: str) -> tuple | None:
+    path = theory.folder / "curves.npz"
+    if not path.is_file():
+        return None
+    with np.load(path) as z:
+        keys = [f"{check}/{method}/measured", f"{check}/{method}/bound"]
+        if not all(k in z for k in keys):
+            return None
+        return z[keys[0]], z[keys[1]]
+
+
+def theory_section(theory: Results | None, document: str, out: Path) -> list[str]:
+    """The document's numbered results checked by the ``theory`` experiment."""
+    lines = ["## The document's numbered results (`ojax run theory`)", ""]
+    if theory is None:
+        return lines + ["The `theory` experiment has no results here: not run.", ""]
+    found = theory_rows(theory, document)
+    if not found:
+        return lines + [f"The `theory` experiment holds no check of `{document}`.", ""]
+    tolerance = "1e-9" if theory.config.get("x64") else f"{FLOAT32_RTOL:g} (float32)"
+    lines += [
+        "Value: measured / bound at the largest horizon (mean +- std over seeds); for an "
+        "identity the largest difference; for a rate the fitted log-log slope. Status: the "
+        f"bound holds at every horizon and seed (relative slack {tolerance}), the slope is at "
+        f"most the expected one + {SLOPE_TOLERANCE}.",
+    ]
+    lines += [""] + _header(["check", "result", "statement", "kind", "method", "value", "status"])
+    previous = None
+    for check, entry, method in found:
+        shown, status = theory_status(theory, check, entry["kind"], method)
+        cells = [f"`{check}`", entry["result"], entry["statement"], entry["kind"]]
+        if check == previous:  # the check's own cells once, then one row per method
+            cells = [""] * len(cells)
+        previous = check
+        lines.append(_row(cells + [method, shown, status]))
+    lines.append("")
+    names = {f"theory_{check}.png" for check, _, _ in found}
+    return lines + copy_figures("theory", theory, out, names)
+
+
+def fill(text: str, loaded: dict[str, Results | None]) -> str:
+    """Replaces each ``{EXPERIMENT:DATASET/METHOD/METRIC}`` with that row's mean +- std."""
+
+    def one(match: re.Match) -> str:
+        experiment, path = match.group(1), match.group(2)
+        dataset, rest = path.split("/", 1)
+        method, metric = rest.rsplit("/", 1)
+        res = loaded.get(experiment)
+        value = None if res is None else res.rows.get((dataset, method, metric))
+        return "(not in these results)" if value is None else mean_std(value)
+
+    return PLACEHOLDER.sub(one, text)
+
+
+def claims_section(claims: tuple[Claim, ...], loaded: dict[str, Results | None]) -> list[str]:
+    lines = ["## Claims", ""]
+    for c in claims:
+        verdict = "supported by our data" if c.supported else "**not supported by our data**"
+        lines.append(f"- **{c.claim}** ({verdict})")
+        lines.append(f"    - What the data shows: {fill(c.shows, loaded)}")
+        lines.append(f"    - Checked by `{c.test}`")
+    return lines + [""]
+
+
+def experiment_section(name: str, res: Results | None, out: Path) -> list[str]:
+    """An experiment's published numbers beside ours, and its figures."""
+    published = PUBLISHED[name]
+    lines = [f"## `{name}`", ""]
+    lines += [f"Document's numbers: {published.section}. {published.note}", ""]
+    if res is None:
+        return lines + [f"No results: `ojax run {name}` was not run (or failed) here.", ""]
+    lines += results_table(name, res) + [""]
+    return lines + copy_figures(name, res, out)
+
+
+def render_page(page: Page, loaded: dict[str, Results | None], out: Path) -> str:
+    """The markdown of one reproduction page (figures copied as a side effect)."""
+    lines = [f"# {page.title}", "", page.intro, ""]
+    lines += [
+        "Generated by `scripts/make_reproductions.py` from the results of `ojax run`; "
+        "regenerate with:",
+        "",
+        "```bash",
+        *[_command(name, loaded.get(name)) for name in (*page.experiments, "theory")],
+        SCRIPT + " --results results",
+        "```",
+        "",
+        "Runs shown here (size, seeds, precision):",
+        "",
+    ]
+    for name in (*page.experiments, "theory"):
+        res = loaded.get(name)
+        lines.append(f"- {run_settings(name, res) if res else f'`{name}`: not run'}")
+    lines.append("")
+    for name in page.experiments:
+        lines += experiment_section(name, loaded.get(name), out)
+    lines += theory_section(loaded.get("theory"), page.document, out)
+    lines += claims_section(page.claims, loaded)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _command(name: str, res: Results | None) -> str:
+    """The ``ojax run`` line of an experiment as shown (``--quick`` if it was a quick run)."""
+    config = {} if res is None else res.config
+    flags = (" --quick" if config.get("quick") else "") + (" --x64" if config.get("x64") else "")
+    if res is None and name in X64:
+        flags = " --x64"
+    return f"ojax run {name}{flags} --out results/{name}"
+
+
+def all_experiments() -> list[str]:
+    """Every experiment the pages show, ``theory`` last."""
+    names = [name for page in PAGES for name in page.experiments]
+    return list(dict.fromkeys([*names, "theory"]))
+
+
+def make_pages(results: Path, out: Path) -> list[Path]:
+    """Writes every page from ``results``; returns their paths."""
+    loaded = {name: load_results(results / name) for name in all_experiments()}
+    figures = out / FIGURES
+    if figures.is_dir():  # generated only here: stale figures go
+        for old in figures.glob("*.png"):
+            old.unlink()
+    written = []
+    for page in PAGES:
+        path = out / f"{page.name}.md"
+        path.write_text(render_page(page, loaded, out))
+        written.append(path)
+    return written
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--results", type=Path, default=ROOT / "results")
+    parser.add_argument("--docs", type=Path, default=DOCS)
+    parser.add_argument("--run", action="store_true", help="run the missing experiments first")
+    parser.add_argument("--quick", action="store_true", help="with --run: quick sizes")
+    args = parser.parse_args(argv)
+    if args.run:
+        for name, seconds in run_missing(all_experiments(), args.results, args.quick).items():
+            print(f"{name}: {seconds:.0f} s")
+    args.docs.mkdir(parents=True, exist_ok=True)
+    for path in make_pages(args.results, args.docs):
+        print("wrote", path)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

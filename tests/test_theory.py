@@ -1,0 +1,241 @@
+"""The documents' results checked numerically (ojax.theory), `ojax run theory`, and online mirror
+descent against an independent float64 NumPy loop, step by step, for each mirror map."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from ojax import InputError, cli, losses, oco, run_oco
+from ojax.theory import (
+    CHECKS,
+    IDENTITY_TOLERANCE,
+    SLOPE_TOLERANCE,
+    CheckConfig,
+    fitted_slope,
+    within_bound,
+)
+
+QUICK = CheckConfig(quick=True, num_seeds=2, seed=0, x64=True)
+
+
+@pytest.fixture(scope="module")
+def theory_run(tmp_path_factory):
+    """``ojax run theory --quick --x64`` through the CLI entry, once for the module: every
+    check's ``compute`` at quick sizes in float64 (2 seeds); returns (folder, rows, curves,
+    config)."""
+    out = tmp_path_factory.mktemp("theory") / "run"
+    try:
+        code = cli.main(["run", "theory", "--quick", "--x64", "--quiet", "--out", str(out)])
+    finally:
+        jax.config.update("jax_enable_x64", False)
+    assert code == 0
+    with open(out / "results.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    curves = dict(np.load(out / "curves.npz"))
+    return out, rows, curves, json.loads((out / "config.json").read_text())
+
+
+def _methods(rows: list[dict], name: str) -> list[str]:
+    return sorted({row["method"] for row in rows if row["dataset"] == name})
+
+
+@pytest.mark.parametrize("name", sorted(CHECKS))
+def test_check_holds_at_quick_sizes(theory_run, name):
+    _, rows, curves, config = theory_run
+    check = CHECKS[name]
+    horizons = np.asarray(config["checks"][name]["horizons"], np.float64)
+    assert horizons.ndim == 1 and len(horizons) >= 3 and np.all(np.diff(horizons) > 0)
+    methods = _methods(rows, name)
+    assert methods
+    for method in methods:
+        measured = curves[f"{name}/{method}/measured"]
+        assert np.all(np.isfinite(measured)), method
+        if check.kind == "bound":
+            bound = curves[f"{name}/{method}/bound"]
+            assert measured.shape == bound.shape and measured.shape[1] == len(horizons), method
+            bad = ~within_bound(measured, bound)
+            assert not bad.any(), f"{method}: {measured[bad]} > {bound[bad]}"
+            np.testing.assert_allclose(curves[f"{name}/{method}/ratio"], measured / bound)
+        elif check.kind == "identity":
+            assert measured.shape[1] == 1
+            assert np.all(measured <= IDENTITY_TOLERANCE), f"{method}: {measured.max()}"
+            assert np.all(curves[f"{name}/{method}/bound"] == IDENTITY_TOLERANCE)
+        else:
+            assert measured.shape[1] == len(horizons), method
+            slope = fitted_slope(horizons, measured)
+            assert curves[f"{name}/{method}/slope"][0, 0] == pytest.approx(slope)
+            assert check.rate is not None and slope <= check.rate + SLOPE_TOLERANCE, (method, slope)
+
+
+def test_cli_writes_every_check(theory_run):
+    out, rows, curves, config = theory_run
+    assert {row["dataset"] for row in rows} == set(CHECKS)
+    assert set(config["checks"]) == set(CHECKS)
+    for name, check in CHECKS.items():
+        assert (out / f"theory_{name}.png").is_file()
+        assert config["checks"][name]["statement"] == check.statement
+        assert config["checks"][name]["kind"] == check.kind
+        metrics = {row["metric"] for row in rows if row["dataset"] == name}
+        if check.kind == "rate":
+            assert {"measured", "slope", "expected_slope"} <= metrics, (name, metrics)
+        else:
+            assert {"measured", "bound", "ratio"} <= metrics, (name, metrics)
+    for row in rows:
+        key = f"{row['dataset']}/{row['method']}/{row['metric']}"
+        assert curves[key].shape[0] == int(row["n_seeds"])
+        assert float(row["mean"]) == pytest.approx(curves[key][:, -1].mean())
+
+
+def test_notes_bounds_are_attained_or_close(theory_run):
+    """The adaptive adversary of OGD attains the OGD theorem's bound at even T (its losses sum
+    to 0 there, so u* = 0 and regret = bound), and the stochastic instances measure something
+    (a regret within a factor 3 of the bound somewhere)."""
+    _, rows, curves, config = theory_run
+    horizons = np.asarray(config["checks"]["notes-ogd"]["horizons"])
+    even = horizons % 2 == 0
+    assert even.sum() >= 2
+    for eta in ("0.01", "0.1"):
+        key = f"notes-ogd/OGD@adversarial,eta={eta}"
+        measured, bound = curves[f"{key}/measured"], curves[f"{key}/bound"]
+        np.testing.assert_allclose(measured[0, even], bound[0, even], rtol=1e-12)
+    for name in ("notes-ftl-btl", "notes-ftrl-lemma", "notes-ols", "notes-omd"):
+        for method in _methods(rows, name):
+            if "stochastic" in method:
+                assert np.max(curves[f"{name}/{method}/ratio"]) > 1 / 3, (name, method)
+
+
+def test_a_check_computes_in_float64_without_the_cli():
+    outcome = CHECKS["notes-ftrl-gd"].compute(QUICK)
+    (curves,) = outcome.methods.values()
+    assert curves.measured.shape == (2, len(outcome.horizons))
+    assert 0 <= curves.measured.max() <= IDENTITY_TOLERANCE
+
+
+def test_fitted_slope_recovers_a_power():
+    horizons = np.array([10, 100, 1000])
+    assert fitted_slope(horizons, 3.0 * horizons[None] ** 0.5) == pytest.approx(0.5)
+
+
+# ----------------------------------------------------------------------------- mirror descent
+
+
+def _power(v: np.ndarray, r: float) -> np.ndarray:
+    """sign(v) |v|^(r-1) / ||v||_r^(r-2), one coordinate at a time (0 at v = 0)."""
+    norm = sum(abs(x) ** r for x in v) ** (1 / r)
+    if norm == 0:
+        return np.zeros_like(v)
+    return np.array([np.sign(x) * abs(x) ** (r - 1) / norm ** (r - 2) for x in v])
+
+
+def omd_reference(mirror_map, zs, eta, mirror, radius, x0):
+    """Greedy OMD written from its definition: grad psi(w') = grad psi(w) - eta g, then the
+    Bregman projection (the rescaling onto the map's ball; normalization on the simplex).
+    Returns the played points and how many steps the ball's projection was active."""
+    w, out, projected = np.array(x0, np.float64), [], 0
+    for g in zs:
+        out.append(w.copy())
+        if mirror_map == "entropy":
+            v = np.array([w[i] * np.exp(-eta * g[i]) for i in range(len(w))])
+            w = v / v.sum()
+            continue
+        if mirror_map == "p_norm":
+            q = mirror
+            p = q / (q - 1)
+            theta = _power(w, q) / (q - 1) - eta * g
+            w = _power(theta, p) / (p - 1)
+            norm = sum(abs(x) ** q for x in w) ** (1 / q)
+        else:
+            a = np.atleast_1d(mirror)
+            w = w - eta * (np.linalg.solve(a, g) if a.ndim == 2 else g / a)
+            norm = np.sqrt(w @ (a @ w if a.ndim == 2 else a * w))
+        if radius is not None and norm > radius:
+            w, projected = w * (radius / norm), projected + 1
+    return np.array(out), projected
+
+
+def _spd(d: int, seed: int) -> np.ndarray:
+    m = np.random.default_rng(seed).normal(size=(d, d))
+    return m @ m.T / d + 0.5 * np.eye(d)
+
+
+CASES = {
+    "p_norm-ball": ("p_norm", "ball", 1.4, 0.8),
+    "p_norm-none": ("p_norm", "none", 1.8, None),
+    "quadratic-matrix-ball": ("quadratic", "ball", _spd(4, 1), 0.9),
+    "quadratic-diagonal": ("quadratic", "none", np.array([0.5, 1.0, 2.0, 4.0]), None),
+    "entropy": ("entropy", None, 1.0, None),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_mirror_descent_against_numpy(x64, case):
+    mirror_map, domain, mirror, radius = CASES[case]
+    rng = np.random.default_rng(5)
+    zs = rng.uniform(-1.0, 1.0, size=(60, 4)) + 0.2
+    x0 = np.full(4, 0.25) if mirror_map == "entropy" else np.zeros(4)
+    params = oco.OMDParams(
+        jnp.asarray(0.3), jnp.asarray(1.0 if radius is None else radius), jnp.asarray(mirror)
+    )
+    _, trace = run_oco(
+        oco.mirror_descent(mirror_map, domain),
+        params,
+        jnp.asarray(x0),
+        jnp.asarray(zs),
+        losses.linear_objective,
+        store_iterates=True,
+    )
+    expected, projected = omd_reference(mirror_map, zs, 0.3, mirror, radius, x0)
+    np.testing.assert_allclose(np.asarray(trace.prediction), expected, rtol=1e-10, atol=1e-12)
+    assert np.ptp(expected[-1]) > 1e-3  # the points moved
+    assert (projected >= 10) == (radius is not None)  # the ball's projection was exercised
+
+
+def test_mirror_descent_special_cases(x64):
+    """q = 2 (or A = I) is projected OGD; the entropy on the simplex is Hedge."""
+    zs = jnp.asarray(np.random.default_rng(6).uniform(-1.0, 1.0, size=(50, 3)))
+    one = jnp.asarray(1.0)
+
+    def points(learner, params, x0):
+        run = run_oco(learner, params, x0, zs, losses.linear_objective, store_iterates=True)
+        return np.asarray(run[1].prediction)
+
+    ogd = points(oco.ogd(), oco.OGDParams(jnp.asarray(0.2), one), jnp.zeros(3))
+    for mirror_map, mirror in (("p_norm", 2.0), ("quadratic", 1.0)):
+        omd_params = oco.OMDParams(jnp.asarray(0.2), one, jnp.asarray(mirror))
+        omd = points(oco.mirror_descent(mirror_map, "ball"), omd_params, jnp.zeros(3))
+        np.testing.assert_allclose(omd, ogd, rtol=1e-12, atol=1e-14)
+    prior = jnp.full(3, 1 / 3)
+    hedge = points(oco.hedge(), oco.HedgeParams(jnp.asarray(0.7)), prior)
+    omd = points(oco.mirror_descent("entropy"), oco.OMDParams(jnp.asarray(0.7), one, one), prior)
+    np.testing.assert_allclose(omd, hedge, rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "mirror_map, mirror, x0, message",
+    [
+        ("p_norm", 2.5, np.zeros(2), "mirror (q of the p-norm map) must lie in (1.0, 2.0]"),
+        ("quadratic", [[1.0, 2.0], [2.0, 1.0]], np.zeros(2), "positive definite"),
+        ("quadratic", [1.0, 2.0, 3.0], np.zeros(2), "mirror (A) has shape (3,)"),
+        ("p_norm", 1.5, np.array([3.0, 0.0]), "x0 must lie in the ball of radius 1.0"),
+        ("entropy", 1.0, np.array([0.2, 0.2]), "x0 must lie on the simplex"),
+    ],
+)
+def test_mirror_descent_rejects_bad_input(mirror_map, mirror, x0, message):
+    domain = None if mirror_map == "entropy" else "ball"
+    params = oco.OMDParams(jnp.asarray(0.1), jnp.asarray(1.0), jnp.asarray(mirror, jnp.float32))
+    with pytest.raises(InputError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        run_oco(
+            oco.mirror_descent(mirror_map, domain),
+            params,
+            jnp.asarray(x0, jnp.float32),
+            jnp.ones((3, 2), jnp.float32),
+            losses.linear_objective,
+        )
+    with pytest.raises(InputError, match="feasible_set"):
+        oco.mirror_descent("entropy", "ball")
