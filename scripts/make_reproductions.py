@@ -30,7 +30,14 @@ from typing import Any, NamedTuple
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from reproductions_content import PAGES, PUBLISHED, TABLES, Claim, Page  # noqa: E402
+from reproductions_content import (  # noqa: E402
+    PAGES,
+    PUBLISHED,
+    QUICK_REASONS,
+    TABLES,
+    Claim,
+    Page,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs" / "reproductions"
@@ -108,17 +115,16 @@ def run_settings(name: str, res: Results) -> str:
     """One line: size (quick / full), seeds, precision, device and wall time of a run."""
     c = res.config
     seeds = {n for (_, _, _), (_, _, n) in res.rows.items()}
-    size = (
-        "quick size (`--quick`: fewer tasks, points or seeds than the document's; run it "
-        "without `--quick` for the full size)"
-        if c.get("quick")
-        else "full size"
-    )
+    generic = "fewer tasks, points or seeds than the document's; without `--quick`: full size"
+    reason = QUICK_REASONS.get(name, generic)
+    size = f"quick size (`--quick`: {reason})" if c.get("quick") else "full size"
     wall = c.get("wall_seconds")
     time = f", {wall:.0f} s wall" if isinstance(wall, (int, float)) else ""
+    seeds_text = f"{c.get('seeds', '?')} seeds"
+    if seeds != {c.get("seeds")}:  # deterministic rows are one run
+        seeds_text += f" (rows over {_counts(seeds)})"
     return (
-        f"`{name}`: {size}, {c.get('seeds', '?')} seeds (rows over {_counts(seeds)} "
-        f"seed{'s' if max(seeds, default=1) > 1 else ''}), "
+        f"`{name}`: {size}, {seeds_text}, "
         f"{'float64' if c.get('x64') else 'float32'}, device {c.get('device', '?')}{time}, "
         f"ojax {c.get('ojax_version', '?')}, jax {c.get('jax_version', '?')}"
     )
