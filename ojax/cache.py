@@ -12,6 +12,7 @@ Where the cache lives: the ``path`` argument, else ``$OJAX_COMPILATION_CACHE``, 
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 from ojax.validation import InputError
@@ -59,9 +60,10 @@ def enable_compilation_cache(path: str | os.PathLike | None = None) -> Path | No
         return None
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        probe = folder / ".ojax-write-probe"
-        probe.write_bytes(b"")
-        probe.unlink()
+        # a probe of this process's own: processes starting together share the folder
+        handle, probe = tempfile.mkstemp(prefix=".ojax-write-probe-", dir=folder)
+        os.close(handle)
+        os.unlink(probe)
     except OSError as exc:
         raise InputError(
             f"compilation cache: cannot write the folder {str(folder)!r} ({exc.strerror}); set "

@@ -75,3 +75,24 @@ def test_the_cache_folder_moves_and_switches_off(tmp_path, monkeypatch):
     blocker.write_text("")
     with pytest.raises(InputError, match="compilation cache: cannot write the folder"):
         enable_compilation_cache(blocker / "cache")
+
+
+def test_processes_starting_together_share_the_folder(tmp_path):
+    """Processes of one multi-process run enable the same folder at the same moment: none may
+    trip over another's write probe (they once shared one probe file name)."""
+    code = (
+        "import sys\n"
+        "from ojax.cache import enable_compilation_cache\n"
+        "for _ in range(20000):\n"
+        "    assert enable_compilation_cache(sys.argv[1]) is not None\n"
+    )
+    folder = tmp_path / "shared"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    workers = [
+        subprocess.Popen([sys.executable, "-c", code, str(folder)], env=env, stderr=subprocess.PIPE)
+        for _ in range(2)
+    ]
+    for worker in workers:
+        _, err = worker.communicate(timeout=120)
+        assert worker.returncode == 0, err.decode()
+    assert not list(folder.glob(".ojax-write-probe*"))
