@@ -26,6 +26,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from ojax.experiments.output import ExperimentConfig, ExperimentResult
+from ojax.plotting import quantile_band
 from ojax.theory import CHECKS, Check, CheckConfig, Outcome, fitted_slope
 
 
@@ -47,7 +48,7 @@ def check_figure(check: Check, outcome: Outcome) -> Figure:
         measured = np.atleast_2d(curves.measured)
         (line,) = ax.plot(x, _positive(np.median(measured, axis=0)), marker="o", ms=3, label=method)
         if measured.shape[0] > 1:
-            low, high = np.quantile(measured, [0.1, 0.9], axis=0)
+            _, low, high = quantile_band(measured)  # the band every ojax figure draws
             ax.fill_between(x, _positive(low), _positive(high), color=line.get_color(), alpha=0.2)
         bound = np.broadcast_to(curves.bound, measured.shape).mean(axis=0)
         if np.all(np.isfinite(bound)):
