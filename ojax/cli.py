@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from ojax import compile_log
 from ojax.cache import compilation_cache_dir, enable_compilation_cache
 from ojax.experiments.output import CHUNK_STORE, ExperimentConfig, RunFolder, results_table
 from ojax.validation import InputError
@@ -157,6 +158,13 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("shipped", "uniform"),
         help="zhao-hoi2010-homogeneous: the target orders of usenet2 / newsgroup4, the ones "
         "shipped in the files (default; they keep the concept drift) or uniform permutations",
+    )
+    run.add_argument(
+        "--dataset",
+        metavar="NAME",
+        help="zhao-hoi2010-*: run this dataset only (homogeneous: usenet2, newsgroup4, spambase, "
+        "w7a; heterogeneous: a7a, mushrooms, spambase, w7a), with its numbers of the whole run; "
+        "theory: these checks only (comma-separated check names or documents, e.g. notes)",
     )
     run.add_argument(
         "--quick",
@@ -415,6 +423,15 @@ def _run(args: argparse.Namespace) -> int:
                 f"--order is for zhao-hoi2010-homogeneous without --split, not {spec.name}"
             )
         own["order"] = args.order
+    if getattr(args, "dataset", None) is not None and spec.name == "theory":
+        from ojax.experiments.theory import selected_checks
+
+        selected_checks(args.dataset)  # the names are checked before anything runs
+        own["dataset"] = args.dataset
+    elif getattr(args, "dataset", None) is not None:
+        from ojax.experiments.zhao_hoi2010 import dataset_option
+
+        own["dataset"] = dataset_option(spec.name, args.dataset, args.split, args.data_dir)
     identity = _run_identity(spec, seeds, args.quick, args.x64, args.data_dir, own)
     config = _engine_config(
         args,
@@ -426,6 +443,7 @@ def _run(args: argparse.Namespace) -> int:
         tasks=args.tasks,
         split=args.split,
         order=getattr(args, "order", None),
+        dataset=getattr(args, "dataset", None),
     )
     folder = RunFolder(
         config.out, identity, args.overwrite, lambda old: _legacy_run_identity(spec, old)
@@ -433,6 +451,7 @@ def _run(args: argparse.Namespace) -> int:
     folder = _start(folder, spec.name, seeds, args)
     with folder:
         start = time.perf_counter()
+        compile_log.reset()  # config.json records this run's programs
         result = spec.load()(config)
         wall = time.perf_counter() - start
         written = _write(folder, config, result, wall)

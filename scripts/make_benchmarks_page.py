@@ -31,6 +31,7 @@ BENCHMARKS = {
     "sweep": "the sweep engine: hyperparameters x seeds in one jit(vmap(scan))",
     "peers": "ojax beside river, scikit-learn and Vowpal Wabbit (progressive validation)",
     "distributed": "the same chunked sweep on 1 and on 2 processes",
+    "e2e": "every `ojax run` experiment end to end in a fresh process, cold and warm",
 }
 STANDARD = ("case", "ojax_seconds", "ojax_compile_seconds", "baseline", "baseline_seconds", "ratio")
 
@@ -147,6 +148,37 @@ def _metric(row: dict[str, Any], key: str) -> str:
     if row["metric"] == "mistake_rate":
         return f"{value:.5g} ({round(value * row['metric_examples'])} mistakes)"
     return f"{value:.5g}"
+
+
+def e2e_table(rows: list[dict[str, Any]]) -> str:
+    """Cold and warm wall seconds and peak memory of each experiment, the earlier measurement
+    (``--baseline``) and the authors' code beside them."""
+    has_before = any("before_cold_seconds" in r for r in rows)
+    header = ["experiment", "mode", "cold s", "warm s", "peak GiB (cold / warm)"]
+    header += ["before: cold s", "before: warm s"] if has_before else []
+    header += ["authors' code s"]
+    table = []
+    for r in rows:
+        failed = "cold_error" in r or "warm_error" in r
+        line = [
+            f"`{r['command']}`",
+            r["mode"],
+            "failed" if "cold_error" in r else r["cold_seconds"],
+            "failed" if "warm_error" in r else r["warm_seconds"],
+            "n/a" if failed else [r["cold_peak_rss_gib"], r["warm_peak_rss_gib"]],
+        ]
+        if has_before:
+            line += [r.get("before_cold_seconds", ""), r.get("before_warm_seconds", "")]
+        authors = r.get("authors_seconds")
+        line.append(f"{authors:g} ({r['authors_run']})" if authors else "")
+        table.append(line)
+    note = (
+        "Each run is a fresh `ojax run` process: cold with an empty compilation cache of its own, "
+        "warm with the cache the cold run filled (`--no-resume` is implied: a new `--out`). Wall "
+        "seconds cover the whole process (imports, data, tracing, compilation, the run, figures "
+        "and files); peak memory is the process's maximum resident set.\n\n"
+    )
+    return note + markdown_table(header, table)
 
 
 def peers_tables(result: dict[str, Any]) -> str:
@@ -356,6 +388,8 @@ def page(found: dict[str, list[dict[str, Any]]], figure: bool) -> str:
             out += [f"## `{name}`: {BENCHMARKS[name]} ({result.get('device', '?')})", ""]
             if name == "peers" and "ojax_runs" in result:
                 out.append(peers_tables(result))
+            elif name == "e2e" and result.get("rows"):
+                out += [e2e_table(result["rows"]), ""]
             elif result.get("rows"):
                 out += [generic_table(result["rows"]), ""]
             if lines := extras(result):

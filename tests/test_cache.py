@@ -20,8 +20,16 @@ SCRIPT = """
 import sys
 from jax import monitoring
 
-events = []
+events, traced = [], set()
 monitoring.register_event_listener(lambda name, **kwargs: events.append(name))
+
+
+def on_duration(name, seconds, **kwargs):
+    if name == "/jax/core/compile/jaxpr_trace_duration":
+        traced.add(kwargs.get("fun_name"))
+
+
+monitoring.register_event_duration_secs_listener(on_duration)
 from ojax import cli
 
 argv = ["sweep", "ogd", "--steps", "50", "--seeds", "2", "--quiet", "--overwrite"]
@@ -29,10 +37,11 @@ assert cli.main([*argv, "--out", sys.argv[1], "--compile-cache", sys.argv[2]]) =
 requests = events.count("/jax/compilation_cache/compile_requests_use_cache")
 hits = events.count("/jax/compilation_cache/cache_hits")
 print("REQUESTS", requests, "HITS", hits)
+print("TRACED", *sorted(map(str, traced)))
 """
 
 
-def _counts(out: Path, cache: str) -> tuple[int, int]:
+def _counts(out: Path, cache: str) -> tuple[int, int, set[str]]:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "JAX_PLATFORMS": "cpu"}
     env.pop("OJAX_COMPILATION_CACHE", None)
     done = subprocess.run(
@@ -44,22 +53,25 @@ def _counts(out: Path, cache: str) -> tuple[int, int]:
         check=True,
     )
     words = done.stdout.split()
-    return int(words[words.index("REQUESTS") + 1]), int(words[words.index("HITS") + 1])
+    traced = set(done.stdout.split("TRACED", 1)[1].split())
+    return int(words[words.index("REQUESTS") + 1]), int(words[words.index("HITS") + 1]), traced
 
 
 @pytest.mark.slow
 def test_a_second_process_compiles_nothing_the_first_compiled(tmp_path):
     cache = tmp_path / "cache"
-    requests, hits = _counts(tmp_path / "first", str(cache))
+    requests, hits, traced = _counts(tmp_path / "first", str(cache))
     assert requests > 0 and hits == 0  # the first process compiles every program
     written = len(list(cache.glob("*-cache")))  # JAX keeps all but trivial dtype conversions
-    assert written >= requests - 2 and any(
-        e.name.startswith("jit__chunk_fn") for e in cache.iterdir()
-    )
-    requests2, hits2 = _counts(tmp_path / "second", str(cache))
+    assert written >= requests - 2 and any(e.name.startswith("jit_call") for e in cache.iterdir())
+    assert "learner_run" in traced  # the sweep's cell, traced and exported to the program store
+    assert len(list((cache / "ojax-programs").glob("*.jaxexport"))) == 1
+    requests2, hits2, traced2 = _counts(tmp_path / "second", str(cache))
     assert requests2 == requests and hits2 == written  # ... the second reads every one of them
-    off_requests, off_hits = _counts(tmp_path / "third", "off")
-    assert off_hits == 0
+    assert "learner_run" not in traced2 and traced2 < traced  # ... and traces no cell again
+    off_requests, off_hits, off_traced = _counts(tmp_path / "third", "off")
+    assert off_hits == 0 and "learner_run" in off_traced
+    assert not (tmp_path / "third" / "ojax-programs").exists()
 
 
 def test_the_cache_folder_moves_and_switches_off(tmp_path, monkeypatch):
@@ -96,3 +108,58 @@ def test_processes_starting_together_share_the_folder(tmp_path):
         _, err = worker.communicate(timeout=120)
         assert worker.returncode == 0, err.decode()
     assert not list(folder.glob(".ojax-write-probe*"))
+
+
+def test_program_store_names_and_files(tmp_path):
+    import jax.numpy as jnp
+
+    from ojax.experiments import denevi2020 as den
+    from ojax.sweep import programs
+
+    setting = den.synthetic_setting(2, den.QUICK_SYNTHETIC, jnp.float32)
+    learners = den.method_learners("Lazy", 10)
+    cell = den._run_cell(learners, setting.draw, (0, 10))
+    other = den._run_cell(learners, setting.draw, (0, 20))  # another closure value
+    name = programs.entry_name("chunk", cell, [1])
+    assert name is not None and name == programs.entry_name("chunk", cell, [1])
+    assert name != programs.entry_name("chunk", other, [1])
+    assert name != programs.entry_name("chunk", cell, [2])  # another shape or layout
+
+    def users_cell(params, data, key):  # may read globals: never stored
+        return params
+
+    assert programs.entry_name("chunk", users_cell, [1]) is None
+    path = tmp_path / "entry.pkl"
+    programs._write(path, b"abc")
+    assert programs._read(path) == b"abc"
+    path.write_bytes(path.read_bytes()[:-1])  # a torn file is ignored, not read
+    assert programs._read(path) is None
+
+
+def test_stored_jit_is_loaded_by_a_new_wrapper_without_tracing(tmp_path, monkeypatch):
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+    from jax import monitoring
+
+    from ojax import projections
+    from ojax.sweep import programs
+
+    monkeypatch.setattr(programs, "folder", lambda: tmp_path)
+    traced: list[str] = []
+
+    def on_duration(name, seconds, **kwargs):
+        if name == "/jax/core/compile/jaxpr_trace_duration":
+            traced.append(str(kwargs.get("fun_name")))
+
+    monitoring.register_event_duration_secs_listener(on_duration)
+    w = jnp.asarray([3.0, 4.0, 0.5])
+    first = programs.jit(projections.simplex)(w, 2.0)  # traced, exported and stored
+    assert "flat" in traced and len(list(tmp_path.glob("*.jaxexport"))) == 1  # flat: simplex
+    traced.clear()
+    again = programs.jit(projections.simplex)(w, 2.0)  # as a new process would: loaded
+    assert "flat" not in traced and "simplex" not in traced
+    np.testing.assert_array_equal(again, first)
+    np.testing.assert_array_equal(first, jax.jit(projections.simplex)(w, 2.0))
+    programs.jit(projections.simplex)(w[:2], 2.0)  # another shape: another program
+    assert len(list(tmp_path.glob("*.jaxexport"))) == 2

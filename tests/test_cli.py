@@ -25,6 +25,9 @@ def test_list_prints_every_experiment(capsys):
 
 
 def test_run_basics_quick_writes_the_contract(tmp_path):
+    from ojax.sweep import engine
+
+    engine._COMPILED.clear()  # this process may have compiled the same programs already
     out = tmp_path / "basics"
     assert cli.main(["run", "basics", "--quick", "--seeds", "3", "--out", str(out), "--quiet"]) == 0
     with open(out / "results.csv") as f:
@@ -53,6 +56,13 @@ def test_run_basics_quick_writes_the_contract(tmp_path):
     config = json.loads((out / "config.json").read_text())
     for field in ("wall_seconds", "jax_version", "ojax_version", "device", "seeds", "quick"):
         assert field in config
+    # what the process spent compiling, program by program, and its peak memory
+    assert 0.05 < config["peak_rss_gib"] < 64
+    programs = config["programs"]["by_program"]
+    ogd = programs["basics-ogd"]  # the sweep of example 6, labelled with its name
+    assert ogd["compilations"] >= 1 and ogd["compile_seconds"] > 0 and ogd["lower_seconds"] > 0
+    total = config["programs"]["total"]
+    assert total["compilations"] == sum(p["compilations"] for p in programs.values())
 
 
 @pytest.mark.parametrize(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from pathlib import Path
 
@@ -199,3 +200,26 @@ def test_quick_lenk_runs(tmp_path, data_dir):
     for r in result.rows:
         assert math.isfinite(r.mean) and r.n_seeds == 2
     assert result.curves["lenk/ITL/cumulative_error"].shape == (2, 30 * 16)
+
+
+def test_many_seeds_keep_the_cumulative_curve_at_evenly_spaced_points(tmp_path, monkeypatch):
+    # --seeds 10000 of the main job: each method's float64 curves stay within CURVE_BYTES; the
+    # values kept are those of the full curve there, the final value included.
+    size = den.QUICK_SYNTHETIC._replace(
+        num_tasks=6, num_validation=2, num_test=3, num_checkpoints=3
+    )
+    setting = den.synthetic_setting(2, size, jnp.float32)
+    assert setting.num_points == 6 * size.num_train
+    config = ExperimentConfig("denevi2020-synthetic", seeds=2, out=tmp_path / "a", quiet=True)
+    full, _, _ = den.run_methods(config, setting, ["Lazy"])
+    assert den.curve_points(setting.num_points, 2) is None  # the default: every point
+    monkeypatch.setattr(den, "CURVE_BYTES", 8 * 2 * 40)  # room for 40 points per seed
+    points = den.curve_points(setting.num_points, 2)
+    assert points is not None and len(points) == 40
+    assert points[0] == 1 and points[-1] == setting.num_points
+    config = dataclasses.replace(config, out=tmp_path / "b")
+    thinned, _, _ = den.run_methods(config, setting, ["Lazy"])
+    got, want = thinned["Lazy"]["cumulative_error"], full["Lazy"]["cumulative_error"]
+    assert got.shape == (2, 40) and want.shape == (2, setting.num_points)
+    np.testing.assert_array_equal(got, want[:, points - 1])
+    np.testing.assert_array_equal(thinned["Lazy"]["test_error"], full["Lazy"]["test_error"])

@@ -371,6 +371,26 @@ def test_grid_equals_loop_and_hindsight_selection():
     assert len(set(np.round(np.asarray(scores.cumulative), 6))) > 1
 
 
+def test_grid_scores_reduced_in_the_scan_equal_the_stored_errors(x64):
+    """A tuned grid keeps each task's summed error only (not every point of every pair): its
+    scores equal those computed from the stored per-point errors (float64, 1e-12), on ragged
+    tasks and with a validation block."""
+    tasks, val = _block(0), _block(1)
+    steps = jnp.asarray([0.003, 0.1, 2.0])
+    grid = meta.MetaParams.ogd(jnp.repeat(steps, 3), jnp.tile(steps, 3), dtype=jnp.float64)
+    learner, fixed = meta.aggressive_ogd(D), meta.ogd_within_task(D)
+    scores = jax.jit(jax.vmap(lambda p: meta.grid_score(learner, fixed, p, tasks, val)))(grid)
+    traces = jax.jit(jax.vmap(lambda p: meta.run_meta(learner, p, tasks)))(grid)
+    assert traces.loss.shape == (9, T, N)  # the stored per-point errors
+    stored = meta.cumulative_error(traces.loss, traces.mask)[:, -1]
+    np.testing.assert_allclose(scores.cumulative, stored, rtol=1e-12, atol=0)
+    expected = jax.jit(jax.vmap(lambda p, b: meta.meta_test_error(fixed, p.frozen(b), val)))(
+        grid, traces.task.bias[:, -1]
+    )
+    np.testing.assert_allclose(scores.validation, expected, rtol=1e-12, atol=0)
+    assert np.ptp(np.asarray(scores.cumulative)) > 1e-3  # the pairs differ
+
+
 def test_step_grid_and_paper_presets(x64):
     grid = meta.MetaParams.step_grid(dtype=jnp.float64)
     assert grid.within.learning_rate.shape == (400,)

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from ojax import InputError, cli, losses, oco, run_oco
+from ojax.experiments.theory import selected_checks
 from ojax.theory import (
     CHECKS,
     IDENTITY_TOLERANCE,
@@ -26,12 +27,14 @@ QUICK = CheckConfig(quick=True, num_seeds=2, seed=0, x64=True)
 
 @pytest.fixture(scope="module")
 def theory_run(tmp_path_factory):
-    """``ojax run theory --quick --x64`` through the CLI entry, once for the module: every
-    check's ``compute`` at quick sizes in float64 (2 seeds); returns (folder, rows, curves,
-    config)."""
+    """``ojax run theory --quick --x64 --dataset notes`` through the CLI entry, once for the
+    module: the notes' checks at quick sizes in float64 (2 seeds; the papers' checks are
+    computed by tests/test_theory_denevi.py and tests/test_theory_papers.py); returns (folder,
+    rows, curves, config)."""
     out = tmp_path_factory.mktemp("theory") / "run"
+    argv = ["run", "theory", "--quick", "--x64", "--quiet", "--dataset", "notes"]
     try:
-        code = cli.main(["run", "theory", "--quick", "--x64", "--quiet", "--out", str(out)])
+        code = cli.main([*argv, "--out", str(out)])
     finally:
         jax.config.update("jax_enable_x64", False)
     assert code == 0
@@ -45,7 +48,10 @@ def _methods(rows: list[dict], name: str) -> list[str]:
     return sorted({row["method"] for row in rows if row["dataset"] == name})
 
 
-@pytest.mark.parametrize("name", sorted(CHECKS))
+NOTES = sorted(name for name, check in CHECKS.items() if check.document == "notes")
+
+
+@pytest.mark.parametrize("name", NOTES)
 def test_check_holds_at_quick_sizes(theory_run, name):
     _, rows, curves, config = theory_run
     check = CHECKS[name]
@@ -73,11 +79,12 @@ def test_check_holds_at_quick_sizes(theory_run, name):
             assert check.rate is not None and slope <= check.rate + SLOPE_TOLERANCE, (method, slope)
 
 
-def test_cli_writes_every_check(theory_run):
+def test_cli_writes_every_selected_check(theory_run):
     out, rows, curves, config = theory_run
-    assert {row["dataset"] for row in rows} == set(CHECKS)
-    assert set(config["checks"]) == set(CHECKS)
-    for name, check in CHECKS.items():
+    assert {row["dataset"] for row in rows} == set(NOTES) == set(config["checks"])
+    assert len(list(out.glob("theory_*.png"))) == len(NOTES)
+    for name in NOTES:
+        check = CHECKS[name]
         assert (out / f"theory_{name}.png").is_file()
         assert config["checks"][name]["statement"] == check.statement
         assert config["checks"][name]["kind"] == check.kind
@@ -90,6 +97,16 @@ def test_cli_writes_every_check(theory_run):
         key = f"{row['dataset']}/{row['method']}/{row['metric']}"
         assert curves[key].shape[0] == int(row["n_seeds"])
         assert float(row["mean"]) == pytest.approx(curves[key][:, -1].mean())
+
+
+def test_dataset_selects_checks_by_name_or_document():
+    assert selected_checks(None) == list(CHECKS.values())
+    notes = selected_checks("notes")
+    assert [c.name for c in notes] == [n for n in CHECKS if n in NOTES] and len(notes) >= 8
+    both = selected_checks("notes-ogd, denevi2020")
+    assert both[0].name == "notes-ogd" and {c.document for c in both} == {"notes", "denevi2020"}
+    with pytest.raises(InputError, match=r"--dataset: 'notes-nope' is neither a check"):
+        selected_checks("notes-nope")
 
 
 def test_notes_bounds_are_attained_or_close(theory_run):

@@ -65,11 +65,16 @@ def test_homogeneous_outputs(homogeneous):
     assert homogeneous.compile_seconds > 0
 
 
-def test_heterogeneous_quick(tmp_path):
+@pytest.fixture(scope="module")
+def heterogeneous(tmp_path_factory):
     from conftest import DATA_DIR
 
     spec = EXPERIMENTS["zhao-hoi2010-heterogeneous"]
-    result = spec.load()(_config(spec.name, tmp_path, DATA_DIR, seeds=4))
+    return spec.load()(_config(spec.name, tmp_path_factory.mktemp("het"), DATA_DIR, seeds=4))
+
+
+def test_heterogeneous_quick(heterogeneous):
+    result = heterogeneous
     for dataset in ("spambase", "mushrooms"):
         rate = {
             m: _final(result, dataset, m, "mistake_rate")
@@ -123,3 +128,90 @@ def test_split_file_equals_run_split(tmp_path, x64, name, dataset, heterogeneous
         svs = result.curves[f"{dataset}/{method}/support_vectors"]
         np.testing.assert_array_equal(svs, want.support_vectors)
     assert result.extra_config["split_file"] == str(path)
+
+
+def _numbers(result, dataset):
+    """Every row and curve of ``dataset`` but the times."""
+    rows = {
+        (r.method, r.metric): (r.mean, r.std, r.n_seeds)
+        for r in result.rows
+        if r.dataset == dataset and r.metric != "seconds_per_trial"
+    }
+    curves = {
+        k: v
+        for k, v in result.curves.items()
+        if k.startswith(f"{dataset}/") and "seconds_per_trial" not in k
+    }
+    return rows, curves
+
+
+def test_dataset_option_runs_that_dataset_with_its_numbers(tmp_path, heterogeneous):
+    """``config.dataset``: only that dataset runs, with the rows and curves it has in the run of
+    every dataset (mushrooms is second: its permutations come from the second key)."""
+    from conftest import DATA_DIR
+
+    spec = EXPERIMENTS["zhao-hoi2010-heterogeneous"]
+    config = _config(spec.name, tmp_path, DATA_DIR, seeds=4)
+    config.dataset = "mushrooms"
+    alone = spec.load()(config)
+    assert {r.dataset for r in alone.rows} == {"mushrooms"}
+    rows, curves = _numbers(alone, "mushrooms")
+    want_rows, want_curves = _numbers(heterogeneous, "mushrooms")
+    assert rows == want_rows and len(rows) == 10
+    assert curves.keys() == want_curves.keys()
+    for key, value in curves.items():
+        np.testing.assert_array_equal(value, want_curves[key])
+    assert list(alone.extra_config["datasets_detail"]) == ["mushrooms"]
+
+
+def test_dataset_option_homogeneous_usenet2(tmp_path, homogeneous):
+    """``--dataset usenet2`` of the homogeneous experiment: its quick run's numbers (the shipped
+    orders and the file's own order)."""
+    from conftest import DATA_DIR
+
+    spec = EXPERIMENTS["zhao-hoi2010-homogeneous"]
+    config = _config(spec.name, tmp_path, DATA_DIR)
+    config.dataset = "usenet2"
+    alone = spec.load()(config)
+    rows, curves = _numbers(alone, "usenet2")
+    want_rows, want_curves = _numbers(homogeneous, "usenet2")
+    assert rows == want_rows and len(rows) == 8
+    assert curves.keys() == want_curves.keys() and len(curves) == 12
+    for key, value in curves.items():
+        np.testing.assert_array_equal(value, want_curves[key])
+
+
+@pytest.mark.parametrize(
+    "argv,message",
+    [
+        (
+            ["zhao-hoi2010-homogeneous", "--dataset", "a7a"],
+            "--dataset must be one of ['usenet2', 'newsgroup4', 'spambase', 'w7a'] for "
+            "zhao-hoi2010-homogeneous, got 'a7a'",
+        ),
+        (
+            ["zhao-hoi2010-heterogeneous", "--dataset", "usenet"],
+            "--dataset must be one of ['a7a', 'mushrooms', 'spambase', 'w7a'] for "
+            "zhao-hoi2010-heterogeneous, got 'usenet'",
+        ),
+        (
+            ["zhao-hoi2010-heterogeneous", "--dataset", "w7a"],
+            "--dataset w7a needs LIBSVM's w7a in the data folder (it is not shipped; see "
+            "--data-dir), none of ['w7a', 'w7a.libsvm', 'w7a.libsvm.gz', 'w7a.gz'] is there",
+        ),
+        (
+            ["basics", "--dataset", "usenet2"],
+            "--dataset is for zhao-hoi2010-homogeneous and zhao-hoi2010-heterogeneous without "
+            "--split, not basics (got 'usenet2')",
+        ),
+    ],
+)
+def test_bad_dataset_option_exits_2_before_anything_runs(tmp_path, capsys, argv, message):
+    from conftest import DATA_DIR
+
+    from ojax.cli import main
+
+    out = tmp_path / "out"
+    assert main(["run", *argv, "--quick", "--data-dir", str(DATA_DIR), "--out", str(out)]) == 2
+    assert capsys.readouterr().err == f"ojax: error: {message}\n"
+    assert not out.exists()

@@ -19,9 +19,6 @@ scales each column instead.
 
 from __future__ import annotations
 
-import csv
-import gzip
-import io
 import os
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -31,9 +28,14 @@ import scipy.io
 import scipy.sparse as sp
 
 from ojax.datasets.paths import DataError, data_file, resolve_data_dir
+from ojax.datasets.transfer_readers import (
+    Features,
+    load_libsvm,
+    load_mat_stream,
+    load_mushrooms_keel,
+    load_spambase,
+)
 from ojax.validation import InputError
-
-Features = Any  # np.ndarray or scipy.sparse.csr_matrix
 
 
 class Split(NamedTuple):
@@ -44,199 +46,6 @@ class Split(NamedTuple):
     target_x: Features  # (n_target, d) all features
     target_y: np.ndarray  # (n_target,) in {-1, +1}
     num_source_features: int  # features the source sees (the first ones); d when homogeneous
-
-
-# ------------------------------------------------------------------------------ readers
-
-
-def _open_text(path: Path):
-    if str(path).endswith(".gz"):
-        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8", errors="strict")
-    return open(path, encoding="utf-8")
-
-
-def _check_labels(path: Any, labels: np.ndarray) -> np.ndarray:
-    labels = np.asarray(labels, np.float64)
-    bad = ~np.isin(labels, (-1.0, 1.0))
-    if bad.any():
-        i = int(np.nonzero(bad)[0][0])
-        raise DataError(
-            f"{path}: labels must be -1 or +1, got {labels[i]!r} at row {i} "
-            f"({int(bad.sum())} bad label(s))"
-        )
-    return labels
-
-
-def _check_finite(path: Any, x: Features) -> None:
-    data = x.data if sp.issparse(x) else np.asarray(x)
-    if not np.isfinite(data).all():
-        raise DataError(f"{path}: features must be finite numbers, found NaN or Inf")
-
-
-def load_mat_stream(
-    path: str | os.PathLike, *, sparse: bool | None = None
-) -> tuple[Features, np.ndarray]:
-    """A ``.mat`` concept-drift stream (``data``: label in column 0, then the features).
-
-    The int16 matrix is converted to float64 (as CSR when ``sparse`` or when fewer than 10% of
-    the entries are non-zero and ``sparse`` is None: newsgroup4's 1600 x 62061 is 0.15% dense).
-    """
-    path = Path(path)
-    if not path.is_file():
-        raise DataError(f"data file {str(path)!r} not found (expected a MATLAB .mat stream)")
-    try:
-        mat = scipy.io.loadmat(path, variable_names=["data"])
-    except Exception as exc:
-        raise DataError(f"{path}: cannot read as a MATLAB .mat file ({exc})") from exc
-    if "data" not in mat:
-        raise DataError(f"{path}: expected a variable 'data' (label column then features)")
-    data = mat.pop("data")
-    if data.ndim != 2 or data.shape[1] < 2 or not np.issubdtype(data.dtype, np.number):
-        raise DataError(
-            f"{path}: 'data' must be a numeric (n, 1 + d) matrix, got shape {data.shape} "
-            f"dtype {data.dtype}"
-        )
-    labels = _check_labels(path, data[:, 0])
-    raw = data[:, 1:]
-    if sparse is None:
-        sparse = np.count_nonzero(raw) < 0.1 * raw.size
-    if sparse:
-        features = sp.csr_matrix(raw, dtype=np.float64)
-    else:
-        features = raw.astype(np.float64)
-    del data, raw
-    _check_finite(path, features)
-    return features, labels
-
-
-def load_spambase(path: str | os.PathLike) -> tuple[np.ndarray, np.ndarray]:
-    """UCI Spambase CSV: 57 numeric columns then ``type`` (spam -> +1, nonspam -> -1)."""
-    path = Path(path)
-    if not path.is_file():
-        raise DataError(f"data file {str(path)!r} not found (expected the Spambase CSV)")
-    rows, labels = [], []
-    with _open_text(path) as f:
-        reader = csv.reader(f)
-        header = next(reader, None)
-        if header is None:
-            raise DataError(f"{path}: empty file (expected a header and 58 columns)")
-        width = len(header)
-        for line, row in enumerate(reader, start=2):
-            if len(row) != width:
-                raise DataError(f"{path}, line {line}: expected {width} columns, got {len(row)}")
-            label = row[-1].strip()
-            if label not in ("spam", "nonspam"):
-                raise DataError(
-                    f"{path}, line {line}: the last column must be 'spam' or 'nonspam', "
-                    f"got {label!r}"
-                )
-            try:
-                rows.append([float(v) for v in row[:-1]])
-            except ValueError as exc:
-                raise DataError(f"{path}, line {line}: non-numeric feature ({exc})") from exc
-            labels.append(1.0 if label == "spam" else -1.0)
-    if not rows:
-        raise DataError(f"{path}: no data rows")
-    features = np.asarray(rows, np.float64)
-    _check_finite(path, features)
-    return features, np.asarray(labels)
-
-
-def load_libsvm(
-    path: str | os.PathLike, num_features: int | None = None
-) -> tuple[sp.csr_matrix, np.ndarray]:
-    """A LIBSVM text file (``label index:value ...``, 1-based indices) as CSR and +-1 labels.
-
-    Labels ``+1`` / ``1`` / ``-1`` are accepted (and ``0`` / ``2`` of two-class files are NOT:
-    they raise, so a multi-class file is not silently read as binary).
-
-    Args:
-      num_features: the dimension (default: the largest index in the file); larger indices
-        raise.
-    """
-    path = Path(path)
-    if not path.is_file():
-        raise DataError(f"data file {str(path)!r} not found (expected a LIBSVM text file)")
-    labels, indptr, indices, values = [], [0], [], []
-    with _open_text(path) as f:
-        try:
-            for line_no, line in enumerate(f, start=1):
-                line = line.split("#", 1)[0].strip()
-                if not line:
-                    continue
-                parts = line.split()
-                try:
-                    labels.append(float(parts[0]))
-                except ValueError as exc:
-                    raise DataError(
-                        f"{path}, line {line_no}: expected a numeric label first, got {parts[0]!r}"
-                    ) from exc
-                last = 0
-                for item in parts[1:]:
-                    key, sep, val = item.partition(":")
-                    try:
-                        index, value = int(key), float(val)
-                    except ValueError:
-                        index, value = -1, 0.0
-                    if not sep or index < 1:
-                        raise DataError(
-                            f"{path}, line {line_no}: expected 'index:value' with a 1-based "
-                            f"integer index, got {item!r}"
-                        )
-                    if index <= last:
-                        raise DataError(
-                            f"{path}, line {line_no}: feature indices must increase, got "
-                            f"{index} after {last}"
-                        )
-                    last = index
-                    indices.append(index - 1)
-                    values.append(value)
-                indptr.append(len(indices))
-        except UnicodeDecodeError as exc:
-            raise DataError(f"{path}: not a text file ({exc})") from exc
-    if not labels:
-        raise DataError(f"{path}: no examples (expected LIBSVM lines 'label index:value ...')")
-    width = (max(indices) + 1) if indices else 0
-    if num_features is not None:
-        if width > num_features:
-            raise DataError(f"{path}: feature index {width} exceeds num_features={num_features}")
-        width = num_features
-    features = sp.csr_matrix(
-        (np.asarray(values, np.float64), np.asarray(indices, np.int64), np.asarray(indptr)),
-        shape=(len(labels), width),
-    )
-    _check_finite(path, features)
-    return features, _check_labels(path, np.asarray(labels))
-
-
-def load_mushrooms_keel(path: str | os.PathLike) -> tuple[np.ndarray, np.ndarray]:
-    """The KEEL mushroom file (22 categorical columns and the class e/p), one-hot encoded.
-
-    Each column's categories are sorted and become 0/1 features, column after column (the
-    LIBSVM ``mushrooms`` encoding); class ``e`` (edible) -> +1, ``p`` -> -1.
-    """
-    path = Path(path)
-    if not path.is_file():
-        raise DataError(f"data file {str(path)!r} not found (expected the KEEL mushroom CSV)")
-    with _open_text(path) as f:
-        rows = [row for row in csv.reader(f) if row]
-    if not rows:
-        raise DataError(f"{path}: empty file (expected 23 comma-separated categorical columns)")
-    width = len(rows[0])
-    for line, row in enumerate(rows, start=1):
-        if len(row) != width:
-            raise DataError(f"{path}, line {line}: expected {width} columns, got {len(row)}")
-        if row[-1].strip() not in ("e", "p"):
-            raise DataError(
-                f"{path}, line {line}: the last column must be 'e' or 'p', got {row[-1]!r}"
-            )
-    table = np.asarray([[v.strip() for v in row] for row in rows])
-    blocks = []
-    for j in range(width - 1):
-        categories = np.unique(table[:, j])
-        blocks.append((table[:, j][:, None] == categories[None, :]).astype(np.float64))
-    labels = np.where(table[:, -1] == "e", 1.0, -1.0)
-    return np.concatenate(blocks, axis=1), labels
 
 
 # ------------------------------------------------------------------------------ scaling
@@ -346,7 +155,7 @@ def shipped_orders(name: str, data_dir: Any = None) -> np.ndarray:
     if name not in DRIFT_BLOCKS:
         raise InputError(f"dataset must be one of {list(DRIFT_BLOCKS)}, got {name!r}")
     path = data_file(f"{name}.mat", data_dir)
-    try:
+    try:  # ID_ALL alone: the compressed data is not inflated
         mat = scipy.io.loadmat(path, variable_names=["ID_ALL"])
     except Exception as exc:
         raise DataError(f"{path}: cannot read as a MATLAB .mat file ({exc})") from exc

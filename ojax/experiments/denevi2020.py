@@ -31,6 +31,7 @@ vmap), selects in hindsight and on validation tasks, and runs the selected steps
 from __future__ import annotations
 
 import functools
+import math
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -185,6 +186,7 @@ class Setting(NamedTuple):
     dtype: Any
     oracle_bias: Any  # (d,) or None (no Oracle)
     checkpoints: np.ndarray  # numbers of training tasks at which the meta-test is measured
+    num_points: int = 0  # real online points of a seed's stream (0: unknown)
 
 
 def _checkpoints(num_tasks: int, num: int) -> np.ndarray:
@@ -240,6 +242,7 @@ def synthetic_setting(
         dtype,
         oracle,
         _checkpoints(size.num_tasks, size.num_checkpoints),
+        size.num_tasks * size.num_train,
     )
 
 
@@ -274,7 +277,8 @@ def real_setting(
         return SeedData(blocks, None, meta.task_slice(blocks, seen, num_tasks))
 
     checkpoints = _checkpoints(seen, num_checkpoints)
-    return Setting(dataset, draw, num_seeds, data.x.shape[-1], dtype, None, checkpoints)
+    points = int(np.sum(data.mask) - np.sum(data.num_test))  # every seed's training points
+    return Setting(dataset, draw, num_seeds, data.x.shape[-1], dtype, None, checkpoints, points)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -326,9 +330,27 @@ def _seeds(setting: Setting):
     return jnp.arange(setting.num_seeds, dtype=jnp.int32)
 
 
+CURVE_BYTES = 2**26
+"""The float64 bytes a method's cumulative-error curves may take: longer curves (many seeds x
+many points, e.g. ``--seeds 10000``) are kept at evenly spaced points (:func:`curve_points`)."""
+
+
+def curve_points(num_points: int, num_seeds: int) -> np.ndarray | None:
+    """The 1-based points at which the cumulative error curve is kept: ``None`` (every point)
+    while ``num_seeds x num_points`` float64 values fit in :data:`CURVE_BYTES`, else evenly
+    spaced points, the first and the last included (the final values do not change)."""
+    keep = max(2, CURVE_BYTES // (8 * max(1, num_seeds)))
+    if num_points <= keep:
+        return None
+    return np.unique(np.round(np.linspace(1, num_points, keep)).astype(np.int64))
+
+
 def _curves(out: Outputs) -> dict[str, np.ndarray]:
+    """The three curves of every seed (``out`` has leading seed axes)."""
+    seeds = math.prod(out.errors.shape[:-2])
+    points = curve_points(int(np.sum(out.mask[(0,) * (out.mask.ndim - 2)])), seeds)
     return {
-        "cumulative_error": meta.cumulative_error(out.errors, out.mask),
+        "cumulative_error": meta.cumulative_error(out.errors, out.mask, points),
         "test_error": meta.test_error_curve(out.test_errors),
         "meta_test_error": np.asarray(out.meta_test),
     }
@@ -414,16 +436,19 @@ def run_methods(
 # the experiments
 
 
-def _figures(dataset: str, curves, checkpoints, title: str, setting_text: str) -> dict[str, Any]:
+def _figures(
+    dataset: str, curves, checkpoints, title: str, setting_text: str, points: Any = None
+) -> dict[str, Any]:
     from ojax.plotting import curves_figure
 
     some = next(iter(curves.values()))
     n, t = some["cumulative_error"].shape[1], some["test_error"].shape[1]
+    points = np.arange(1, n + 1) if points is None else points
     err, unseen = "test absolute error", "meta-test error on unseen tasks"
     panels = [
         (
             "cumulative_error",  # the metric's name (INTERFACE.md): a running mean, not a sum
-            np.arange(1, n + 1),
+            points,
             "running average of the online errors",
             "iterations (points seen)",
             "average online absolute error so far",
@@ -456,7 +481,10 @@ def _finish(
         for metric in METRICS:
             result.add(dataset, method, metric, metrics[metric])
     text = f"{setting.num_seeds} seeds, d={setting.dim}"
-    result.figures.update(_figures(dataset, curves, setting.checkpoints, title, text))
+    points = curve_points(setting.num_points, setting.num_seeds)
+    if points is not None:  # many seeds: the curves were kept at these points only
+        result.extra_config[f"{dataset}_cumulative_error_points"] = points.tolist()
+    result.figures.update(_figures(dataset, curves, setting.checkpoints, title, text, points))
     result.extra_config.update(
         {
             f"{dataset}_tuned_steps": extra,

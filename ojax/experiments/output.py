@@ -15,6 +15,7 @@ import dataclasses
 import json
 import os
 import platform
+import resource
 import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Mapping
@@ -23,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from ojax import compile_log
 from ojax.sweep.store import atomic_json
 from ojax.validation import InputError
 
@@ -46,6 +48,7 @@ class ExperimentConfig:
     tasks: Path | None = None  # one's own tasks (.npz), for the denevi2020 real-data protocol
     split: Path | None = None  # one's own transfer split (.npz), for the zhao-hoi2010 methods
     order: str | None = None  # zhao-hoi2010-homogeneous: "shipped" (None) or "uniform" orders
+    dataset: str | None = None  # zhao-hoi2010-*: run this dataset only (None: all of them)
     compile_cache: str | None = None  # JAX's persistent compilation cache folder (None: off)
 
     def progress(self, iterable: Iterable, desc: str, total: int | None = None) -> Iterable:
@@ -176,6 +179,12 @@ def results_table(rows: Iterable[Row]) -> list[str]:
     return lines
 
 
+def peak_rss_gib() -> float:
+    """This process's peak resident memory so far, in GiB (``getrusage``'s ``ru_maxrss``)."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB (bytes on macOS)
+    return round(peak / (2**30 if platform.system() == "Darwin" else 2**20), 3)
+
+
 def environment_info() -> dict[str, Any]:
     """Versions and device, for ``config.json`` and benchmark files."""
     import jax
@@ -251,6 +260,8 @@ def write_result(
             **_jsonable(result.extra_config),
             "wall_seconds": wall_seconds,
             "compile_seconds": result.compile_seconds,
+            "programs": compile_log.summary(),
+            "peak_rss_gib": peak_rss_gib(),
         }
         with open(tmp / "config.json", "w") as f:
             json.dump(info, f, indent=2, sort_keys=True)

@@ -28,6 +28,7 @@ from matplotlib.figure import Figure
 from ojax.experiments.output import ExperimentConfig, ExperimentResult
 from ojax.plotting import quantile_band
 from ojax.theory import CHECKS, Check, CheckConfig, Outcome, fitted_slope
+from ojax.validation import InputError
 
 
 def check_seed(name: str) -> int:
@@ -67,7 +68,9 @@ def check_figure(check: Check, outcome: Outcome) -> Figure:
     ax.set_yscale("log")
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize=6)
-    fig.tight_layout()
+    # fixed margins (room for three title lines): a tight layout measures every tick label
+    # first and doubled the drawing time of the 24 figures
+    fig.subplots_adjust(left=0.11, right=0.97, bottom=0.1, top=0.87)
     return fig
 
 
@@ -103,11 +106,37 @@ def describe(check: Check, outcome: Outcome) -> dict:
     }
 
 
+def selected_checks(value: str | None) -> list[Check]:
+    """The checks ``--dataset`` names: every check (``None``), else comma-separated check names
+    or documents (``notes``, ``denevi2020``, ``neu-rosasco2018``, ``zhao-hoi2010``).
+
+    Raises:
+      InputError: a name that is neither a check nor a document.
+    """
+    if value is None:
+        return list(CHECKS.values())
+    documents = sorted({c.document for c in CHECKS.values()})
+    picked: dict[str, Check] = {}
+    for name in (part.strip() for part in value.split(",")):
+        if name in CHECKS:
+            picked[name] = CHECKS[name]
+        elif name in documents:
+            picked.update({n: c for n, c in CHECKS.items() if c.document == name})
+        else:
+            raise InputError(
+                f"--dataset: {name!r} is neither a check of theory nor a document; choose "
+                f"check names ({', '.join(CHECKS)}) or documents ({', '.join(documents)})"
+            )
+    return [c for n, c in CHECKS.items() if n in picked]
+
+
 def run_theory(config: ExperimentConfig) -> ExperimentResult:
-    """Runs every check of :data:`ojax.theory.CHECKS` and draws one figure per check."""
+    """Runs every check of :data:`ojax.theory.CHECKS` (or those of ``config.dataset``, see
+    :func:`selected_checks`) and draws one figure per check."""
     result = ExperimentResult()
     described = {}
-    for check in config.progress(list(CHECKS.values()), desc="theory"):
+    checks = selected_checks(getattr(config, "dataset", None))
+    for check in config.progress(checks, desc="theory"):
         settings = CheckConfig(config.quick, config.seeds, check_seed(check.name), config.x64)
         outcome = check.compute(settings)
         add_outcome(result, check, outcome)

@@ -29,6 +29,13 @@ so the drift stays), and the file's own order is one more run reported apart (``
 shows the average rate of mistakes (the paper's Figure 3) and the rate over a sliding window,
 with the concept changes dotted.
 
+One dataset alone (``--dataset NAME``, the configuration field ``dataset``, one of
+:data:`DATASETS`): only it runs, with the numbers it has in the whole run. The set-up of a
+dataset (``h``, its outputs, the Gram matrices) is one compiled program
+(:mod:`ojax.transfer.prepare`); datasets of the same shapes share their compiled runs
+(:mod:`ojax.experiments.zhao_hoi2010_runs`), and the next dataset's file is read on a thread
+while the current one computes.
+
 A split of one's own (the configuration field ``split``, a path, e.g. ``ojax run
 zhao-hoi2010-homogeneous --split my_split.npz``): an ``.npz`` file with the arrays
 
@@ -48,20 +55,25 @@ Python, :func:`ojax.transfer.run_split` takes the arrays directly.
 
 from __future__ import annotations
 
+import concurrent.futures
 import functools
+import importlib
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 
-from ojax import losses, run, transfer
+from ojax import transfer
 from ojax.datasets import transfer as transfer_data
 from ojax.experiments.output import ExperimentConfig, ExperimentResult
-from ojax.experiments.timing import compile_and_run
-from ojax.sweep import sweep_experiment
+from ojax.experiments.zhao_hoi2010_runs import (  # noqa: F401 (re-exported)
+    Timed,
+    method_traces,
+    run_method,
+    time_method,
+)
 from ojax.transfer.pa import PAPER_C, PAPER_LEARNING_RATE, PAPER_SOURCE_WIDTH, PAPER_TARGET_WIDTH
 from ojax.validation import InputError
 
@@ -115,101 +127,6 @@ def prepare_heterogeneous(split: transfer_data.Split, dtype: Any = None) -> tran
         methods=HETEROGENEOUS_METHODS,
         dtype=dtype,
     )
-
-
-class Timed(NamedTuple):
-    """A method's run over several orders."""
-
-    trace: Any  # ojax.core.Trace: loss the mistakes, record the support vectors, (P, T[, H])
-    compile_seconds: float
-    run_seconds: float
-
-
-def time_method(method: transfer.MethodRun, orders: Any) -> Timed:
-    """Compiles (timed apart) and runs one method over the given orders in one vmap, without
-    the sweep engine (for benchmarks, notebooks and a split of one's own)."""
-    fn = jax.jit(
-        functools.partial(
-            transfer.run_kernel,
-            method.learner,
-            base_support_vectors=method.base_support_vectors,
-            keep_predictions=False,
-        )
-    )
-    orders = jnp.asarray(transfer.split.check_orders("orders", orders, method.ys.shape[0]))
-    (_, trace), compile_seconds, run_seconds = compile_and_run(
-        fn, method.params, method.xs, method.ys, orders
-    )
-    return Timed(trace, compile_seconds, run_seconds)
-
-
-def _trial(learner: Any, base: Any, params: Any, pool: Any, key: jax.Array):
-    """One permutation of the target pool (drawn from the seed's key) for one method."""
-    xs, ys = pool
-    order = jax.random.permutation(key, ys.shape[0]).astype(jnp.int32)
-    record = transfer.support_vectors_record(base)
-    return run(
-        learner,
-        params,
-        xs,
-        ys,
-        losses.zero_one,
-        order=order,
-        record=record,
-        keep_predictions=False,
-    )[1]
-
-
-def run_method(
-    config: ExperimentConfig, name: str, method: transfer.MethodRun, key: jax.Array
-) -> Timed:
-    """Runs one method over ``config.seeds`` permutations through the sweep engine (the seeds
-    are vmapped, chunked and sharded as the configuration says; finished chunks resume)."""
-    trial = functools.partial(_trial, method.learner, method.base_support_vectors)
-    cell = sweep_experiment(
-        config,
-        lambda _, data, k: trial(data[0], data[1], k),
-        key=key,
-        data=(method.params, (method.xs, method.ys)),
-        name=name,
-        num_steps=int(method.ys.shape[0]),
-    )
-    stats = cell.stats
-    run_seconds = max(stats.wall_seconds - stats.compile_seconds, 0.0)
-    return Timed(cell.outputs, stats.compile_seconds, run_seconds)
-
-
-def _method_traces(
-    config: ExperimentConfig,
-    dataset: str,
-    prepared: transfer.TransferSetup,
-    methods: tuple[str, ...],
-    key: jax.Array,
-    orders: np.ndarray | None = None,
-) -> Iterator[tuple[str, np.ndarray, np.ndarray, float, float]]:
-    """``(method, mistakes, support vectors, seconds per trial, compile seconds)`` for every
-    method, over ``config.seeds`` random permutations, or over ``orders`` (a split file).
-
-    With ``prepared.combined`` the methods run together in one scan (one compilation) and each
-    method's seconds per trial is that of the whole combined run (all methods together).
-    """
-
-    def timed(name: str, method: transfer.MethodRun) -> tuple[Timed, int]:
-        if orders is None:
-            return run_method(config, name, method, key), config.seeds
-        return time_method(method, orders), len(orders)
-
-    if prepared.combined is not None:
-        result, num = timed(f"{dataset}-all", prepared.combined)
-        mistakes, svs = np.asarray(result.trace.loss), np.asarray(result.trace.record)
-        for j, method in enumerate(methods):
-            compile_seconds = result.compile_seconds if j == 0 else 0.0
-            yield method, mistakes[..., j], svs[..., j], result.run_seconds / num, compile_seconds
-        return
-    for method in methods:
-        result, num = timed(f"{dataset}-{method}", prepared.methods[method])
-        mistakes, svs = np.asarray(result.trace.loss), np.asarray(result.trace.record)
-        yield method, mistakes, svs, result.run_seconds / num, result.compile_seconds
 
 
 def window_rate(rate: np.ndarray, window: int) -> np.ndarray:
@@ -306,6 +223,7 @@ class Dataset(NamedTuple):
     orders: np.ndarray | None = None
     block: int | None = None  # the drift's block size where the orders keep the blocks
     file_order: bool = False  # the last row of ``orders`` is the file's own order (one run)
+    position: int | None = None  # its place in the experiment's list (its PRNG key); None: as run
 
 
 def _run_dataset(
@@ -327,7 +245,7 @@ def _run_dataset(
     }
     compile_total = 0.0
     curves[dataset.name] = {}
-    traces = _method_traces(config, dataset.name, prepared, methods, key, dataset.orders)
+    traces = method_traces(config, dataset.name, prepared, methods, key, dataset.orders)
     file_order: dict[str, float] = {}
     shared = "+".join(methods) if prepared.combined is not None else ""  # timed together
     for method, mistakes, svs, per_trial, compile_seconds in traces:
@@ -363,6 +281,15 @@ def _runs_detail(
     return out
 
 
+def _dataset_keys(count: int) -> list[jax.Array]:
+    """The PRNG keys of the first ``count`` datasets of an experiment (one split each)."""
+    key, keys = jax.random.key(0), []
+    for _ in range(count):
+        key, sub = jax.random.split(key)
+        keys.append(sub)
+    return keys
+
+
 def _run(
     config: ExperimentConfig,
     datasets: list[Dataset],
@@ -372,16 +299,31 @@ def _run(
     title: str,
 ) -> ExperimentResult:
     result = ExperimentResult()
-    key = jax.random.key(0)
+    positions = [i if d.position is None else d.position for i, d in enumerate(datasets)]
+    keys = _dataset_keys(max(positions) + 1)
     curves: dict[str, dict[str, np.ndarray]] = {}
     details: dict[str, Any] = {}
     compile_total = 0.0
-    for dataset in config.progress(datasets, desc=title, total=len(datasets)):
-        key, sub = jax.random.split(key)
-        details[dataset.name], seconds = _run_dataset(
-            config, dataset, prepare, methods, sub, result, curves
-        )
-        compile_total += seconds
+    # the files are read (inflated, parsed, scaled) and matplotlib imported on a thread while
+    # the datasets before them compute: NumPy and zlib release the GIL, and neither uses JAX
+    loader = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="ojax-load")
+    try:
+        splits = [loader.submit(d.load) for d in datasets]
+        loader.submit(importlib.import_module, "ojax.plotting")  # matplotlib, for the figure
+        steps = list(zip(datasets, positions, splits))
+        for dataset, at, split in config.progress(steps, desc=title, total=len(datasets)):
+            details[dataset.name], seconds = _run_dataset(
+                config,
+                dataset._replace(load=split.result),
+                prepare,
+                methods,
+                keys[at],
+                result,
+                curves,
+            )
+            compile_total += seconds
+    finally:
+        loader.shutdown(wait=False, cancel_futures=True)
     result.compile_seconds = compile_total
     result.figures["mistake_rate.png"] = _figure(curves, title, details)
     split_file = getattr(config, "split", None)
@@ -454,16 +396,73 @@ def drift_dataset(name: str, data_dir: Any, num_orders: int) -> Dataset:
         )
     target = ids[:num_orders, n_source : n_source + n_target]
     rows = np.concatenate([target, np.arange(n_source, n_source + n_target)[None]])
-    split, orders = transfer_data.split_from_orders(name, np.arange(n_source), rows, data_dir)
+    # the pool is the target block in file order: the orders are the rows less the source size
+    # (split_from_orders's positions), known before the data is read
+    orders = np.searchsorted(np.unique(rows), rows).astype(np.int32)
+    load = functools.partial(_drift_split, name, rows, data_dir, orders)
     block = transfer_data.DRIFT_BLOCKS[name]
-    return Dataset(name, lambda: split, orders, block=block, file_order=True)
+    return Dataset(name, load, orders, block=block, file_order=True)
+
+
+def _drift_split(name: str, rows: np.ndarray, data_dir: Any, orders: np.ndarray):
+    """The split of a drift stream: the first block (file order) as the source, the rows that
+    ``rows`` visit as the target pool."""
+    source = np.arange(transfer_data.HOMOGENEOUS[name][1])
+    split, positions = transfer_data.split_from_orders(name, source, rows, data_dir)
+    assert np.array_equal(positions, orders)  # the pool is what drift_dataset assumed
+    return split
+
+
+DATASETS = {
+    "zhao-hoi2010-homogeneous": ("usenet2", "newsgroup4", "spambase", "w7a"),
+    "zhao-hoi2010-heterogeneous": ("a7a", "mushrooms", "spambase", "w7a"),
+}
+"""The datasets of each experiment, the values of ``--dataset`` (``config.dataset``): one of
+them runs alone, with the numbers it has in the whole run (its PRNG key is the one of its place
+in the run's list; the first one's when the run does not have it, e.g. a7a with ``--quick``)."""
+
+
+def dataset_option(
+    experiment: str, dataset: str | None, split: Any = None, data_dir: Any = None
+) -> str | None:
+    """``dataset`` (``--dataset``) checked for ``experiment``: one of :data:`DATASETS` (w7a
+    only when its file is in the data folder), and not with a split file (which names its own
+    dataset); ``None`` runs them all."""
+    if dataset is None:
+        return None
+    if experiment not in DATASETS or split is not None:
+        raise InputError(
+            f"--dataset is for {' and '.join(DATASETS)} without --split, not "
+            f"{experiment}{' with --split' if split is not None else ''} (got {dataset!r})"
+        )
+    if dataset not in DATASETS[experiment]:
+        raise InputError(
+            f"--dataset must be one of {list(DATASETS[experiment])} for {experiment}, got "
+            f"{dataset!r}"
+        )
+    if dataset == "w7a" and not transfer_data.has_w7a(data_dir):
+        raise InputError(
+            "--dataset w7a needs LIBSVM's w7a in the data folder (it is not shipped; see "
+            f"--data-dir), none of {list(transfer_data.W7A_FILES)} is there"
+        )
+    return dataset
+
+
+def _selected(config: ExperimentConfig, experiment: str, names: list[str]):
+    """``(place, name)`` of the datasets to run: all of ``names``, or ``config.dataset``."""
+    chosen = dataset_option(
+        experiment, getattr(config, "dataset", None), config.split, config.data_dir
+    )
+    if chosen is None:
+        return list(enumerate(names))
+    return [(names.index(chosen) if chosen in names else 0, chosen)]
 
 
 def run_homogeneous(config: ExperimentConfig) -> ExperimentResult:
     """Table 2 on usenet2, newsgroup4 and spambase, and w7a when its file is in the data folder
-    (``--quick``: usenet2 only; with a split file ``config.split``: its dataset and orders
-    only). The drift streams run on their shipped orders unless ``config.order`` is
-    ``"uniform"`` (:data:`ORDERS`)."""
+    (``--quick``: usenet2 only; ``config.dataset``: that one only; with a split file
+    ``config.split``: its dataset and orders only). The drift streams run on their shipped
+    orders unless ``config.order`` is ``"uniform"`` (:data:`ORDERS`)."""
     order = order_option(config)
     if getattr(config, "split", None) is not None:
         datasets = [_split_file_dataset(config, "usenet2", heterogeneous=False)]
@@ -472,12 +471,14 @@ def run_homogeneous(config: ExperimentConfig) -> ExperimentResult:
         if not config.quick and transfer_data.has_w7a(config.data_dir):
             names.append("w7a")
         datasets = [
-            drift_dataset(name, config.data_dir, config.seeds)
-            if order == "shipped" and name in transfer_data.DRIFT_BLOCKS
-            else Dataset(
-                name, functools.partial(transfer_data.homogeneous_split, name, config.data_dir)
-            )
-            for name in names
+            (
+                drift_dataset(name, config.data_dir, config.seeds)
+                if order == "shipped" and name in transfer_data.DRIFT_BLOCKS
+                else Dataset(
+                    name, functools.partial(transfer_data.homogeneous_split, name, config.data_dir)
+                )
+            )._replace(position=at)
+            for at, name in _selected(config, "zhao-hoi2010-homogeneous", names)
         ]
     result = _run(
         config,
@@ -487,24 +488,34 @@ def run_homogeneous(config: ExperimentConfig) -> ExperimentResult:
         PAPER_TABLE2,
         "Zhao & Hoi 2010, homogeneous OTL",
     )
-    if not config.quick and getattr(config, "split", None) is None:
+    if _with_per_feature(config, datasets):
         result.extra_config["spambase_per_feature_scaling"] = _per_feature_spambase(
             config, homogeneous=True
         )
     return result
 
 
+def _with_per_feature(config: ExperimentConfig, datasets: list[Dataset]) -> bool:
+    """Whether the run adds spambase with per-feature scaling (a whole run that has it)."""
+    own = getattr(config, "split", None) is not None
+    return not config.quick and not own and any(d.name == "spambase" for d in datasets)
+
+
 def run_heterogeneous(config: ExperimentConfig) -> ExperimentResult:
     """Table 4 on a7a (a1a pool), mushrooms (KEEL stand-in) and spambase, and w7a when its file
     is in the data folder.
 
-    ``--quick``: spambase and mushrooms with 500 source and 600 target examples; with a split
-    file ``config.split``: its dataset and orders only (the source sees the first half of the
-    features).
+    ``--quick``: spambase and mushrooms with 500 source and 600 target examples;
+    ``config.dataset``: that one only; with a split file ``config.split``: its dataset and
+    orders only (the source sees the first half of the features).
     """
     if getattr(config, "split", None) is not None:
         datasets = [_split_file_dataset(config, "spambase", heterogeneous=True)]
-    elif config.quick:
+    else:
+        names = ["spambase", "mushrooms"] if config.quick else ["a7a", "mushrooms", "spambase"]
+        if not config.quick and transfer_data.has_w7a(config.data_dir):
+            names.append("w7a")
+        source_size, target_size = (500, 600) if config.quick else (None, None)
         datasets = [
             Dataset(
                 name,
@@ -512,19 +523,12 @@ def run_heterogeneous(config: ExperimentConfig) -> ExperimentResult:
                     transfer_data.heterogeneous_split,
                     name,
                     config.data_dir,
-                    source_size=500,
-                    target_size=600,
+                    source_size=source_size,
+                    target_size=target_size,
                 ),
+                position=at,
             )
-            for name in ("spambase", "mushrooms")
-        ]
-    else:
-        datasets = [
-            Dataset(
-                name, functools.partial(transfer_data.heterogeneous_split, name, config.data_dir)
-            )
-            for name in ("a7a", "mushrooms", "spambase")
-            + (("w7a",) if transfer_data.has_w7a(config.data_dir) else ())
+            for at, name in _selected(config, "zhao-hoi2010-heterogeneous", names)
         ]
     result = _run(
         config,
@@ -534,7 +538,7 @@ def run_heterogeneous(config: ExperimentConfig) -> ExperimentResult:
         PAPER_TABLE4,
         "Zhao & Hoi 2010, heterogeneous OTL (COTL)",
     )
-    if not config.quick and getattr(config, "split", None) is None:
+    if _with_per_feature(config, datasets):
         result.extra_config["spambase_per_feature_scaling"] = _per_feature_spambase(
             config, homogeneous=False
         )
@@ -551,7 +555,7 @@ def _per_feature_spambase(config: ExperimentConfig, homogeneous: bool) -> dict[s
         split = transfer_data.heterogeneous_split("spambase", config.data_dir, scaling="features")
         prepared, methods = prepare_heterogeneous(split), HETEROGENEOUS_METHODS
     out = {}
-    traces = _method_traces(config, "spambase-per-feature", prepared, methods, jax.random.key(1))
+    traces = method_traces(config, "spambase-per-feature", prepared, methods, jax.random.key(1))
     for method, mistakes, svs, _, _ in traces:
         final = transfer.mistake_rate(mistakes)[:, -1]
         out[method] = {

@@ -22,6 +22,7 @@ is one vmap of :func:`grid_score`. Everything traces, so seeds and grids are the
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -230,9 +231,13 @@ def grid_score(
     return GridScore(final, meta_test_error(fixed, frozen, validation, loss))
 
 
-def cumulative_error(errors: ArrayLike, mask: ArrayLike) -> np.ndarray:
+def cumulative_error(
+    errors: ArrayLike, mask: ArrayLike, points: ArrayLike | None = None
+) -> np.ndarray:
     """The cumulative error curve: the running mean of the online errors of the real points,
-    concatenated over tasks in order (``(..., T, n)`` -> ``(..., N)``, ``N`` real points).
+    concatenated over tasks in order (``(..., T, n)`` -> ``(..., N)``, ``N`` real points), in
+    float64; with ``points`` (1-based numbers of real points, increasing), only its values
+    there (``(..., len(points))``: the same numbers, less memory for many runs).
 
     Every batch element must have the same number of real points.
 
@@ -242,17 +247,30 @@ def cumulative_error(errors: ArrayLike, mask: ArrayLike) -> np.ndarray:
       >>> errors = np.array([[1.0, 3.0], [2.0, 0.0]])
       >>> print(meta.cumulative_error(errors, np.array([[True, True], [True, False]])))
       [1. 2. 2.]
+      >>> print(meta.cumulative_error(errors, np.ones((2, 2), bool), points=[2, 4]))
+      [2.  1.5]
     """
-    errors = np.asarray(errors, np.float64)
-    mask = np.asarray(mask, bool)
+    errors = np.asarray(errors)
+    mask = np.broadcast_to(np.asarray(mask, bool), errors.shape)
     lead = errors.shape[:-2]
-    flat_e = errors.reshape(lead + (-1,))
-    flat_m: np.ndarray = np.broadcast_to(mask, errors.shape).reshape(lead + (-1,))
-    counts = flat_m.reshape(-1, flat_m.shape[-1]).sum(axis=1)
+    flat_e = errors.reshape(-1, math.prod(errors.shape[-2:]))
+    flat_m = mask.reshape(flat_e.shape)
+    counts = flat_m.sum(axis=1)
     if counts.size and not np.all(counts == counts.flat[0]):
         raise InputError(f"every run must have as many real points, got counts {counts[:4]}...")
-    picked = flat_e[flat_m].reshape(lead + (-1,))
-    return np.cumsum(picked, axis=-1) / np.arange(1, picked.shape[-1] + 1)
+    total = int(counts.flat[0]) if counts.size else 0
+    take = None if points is None else np.asarray(points, np.int64) - 1
+    if take is not None and take.size and (take.min() < 0 or take.max() >= total):
+        raise InputError(f"points must lie in 1..{total}, got {np.asarray(points)[:4]}...")
+    width = total if take is None else take.size
+    out = np.empty((flat_e.shape[0], width))
+    step = max(1, 2**24 // max(1, flat_e.shape[1]))  # rows per block: bounded temporaries
+    for start in range(0, flat_e.shape[0], step):
+        block = slice(start, start + step)
+        picked = flat_e[block][flat_m[block]].astype(np.float64).reshape(-1, total)
+        curve = np.cumsum(picked, axis=-1) / np.arange(1, total + 1)
+        out[block] = curve if take is None else curve[:, take]
+    return out.reshape(lead + (width,))
 
 
 def test_error_curve(test_errors: Array) -> np.ndarray:

@@ -23,8 +23,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
-from ojax import distributed
-from ojax.sweep import processes
+from ojax import compile_log, distributed
+from ojax.sweep import processes, programs
 from ojax.sweep.fingerprint import configuration, describe, manifest, shape_signature
 from ojax.sweep.grid import Axis, as_arrays, grid_axes, leading_size
 from ojax.sweep.memory import (
@@ -108,10 +108,11 @@ def _memory_used(executable: Any) -> int:
     )
 
 
-def _compile(fn, layout, mesh, chunk, hyper, tasks, data, keys, options=()):
+def _compile(fn, layout, mesh, chunk, hyper, tasks, data, keys, options=(), label="sweep"):
     """``((executable, bytes it uses per device), compile seconds)``; 0 seconds when cached.
 
-    ``options`` are XLA compiler options as ``(name, value)`` pairs."""
+    ``options`` are XLA compiler options as ``(name, value)`` pairs; ``label`` names the
+    program in :mod:`ojax.compile_log`."""
     batch = NamedSharding(mesh, PartitionSpec(BATCH_AXIS))
     signature = shape_signature((hyper, tasks, data, keys))
     key = (fn, layout, batch, chunk, signature, jax.config.jax_enable_x64, options)
@@ -125,9 +126,16 @@ def _compile(fn, layout, mesh, chunk, hyper, tasks, data, keys, options=()):
     start = time.perf_counter()
     index = jax.ShapeDtypeStruct((chunk,), jnp.int32, sharding=batch)
     jitted = jax.jit(functools.partial(_chunk_fn, fn, layout, batch))
-    executable = jitted.lower(index, hyper, tasks, data, keys).compile(
-        compiler_options=dict(options) or None
-    )
+    args = (index, hyper, tasks, data, keys)
+    with compile_log.program(label):
+        name = None
+        if mesh.devices.size == 1:  # the program store holds single-device programs
+            parts = [list(layout), chunk, repr(signature), [list(o) for o in options]]
+            name = programs.entry_name("chunk", fn, parts)
+        lowered, flat = _lower(jitted, name, args)
+        executable = lowered.compile(compiler_options=dict(options) or None)
+    if flat:
+        executable = _Flat(executable)
     compiled = (executable, _memory_used(executable))
     seconds = time.perf_counter() - start
     if key is not None:
@@ -135,6 +143,44 @@ def _compile(fn, layout, mesh, chunk, hyper, tasks, data, keys, options=()):
         while len(_COMPILED) > _COMPILED_MAX:
             _COMPILED.popitem(last=False)
     return compiled, seconds
+
+
+class _Flat:
+    """A compiled program over the leaves of the chunk's arguments, called with the pytrees
+    (its outputs are the leaves of the chunk's outputs, in order)."""
+
+    def __init__(self, compiled: Any):
+        self.compiled = compiled
+
+    def __call__(self, *args: Any) -> list:
+        return self.compiled(*jax.tree.leaves(args))
+
+    def memory_analysis(self) -> Any:
+        return self.compiled.memory_analysis()
+
+
+def _lower(jitted, name: str | None, args: tuple) -> tuple[jax.stages.Lowered, bool]:
+    """``(lowered chunk program, over leaves?)``: from :mod:`ojax.sweep.programs` when it holds
+    the program (no trace), else traced (and exported there for the next process when ``name``
+    is given). Exported programs take and give leaves: the store keeps no pytree types."""
+    if name is None:
+        return jitted.lower(*args), False
+    leaves, tree = jax.tree.flatten(args)
+    exported = programs.load_exported(name)
+    if exported is None:
+
+        def flat(*xs):
+            return jax.tree.leaves(jitted(*jax.tree.unflatten(tree, xs)))
+
+        try:
+            exported = jax.export.export(jax.jit(flat))(*leaves)
+        except Exception:  # something export does not take (e.g. a host callback)
+            return jitted.lower(*args), False
+        programs.save_exported(name, exported)
+    try:  # cold and warm processes lower the same module: the compilation cache serves it
+        return jax.jit(exported.call).lower(*leaves), True
+    except Exception:  # a stored program this JAX cannot call: trace as usual
+        return jitted.lower(*args), False
 
 
 def _put(value: np.ndarray, sharding: NamedSharding) -> jax.Array:
@@ -321,10 +367,14 @@ def _compiled_chunk(plan: _Plan, sizing: _Sizing, options: tuple):
     args: tuple[Any, Any, Any, Any] = jax.tree.map(
         functools.partial(_put, sharding=replicated), (plan.hyper, plan.tasks, plan.data, plan.keys)
     )
-    (compiled, used), seconds = _compile(plan.fn, plan.layout, mesh, chunk, *args, options)
+    (compiled, used), seconds = _compile(
+        plan.fn, plan.layout, mesh, chunk, *args, options, plan.name
+    )
     if sizing.derived and chunk > n_dev and used > sizing.budget:  # the estimate was short
         chunk = shrunk_chunk(chunk, n_dev, sizing.budget, used)
-        (compiled, used), more = _compile(plan.fn, plan.layout, mesh, chunk, *args, options)
+        (compiled, used), more = _compile(
+            plan.fn, plan.layout, mesh, chunk, *args, options, plan.name
+        )
         seconds += more
     return compiled, args, chunk, seconds
 

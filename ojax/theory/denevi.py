@@ -38,6 +38,7 @@ from ojax.envs import multitask as mt_env
 from ojax.oco.ogd import OGDParams, ogd
 from ojax.parameter_free import CoinBettingParams, coin_betting, direction_magnitude
 from ojax.run import run_oco
+from ojax.sweep import programs
 from ojax.theory.base import Check, CheckConfig, Outcome, as_measured
 
 EPSILON = 1.0  # the initial wealth of every bettor (the paper's 1)
@@ -49,7 +50,7 @@ COMPILER_OPTIONS = {"xla_backend_optimization_level": 1}
 
 
 def _jit(fn):
-    return jax.jit(fn, compiler_options=COMPILER_OPTIONS)
+    return programs.jit(fn, compiler_options=COMPILER_OPTIONS)
 
 
 # ----------------------------------------------------------------------------------------------

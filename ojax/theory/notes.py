@@ -23,6 +23,7 @@ from ojax import oco
 from ojax.core import Array, OCOLearner
 from ojax.losses import Objective, linear_objective, quadratic_objective
 from ojax.run import run_oco
+from ojax.sweep import programs
 from ojax.theory.base import Check, CheckConfig, Outcome, as_measured, log_horizons
 
 RADIUS = 1.0  # B (or M): the feasible ball, and the bound on the data's norm
@@ -169,7 +170,7 @@ def _ftl_runs(config: CheckConfig) -> tuple[np.ndarray, dict[str, tuple]]:
     zs = np.concatenate([zs, flip]).astype(dtype)  # the adversary as one more row
     x0 = jnp.zeros(DIM, dtype)
     play = jax.vmap(lambda z: _play(oco.ftl("quadratic"), params, x0, z, quadratic_objective))
-    losses, stable = jax.jit(play)(zs)
+    losses, stable = programs.jit(play)(zs)
     z64 = zs.astype(np.float64)
     sums, count = np.cumsum(z64, axis=-2), np.arange(1, t_max + 1)
     best = 0.5 * (np.cumsum(np.sum(z64**2, -1), -1) - np.sum(sums**2, -1) / count)
@@ -182,7 +183,7 @@ def _ftl_runs(config: CheckConfig) -> tuple[np.ndarray, dict[str, tuple]]:
     zs = _alternating(t_max).astype(dtype)
     x0 = jnp.zeros(1, dtype)
     play = jax.vmap(lambda z: _play(oco.ftl("linear"), params, x0, z, linear_objective))
-    losses, stable = jax.jit(play)(zs)
+    losses, stable = programs.jit(play)(zs)
     regret = _regret_linear(losses, zs, _l2_best, steps)
     out["FTL@adversarial-linear"] = (regret, _cumulative(stable, steps))
     return steps, out
@@ -210,7 +211,7 @@ def _ftrl_runs(config: CheckConfig) -> tuple[np.ndarray, dict[str, tuple]]:
     out = {}
     for name, zs in (("stochastic", stochastic), ("adversarial", _alternating(t_max))):
         zs = zs.astype(dtype)
-        losses, stable = jax.jit(jax.vmap(runs))(zs)  # (seeds, lambdas, T)
+        losses, stable = programs.jit(jax.vmap(runs))(zs)  # (seeds, lambdas, T)
         u2 = RADIUS**2 * _moved(zs, steps)
         z2 = _cumulative(np.sum(zs.astype(np.float64) ** 2, -1), steps)
         for i, lam in enumerate(LAMBDAS):
@@ -236,7 +237,9 @@ def _ftrl_is_gd(config: CheckConfig) -> Outcome:
             w2 = run_oco(oco.ogd("none"), ogd, x0, z, linear_objective, store_iterates=True)
             return jnp.max(jnp.abs(w1[1].prediction - w2[1].prediction), axis=-1)
 
-        gaps = jax.jit(jax.vmap(lambda z: jnp.max(jax.vmap(lambda lam: gap(z, lam))(lambdas), 0)))
+        gaps = programs.jit(
+            jax.vmap(lambda z: jnp.max(jax.vmap(lambda lam: gap(z, lam))(lambdas), 0))
+        )
         largest = np.maximum.accumulate(np.asarray(gaps(zs)), axis=-1)
     return Outcome(steps, {"FTRL-vs-OGD@stochastic": as_measured(_at(largest, steps), 1e-9)})
 
@@ -266,7 +269,7 @@ def _ogd_runs(config: CheckConfig) -> tuple[np.ndarray, dict[str, tuple]]:
         )
 
     zs = _ball_stream(_rng(config, 0), (config.num_seeds, t_max, DIM), 0.3).astype(dtype)
-    stochastic, (adv_losses, adv_zs) = jax.jit(both)(zs)
+    stochastic, (adv_losses, adv_zs) = programs.jit(both)(zs)
     zs = np.broadcast_to(zs[:, None], (*stochastic.shape, DIM))
     out = {}
     for name, losses, z in (
@@ -326,7 +329,7 @@ def _ols(config: CheckConfig) -> Outcome:
     ys = ys + 0.1 * rng.normal(size=ys.shape)
     flags = jnp.asarray([False, True])
     run = jax.vmap(jax.vmap(lambda x, y, a: _ridge(x, y, a, lam), (0, 0, None)), (None, None, 0))
-    losses, labels = jax.jit(run)(xs.astype(dtype), ys.astype(dtype), flags)
+    losses, labels = programs.jit(run)(xs.astype(dtype), ys.astype(dtype), flags)
     xs = xs.astype(dtype).astype(np.float64)
     x2 = _cumulative(np.sum(xs**2, -1), steps)
     methods = {}
@@ -402,7 +405,7 @@ def _omd(config: CheckConfig) -> Outcome:
             return run(z), _adaptive(learner, params, x0, adversary, t_max)
 
         zs = zs.astype(_dtype(config))
-        stochastic, (adv_losses, adv_zs) = jax.jit(both)(zs)
+        stochastic, (adv_losses, adv_zs) = programs.jit(both)(zs)
         for instance, losses, z in (
             ("stochastic", stochastic, zs),
             ("adversarial", adv_losses[None], np.asarray(adv_zs)[None]),
@@ -434,7 +437,7 @@ def _hedge(config: CheckConfig) -> Outcome:
         run = jax.vmap(lambda z1: run_oco(oco.hedge(), params, x0, z1, linear_objective)[1].loss)
         return run(z), _adaptive(oco.hedge(), params, x0, _heaviest, t_max)
 
-    stochastic, (adv_losses, adv_zs) = jax.jit(both)(zs)
+    stochastic, (adv_losses, adv_zs) = programs.jit(both)(zs)
     bound = math.log(NUM_EXPERTS) / eta + eta * steps / 8
     methods = {}
     for instance, losses, z in (

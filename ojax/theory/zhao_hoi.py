@@ -29,6 +29,7 @@ import numpy as np
 
 from ojax import transfer
 from ojax.datasets import transfer as transfer_data
+from ojax.sweep import programs
 from ojax.theory.base import IDENTITY_TOLERANCE, Check, CheckConfig, Outcome, as_measured
 from ojax.transfer import COTLParams
 
@@ -262,7 +263,7 @@ def linear_cotl_steps(
         def weights(buffer):
             return jnp.einsum("...c,...cd->...d", buffer.coef, buffer.keys)
 
-        @jax.jit
+        @programs.jit
         @functools.partial(jax.vmap, in_axes=(0, 0, 0, 0, 0))
         def step(state, a1, a2, off, y):
             point = (transfer.KernelPoint(a1, None, off), transfer.KernelPoint(a2, None, off * 0))

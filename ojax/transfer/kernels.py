@@ -119,11 +119,21 @@ def squared_distances(a: Any, b: Any | None = None, dtype: Any = None) -> Array:
     cross = cross_products(a, b_rows)
     na = squared_norms(a)
     nb = na if same else squared_norms(b_rows)
+    return distances_from_products(cross, na, nb, same, dtype)
+
+
+def distances_from_products(
+    cross: Any, norms_a: Any, norms_b: Any, same: bool, dtype: Any = None
+) -> Array:
+    """``max(n_a + n_b - 2 <a, b>, 0)`` from the cross products and squared norms, in
+    ``dtype`` (the diagonal set to exactly 0 when ``same``: the rows against themselves).
+    Traceable: :func:`squared_distances` calls it eagerly, the set-up program of
+    :mod:`ojax.transfer.prepare` under ``jit``."""
     if dtype is None:
         dtype = jnp.zeros(()).dtype  # float32 unless x64 is on
     cross = jnp.asarray(cross, dtype)
-    na = jnp.asarray(na, dtype)
-    nb = jnp.asarray(nb, dtype)
+    na = jnp.asarray(norms_a, dtype)
+    nb = jnp.asarray(norms_b, dtype)
     dist = jnp.maximum(na[:, None] + nb[None, :] - 2.0 * cross, 0.0)
     if same:
         dist = dist * (1.0 - jnp.eye(dist.shape[0], dtype=dist.dtype))
@@ -342,6 +352,7 @@ __all__ = [
     "as_point",
     "check_common",
     "cross_products",
+    "distances_from_products",
     "empty_buffer",
     "evaluate",
     "expansion_outputs",

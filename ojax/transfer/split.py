@@ -13,20 +13,35 @@ The paper's hyperparameters are the presets of the params classes (``KernelPAPar
 
 from __future__ import annotations
 
+import functools
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+import scipy.sparse as sp
 
 from ojax.core import Array, Params, Predictor, Trace
 from ojax.transfer import heterogeneous, homogeneous
-from ojax.transfer.kernels import SVBuffer, gram_matrix, squared_distances
-from ojax.transfer.pa import KernelPAParams, averaged_kernel_pa, kernel_pa, source_classifier
+from ojax.transfer.kernels import KernelPoint, SVBuffer, gram_matrix, squared_distances
+from ojax.transfer.pa import (
+    KernelPAParams,
+    averaged_kernel_pa,
+    check_pa_params,
+    kernel_pa,
+    source_classifier,
+)
+from ojax.transfer.prepare import setup_arrays
 from ojax.transfer.runner import kernel_pool, run_kernel
-from ojax.validation import InputError, check_int, check_shape
+from ojax.validation import (
+    InputError,
+    check_finite,
+    check_int,
+    check_labels,
+    check_shape,
+)
 
 HOMOGENEOUS_METHODS = ("PA", "PAIO", "OTL_fixed", "OTL", "HomOTL2")
 """Methods of a homogeneous split (the first four are the paper's Table 2)."""
@@ -125,7 +140,7 @@ def source_outputs(h: SVBuffer, target_x: Any, source_x: Any, width: float) -> A
 
 
 class _Target(NamedTuple):
-    """What every method's pool is built from."""
+    """What every method's pool is built from (device arrays, checked finite)."""
 
     y: np.ndarray
     grams: dict[tuple[str, float], Array]  # (view, width) -> Gram matrix
@@ -134,35 +149,62 @@ class _Target(NamedTuple):
     dtype: Any
 
 
+_ORIGINS: dict[int, tuple[Callable[..., Predictor], int]] = {}
+
+
+@functools.lru_cache(maxsize=64)
+def _learner(factory: Callable[..., Predictor], capacity: int) -> Predictor:
+    """``factory(capacity, "pool")``, one object per factory and capacity: splits of the same
+    size share their learners, hence their compiled programs."""
+    learner = factory(capacity, "pool")
+    _ORIGINS[id(learner)] = (factory, capacity)
+    return learner
+
+
+def learner_origin(learner: Predictor) -> tuple[Callable[..., Predictor], int] | None:
+    """``(factory, capacity)`` of a learner of a :class:`MethodRun` built here (a short
+    description of it, for the program store), else ``None``."""
+    origin = _ORIGINS.get(id(learner))
+    return origin if origin is not None and _learner(*origin) is learner else None
+
+
 def _pool(target: _Target, views: Sequence[tuple[str, float]], offsets, heads=None):
-    grams = tuple(target.grams[v] for v in views)
-    return kernel_pool(
-        target.y,
-        grams=grams if len(grams) > 1 else grams[0],
-        offsets=offsets,
-        heads=heads,
-        dtype=target.dtype,
+    """The pool of :func:`~ojax.transfer.kernel_pool` from the set-up's arrays (already
+    checked: no check and no device computation here)."""
+    n = len(target.y)
+    keys = jnp.asarray(np.arange(n, dtype=np.int32))
+    zeros = jnp.asarray(np.zeros((n,), target.dtype))
+    if offsets is None:
+        offsets = (None,) * len(views)
+    elif not isinstance(offsets, tuple):
+        offsets = (offsets,)
+    points = tuple(
+        KernelPoint(keys, target.grams[v], zeros if o is None else o)
+        for v, o in zip(views, offsets)
     )
+    labels = np.asarray(target.y, target.dtype)
+    if heads is not None:
+        labels = np.repeat(labels[:, None], heads, axis=1)
+    return (points[0] if len(points) == 1 else points), jnp.asarray(labels)
 
 
 def _method(name: str, params: Params, target: _Target, source_view: str) -> MethodRun:
     """One method's learner, params and pool (``source_view``: the view ``h`` was trained on,
     ``"whole"`` for a homogeneous split, ``"view1"`` for a heterogeneous one)."""
     n, h_out, n_h = len(target.y), target.h_out, target.n_h
-    zeros = jnp.zeros((n,), target.dtype)
     if name in ("PA", "PAIO"):
         view = "whole" if name == "PA" else source_view
         xs, ys = _pool(target, [(view, float(params.width))], h_out if name == "PAIO" else None)
-        return MethodRun(kernel_pa(n, "pool"), params, xs, ys, n_h if name == "PAIO" else 0)
+        return MethodRun(_learner(kernel_pa, n), params, xs, ys, n_h if name == "PAIO" else 0)
     if name in ("OTL", "OTL_fixed", "HomOTL2"):
         factory = {"OTL": homogeneous.otl, "OTL_fixed": homogeneous.otl_fixed}
-        learner = factory.get(name, homogeneous.homotl2)(n, "pool")
+        learner = _learner(factory.get(name, homogeneous.homotl2), n)
         xs, ys = _pool(target, [("whole", float(params.width))], h_out)
         return MethodRun(learner, params, xs, ys, n_h)
     views = [("view1", float(params.width1)), ("view2", float(params.width2))]
     with_h = name != "COTL0"
-    xs, ys = _pool(target, views, (h_out if with_h else zeros, zeros))
-    learner = (heterogeneous.sct if name == "SCT" else heterogeneous.cotl)(n, "pool")
+    xs, ys = _pool(target, views, (h_out if with_h else None, None))
+    learner = _learner(heterogeneous.sct if name == "SCT" else heterogeneous.cotl, n)
     return MethodRun(learner, params, xs, ys, n_h if with_h else 0)
 
 
@@ -179,26 +221,26 @@ def _combined(params: Mapping[str, Params], target: _Target) -> MethodRun:
     views = [("whole", float(pa.width)), ("whole", float(paio.width))]
     xs, ys = _pool(target, views, (target.h_out, target.h_out), heads=4)
     n, n_h = len(target.y), target.n_h
-    learner = homogeneous.homogeneous_methods(n, "pool")
+    learner = _learner(homogeneous.homogeneous_methods, n)
     return MethodRun(learner, run_params, xs, ys, (0, n_h, n_h, n_h))
 
 
-def _distances(source_x, target_x, dtype) -> tuple[dict[str, Array], str, Any]:
-    """Squared distances of the target rows per view, the view ``h`` sees, and that view's
-    features (one matrix product per view)."""
+def _source_view(source_x, target_x) -> str:
+    """``"whole"`` (homogeneous: the source sees every feature) or ``"view1"`` (its first
+    ``k < d``)."""
     k, d = source_x.shape[1], target_x.shape[1]
     if k == d:
-        whole = squared_distances(target_x, dtype=dtype)
-        return {"whole": whole}, "whole", target_x
+        return "whole"
     if not 1 <= k < d:
         raise InputError(
             f"source_x has {k} features and target_x {d}: the source must see all of the "
             "target's features (homogeneous) or its first k < d (heterogeneous)"
         )
-    view1, view2 = target_x[:, :k], target_x[:, k:]
-    d1 = squared_distances(view1, dtype=dtype)
-    d2 = squared_distances(view2, dtype=dtype)
-    return {"view1": d1, "view2": d2, "whole": d1 + d2}, "view1", view1
+    return "view1"
+
+
+def _check_features(name: str, x: Any) -> None:
+    check_finite(name, x.data if sp.issparse(x) else x)
 
 
 def _widths(methods: Sequence[str], params: Mapping[str, Params], source_view: str):
@@ -257,10 +299,16 @@ def prepare_transfer(
     check_shape("source_y", source_y, (np.shape(source_x)[0],))
     check_shape("target_y", target_y, (np.shape(target_x)[0],))
     start = time.perf_counter()
-    dist, source_view, source_features = _distances(source_x, target_x, dtype)
+    source_view = _source_view(source_x, target_x)
     homogeneous_split = source_view == "whole"
     default = HOMOGENEOUS_METHODS[:4] if homogeneous_split else HETEROGENEOUS_METHODS
     methods = _check_methods(default if methods is None else methods, homogeneous_split)
+    if combined and (
+        not homogeneous_split or not set(homogeneous.HOMOGENEOUS_HEADS) <= set(methods)
+    ):
+        raise InputError(
+            "combined: needs a homogeneous split and the methods PA, PAIO, OTL_fixed, OTL"
+        )
     n = target_x.shape[0]
     given = dict(params or {})
     unknown = sorted(set(given) - set(methods))
@@ -271,22 +319,35 @@ def prepare_transfer(
         m: _cast(given[m] if m in given else paper_params(m, steps, dtype), dtype) for m in methods
     }
     source_params = _cast(source_params or KernelPAParams.paper_source(), dtype)
-    h = train_source(source_x, source_y, source_params, source_order, dtype)
-    h_out = source_outputs(h, source_features, source_x, float(source_params.width))
-    grams = {(v, w): gram_matrix(dist[v], w) for v, w in _widths(methods, chosen, source_view)}
-    del dist
-    jax.block_until_ready((grams, h_out))
+    check_pa_params(source_params)
+    order = _source_order(source_order, source_x.shape[0])
+    for name, labels in (("source_y", source_y), ("target_y", target_y)):
+        check_labels(name, labels)
+    _check_features("source_x", source_x)
+    _check_features("target_x", target_x)
+    views = tuple(sorted(_widths(methods, chosen, source_view)))
+    arrays = setup_arrays(source_x, source_y, target_x, order, source_params, views, dtype)
+    if not bool(arrays.finite):
+        raise InputError(
+            "source_x, target_x: the Gram matrices or the source classifier's outputs are not "
+            f"finite in {np.dtype(dtype).name} (features too large?)"
+        )
     seconds = time.perf_counter() - start
-    target = _Target(np.asarray(target_y), grams, h_out, int(h.count), dtype)
+    n_h = int(arrays.h.count)
+    target = _Target(np.asarray(target_y), dict(zip(views, arrays.grams)), arrays.h_out, n_h, dtype)
     runs = {m: _method(m, chosen[m], target, source_view) for m in methods}
-    both = None
-    if combined:
-        if not homogeneous_split or not set(homogeneous.HOMOGENEOUS_HEADS) <= set(methods):
-            raise InputError(
-                "combined: needs a homogeneous split and the methods PA, PAIO, OTL_fixed, OTL"
-            )
-        both = _combined(chosen, target)
-    return TransferSetup(runs, n, int(h.count), seconds, both)
+    both = _combined(chosen, target) if combined else None
+    return TransferSetup(runs, n, n_h, seconds, both)
+
+
+def _source_order(order: Any, size: int) -> np.ndarray:
+    """``order`` (default: the source rows in order) as one int32 order of source rows."""
+    if order is None:
+        return np.arange(size, dtype=np.int32)
+    checked = check_orders("source_order", order, size)
+    if checked.shape[0] != 1:
+        raise InputError(f"source_order must be one order (S,), got shape {np.shape(order)}")
+    return checked[0]
 
 
 def mistake_rate(mistakes: Any) -> np.ndarray:

@@ -1,0 +1,245 @@
+"""Traced sweep programs kept on disk, so that a warm process skips tracing and lowering.
+
+JAX's persistent compilation cache (:mod:`ojax.cache`) spares XLA's work, but every process
+still traces each sweep cell twice (once alone, to size the chunks; once vmapped, to build the
+chunk program) and lowers it to StableHLO: seconds per cell, most of a warm run. Beside that
+cache, in ``ojax-programs/``, this module keeps for each chunk program its :mod:`jax.export`
+serialization (and for each cell its output shapes and peak bytes). A process that finds them
+compiles the stored module directly, which the compilation cache then serves.
+
+An entry's name is the digest of everything the program depends on: the cell function as the
+resume fingerprint describes it (:func:`ojax.sweep.fingerprint.describe`: code, closure values,
+defaults), the digest of ojax's sources, the input shapes
+and dtypes, the layout and chunk size, JAX's version and the settings that change a trace, the
+platform and the compiler options. Anything that cannot be described, exported or read falls back
+to tracing as usual (the fallback is not an error). Only cells made of ojax's own functions are
+kept (a function of a user's script or notebook may read globals its description does not hold);
+multi-device meshes always trace. ``OJAX_PROGRAM_CACHE=off`` turns the store off.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import pickle
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import jax
+
+from ojax.sweep.fingerprint import describe, digest, ojax_source_digest
+
+FOLDER = "ojax-programs"
+# JAX settings that change what a function traces to
+_SETTINGS = (
+    "jax_enable_x64",
+    "jax_default_prng_impl",
+    "jax_default_matmul_precision",
+    "jax_threefry_partitionable",
+    "jax_numpy_dtype_promotion",
+    "jax_numpy_rank_promotion",
+    "jax_enable_checks",
+    "jax_debug_nans",
+    "jax_debug_infs",
+    "jax_disable_jit",
+)
+
+
+def folder() -> Path | None:
+    """``ojax-programs/`` inside JAX's persistent compilation cache folder (``None`` when that
+    cache is off: the programs are kept only where compiled programs are)."""
+    base = jax.config.jax_compilation_cache_dir  # type: ignore[attr-defined]
+    if not base or os.environ.get("OJAX_PROGRAM_CACHE", "").lower() in ("off", "0"):
+        return None
+    return Path(base) / FOLDER
+
+
+_TRUSTED = ("ojax.", "jax.", "jax._src.")  # modules versioned by the key (sources, version)
+
+
+def _ojax_only(description: Any) -> bool:
+    """Every function in the description is ojax's or JAX's own (versioned by the key: ojax's
+    source digest, JAX's version) and nothing was described only by its type or cut off by
+    depth."""
+    if isinstance(description, list) and description:
+        head = description[0]
+        if head == "function" and not str(description[1]).startswith(_TRUSTED):
+            return False  # a user's function may read globals the description does not hold
+        if head in ("deep", "object"):
+            return False
+        return all(_ojax_only(item) for item in description)
+    if isinstance(description, dict):
+        return all(_ojax_only(item) for item in description.values())
+    return True
+
+
+def entry_name(kind: str, fn: Any, parts: Any) -> str | None:
+    """The digest naming ``kind``'s entry for ``fn``; ``None`` (trace as usual) when ``fn``
+    cannot be described fully or involves functions defined outside ojax."""
+    try:
+        described = describe(fn)
+        if not _ojax_only(described):
+            return None
+        settings = {name: str(getattr(jax.config, name, None)) for name in _SETTINGS}
+        device = jax.devices()[0]
+        description = [
+            kind,
+            described,
+            ojax_source_digest(),
+            jax.__version__,
+            device.platform,
+            getattr(device, "device_kind", ""),
+            settings,
+            parts,
+        ]
+        return digest(description)
+    except Exception:  # an object the fingerprint does not know: trace as usual
+        return None
+
+
+def _path(name: str | None, suffix: str) -> Path | None:
+    base = folder()
+    return None if base is None or name is None else base / f"{name}.{suffix}"
+
+
+def _write(path: Path, data: bytes) -> None:
+    """Atomic: a concurrent reader sees the whole file or none."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
+        with os.fdopen(handle, "wb") as f:
+            f.write(hashlib.sha256(data).digest() + data)
+        os.replace(tmp, path)
+    except OSError:  # a read-only or full disk: the programs are only a speed-up
+        pass
+
+
+def _read(path: Path | None) -> bytes | None:
+    if path is None or not path.is_file():
+        return None
+    try:
+        raw = path.read_bytes()
+    except OSError:
+        return None
+    check, data = raw[:32], raw[32:]
+    return data if hashlib.sha256(data).digest() == check else None  # a torn file: ignore
+
+
+def load_value(name: str | None) -> Any:
+    """A stored value (a cell's output shapes and peak bytes), or ``None``."""
+    data = _read(_path(name, "pkl"))
+    if data is None:
+        return None
+    try:
+        return pickle.loads(data)  # noqa: S301 (the user's own cache folder, written below)
+    except Exception:
+        return None
+
+
+def save_value(name: str | None, value: Any) -> None:
+    path = _path(name, "pkl")
+    if path is not None:
+        _write(path, pickle.dumps(value))
+
+
+def load_exported(name: str | None) -> jax.export.Exported | None:
+    """A stored chunk program, or ``None``."""
+    data = _read(_path(name, "jaxexport"))
+    if data is None:
+        return None
+    try:
+        return jax.export.deserialize(bytearray(data))
+    except Exception:
+        return None
+
+
+def save_exported(name: str | None, exported: jax.export.Exported) -> None:
+    path = _path(name, "jaxexport")
+    if path is None:
+        return
+    try:
+        data = bytes(exported.serialize())
+    except Exception:  # e.g. flatbuffers missing, or an effect that cannot be serialized
+        return
+    _write(path, data)
+
+
+def _signature(leaves: list) -> tuple:
+    return tuple(
+        (tuple(a.shape), str(a.dtype), bool(getattr(a, "weak_type", False)))
+        for a in map(jax.typeof, leaves)
+    )
+
+
+def jit(fn: Callable, **options: Any) -> Callable:
+    """``jax.jit(fn, **options)`` whose programs a later process loads from the store instead
+    of tracing and lowering them (the sweep engine's mechanism, for ojax's other jitted entry
+    points). Arguments are positional pytrees of arrays (close over static values); a function
+    the store does not keep (see :func:`entry_name`) runs as ``jax.jit`` would.
+
+    Examples:
+      >>> import jax.numpy as jnp
+      >>> from ojax.sweep import programs
+      >>> print(programs.jit(jnp.cumsum)(jnp.arange(3.0)))
+      [0. 1. 3.]
+    """
+    jitted = jax.jit(fn, **options)
+    loaded: dict[str, tuple[Callable, Any]] = {}
+    storable = set(options) <= {"compiler_options"}  # static or donated arguments: as jax.jit
+
+    @functools.wraps(fn)
+    def call(*args: Any) -> Any:
+        if not storable or folder() is None:
+            return jitted(*args)
+        leaves, tree = jax.tree.flatten(args)
+        try:
+            parts = [str(tree), repr(_signature(leaves)), repr(sorted(options.items()))]
+        except Exception:  # not arrays: as jax.jit
+            return jitted(*args)
+        name = entry_name("jit", fn, parts)
+        if name is None:
+            return jitted(*args)
+        if name not in loaded:
+            program = _stored_program(name, jitted, tree, leaves, options)
+            if program is None:
+                return jitted(*args)
+            loaded[name] = program
+        compiled, out_tree = loaded[name]
+        return jax.tree.unflatten(out_tree, compiled(*leaves))
+
+    return call
+
+
+def _stored_program(name: str, jitted: Callable, tree: Any, leaves: list, options: dict):
+    """``(program over leaves, output treedef)``: loaded, else traced, exported and stored."""
+    exported, out_tree = load_exported(name), load_value(name)
+    if exported is None or out_tree is None:
+        seen: list = []
+
+        def flat(*xs):
+            out = jitted(*jax.tree.unflatten(tree, xs))
+            seen.append(jax.tree.structure(out))
+            return jax.tree.leaves(out)
+
+        try:
+            exported = jax.export.export(jax.jit(flat))(*leaves)
+        except Exception:  # e.g. a host callback: as jax.jit
+            return None
+        out_tree = seen[-1]
+        save_exported(name, exported)
+        save_value(name, out_tree)
+    return jax.jit(exported.call, **options), out_tree
+
+
+__all__ = [
+    "entry_name",
+    "folder",
+    "jit",
+    "load_exported",
+    "load_value",
+    "save_exported",
+    "save_value",
+]
