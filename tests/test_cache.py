@@ -110,11 +110,15 @@ def test_processes_starting_together_share_the_folder(tmp_path):
     assert not list(folder.glob(".ojax-write-probe*"))
 
 
-def test_program_store_names_and_files(tmp_path):
+def test_program_store_names_and_files(tmp_path, monkeypatch):
     import jax.numpy as jnp
 
     from ojax.experiments import denevi2020 as den
     from ojax.sweep import programs
+
+    assert programs.folder() is None  # the tests run with the cache off: nothing is named
+    assert programs.entry_name("chunk", den.curve_points, [1]) is None
+    monkeypatch.setattr(programs, "folder", lambda: tmp_path / "store")
 
     setting = den.synthetic_setting(2, den.QUICK_SYNTHETIC, jnp.float32)
     learners = den.method_learners("Lazy", 10)

@@ -73,27 +73,13 @@ def _lower(fn: Callable, args: tuple) -> tuple[Any, Any]:
     the treedef is ``None`` when ``fn`` was lowered as usual (no store, or nothing to keep)."""
     from ojax.sweep import programs
 
-    leaves, tree = jax.tree.flatten(args)
+    jitted = jax.jit(fn)
+    tree = jax.tree.structure(args)
     name = programs.entry_name("zhao-run", fn, [str(tree), repr(shape_signature(args))])
-    if programs.folder() is None or name is None:
-        return jax.jit(fn).lower(*args), None
-    exported, out_tree = programs.load_exported(name), programs.load_value(name)
-    if exported is None or out_tree is None:
-        seen: list = []
-
-        def flat(*xs: Any) -> list:
-            out = fn(*jax.tree.unflatten(tree, xs))
-            seen.append(jax.tree.structure(out))
-            return jax.tree.leaves(out)
-
-        try:
-            exported = jax.export.export(jax.jit(flat))(*leaves)
-            out_tree = seen[-1]
-            programs.save_exported(name, exported)
-            programs.save_value(name, out_tree)
-        except Exception:  # something export or pickle does not take: lower as usual
-            return jax.jit(fn).lower(*args), None
-    return jax.jit(exported.call).lower(*leaves), out_tree
+    stored = None if name is None else programs.exported_program(name, jitted, args)
+    if stored is None:  # no store, or something export or pickle does not take
+        return jitted.lower(*args), None
+    return jax.jit(stored[0].call).lower(*jax.tree.leaves(args)), stored[1]
 
 
 def _with_base(trace: Any, base: Any) -> Any:

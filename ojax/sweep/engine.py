@@ -165,20 +165,11 @@ def _lower(jitted, name: str | None, args: tuple) -> tuple[jax.stages.Lowered, b
     is given). Exported programs take and give leaves: the store keeps no pytree types."""
     if name is None:
         return jitted.lower(*args), False
-    leaves, tree = jax.tree.flatten(args)
-    exported = programs.load_exported(name)
-    if exported is None:
-
-        def flat(*xs):
-            return jax.tree.leaves(jitted(*jax.tree.unflatten(tree, xs)))
-
-        try:
-            exported = jax.export.export(jax.jit(flat))(*leaves)
-        except Exception:  # something export does not take (e.g. a host callback)
-            return jitted.lower(*args), False
-        programs.save_exported(name, exported)
+    stored = programs.exported_program(name, jitted, args)
+    if stored is None:  # something export does not take (e.g. a host callback)
+        return jitted.lower(*args), False
     try:  # cold and warm processes lower the same module: the compilation cache serves it
-        return jax.jit(exported.call).lower(*leaves), True
+        return jax.jit(stored[0].call).lower(*jax.tree.leaves(args)), True
     except Exception:  # a stored program this JAX cannot call: trace as usual
         return jitted.lower(*args), False
 

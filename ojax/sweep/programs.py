@@ -79,6 +79,8 @@ def _ojax_only(description: Any) -> bool:
 def entry_name(kind: str, fn: Any, parts: Any) -> str | None:
     """The digest naming ``kind``'s entry for ``fn``; ``None`` (trace as usual) when ``fn``
     cannot be described fully or involves functions defined outside ojax."""
+    if folder() is None:  # the store is off: nothing to name (and no description to walk)
+        return None
     try:
         described = describe(fn)
         if not _ojax_only(described):
@@ -141,8 +143,13 @@ def load_value(name: str | None) -> Any:
 
 def save_value(name: str | None, value: Any) -> None:
     path = _path(name, "pkl")
-    if path is not None:
-        _write(path, pickle.dumps(value))
+    if path is None:
+        return
+    try:
+        data = pickle.dumps(value)
+    except Exception:  # e.g. a pytree type defined in a function: not kept
+        return
+    _write(path, data)
 
 
 def load_exported(name: str | None) -> jax.export.Exported | None:
@@ -187,6 +194,7 @@ def jit(fn: Callable, **options: Any) -> Callable:
       [0. 1. 3.]
     """
     jitted = jax.jit(fn, **options)
+    names: dict[tuple, str | None] = {}  # (treedef, signature) -> entry name: described once
     loaded: dict[str, tuple[Callable, Any]] = {}
     storable = set(options) <= {"compiler_options"}  # static or donated arguments: as jax.jit
 
@@ -196,46 +204,54 @@ def jit(fn: Callable, **options: Any) -> Callable:
             return jitted(*args)
         leaves, tree = jax.tree.flatten(args)
         try:
-            parts = [str(tree), repr(_signature(leaves)), repr(sorted(options.items()))]
+            shapes = (str(tree), _signature(leaves))
         except Exception:  # not arrays: as jax.jit
             return jitted(*args)
-        name = entry_name("jit", fn, parts)
+        if shapes not in names:
+            names[shapes] = entry_name(
+                "jit", fn, [*shapes[:1], repr(shapes[1]), repr(sorted(options.items()))]
+            )
+        name = names[shapes]
         if name is None:
             return jitted(*args)
         if name not in loaded:
-            program = _stored_program(name, jitted, tree, leaves, options)
-            if program is None:
+            stored = exported_program(name, jitted, args)
+            if stored is None:
                 return jitted(*args)
-            loaded[name] = program
+            loaded[name] = (jax.jit(stored[0].call, **options), stored[1])
         compiled, out_tree = loaded[name]
         return jax.tree.unflatten(out_tree, compiled(*leaves))
 
     return call
 
 
-def _stored_program(name: str, jitted: Callable, tree: Any, leaves: list, options: dict):
-    """``(program over leaves, output treedef)``: loaded, else traced, exported and stored."""
+def exported_program(name: str, jitted: Callable, args: tuple) -> tuple[Any, Any] | None:
+    """``(exported program over the leaves of args, output treedef)`` of ``jitted(*args)``:
+    loaded from the store, else traced, exported and stored; ``None`` when it cannot be
+    exported (e.g. a host callback): call ``jitted`` as usual then."""
     exported, out_tree = load_exported(name), load_value(name)
-    if exported is None or out_tree is None:
-        seen: list = []
+    if exported is not None and out_tree is not None:
+        return exported, out_tree
+    leaves, tree = jax.tree.flatten(args)
+    seen: list = []
 
-        def flat(*xs):
-            out = jitted(*jax.tree.unflatten(tree, xs))
-            seen.append(jax.tree.structure(out))
-            return jax.tree.leaves(out)
+    def flat(*xs):
+        out = jitted(*jax.tree.unflatten(tree, xs))
+        seen.append(jax.tree.structure(out))
+        return jax.tree.leaves(out)
 
-        try:
-            exported = jax.export.export(jax.jit(flat))(*leaves)
-        except Exception:  # e.g. a host callback: as jax.jit
-            return None
-        out_tree = seen[-1]
-        save_exported(name, exported)
-        save_value(name, out_tree)
-    return jax.jit(exported.call, **options), out_tree
+    try:
+        exported = jax.export.export(jax.jit(flat))(*leaves)
+    except Exception:
+        return None
+    save_exported(name, exported)
+    save_value(name, seen[-1])
+    return exported, seen[-1]
 
 
 __all__ = [
     "entry_name",
+    "exported_program",
     "folder",
     "jit",
     "load_exported",
