@@ -5,7 +5,8 @@ hand-written ``jax.lax.scan`` (and ``jax.lax.fori_loop``) of its own update on t
                                    [--repeats R] [--only NAME,NAME]
 
 The runner is general (masks, pool orders, record hooks, task blocks); the generality must
-cost nothing when it is unused. Each case runs S streams (``jax.vmap``) of T steps through
+cost nothing when it is unused. Each case runs S streams (``jax.vmap``) of T steps (default
+100 x 5000; ``--quick``: 4 x 64, one round) through
 
 * ``ojax``: the public call (``run_oco``; ``run(..., keep_predictions=False)`` with the mask,
   order or task blocks the learner's stream comes with, and nothing else);
@@ -423,7 +424,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     streams = args.streams or (4 if args.quick else 100)
-    steps = args.steps or (64 if args.quick else 2000)
+    steps = args.steps or (64 if args.quick else 5000)
     repeats = args.repeats or (1 if args.quick else 7)
     names = set(args.only.split(",")) if args.only else None
     load_before = os.getloadavg()[0]
