@@ -136,9 +136,10 @@ def mechanic_sgd(zs, objective, x0, eta, s_init, lam, betas, eps=1e-8, optax_con
     """Mechanic (Cutkosky, Defazio & Mehta 2023, Algorithm 1) on SGD with step ``eta``.
 
     ``optax_conventions``: as ``optax.contrib.mechanize``: ``s_1 = s_init`` per beta (the
-    paper: 0), the coin is clipped to ``[-m_{t-1}, m_{t-1}]`` in the reward, ``m`` takes
-    ``|h| + eps``, ``Delta_t`` is recomputed as ``(x_t - x_ref) / (sum s + eps)`` and the
-    weight-decay term divides by ``||x_t|| + eps``."""
+    paper: 0), the coin is clipped to ``[-m_{t-1}, m_{t-1}]`` in the reward, the reward is kept
+    unclipped (only the wealth uses ``max(0, r)``), ``m`` takes ``|h| + eps``, ``Delta_t`` is
+    recomputed as ``(x_t - x_ref) / (sum s + eps)`` and the weight-decay term divides by
+    ``||x_t|| + eps``."""
     n, dim = zs.shape
     betas = np.asarray(betas, np.float64)
     nb = len(betas)
@@ -164,19 +165,24 @@ def mechanic_sgd(zs, objective, x0, eta, s_init, lam, betas, eps=1e-8, optax_con
             coin = min(max(h, -m[i]), m[i]) if optax_conventions else h
             m[i] = max(betas[i] * m[i], abs(h) + (eps if optax_conventions else 0.0))
             v[i] = betas[i] ** 2 * v[i] + h**2
-            r[i] = max(0.0, betas[i] * r[i] - s[i] * coin)
-        wealth = s_init * m / nb + r
+            r[i] = betas[i] * r[i] - s[i] * coin
+            if not optax_conventions:  # optax keeps r unclipped and clips it in the wealth only
+                r[i] = max(0.0, r[i])
+        wealth = s_init * m / nb + np.maximum(r, 0.0)
         s = wealth / (np.sqrt(v) + eps)
         x = x_ref + float(np.sum(s)) * delta
     return out
 
 
-def schedule_free_sgd(zs, objective, x0, gamma, beta, warmup=0, averaging="uniform", lag=False):
+def schedule_free_sgd(
+    zs, objective, x0, gamma, beta, warmup=0, averaging="uniform", lag=False, schedule=None
+):
     """Schedule-Free SGD (Defazio et al. 2024): returns the played ``y`` and the averages ``x``
     (both ``(n, d)``, before each step's update). ``averaging``: ``c_{t+1} = 1 / (t + 1)``
     (``"uniform"``) or ``gamma_t^2 / sum gamma_i^2`` (``"weighted"``). ``lag``: the z-step uses
     ``gamma_{t-1}`` (``gamma_0 = 0``) while the weights use ``gamma_t``, as
-    ``optax.contrib.schedule_free_sgd`` does with a warmup."""
+    ``optax.contrib.schedule_free_sgd`` does with a warmup. ``schedule``: ``t -> gamma_t`` in
+    place of the warmup formula (e.g. a peer's own schedule, with its rounding)."""
     n, dim = zs.shape
     z = np.array(x0, np.float64)
     x = z.copy()
@@ -184,6 +190,8 @@ def schedule_free_sgd(zs, objective, x0, gamma, beta, warmup=0, averaging="unifo
     ys, xs = np.zeros((n, dim)), np.zeros((n, dim))
 
     def rate(t):
+        if schedule is not None:
+            return schedule(t)
         return gamma * (min(1.0, t / warmup) if warmup > 0 else 1.0)
 
     for t in range(1, n + 1):
