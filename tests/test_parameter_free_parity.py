@@ -79,10 +79,8 @@ def _through_adapter(make, params, zs, objective, x0=X0):
 
 
 def _ours(learner, params, zs, objective, x0=X0):
-    _, trace = run_oco(
-        learner, params, jnp.asarray(x0), jnp.asarray(zs), OBJECTIVES[objective],
-        store_iterates=True,
-    )  # fmt: skip
+    x0, zs = jnp.asarray(x0), jnp.asarray(zs)
+    _, trace = run_oco(learner, params, x0, zs, OBJECTIVES[objective], store_iterates=True)
     return np.asarray(trace.prediction)
 
 
@@ -202,8 +200,8 @@ def test_prodigy_differs_from_optax_by_bias_correction(x64, objective):
     authors' package makes it an option) and uses ``d_{k+1}`` in the step's ``d eps``: optax
     equals the loop with exactly these two conventions, ojax the loop without them."""
     zs = _stream(objective, 6)
-    ours = _ours(parameter_free.prodigy(), parameter_free.ProdigyParams(*_f64(*PRODIGY)), zs,
-                 objective)  # fmt: skip
+    params = parameter_free.ProdigyParams(*_f64(*PRODIGY))
+    ours = _ours(parameter_free.prodigy(), params, zs, objective)
     peer, _ = _optax_run(_optax_prodigy(*PRODIGY), zs, objective)
     mapped = ref.prodigy(zs, objective, X0, *PRODIGY, optax_conventions=True)
     assert relative_difference(peer, mapped) < RTOL
@@ -223,8 +221,8 @@ def test_prodigy_first_step_closed_forms(x64):
     the default betas)."""
     values = (1e-3, 0.7, 0.9, 0.999, 0.0)
     zs = _stream("linear", 7, n=3)
-    ours = _ours(parameter_free.prodigy(), parameter_free.ProdigyParams(*_f64(*values)), zs,
-                 "linear")  # fmt: skip
+    params = parameter_free.ProdigyParams(*_f64(*values))
+    ours = _ours(parameter_free.prodigy(), params, zs, "linear")
     peer, _ = _optax_run(_optax_prodigy(*values), zs, "linear")
     d0, gamma, beta1, beta2, _ = values
     sign = np.sign(zs[0])
@@ -324,8 +322,8 @@ def test_schedule_free_uniform_keeps_z1_in_the_average(x64):
     weights give ``z_1`` none (``c_2 = 1``): after one step optax has ``x_2 = z_2`` and the
     uniform form ``(z_1 + z_2) / 2``."""
     zs, gamma, beta = _stream("quadratic", 11, n=5), 0.3, 0.9
-    ours = _ours(parameter_free.schedule_free_sgd("uniform"), _sf_params(gamma, beta), zs,
-                 "quadratic")  # fmt: skip
+    uniform = parameter_free.schedule_free_sgd("uniform")
+    ours = _ours(uniform, _sf_params(gamma, beta), zs, "quadratic")
     peer, _ = _optax_run(optax.contrib.schedule_free_sgd(gamma, b1=beta), zs, "quadratic")
     z2 = X0 - gamma * (X0 - zs[0])  # y_1 = x_1 = z_1 = x0
     np.testing.assert_allclose(peer[1], z2, rtol=1e-12)  # y_2 = (1 - b) z_2 + b x_2, x_2 = z_2
@@ -339,8 +337,8 @@ def test_schedule_free_optax_warmup_lags_one_step(x64):
     optax equals the loop with that lag (and its schedule's values, computed in float32: 1e-8
     off the formula); ojax the loop without it."""
     zs, gamma, beta, warmup = _stream("quadratic", 12), 0.4, 0.9, 10
-    ours = _ours(parameter_free.schedule_free_sgd("weighted"), _sf_params(gamma, beta, warmup),
-                 zs, "quadratic")  # fmt: skip
+    weighted = parameter_free.schedule_free_sgd("weighted")
+    ours = _ours(weighted, _sf_params(gamma, beta, warmup), zs, "quadratic")
     opt = optax.contrib.schedule_free_sgd(gamma, warmup_steps=warmup, b1=beta)
     peer, _ = _optax_run(opt, zs, "quadratic")
     with _peer():
