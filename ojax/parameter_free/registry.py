@@ -26,8 +26,8 @@ def _array(*values: float) -> Array:
     return jnp.asarray(values, jnp.float32)
 
 
-def _scalars(*values: float) -> tuple[Array, ...]:
-    return tuple(jnp.asarray(v, jnp.float32) for v in values)
+def _scalar(value: float) -> Array:
+    return jnp.asarray(value, jnp.float32)
 
 
 def _mechanic_params(ogd_step, s_init, decay, betas) -> MechanicParams:
@@ -40,7 +40,7 @@ ENTRIES = [
         "cocob",
         "oco",
         lambda d: cocob(),
-        lambda: CocobParams(jnp.asarray(100.0, jnp.float32)),
+        lambda: CocobParams(_scalar(100.0)),
         lambda: CocobParams(_array(10.0, 100.0)),
         unit_ball_stream,
         "quadratic",
@@ -49,7 +49,7 @@ ENTRIES = [
         "kt_coordinate",
         "oco",
         lambda d: coin_betting("kt"),
-        lambda: CoinBettingParams(*_scalars(1.0, 1.0)),
+        lambda: CoinBettingParams(_scalar(1.0), _scalar(1.0)),
         lambda: CoinBettingParams(_array(0.1, 2.0), _array(1.0, 0.7)),
         unit_ball_stream,
         "linear",
@@ -58,7 +58,7 @@ ENTRIES = [
         "dog",
         "oco",
         lambda d: dog(),
-        lambda: DoGParams(jnp.asarray(1e-4, jnp.float32)),
+        lambda: DoGParams(_scalar(1e-4)),
         lambda: DoGParams(_array(1e-4, 1e-2)),
         unit_ball_stream,
         "quadratic",
@@ -67,7 +67,9 @@ ENTRIES = [
         "prodigy",
         "oco",
         lambda d: prodigy(),
-        lambda: ProdigyParams(*_scalars(1e-6, 1.0, 0.9, 0.999, 1e-8)),
+        lambda: ProdigyParams(
+            _scalar(1e-6), _scalar(1.0), _scalar(0.9), _scalar(0.999), _scalar(1e-8)
+        ),
         lambda: ProdigyParams(
             _array(1e-6, 1e-3),
             _array(1.0, 0.5),
@@ -82,7 +84,7 @@ ENTRIES = [
         "dadapt_sgd",
         "oco",
         lambda d: dadapt_sgd(),
-        lambda: DAdaptParams(*_scalars(1e-6, 1.0)),
+        lambda: DAdaptParams(_scalar(1e-6), _scalar(1.0)),
         lambda: DAdaptParams(_array(1e-6, 1e-3), _array(1.0, 0.5)),
         unit_ball_stream,
         "quadratic",
@@ -91,12 +93,12 @@ ENTRIES = [
         "mechanic",
         "oco",
         lambda d: mechanic(ogd("none")),
-        lambda: _mechanic_params(*_scalars(1.0, 1e-8, 0.01), jnp.asarray(BETAS, jnp.float32)),
+        lambda: _mechanic_params(_scalar(1.0), _scalar(1e-8), _scalar(0.01), _array(*BETAS)),
         lambda: _mechanic_params(
             _array(1.0, 0.1),
             _array(1e-8, 1e-4),
             _array(0.01, 0.0),
-            jnp.tile(jnp.asarray(BETAS, jnp.float32), (2, 1)),
+            jnp.tile(_array(*BETAS), (2, 1)),
         ),
         unit_ball_stream,
         "quadratic",
@@ -105,7 +107,7 @@ ENTRIES = [
         "schedule_free_sgd",
         "oco",
         lambda d: schedule_free_sgd(),
-        lambda: ScheduleFreeParams(*_scalars(0.5, 0.9, 0.0)),
+        lambda: ScheduleFreeParams(_scalar(0.5), _scalar(0.9), _scalar(0.0)),
         lambda: ScheduleFreeParams(_array(0.5, 0.1), _array(0.9, 0.5), _array(0.0, 10.0)),
         unit_ball_stream,
         "quadratic",
