@@ -16,6 +16,12 @@ each ``s_i`` is a one-dimensional bettor with its own decay ``beta_i`` fed the c
 point is ``x_ref`` and the scale starts near ``s_init`` at the second step. The weight-decay term
 is taken as 0 where ``x_t = 0``.
 
+This follows the paper's Algorithm 1. ``optax.contrib.mechanize`` (the authors' JAX code) adds
+later conventions: ``s_1 = s_init`` per beta (so it moves at the first step), the coin clipped to
+``[-m_{t-1}, m_{t-1}]`` in the reward, the reward kept unclipped in its state, ``|h| + eps`` in
+``m`` and ``eps`` in the recomputed ``Delta`` and the weight-decay term
+(``tests/test_parameter_free_parity.py`` pins each).
+
 References:
   Cutkosky, A., Defazio, A. and Mehta, H. (2023). Mechanic: a learning rate tuner. NeurIPS
   (Algorithm 1).

@@ -12,6 +12,10 @@ gamma_i^2`` (``"weighted"``: the warmup-weighted average of the paper's Algorith
 ``z_1`` no weight). ``T_warmup = 0`` means no warmup. The OCO learner plays ``y_t``; ``x_t``, the
 sequence the paper evaluates, is :func:`schedule_free_average` of the state.
 
+``optax.contrib.schedule_free_sgd`` is the ``"weighted"`` form (they agree to rounding without
+warmup); with a warmup its SGD step reads the schedule one step early (``gamma_{t-1}``, 0 at the
+first step) while its weights read ``gamma_t``: here both use the paper's ``gamma_t``.
+
 References:
   Defazio, A., Yang, X. A., Mehta, H., Mishchenko, K., Khaled, A. and Cutkosky, A. (2024).
   The road less scheduled. NeurIPS (Section 2, Schedule-Free SGD; Algorithm 1; Theorem 1).
