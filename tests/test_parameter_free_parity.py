@@ -231,6 +231,22 @@ def test_prodigy_first_step_closed_forms(x64):
     np.testing.assert_allclose(ours[1] - X0, paper, rtol=1e-12)
 
 
+def test_prodigy_zero_gradient_turns_optax_nan(x64):
+    """A zero gradient makes optax's D estimate ``0 / ||s||_1 = 0 / 0``: its iterate (and its
+    ``dadapt_adamw``'s) becomes NaN for good. The authors' package skips the D update when
+    ``||s||_1 = 0``; so does ojax, which then learns from the next gradients."""
+    zs = _stream("quadratic", 13, n=20)
+    zs_zero = np.concatenate([np.tile(X0, (1, 1)), zs])  # f_1 = ||w - x0||^2 / 2: g_1 = 0
+    peer, _ = _optax_run(_optax_prodigy(*PRODIGY), zs_zero, "quadratic")
+    adamw, _ = _optax_run(optax.contrib.dadapt_adamw(), zs_zero, "quadratic")
+    params = parameter_free.ProdigyParams(*_f64(*PRODIGY))
+    ours = _ours(parameter_free.prodigy(), params, zs_zero, "quadratic")
+    assert np.all(np.isnan(peer[2:])) and np.all(np.isnan(adamw[2:]))
+    assert np.all(np.isfinite(ours)) and np.array_equal(ours[1], X0)
+    np.testing.assert_allclose(ours, ref.prodigy(zs_zero, "quadratic", X0, *PRODIGY), atol=1e-12)
+    assert np.linalg.norm(ours[-1] - X0) > 1e-3  # it moves on
+
+
 def test_optax_has_no_dadaptation_sgd():
     """D-Adaptation: optax ships only the Adam form (``dadapt_adamw``, the paper's Algorithm 4),
     not SGD with D-Adaptation (Algorithm 3): there is no peer to compare ``dadapt_sgd`` with."""
