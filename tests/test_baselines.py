@@ -159,7 +159,9 @@ def _ftl_killer(n: int, extra: int = 2) -> np.ndarray:
     """Losses (1/2, 0), (0, 1), (1, 0), ... of two experts (ties for FTL), plus experts at 1."""
     first = np.where(np.arange(n) % 2 == 1, 0.0, 1.0)
     first[0] = 0.5
-    return np.column_stack([first, 1.0 - first, np.ones((n, extra))])[:, : 2 + extra]
+    second = 1.0 - first
+    second[0] = 0.0
+    return np.column_stack([first, second, np.ones((n, extra))])
 
 
 @pytest.mark.parametrize("case", ["stochastic", "ftl-killer", "prior"])

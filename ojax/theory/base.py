@@ -19,7 +19,7 @@ from typing import Any, Literal, NamedTuple
 import numpy as np
 
 KINDS = ("bound", "rate", "identity")
-DOCUMENTS = ("notes", "denevi2020", "neu-rosasco2018", "zhao-hoi2010")
+DOCUMENTS = ("notes", "denevi2020", "neu-rosasco2018", "zhao-hoi2010", "baselines")
 IDENTITY_TOLERANCE = 1e-9
 
 
@@ -67,7 +67,7 @@ class Check:
     """
 
     name: str
-    document: Literal["notes", "denevi2020", "neu-rosasco2018", "zhao-hoi2010"]
+    document: Literal["notes", "denevi2020", "neu-rosasco2018", "zhao-hoi2010", "baselines"]
     result: str
     statement: str
     instance: str
