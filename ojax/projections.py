@@ -85,7 +85,8 @@ METRIC_ITERATIONS = 30
 
 
 def l2_ball_in_metric(coords: Array, eigenvalues: Array, radius: Array | float = 1.0) -> Array:
-    """Projection onto ``{x : ||x|| <= radius}`` in the norm of ``A``: ``argmin (x - y)' A (x - y)``.
+    """Projection onto the ball ``||x|| <= radius`` in the norm of ``A``: the minimizer of
+    ``(x - y)' A (x - y)`` over the ball.
 
     Written in an orthonormal eigenbasis of ``A`` (``A = Q diag(eigenvalues) Q'``, all
     eigenvalues > 0): ``coords = Q' y``, and the result is ``Q' x`` (for a diagonal ``A`` the

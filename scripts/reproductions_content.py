@@ -406,7 +406,7 @@ _BASELINES_CLAIMS = (
         "update, FTRL-Proximal's Algorithm 1, ONS's generalized projection, AdaHedge's mix-loss "
         "routine, Squint's evidence integral.",
         "Every iterate agrees with an independent float64 NumPy loop to 1e-10 of the iterates' "
-        "scale (Squint's weights to 1e-9, against quadrature).",
+        "scale (Squint's weights against the evidence integral by quadrature).",
         "tests/test_baselines.py::test_ftrl_proximal_is_algorithm_1_on_sparse_logistic_regression",
     ),
     Claim(

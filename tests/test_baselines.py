@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import reference_baselines as ref
 
-from ojax import InputError, LEARNERS, adapters, losses, oco, run, run_oco
+from ojax import LEARNERS, InputError, adapters, losses, oco, run, run_oco
 from ojax.oco.squint import log_evidence
 
 
@@ -45,8 +45,9 @@ def test_adagrad_against_numpy(x64, domain, delta, radius):
     zs = _linear(0, 120, 4)
     params = oco.AdaGradParams(jnp.asarray(0.8), jnp.asarray(delta), jnp.asarray(radius))
     ws = _points(oco.adagrad(domain), params, np.zeros(4), zs)
-    expected, projected = ref.adagrad(lambda t, w: zs[t], np.zeros(4), 120, 0.8, delta, radius,
-                                      domain)  # fmt: skip
+    expected, projected = ref.adagrad(
+        lambda t, w: zs[t], np.zeros(4), 120, 0.8, delta, radius, domain
+    )
     _close(ws, expected)
     assert (projected >= 10) == (domain != "none")  # the projection was exercised
     assert np.ptp(expected[-1]) > 0.05
@@ -89,8 +90,9 @@ def test_ftrl_proximal_is_algorithm_1_on_sparse_logistic_regression(x64, lambda1
     learner = oco.ftrl_proximal()
     params = oco.FTRLProximalParams(*(jnp.asarray(v) for v in (0.4, 1.0, lambda1, lambda2)))
     predictor = adapters.linear_predictor(learner, losses.logistic, jnp.zeros(6))
-    _, trace = run(predictor, params, jnp.asarray(xs), jnp.asarray(2 * ys01 - 1), losses.logistic,
-                   record=adapters.linear_weights(learner))  # fmt: skip
+    labels = jnp.asarray(2 * ys01 - 1)
+    record = adapters.linear_weights(learner)
+    _, trace = run(predictor, params, jnp.asarray(xs), labels, losses.logistic, record=record)
     expected = ref.ftrl_proximal(xs, ys01, 0.4, 1.0, lambda1, lambda2)
     _close(np.asarray(trace.record), expected)
     zeros = np.mean(expected[20:] == 0)
@@ -118,8 +120,9 @@ def test_online_newton_against_numpy(x64, radius):
     params = oco.OnlineNewtonParams(*(jnp.asarray(v) for v in (gamma, epsilon, radius or 1.0)))
     learner = oco.online_newton("none" if radius is None else "l2_ball")
     ws = _points(learner, params, np.zeros(3), zs, losses.quadratic_objective)
-    expected, projected = ref.online_newton(lambda t, w: w - zs[t], np.zeros(3), 100, gamma,
-                                            epsilon, radius)  # fmt: skip
+    expected, projected = ref.online_newton(
+        lambda t, w: w - zs[t], np.zeros(3), 100, gamma, epsilon, radius
+    )
     _close(ws, expected)
     assert (projected >= 20) == (radius is not None)
 
@@ -140,8 +143,8 @@ def test_metric_ball_projection_is_the_constrained_minimizer(x64):
         a = m @ m.T + 0.01 * np.eye(4)
         y = rng.normal(size=4) * 3
         lam, basis = np.linalg.eigh(a)
-        got = basis @ np.asarray(projections.l2_ball_in_metric(jnp.asarray(basis.T @ y),
-                                                               jnp.asarray(lam), 1.2))  # fmt: skip
+        coords = projections.l2_ball_in_metric(jnp.asarray(basis.T @ y), jnp.asarray(lam), 1.2)
+        got = basis @ np.asarray(coords)
         _close(got, ref.metric_ball(y, a, 1.2), rtol=1e-11)
         assert np.linalg.norm(got) <= 1.2 * (1 + 1e-12)
 
@@ -181,15 +184,15 @@ def test_squint_against_quadrature(x64):
     zs = _expert_losses(7, 100, 4)
     prior = np.array([0.4, 0.3, 0.2, 0.1])
     ws = _points(oco.squint(), oco.SquintParams(), prior, zs)
-    _close(ws, ref.squint(zs, prior), rtol=1e-9)
+    _close(ws, ref.squint(zs, prior))
     assert ws[-1].max() > 0.5
 
 
 def test_squint_evidence_in_closed_form_against_quadrature(x64):
     rng = np.random.default_rng(8)
     variance = np.concatenate([10 ** rng.uniform(-9, 5, 300), [1e-12, 3e-10, 1e-3]])
-    regret = rng.uniform(-1, 1, variance.size) * np.sqrt(variance * 10 ** rng.uniform(0, 5,
-                                                                                  variance.size))  # fmt: skip
+    spread = 10 ** rng.uniform(0, 5, variance.size)  # |R| up to sqrt(1e5 V): R^2 <= T V
+    regret = rng.uniform(-1, 1, variance.size) * np.sqrt(variance * spread)
     got = np.asarray(log_evidence(jnp.asarray(regret), jnp.asarray(variance)))
     expected = np.array([ref.squint_evidence(r, v) for r, v in zip(regret, variance)])
     assert np.all(np.isfinite(got))
@@ -197,8 +200,9 @@ def test_squint_evidence_in_closed_form_against_quadrature(x64):
     assert np.all(np.abs(got - expected) <= 1e-8 * np.maximum(1, np.abs(expected)))
     assert expected.max() > 100 and expected.min() < -5  # both tails exercised
     with jax.enable_x64(False):
-        got32 = np.asarray(log_evidence(jnp.asarray(regret, jnp.float32),
-                                        jnp.asarray(variance, jnp.float32)))  # fmt: skip
+        got32 = np.asarray(
+            log_evidence(jnp.asarray(regret, jnp.float32), jnp.asarray(variance, jnp.float32))
+        )
     assert np.all(np.isfinite(got32))
     # the terms that cancel: exp(R^2 / 4V) against the erf tails, and erf(b) - erf(a) (b - a =
     # sqrt(V) / 2) where V is small
@@ -226,11 +230,13 @@ def test_squint_evidence_in_closed_form_against_quadrature(x64):
 def test_bad_input_is_refused_before_running(learner, params, x0, message):
     params = type(params)(*(jnp.asarray(v, jnp.float32) for v in params))
     with pytest.raises(InputError, match=message):
-        run_oco(learner, params, jnp.asarray(x0, jnp.float32), jnp.ones((3, 2), jnp.float32),
-                losses.linear_objective)  # fmt: skip
+        zs = jnp.ones((3, 2), jnp.float32)
+        run_oco(learner, params, jnp.asarray(x0, jnp.float32), zs, losses.linear_objective)
 
 
-@pytest.mark.parametrize("name", ["adagrad", "ftrl_proximal", "online_newton", "adahedge", "squint"])
+@pytest.mark.parametrize(
+    "name", ["adagrad", "ftrl_proximal", "online_newton", "adahedge", "squint"]
+)
 def test_long_float32_streams_stay_finite(name):
     entry = LEARNERS[name]
     zs, _ = entry.make_stream(jax.random.key(9), 200_000, 4)

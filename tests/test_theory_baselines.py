@@ -21,8 +21,8 @@ NAMES = [check.name for check in checks.CHECKS]
 
 
 def test_the_baselines_document_lists_its_checks():
-    assert NAMES == ["duchi2011-thm5", "hazan2007-thm2", "derooij2014-variance",
-                     "koolen2015-lemma1"]  # fmt: skip
+    expected = ["duchi2011-thm5", "hazan2007-thm2", "derooij2014-variance", "koolen2015-lemma1"]
+    assert NAMES == expected
     assert [c.name for c in selected_checks("baselines")] == NAMES
     for name in NAMES:
         assert CHECKS[name].document == "baselines" and CHECKS[name].kind == "bound"
@@ -50,8 +50,11 @@ def test_learner_under_its_bound_and_falsifier_over_it(name):
 
 def test_squint_potential_is_the_integral():
     for r, v in [(0.0, 0.0), (3.0, 40.0), (-50.0, 400.0), (25.0, 100.0), (1.0, 1e-6)]:
-        value, _ = integrate.quad(lambda eta: math.expm1(eta * r - eta * eta * v) / eta, 0, 0.5,
-                                  epsabs=0, epsrel=1e-12, limit=200)  # fmt: skip
+
+        def integrand(eta: float, r: float = r, v: float = v) -> float:
+            return math.expm1(eta * r - eta * eta * v) / eta
+
+        value, _ = integrate.quad(integrand, 0, 0.5, epsabs=0, epsrel=1e-12, limit=200)
         assert checks.squint_potential(np.array(r), np.array(v)) == pytest.approx(value, 1e-10)
 
 
@@ -77,8 +80,14 @@ def test_squint_potential_never_exceeds_zero_and_ftl_breaks_it(x64):
     prior = np.array([0.05, 0.15, 0.3, 0.5])
     killer = checks._ftl_killer(400)[0, :, :4]
     for zs in (rng.uniform(size=(400, 4)) ** 2, killer):
-        _, trace = run_oco(oco.squint(), oco.SquintParams(), jnp.asarray(prior), jnp.asarray(zs),
-                           losses.linear_objective, store_iterates=True)  # fmt: skip
+        _, trace = run_oco(
+            oco.squint(),
+            oco.SquintParams(),
+            jnp.asarray(prior),
+            jnp.asarray(zs),
+            losses.linear_objective,
+            store_iterates=True,
+        )
         potential = _potential(np.asarray(trace.prediction), zs, prior)
         assert np.all(potential <= 1e-9), potential.max()
         assert potential.min() < -0.1  # not trivially 0

@@ -105,4 +105,3 @@ def adagrad(feasible_set: str = "box") -> OCOLearner:
             projections.check_member("x0", feasible_set, x0, params.radius)
 
     return OCOLearner(init, iterate, update, check_params, check_start)
-

@@ -40,6 +40,7 @@ from jax.scipy.special import log_ndtr, logsumexp, ndtr
 from ojax.core import Array, OCOLearner
 from ojax.validation import check_positive
 
+
 class SquintParams(NamedTuple):
     """No hyperparameters: the prior over experts is ``x0``, the one over rates is fixed."""
 
@@ -120,4 +121,3 @@ def squint() -> OCOLearner:
         check_positive("x0 (the prior over experts)", x0)
 
     return OCOLearner(init, iterate, update, check_start=check_start)
-

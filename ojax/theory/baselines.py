@@ -11,7 +11,6 @@ at most 1. Regret is against the best fixed point (or expert) in hindsight at ea
 
 from __future__ import annotations
 
-import functools
 import math
 
 import jax
@@ -169,8 +168,8 @@ def _experts_runs(learner: OCOLearner, params: object, zs: np.ndarray, dtype) ->
 
 def _ftl_weights(zs: np.ndarray, dtype) -> np.ndarray:
     """Follow the leader over the simplex (the vertex of the smallest cumulative loss)."""
-    return _experts_runs(oco.ftl("linear", "simplex"), oco.FTLParams(jnp.asarray(1.0, dtype)),
-                         zs, dtype)  # fmt: skip
+    params = oco.FTLParams(jnp.asarray(1.0, dtype))
+    return _experts_runs(oco.ftl("linear", "simplex"), params, zs, dtype)
 
 
 def _expert_instances(config: CheckConfig, stream: int) -> dict[str, np.ndarray]:
