@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from ojax.theory import denevi, neu_rosasco, notes, parameter_free_baselines, zhao_hoi
+from ojax.theory import baselines, denevi, neu_rosasco, notes, parameter_free_baselines, zhao_hoi
 from ojax.theory.base import (
     BOUND_RTOL,
     IDENTITY_TOLERANCE,
@@ -22,7 +22,7 @@ from ojax.theory.base import (
 
 CHECKS: dict[str, Check] = {
     check.name: check
-    for module in (notes, denevi, neu_rosasco, zhao_hoi, parameter_free_baselines)
+    for module in (notes, denevi, neu_rosasco, zhao_hoi, parameter_free_baselines, baselines)
     for check in module.CHECKS
 }
 

@@ -19,7 +19,14 @@ from typing import Any, Literal, NamedTuple
 import numpy as np
 
 KINDS = ("bound", "rate", "identity")
-DOCUMENTS = ("notes", "denevi2020", "neu-rosasco2018", "zhao-hoi2010", "parameter-free")
+DOCUMENTS = (
+    "notes",
+    "denevi2020",
+    "neu-rosasco2018",
+    "zhao-hoi2010",
+    "parameter-free",
+    "baselines",
+)
 IDENTITY_TOLERANCE = 1e-9
 
 
@@ -67,7 +74,9 @@ class Check:
     """
 
     name: str
-    document: Literal["notes", "denevi2020", "neu-rosasco2018", "zhao-hoi2010", "parameter-free"]
+    document: Literal[
+        "notes", "denevi2020", "neu-rosasco2018", "zhao-hoi2010", "parameter-free", "baselines"
+    ]
     result: str
     statement: str
     instance: str
