@@ -78,3 +78,36 @@ def check_member(name: str, kind: str, w: Array, radius: Array | float = 1.0) ->
             f"{name} must lie in the feasible set {kind!r} of radius {float(radius):g}, got a "
             f"point at distance {distance:.3g} from it"
         )
+
+
+METRIC_ITERATIONS = 30
+"""Newton steps on the Lagrange multiplier in :func:`l2_ball_in_metric` (a fixed count)."""
+
+
+def l2_ball_in_metric(coords: Array, eigenvalues: Array, radius: Array | float = 1.0) -> Array:
+    """Projection onto the ball ``||x|| <= radius`` in the norm of ``A``: the minimizer of
+    ``(x - y)' A (x - y)`` over the ball.
+
+    Written in an orthonormal eigenbasis of ``A`` (``A = Q diag(eigenvalues) Q'``, all
+    eigenvalues > 0): ``coords = Q' y``, and the result is ``Q' x`` (for a diagonal ``A`` the
+    basis is the identity and ``coords = y``). Outside the ball the minimizer is ``x(mu) =
+    (A + mu I)^-1 A y`` with ``mu > 0`` the root of ``phi(mu) = 1 / ||x(mu)|| - 1 / radius``,
+    increasing and concave in ``mu`` (the trust-region secular equation): Newton's method from
+    ``mu = 0`` climbs to the root without overshooting, :data:`METRIC_ITERATIONS` steps (a fixed
+    count, so the loop has a static length); the point is then rescaled onto the sphere to remove
+    the last rounding.
+    """
+    inside = jnp.sum(coords**2) <= radius**2
+
+    def newton(_, mu: Array) -> Array:
+        x = eigenvalues * coords / (eigenvalues + mu)
+        norm = jnp.sqrt(jnp.sum(x**2))
+        safe = jnp.where(norm > 0, norm, 1.0)
+        slope = jnp.sum(x**2 / (eigenvalues + mu)) / safe**3
+        step = (1.0 / safe - 1.0 / radius) / jnp.where(slope > 0, slope, 1.0)
+        return jnp.maximum(mu - step, 0.0)
+
+    mu = jax.lax.fori_loop(0, METRIC_ITERATIONS, newton, jnp.zeros((), coords.dtype))
+    x = eigenvalues * coords / (eigenvalues + mu)
+    x = x * jnp.minimum(1.0, radius / jnp.maximum(jnp.sqrt(jnp.sum(x**2)), radius))
+    return jnp.where(inside, coords, x)

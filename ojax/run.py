@@ -7,7 +7,8 @@ example, the loss of that prediction is recorded, then the learner updates. The 
 
 * a plain stream ``(xs, ys)``, or a shared pool and an ``order`` of pool rows to visit (many
   orders of one pool: ``jax.vmap`` over ``order``, the pool is read, never copied);
-* a ``mask``: padded steps change nothing and count nothing;
+* a ``mask``: padded steps change nothing and count nothing (without one, each step is the
+  learner's bare update: nothing selects the state, so a sparse update stays ``O(nnz)``);
 * task blocks for a :class:`~ojax.core.MultiTaskLearner` (``(num_tasks, max_points, ...)``, a
   scan over tasks of scans over points, ``begin_task`` / ``end_task`` at the boundaries);
 * a ``record`` hook (a :class:`~ojax.core.Step` -> pytree per step) and a ``task_record`` hook
@@ -69,23 +70,35 @@ TaskRecord = Callable[[State, Params, TaskInfo], Any]
 # the scan
 
 
-def _step(learner, params: Params, loss: Loss, record: Record | None, keep: bool, fetch):
-    """One scan step of progressive validation: predict on the unseen example, record its loss
-    (0 on padding), then learn (padding inert). ``fetch`` maps the scanned input to ``(x, y)``."""
+def _step(learner, params: Params, loss: Loss, record: Record | None, keep: bool, fetch, masked):
+    """One scan step of progressive validation: predict on the unseen example, record its loss,
+    then learn. ``fetch`` maps the scanned input to ``(x, y)``. ``masked`` (static): the input
+    is ``(item, real)`` and a padded step (``real`` False) counts 0 and changes nothing; without
+    it the step is the bare update, with no select of the state (a sparse update stays
+    ``O(nnz)``)."""
 
     def step(state, inputs):
-        item, real = inputs
+        item, real = inputs if masked else (inputs, None)
         x, y = fetch(item)
         y_hat = learner.predict(state, params, x)
-        value = jnp.where(real, loss.value(y_hat, y), 0.0)
-        new = tree_where(real, learner.update(state, params, x, y), state)
+        new = learner.update(state, params, x, y)
+        value = loss.value(y_hat, y)
+        if masked:
+            value = jnp.where(real, value, 0.0)
+            new = tree_where(real, new, state)
+        else:  # the dtype jnp.where(real, value, 0.0) gives
+            value = jnp.asarray(value).astype(jnp.result_type(value, 0.0))
         seen = None if record is None else record(Step(state, params, x, y, y_hat, new))
         return new, (value, y_hat if keep else None, seen)
 
     return step
 
 
-def _fetcher(xs: Any, ys: Array, pooled: bool):
+def _fetcher(xs: Any, ys: Array | None, pooled: bool):
+    """The map from a scanned item to ``(x, y)``; ``ys`` None: the label is the input itself
+    (an OCO stream of ``z_t``, scanned once instead of as two copies)."""
+    if ys is None:
+        return lambda z: (z, z)
     if not pooled:
         return lambda item: item
     return lambda index: (jax.tree.map(lambda a: a[index], xs), ys[index])
@@ -101,6 +114,7 @@ class _Options(NamedTuple):
     task_sums: bool
     independent_tasks: bool
     pooled: bool
+    masked: bool  # a mask was given: padded steps select the old state
 
 
 @functools.partial(jax.jit, static_argnames=("learner", "options"))
@@ -112,16 +126,20 @@ def _stream(learner, params, xs, ys, order, mask, options: _Options):
         options.record,
         options.keep_predictions,
         _fetcher(xs, ys, options.pooled),
+        options.masked,
     )
-    items = order if options.pooled else (xs, ys)
-    state, (losses, preds, seen) = jax.lax.scan(step, learner.init(params), (items, mask))
+    items = order if options.pooled else xs if ys is None else (xs, ys)
+    inputs = (items, mask) if options.masked else items
+    state, (losses, preds, seen) = jax.lax.scan(step, learner.init(params), inputs)
     return state, Trace(losses, preds, seen, mask)
 
 
 @functools.partial(jax.jit, static_argnames=("learner", "options"))
 def _tasks(learner, params, xs, ys, mask, task_data, options: _Options):
     keep = options.keep_predictions and not options.task_sums
-    step = _step(learner, params, options.loss, options.record, keep, lambda item: item)
+    step = _step(
+        learner, params, options.loss, options.record, keep, lambda item: item, options.masked
+    )
     sizes = jnp.sum(mask, axis=1, dtype=jnp.int32)
     indices = jnp.arange(mask.shape[0], dtype=jnp.int32)
 
@@ -129,7 +147,9 @@ def _tasks(learner, params, xs, ys, mask, task_data, options: _Options):
         index, size, x, y, real, data = block
         info = TaskInfo(index, size, data)
         state, (losses, preds, seen) = jax.lax.scan(
-            step, learner.begin_task(state, params, info), ((x, y), real)
+            step,
+            learner.begin_task(state, params, info),
+            ((x, y), real) if options.masked else (x, y),
         )
         state = learner.end_task(state, params, info)
         done = None if options.task_record is None else options.task_record(state, params, info)
@@ -369,7 +389,8 @@ def run(
       independent_tasks: the learner carries nothing from task to task (a fixed bias): tasks run
         in parallel (``vmap`` from the initial state) instead of in sequence; the returned
         state then has a leading task axis.
-      keep_predictions: store the predictions in ``Trace.prediction`` (else ``None``).
+      keep_predictions: store the predictions in ``Trace.prediction`` (else ``None``); one
+        ``(n, ...)`` output written per step, so pass False when only the losses are needed.
 
     Returns:
       The final state and the :class:`~ojax.core.Trace`; :class:`~ojax.validation.InputError`
@@ -396,6 +417,7 @@ def run(
         task_sums,
         independent_tasks,
         order is not None,
+        mask is not None,
     )
     if multi:
         if order is not None:
@@ -489,8 +511,10 @@ def run_oco(
     predictor = oco_predictor(learner, objective)
     _check_values("zs", zs)
     mask = jnp.ones(jnp.shape(zs)[:1], bool)
-    options = _Options(objective_loss(objective), None, None, store_iterates, False, False, False)
-    return _stream(predictor, OCOParams(params, jnp.asarray(x0)), zs, zs, None, mask, options)
+    options = _Options(
+        objective_loss(objective), None, None, store_iterates, False, False, False, False
+    )
+    return _stream(predictor, OCOParams(params, jnp.asarray(x0)), zs, None, None, mask, options)
 
 
 def entry_start(entry: LearnerEntry, zs: Array) -> Array:

@@ -32,6 +32,7 @@ BENCHMARKS = {
     "peers": "ojax beside river, scikit-learn and Vowpal Wabbit (progressive validation)",
     "distributed": "the same chunked sweep on 1 and on 2 processes",
     "e2e": "every `ojax run` experiment end to end in a fresh process, cold and warm",
+    "runner": "`ojax.run` beside a hand-written `lax.scan` / `fori_loop` of each learner's update",
 }
 STANDARD = ("case", "ojax_seconds", "ojax_compile_seconds", "baseline", "baseline_seconds", "ratio")
 
@@ -178,6 +179,44 @@ def e2e_table(rows: list[dict[str, Any]]) -> str:
         "seconds cover the whole process (imports, data, tracing, compilation, the run, figures "
         "and files); peak memory is the process's maximum resident set.\n\n"
     )
+    return note + markdown_table(header, table)
+
+
+def runner_table(result: dict[str, Any]) -> str:
+    """Runner parity: each learner's seconds through ``ojax.run`` against its hand-written scan
+    and fori_loop, and the loop ops of the compiled programs (the structural check)."""
+    config = result.get("config", {})
+    target = config.get("target_slowdown", 1.05)
+    rows = result["rows"]
+    over = [r["case"] for r in rows if r["slowdown"] > target]
+    note = (
+        f"{config.get('streams')} streams (`vmap`) x {config.get('steps')} steps, median of "
+        f"{config.get('repeats')} interleaved rounds; slowdown = ojax seconds / hand-written "
+        f"scan seconds (target <= {target}; over it: **{len(over)} of {len(rows)}**"
+        + (f", {', '.join(over)}" if over else "")
+        + "). Loop ops: what the optimized HLO's loops run per step (ojax / scan); 'extra' "
+        "names the ops the runner runs beyond the scan (empty at parity, whatever the load). "
+        "fori: the same step in a `lax.fori_loop`.\n\n"
+    )
+    header = ["case", "kind", "d", "ojax s", "scan s", "slowdown", "fori s", "ojax / fori"]
+    header += ["M steps/s", "loop ops", "extra loop ops", "losses rel. diff"]
+    table = [
+        [
+            r["case"],
+            r["kind"],
+            r["dim"],
+            r["ojax_seconds"],
+            r["baseline_seconds"],
+            f"{r['slowdown']:.3f}" + (" **over**" if r["slowdown"] > target else ""),
+            r.get("fori_seconds", "n/a"),
+            f"{r['fori_slowdown']:.3f}" if "fori_slowdown" in r else "n/a",
+            f"{r['steps_per_second'] / 1e6:.3g}",
+            f"{r['loop_ops_ojax']} / {r['loop_ops_baseline']}",
+            ", ".join(f"+{v} {k}" for k, v in r["extra_loop_ops"].items()) or "none",
+            r["losses_max_rel_diff"],
+        ]
+        for r in rows
+    ]
     return note + markdown_table(header, table)
 
 
@@ -390,6 +429,8 @@ def page(found: dict[str, list[dict[str, Any]]], figure: bool) -> str:
                 out.append(peers_tables(result))
             elif name == "e2e" and result.get("rows"):
                 out += [e2e_table(result["rows"]), ""]
+            elif name == "runner" and result.get("rows"):
+                out += [runner_table(result), ""]
             elif result.get("rows"):
                 out += [generic_table(result["rows"]), ""]
             if lines := extras(result):

@@ -148,7 +148,8 @@ def describe(check: Check, outcome: Outcome, decided: Verdict) -> dict:
 
 def selected_checks(value: str | None) -> list[Check]:
     """The checks ``--dataset`` names: every check (``None``), else comma-separated check names
-    or documents (``notes``, ``denevi2020``, ``neu-rosasco2018``, ``zhao-hoi2010``).
+    or documents (``notes``, ``denevi2020``, ``neu-rosasco2018``, ``zhao-hoi2010``,
+    ``baselines``).
 
     Raises:
       InputError: a name that is neither a check nor a document.

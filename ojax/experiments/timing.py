@@ -1,7 +1,11 @@
-"""Timing a jitted function with its compilation apart from its run (benchmarks, experiments)."""
+"""Timing a jitted function with its compilation apart from its run (benchmarks, experiments),
+and counting what its compiled loops do per step (:func:`loop_ops`: a structural profile that
+no load on the machine can skew)."""
 
 from __future__ import annotations
 
+import collections
+import re
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -46,3 +50,65 @@ def compile_and_run(
         out = jax.block_until_ready(compiled(*args))
         times.append(time.perf_counter() - start)
     return out, compile_seconds, float(np.median(times))
+
+
+_HEADER = re.compile(r"^(?:ENTRY )?%?([\w.\-]+) \(.*\{$")
+_INSTRUCTION = re.compile(r"^\s*(?:ROOT )?%?[\w.\-]+ = (.+?) ([a-z][\w\-]*)\(")
+_CALLED = re.compile(r"(?:calls|to_apply|body|condition)=%?([\w.\-]+)")
+_BRANCHES = re.compile(r"branch_computations=\{([^}]*)\}")
+FREE_OPS = frozenset({"parameter", "get-tuple-element", "tuple", "constant", "bitcast"})
+"""Opcodes that move no data (:func:`loop_ops` leaves them out)."""
+
+
+def _computations(hlo: str) -> dict[str, list[tuple[str, str, str]]]:
+    """name -> its instructions ``(opcode, result type, line)`` in an HLO module's text."""
+    computations: dict[str, list[tuple[str, str, str]]] = {}
+    current: list[tuple[str, str, str]] | None = None
+    for line in hlo.splitlines():
+        header = _HEADER.match(line) if not line.startswith(" ") else None
+        if header:
+            current = computations.setdefault(header.group(1), [])
+        elif current is not None and (found := _INSTRUCTION.match(line)):
+            current.append((found.group(2), found.group(1), line))
+    return computations
+
+
+def loop_ops(hlo: str) -> collections.Counter[str]:
+    """Opcode counts of what the ``while`` loops of an optimized HLO module run per iteration.
+
+    Every loop's body and condition count with all they call (fusions, reducers, inner loops),
+    each instruction once; :data:`FREE_OPS` are left out. Two programs of the same arithmetic
+    give the same counts, so ``loop_ops(a) - loop_ops(b)`` names what ``a`` adds per step (a
+    ``select`` over the state, a ``copy``, a ``dynamic-update-slice`` of an output).
+
+    Args:
+      hlo: ``jax.jit(f).lower(*args).compile().as_text()``.
+
+    Examples:
+      >>> import jax, jax.numpy as jnp
+      >>> from ojax.experiments.timing import loop_ops
+      >>> f = jax.jit(lambda x: jax.lax.fori_loop(0, 9, lambda i, c: jnp.sin(c) * 2.0, x))
+      >>> ops = loop_ops(f.lower(jnp.ones(3)).compile().as_text())
+      >>> print(ops["sine"] >= 1, ops["while"])
+      True 0
+    """
+    computations = _computations(hlo)
+    roots: list[str] = []
+    for instructions in computations.values():
+        for opcode, _, line in instructions:
+            if opcode == "while":
+                roots += _CALLED.findall(line)
+    counts: collections.Counter[str] = collections.Counter()
+    seen: set[str] = set()
+    while roots:
+        name = roots.pop()
+        if name in seen or name not in computations:
+            continue
+        seen.add(name)
+        for opcode, _, line in computations[name]:
+            if opcode not in FREE_OPS:
+                counts[opcode] += 1
+            roots += _CALLED.findall(line)
+            for group in _BRANCHES.findall(line):
+                roots += [b.strip().lstrip("%") for b in group.split(",")]
+    return counts

@@ -1,4 +1,5 @@
-"""Registry entries of the online learning basics (and of two optax optimizers via the adapter)."""
+"""Registry entries of the online learning basics, the classic adaptive baselines (AdaGrad,
+FTRL-Proximal, Online Newton Step, AdaHedge, Squint), and two optax optimizers via the adapter."""
 
 from __future__ import annotations
 
@@ -15,12 +16,17 @@ from ojax.envs.streams import (
     unit_ball_stream,
 )
 from ojax.losses import square
+from ojax.oco.adagrad import AdaGradParams, adagrad
+from ojax.oco.adahedge import AdaHedgeParams, adahedge
 from ojax.oco.experts import ExpertsParams, follow_best_expert, halving
 from ojax.oco.ftl import FTLParams, ftl
 from ojax.oco.ftrl import FTRLParams, ftrl
+from ojax.oco.ftrl_proximal import FTRLProximalParams, ftrl_proximal
 from ojax.oco.hedge import HedgeParams, hedge
 from ojax.oco.mirror import OMDParams, mirror_descent
 from ojax.oco.ogd import OGDParams, ogd
+from ojax.oco.online_newton import OnlineNewtonParams, online_newton
+from ojax.oco.squint import SquintParams, squint
 from ojax.validation import check_positive
 
 
@@ -164,6 +170,57 @@ ENTRIES = [
         ExpertsParams,
         realizable_advice_stream,
         "mismatch",
+    ),
+    # the classic adaptive baselines (issue 22)
+    LearnerEntry(
+        "adagrad",
+        "oco",
+        lambda d: adagrad("box"),
+        lambda: AdaGradParams(jnp.asarray(2**0.5), jnp.asarray(0.0), one),
+        lambda: AdaGradParams(_array(0.1, 1.0), _array(0.0, 0.5), _array(0.7, 1.5)),
+        unit_ball_stream,
+        "linear",
+    ),
+    LearnerEntry(
+        "ftrl_proximal",
+        "oco",
+        lambda d: ftrl_proximal(),
+        lambda: FTRLProximalParams(jnp.asarray(0.5), one, jnp.asarray(0.01), jnp.asarray(0.01)),
+        lambda: FTRLProximalParams(
+            _array(0.1, 1.0), _array(0.5, 1.0), _array(0.0, 0.05), _array(0.0, 0.1)
+        ),
+        unit_ball_stream,
+        "quadratic",
+    ),
+    LearnerEntry(
+        "online_newton",
+        "oco",
+        lambda d: online_newton(),
+        # Theorem 2's settings for 0.5 ||x - z||^2 on the unit ball: G = D = 2, alpha = 1/4
+        lambda: OnlineNewtonParams(jnp.asarray(1 / 32), jnp.asarray(256.0), one),
+        lambda: OnlineNewtonParams(_array(1 / 32, 1 / 8), _array(256.0, 16.0), _array(1.0, 1.5)),
+        unit_ball_stream,
+        "quadratic",
+    ),
+    LearnerEntry(
+        "adahedge",
+        "oco",
+        lambda d: adahedge(),
+        AdaHedgeParams,
+        AdaHedgeParams,
+        expert_losses_stream,
+        "linear",
+        start="uniform",
+    ),
+    LearnerEntry(
+        "squint",
+        "oco",
+        lambda d: squint(),
+        SquintParams,
+        SquintParams,
+        expert_losses_stream,
+        "linear",
+        start="uniform",
     ),
 ]
 """The registry entries of this family (a table: one ``LearnerEntry`` per learner)."""

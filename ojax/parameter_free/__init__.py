@@ -1,5 +1,8 @@
-"""Parameter-free learners: KT and ONS coin betting, direction-magnitude reduction."""
+"""Parameter-free learners: KT and ONS coin betting, direction-magnitude reduction, and the
+parameter-free baselines COCOB-Backprop, DoG, D-Adaptation SGD, Prodigy, Mechanic (on any OCO
+learner) and Schedule-Free SGD."""
 
+from ojax.parameter_free import registry as _registry  # noqa: F401  (registers the baselines)
 from ojax.parameter_free.betting import (
     BETTORS,
     BettorState,
@@ -18,22 +21,70 @@ from ojax.parameter_free.betting import (
     dm_iterate,
     dm_update,
 )
+from ojax.parameter_free.cocob import CocobParams, CocobState, cocob
+from ojax.parameter_free.distance import (
+    DAdaptParams,
+    DAdaptState,
+    DoGParams,
+    DoGState,
+    ProdigyParams,
+    ProdigyState,
+    dadapt_sgd,
+    dog,
+    prodigy,
+)
+from ojax.parameter_free.mechanic import (
+    BETAS,
+    MechanicParams,
+    MechanicState,
+    default_betas,
+    mechanic,
+)
+from ojax.parameter_free.schedule_free import (
+    AVERAGING,
+    ScheduleFreeParams,
+    ScheduleFreeState,
+    schedule_free_average,
+    schedule_free_sgd,
+)
 
 __all__ = [
+    "AVERAGING",
+    "BETAS",
     "BETTORS",
     "BettorState",
+    "CocobParams",
+    "CocobState",
     "CoinBettingParams",
     "CoinBettingState",
+    "DAdaptParams",
+    "DAdaptState",
     "DirectionMagnitudeParams",
     "DirectionMagnitudeState",
+    "DoGParams",
+    "DoGState",
+    "MechanicParams",
+    "MechanicState",
+    "ProdigyParams",
+    "ProdigyState",
+    "ScheduleFreeParams",
+    "ScheduleFreeState",
     "bettor_bet",
     "bettor_init",
     "bettor_update",
     "bettor_wealth",
+    "cocob",
     "coin_betting",
+    "dadapt_sgd",
+    "default_betas",
     "direction_magnitude",
     "direction_update",
     "dm_init",
     "dm_iterate",
     "dm_update",
+    "dog",
+    "mechanic",
+    "prodigy",
+    "schedule_free_average",
+    "schedule_free_sgd",
 ]

@@ -156,8 +156,10 @@ def coin_betting(bettor: str = "kt") -> OCOLearner:
     KT divides by ``k`` (the authors' convention).
 
     Needs ``|g| * gradient_scale <= 1`` per coordinate (then ``|beta| < 1`` and the wealth stays
-    positive). The wealth is kept in log form; on a stream that keeps paying the bettor the
-    iterate grows geometrically and overflows only where it is beyond the float range.
+    positive). KT is registered twice: as ``coin_betting_kt`` and as ``kt_coordinate``, the
+    per-coordinate KT baseline (one bettor per coordinate, initial wealth ``epsilon`` each).
+    The wealth is kept in log form; on a stream that keeps paying the bettor the iterate grows
+    geometrically and overflows only where it is beyond the float range.
 
     Args:
       bettor: ``"kt"`` or ``"ons"`` (static).

@@ -9,6 +9,7 @@ checks exposes a tuple ``CHECKS`` and is listed in :data:`MODULES`.
 from __future__ import annotations
 
 from ojax.theory import (
+    baselines,
     denevi,
     denevi_tasks,
     neu_rosasco,
@@ -16,6 +17,7 @@ from ojax.theory import (
     notes_convex,
     notes_experts,
     notes_mirror,
+    parameter_free_baselines,
     zhao_hoi,
 )
 from ojax.theory.base import (
@@ -39,7 +41,7 @@ from ojax.theory.base import (
 )
 
 MODULES = (notes, notes_mirror, notes_experts, notes_convex, denevi, denevi_tasks, neu_rosasco,
-           zhao_hoi)  # fmt: skip
+           zhao_hoi, parameter_free_baselines, baselines)  # fmt: skip
 """The modules of checks, in the order ``ojax run theory`` runs them."""
 
 CHECKS: dict[str, Check] = {check.name: check for module in MODULES for check in module.CHECKS}

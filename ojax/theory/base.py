@@ -34,7 +34,14 @@ from typing import Any, Literal, NamedTuple
 import numpy as np
 
 KINDS = ("bound", "rate", "shape", "identity")
-DOCUMENTS = ("notes", "denevi2020", "neu-rosasco2018", "zhao-hoi2010")
+DOCUMENTS = (
+    "notes",
+    "denevi2020",
+    "neu-rosasco2018",
+    "zhao-hoi2010",
+    "parameter-free",
+    "baselines",
+)
 IDENTITY_TOLERANCE = 1e-9
 FALSIFIER = "falsifier:"
 """The prefix of a falsifier's method name, e.g. ``"falsifier:w=0"``."""
@@ -94,7 +101,9 @@ class Check:
     """
 
     name: str
-    document: Literal["notes", "denevi2020", "neu-rosasco2018", "zhao-hoi2010"]
+    document: Literal[
+        "notes", "denevi2020", "neu-rosasco2018", "zhao-hoi2010", "parameter-free", "baselines"
+    ]
     result: str
     statement: str
     instance: str

@@ -1,0 +1,133 @@
+"""The runner's generality costs nothing when unused: with no mask, no record and no kept
+predictions, ``ojax.run`` / ``ojax.run_oco`` compile to the loop a hand-written ``lax.scan`` of
+the same update compiles to (structural: the ops of the optimized HLO's loops, compared with
+the hand-written program compiled in the same test, so no count is hard-coded), and give the
+same losses bit for bit. The programs are those of ``scripts/bench_runner.py``."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import ojax
+from ojax.experiments.timing import loop_ops
+
+ROOT = Path(__file__).resolve().parents[1]
+ROW_KEYS = {"case", "ojax_seconds", "baseline", "baseline_seconds", "ratio", "ojax_compile_seconds"}
+
+
+def _bench():
+    spec = importlib.util.spec_from_file_location("bench_runner", ROOT / "scripts/bench_runner.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+bench = _bench()
+STREAMS, STEPS = 3, 24
+REGISTERED = ["ogd", "coin_betting_kt", "linear_pa", "kernel_pa"]
+PEERS = [
+    "peers: linear PA-I sparse (a1a-shaped, d = 123)",
+    "peers: KT linear predictor (d = 10)",
+    "peers: least-squares SGD + Polyak-Ruppert (d = 10)",
+]
+MULTI_TASK = ["lazy_ogd"]
+
+
+def _cases(names):
+    wanted = set(names)
+    found = bench.registry_cases(STREAMS, STEPS, wanted) + bench.peer_cases(STREAMS, STEPS, wanted)
+    return {case.name: case for case in found}
+
+
+CASES = _cases(REGISTERED + PEERS + MULTI_TASK)
+
+
+def _compiled(case, program):
+    args = (case.params, case.stream)
+    compiled = bench.batched(case, program).lower(*args).compile()
+    return compiled, loop_ops(compiled.as_text()), compiled(*args)
+
+
+@pytest.mark.parametrize("name", REGISTERED + PEERS + MULTI_TASK)
+def test_runner_loop_is_the_hand_written_loop(name):
+    case = CASES[name]
+    _, ours, (_, our_losses) = _compiled(case, bench.runner_program(case))
+    _, theirs, (_, their_losses) = _compiled(case, bench.scan_program(case))
+    assert sum(theirs.values()) > 0  # the counter found the loop
+    extra = ours - theirs
+    # no select of the state, no copy of it, no read of a mask: nothing the scan does not do
+    for op in ("select", "copy", "dynamic-slice", "dynamic-update-slice"):
+        assert ours[op] <= theirs[op], (name, op, dict(extra))
+    assert sum(ours.values()) <= sum(theirs.values()), (name, dict(extra))
+    np.testing.assert_array_equal(np.asarray(our_losses), np.asarray(their_losses))
+
+
+def test_a_mask_costs_its_select_and_changes_nothing_when_all_true():
+    """The masked path is still there when asked for (the counter sees it), and an all-True
+    mask gives the unmasked run's numbers."""
+    case = CASES["linear_pa"]
+    xs, ys, _, _ = case.stream
+
+    def masked(params, stream):
+        x, y, _, _ = stream
+        mask = jnp.ones(x.shape[:1], bool)
+        state, trace = ojax.run(
+            case.learner, params, x, y, case.loss, mask=mask, keep_predictions=False
+        )
+        return state, trace.loss
+
+    _, with_mask, (state_m, losses_m) = _compiled(case, masked)
+    _, without, (state_u, losses_u) = _compiled(case, bench.runner_program(case))
+    assert with_mask["select"] > without["select"]
+    np.testing.assert_array_equal(np.asarray(losses_m), np.asarray(losses_u))
+    for a, b in zip(jax.tree.leaves(state_m), jax.tree.leaves(state_u)):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
+def test_loop_ops_counts_a_select_added_to_a_loop():
+    """The profile itself: a select of the carry inside a scan shows up as one more select."""
+
+    def scan(select):
+        def step(c, x):
+            new = c * 2.0 + x
+            return (jnp.where(x > 0, new, c) if select else new), None
+
+        return jax.jit(lambda xs: jax.lax.scan(step, jnp.zeros(4), xs)[0])
+
+    xs = jnp.ones((8, 4))
+    plain, selected = (loop_ops(scan(s).lower(xs).compile().as_text()) for s in (False, True))
+    assert selected["select"] == plain["select"] + 1
+    assert loop_ops("HloModule m\n\nENTRY %main () -> f32[] {\n}\n") == {}
+
+
+def test_bench_quick_writes_interface_rows_and_the_page(tmp_path, capsys):
+    """``scripts/bench_runner.py --quick`` writes INTERFACE.md rows with the structural
+    profile, and the benchmarks page generator turns them into the runner table."""
+    out = tmp_path / "bench_runner"
+    assert bench.main(["--quick", "--only", "ogd,linear_pa", "--out", str(out)]) == 0
+    assert "slowdown" in capsys.readouterr().out
+    result = json.loads((out / "bench.json").read_text())
+    assert result["benchmark"] == "runner" and result["device"]
+    assert [r["case"] for r in result["rows"]] == ["ogd", "linear_pa"]
+    for row in result["rows"]:
+        assert ROW_KEYS <= set(row)
+        assert row["ratio"] == pytest.approx(row["baseline_seconds"] / row["ojax_seconds"])
+        assert row["extra_loop_ops"] == {} and row["losses_max_rel_diff"] == 0.0
+        assert row["loop_ops_ojax"] == row["loop_ops_baseline"] > 0 and row["fori_seconds"] > 0
+    spec = importlib.util.spec_from_file_location("page", ROOT / "scripts/make_benchmarks_page.py")
+    page = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(page)
+    docs = tmp_path / "docs"
+    assert page.main(["--results", str(tmp_path), "--docs", str(docs)]) == 0
+    text = (docs / "benchmarks.md").read_text()
+    assert "## `runner`" in text and "| linear_pa | predictor | 10 |" in text
+    assert list((docs / "benchmarks").glob("runner-*.json"))

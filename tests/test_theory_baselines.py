@@ -1,0 +1,97 @@
+"""The classic baselines' regret bounds (ojax.theory.baselines) at quick sizes in float64: each
+learner under its bound at every horizon and seed, each falsifier over it at the largest horizon
+on the same instance; Squint's Lemma 1 (the potential never exceeds 0) step by step."""
+
+from __future__ import annotations
+
+import math
+
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from scipy import integrate
+
+from ojax import losses, oco, run_oco
+from ojax.experiments.theory import selected_checks
+from ojax.theory import CHECKS, CheckConfig, within_bound
+from ojax.theory import baselines as checks
+
+QUICK = CheckConfig(quick=True, num_seeds=2, seed=0, x64=True)
+NAMES = [check.name for check in checks.CHECKS]
+
+
+def test_the_baselines_document_lists_its_checks():
+    expected = ["duchi2011-thm5", "hazan2007-thm2", "derooij2014-variance", "koolen2015-lemma1"]
+    assert NAMES == expected
+    assert [c.name for c in selected_checks("baselines")] == NAMES
+    for name in NAMES:
+        assert CHECKS[name].document == "baselines" and CHECKS[name].kind == "bound"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_learner_under_its_bound_and_falsifier_over_it(name):
+    outcome = CHECKS[name].compute(QUICK)
+    falsifiers = [m for m in outcome.methods if m.startswith("falsifier:")]
+    learners = [m for m in outcome.methods if m not in falsifiers]
+    assert falsifiers and learners
+    for method, curves in outcome.methods.items():
+        measured = curves.measured
+        bound = np.broadcast_to(curves.bound, measured.shape)
+        assert measured.shape[1] == len(outcome.horizons) and np.all(np.isfinite(measured))
+        ratio = measured / bound
+        if method in falsifiers:
+            assert np.all(ratio[:, -1] > 1.0), (method, ratio[:, -1])
+            # the same instance as a learner of the check
+            assert any(method.split("@")[1] == m.split("@")[1] for m in learners)
+        else:
+            assert within_bound(measured, bound).all(), (method, ratio.max())
+            assert ratio.max() > 0.01, (method, ratio.max())  # the bound measures something
+
+
+def test_squint_potential_is_the_integral():
+    for r, v in [(0.0, 0.0), (3.0, 40.0), (-50.0, 400.0), (25.0, 100.0), (1.0, 1e-6)]:
+
+        def integrand(eta: float, r: float = r, v: float = v) -> float:
+            return math.expm1(eta * r - eta * eta * v) / eta
+
+        value, _ = integrate.quad(integrand, 0, 0.5, epsabs=0, epsrel=1e-12, limit=200)
+        assert checks.squint_potential(np.array(r), np.array(v)) == pytest.approx(value, 1e-10)
+
+
+def test_squint_regret_bound_solves_its_equation():
+    variance, steps = np.array([1.0, 30.0, 300.0, 3000.0]), np.array([10.0, 100.0, 1e3, 1e4])
+    bound = checks.squint_regret_bound(variance, 0.1, steps)
+    level = 0.9 * (1 + np.log(0.75 * steps)) / 0.1
+    np.testing.assert_allclose(checks.squint_potential(bound, variance), level, rtol=1e-9)
+    assert np.all(np.diff(bound) > 0) and np.all(bound < 2 * np.sqrt(variance * 60) + 60)
+
+
+def _potential(weights: np.ndarray, zs: np.ndarray, prior: np.ndarray) -> np.ndarray:
+    """sum_k pi_k Phi(R_{t,k}, V_{t,k}) after each round t."""
+    r = np.sum(weights * zs, axis=-1, keepdims=True) - zs
+    regret, variance = np.cumsum(r, axis=0), np.cumsum(r**2, axis=0)
+    return np.sum(prior * checks.squint_potential(regret, variance), axis=-1)
+
+
+def test_squint_potential_never_exceeds_zero_and_ftl_breaks_it(x64):
+    """Koolen & van Erven 2015, Lemma 1, step by step (float64), on random and adversarial
+    losses; follow the leader's regrets on the FTL killer give a positive potential."""
+    rng = np.random.default_rng(0)
+    prior = np.array([0.05, 0.15, 0.3, 0.5])
+    killer = checks._ftl_killer(400)[0, :, :4]
+    for zs in (rng.uniform(size=(400, 4)) ** 2, killer):
+        _, trace = run_oco(
+            oco.squint(),
+            oco.SquintParams(),
+            jnp.asarray(prior),
+            jnp.asarray(zs),
+            losses.linear_objective,
+            store_iterates=True,
+        )
+        potential = _potential(np.asarray(trace.prediction), zs, prior)
+        assert np.all(potential <= 1e-9), potential.max()
+        assert potential.min() < -0.1  # not trivially 0
+    ftl = np.zeros_like(killer)
+    ftl[0] = 0.25
+    ftl[1:, :] = np.eye(4)[np.argmin(np.cumsum(killer, axis=0)[:-1], axis=-1)]
+    assert _potential(ftl, killer, prior)[-1] > 1.0
