@@ -14,7 +14,6 @@ import pytest
 
 from ojax import InputError, cli, losses, oco, run_oco
 from ojax.experiments.theory import VERDICT, selected_checks
-from ojax.theory import base as theory_base
 from ojax.theory import (
     CHECKS,
     IDENTITY_TOLERANCE,
@@ -28,6 +27,7 @@ from ojax.theory import (
     verdict,
     within_bound,
 )
+from ojax.theory import base as theory_base
 
 QUICK = CheckConfig(quick=True, num_seeds=2, seed=0, x64=True)
 
