@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from ojax import compile_log
+from ojax.experiments.lock import LOCK, FolderLock, check_free
 from ojax.sweep.store import atomic_json
 from ojax.validation import InputError
 
@@ -321,8 +322,24 @@ def check_out_folder(out: Path) -> None:
         raise InputError(f"--out: cannot create {_show(out)}: {_show(above)} is not writable")
 
 
+def plain_file_name(name: Any) -> bool:
+    """Whether ``name`` is a plain, visible file name (no folder separator, not ``.`` or
+    ``..``, not hidden, not absolute): what a run may record as one of its files."""
+    return (
+        isinstance(name, str)
+        and bool(name)
+        and not name.startswith(".")
+        and not any(c in name for c in "/\\\0")
+        and not os.path.isabs(name)
+    )
+
+
+def _real_folder(path: Path) -> bool:
+    return path.is_dir() and not path.is_symlink()
+
+
 def _remove(path: Path) -> None:
-    if path.is_dir() and not path.is_symlink():
+    if _real_folder(path):
         shutil.rmtree(path)
     elif _exists(path):
         path.unlink()
@@ -356,10 +373,17 @@ class RunFolder:
       ``overwrite`` (ojax deletes only its own files);
     * anything else (files but no ojax run): refused.
 
+    ``.ojax-run.json`` lists plain file names only: a record naming a path (``/tmp/x``,
+    ``../dir``) or a hidden name refuses the folder, and a listed name that is a folder is never
+    removed. While a run writes the folder it holds its lock (``.ojax-lock``,
+    :mod:`ojax.experiments.lock`): another process is refused, naming the owner.
+
     Use :meth:`check` (reads only; raises :class:`InputError`), then ``with folder:`` around the
-    computation (removes the old run if replacing it, creates ``out``, writes the identity; on
-    an :class:`InputError` inside, removes what this run wrote into a folder that held no run),
-    passing :meth:`record` to :func:`write_result` and the written paths to :meth:`finish`.
+    computation (creates ``out``, takes the lock, checks again, removes the old run if replacing
+    it, writes the identity; on an :class:`InputError` inside, removes what this run wrote into
+    a folder that held no run and the folders it created if they are empty, never an ancestor
+    that others wrote into meanwhile), passing :meth:`record` to :func:`write_result` and the
+    written paths to :meth:`finish`. Leaving the ``with`` releases the lock.
 
     Args:
       out: the output folder.
@@ -382,27 +406,29 @@ class RunFolder:
         self.legacy = legacy
         self._previous: list[str] = []  # result files of the same run, written earlier
         self._stale: list[Path] = []  # the other run's files (overwrite)
-        self._created: Path | None = None  # the top folder this run creates
+        self._created: list[Path] = []  # the folders this run created, the deepest first
+        self._recorded: list[str] = []  # the result files this run recorded
         self._fresh = True  # the folder holds no run once opened
+        self._lock = FolderLock(self.out)
 
     def check(self) -> None:
         """Raises :class:`InputError` unless this run may write into ``out``; writes nothing."""
         check_out_folder(self.out)
+        self._previous, self._stale, self._fresh = [], [], True
         if not self.out.is_dir():
-            top = self.out.absolute()
-            while not _exists(top.parent):
-                top = top.parent
-            self._created = top
             return
+        if not self._lock.held:
+            check_free(self.out)
         try:
             names = sorted(p.name for p in self.out.iterdir())
         except OSError as exc:
             raise InputError(f"--out: cannot read {_show(self.out)} ({exc.strerror})") from None
-        names = [n for n in names if not n.startswith(TMP_PREFIX)]
+        names = [n for n in names if not n.startswith(TMP_PREFIX) and n != LOCK]
         if not names:
             return
         old, owned, files = self._earlier_run(names)
-        foreign = [n for n in names if n not in owned]
+        folders = [n for n in names if n != CHUNK_STORE and _real_folder(self.out / n)]
+        foreign = [n for n in names if n not in owned or n in folders]  # ojax writes files
         if old is not None and old == self.identity:
             self._previous, self._fresh = files, False
             return
@@ -422,11 +448,7 @@ class RunFolder:
         """(identity or ``None`` if unknown, names it owns, its result files) of the run in
         ``out``; an :class:`InputError` when the folder holds no ojax run."""
         if RUN_RECORD in names:
-            try:
-                record = json.loads((self.out / RUN_RECORD).read_text())
-                old, files = record["identity"], [str(f) for f in record["files"]]
-            except (OSError, ValueError, KeyError, TypeError):
-                old, files = None, []
+            old, files = self._read_record()
             return old, {RUN_RECORD, CHUNK_STORE, *_RESULT_FILES, *files}, files
         config = None
         if "config.json" in names:
@@ -446,6 +468,25 @@ class RunFolder:
             f"{_listing(names)}); choose a new or empty folder"
         )
 
+    def _read_record(self) -> tuple[dict | None, list[str]]:
+        """``(identity or None, result files)`` of ``.ojax-run.json``; a record listing anything
+        but plain file names (a path, ``..``, a hidden name) refuses the folder."""
+        path = self.out / RUN_RECORD
+        try:
+            record = json.loads(path.read_text())
+            old, files = record["identity"], list(record["files"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return None, []
+        bad = [f for f in files if not plain_file_name(f)]
+        if bad:
+            raise InputError(
+                f"--out {_show(self.out)}: its {RUN_RECORD} lists {_listing(bad)} among the files "
+                "ojax wrote, which is not a plain file name of that folder (ojax writes and "
+                "removes only plain names inside --out): the record was edited or comes from "
+                "elsewhere; nothing was changed: check the folder, or choose another --out"
+            )
+        return (old if isinstance(old, dict) else None), [str(f) for f in files]
+
     def _difference(self, old: dict | None) -> str:
         here, new = f"--out {_show(self.out)}", self.identity
         if old is None:
@@ -461,35 +502,65 @@ class RunFolder:
         return f"{here} holds a run of {_describe(old, keys)}; this run is {_describe(new, keys)}"
 
     def __enter__(self) -> RunFolder:
+        missing = []
+        above = self.out.absolute()
+        while not _exists(above):
+            missing.append(above)
+            above = above.parent
         try:
-            for path in self._stale:  # the identity file last: an interruption keeps it valid
-                _remove(path)
             self.out.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise InputError(f"--out: cannot write {_show(self.out)} ({exc})") from None
-        self._fresh = self._fresh or bool(self._stale)
-        self._write_record(self._previous)
+        self._created = [p for p in missing if p.is_dir()]  # the deepest first
+        try:
+            self._lock.acquire()
+            self.check()  # again, under the lock: another process may have written meanwhile
+            for path in self._stale:  # the identity file last: an interruption keeps it valid
+                _remove(path)
+            self._fresh = self._fresh or bool(self._stale)
+            self._write_record(self._previous)
+        except InputError:
+            self._clean_up()
+            raise
+        except OSError as exc:
+            self._clean_up()
+            raise InputError(f"--out: cannot write {_show(self.out)} ({exc})") from None
         return self
 
     def __exit__(self, kind, exc, tb) -> None:
-        if kind is None or not issubclass(kind, InputError):
-            return  # finished, or interrupted / crashed: kept for resuming
-        if self._created is not None:
-            shutil.rmtree(self._created, ignore_errors=True)
-        elif self._fresh:
+        if kind is not None and issubclass(kind, InputError):
+            self._clean_up()  # bad input found while running: what this run wrote goes
+        else:
+            self._lock.release()  # finished, or interrupted / crashed: kept for resuming
+
+    def _clean_up(self) -> None:
+        """Removes what this run wrote into a folder that held no run (its record, chunk store,
+        temporary files, result files), then the folders it created if they are empty: never a
+        file or folder this run did not write."""
+        if self._fresh and self.out.is_dir():
+            own = {RUN_RECORD, CHUNK_STORE, *self._recorded}
             for path in self.out.iterdir():
-                if path.name in (RUN_RECORD, CHUNK_STORE) or path.name.startswith(TMP_PREFIX):
+                if path.name in own or path.name.startswith(TMP_PREFIX):
                     _remove(path)
+        self._lock.release()
+        for folder in self._created:
+            try:
+                folder.rmdir()
+            except OSError:  # not empty: someone else wrote there meanwhile; kept
+                break
+        self._created = []
 
     def record(self, names: list[str]) -> None:
         """Records ``names`` (about to be moved into ``out``) as this run's files."""
+        self._recorded = [n for n in names if plain_file_name(n)]
         self._write_record(sorted({*self._previous, *names}))
 
     def finish(self, written: list[Path]) -> None:
         """Removes the files an earlier pass of the same run wrote and this one did not."""
         names = [p.name for p in written]
         for name in sorted(set(self._previous) - set(names)):
-            _remove(self.out / name)
+            if plain_file_name(name) and not _real_folder(self.out / name):
+                _remove(self.out / name)
         self._previous = names
         self._write_record(names)
 
