@@ -7,8 +7,10 @@ ones run in a temporary tree with sibling files that must survive byte for byte.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import pickle
 import signal
 import socket
 import subprocess
@@ -239,3 +241,113 @@ def test_a_stale_lock_without_flock_is_taken_over_by_pid(tmp_path, monkeypatch):
     (folder / LOCK).write_text(json.dumps({**owner, "host": "elsewhere.example"}))
     with pytest.raises(lock.InputError, match=r"pid \d+ on elsewhere.example.*remove"):
         FolderLock(folder).acquire()  # another host: cannot be checked, so refused
+
+
+# ------------------------------------------------------------------ caches hold data, not code
+
+
+class _Planted:
+    """What a stranger who can write the cache folder plants: unpickling it runs ``mkdir``."""
+
+    def __init__(self, marker: str) -> None:
+        self.marker = marker
+
+    def __reduce__(self):
+        return (os.mkdir, (self.marker,))
+
+
+def _plant(store: Path, marker: Path) -> None:
+    """A crafted pickle (with the store's checksum in front, as the store writes) in place of
+    every entry's value, under the old (``.pkl``) and the new (``.json``) name."""
+    payload = pickle.dumps(_Planted(str(marker)))
+    framed = hashlib.sha256(payload).digest() + payload
+    for name in {p.stem for p in store.iterdir() if not p.name.startswith(".")}:
+        for suffix in ("pkl", "json"):
+            (store / f"{name}.{suffix}").write_bytes(framed)
+
+
+def test_a_crafted_pickle_in_the_program_store_runs_nothing(tmp_path, monkeypatch):
+    import jax.numpy as jnp
+
+    from ojax import projections
+    from ojax.sweep import programs
+
+    store = tmp_path / "ojax-programs"
+    monkeypatch.setattr(programs, "folder", lambda: store)
+    w = jnp.asarray([3.0, 4.0, 0.5])
+    first = programs.jit(projections.simplex)(w, 2.0)  # traced, exported and stored
+    marker = tmp_path / "code-ran"
+    _plant(store, marker)
+    again = programs.jit(projections.simplex)(w, 2.0)  # a new wrapper: reads the store
+    assert not marker.exists()
+    np.testing.assert_array_equal(again, first)
+    for path in store.glob("*.json"):  # the entry that did not parse was replaced
+        assert json.loads(programs._read(path))["out_tree"] == "*"
+
+
+_CACHED_SWEEP = [*SWEEP, "--no-resume", "--compile-cache"]
+
+
+def _ojax(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "ojax.cli", *args],
+        cwd=cwd,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_planted_cache_entries_run_nothing_and_junk_is_replaced_once(tmp_path):
+    """A shared cache folder holding a crafted pickle for every program-store entry and junk
+    for every compiled program: the next run executes none of it, warns once (one line per
+    program) and leaves a cache the run after reads without a word."""
+    cache = tmp_path / "cache"
+    args = [*_CACHED_SWEEP, str(cache), "--out", "run"]
+    first = _ojax(args, tmp_path)
+    assert first.returncode == 0, first.stderr
+    expected = _snapshot(tmp_path / "run")["results.csv"]
+    marker = tmp_path / "code-ran"
+    _plant(cache / "ojax-programs", marker)
+    junk = sorted(cache.glob("*-cache"))
+    assert junk
+    for path in junk:
+        path.write_bytes(b"junk")
+    second = _ojax(args, tmp_path)
+    assert second.returncode == 0, second.stderr
+    assert not marker.exists()
+    assert "Warning" not in second.stderr and "Traceback" not in second.stderr, second.stderr
+    notes = [line for line in second.stderr.splitlines() if line.startswith("ojax: note:")]
+    assert notes and all("unreadable" in line and "compiled again" in line for line in notes)
+    assert _snapshot(tmp_path / "run")["results.csv"] == expected
+    assert all(path.read_bytes() != b"junk" for path in junk if path.exists())
+    third = _ojax(args, tmp_path)
+    assert third.returncode == 0 and "note" not in third.stderr and "Warning" not in third.stderr
+
+
+def test_stored_tree_structures_are_json_and_name_only_imported_ojax_classes():
+    import jax
+    import jax.numpy as jnp
+
+    from ojax.core import Trace
+    from ojax.sweep import programs
+
+    value = {"trace": Trace(jnp.ones(2), None, jnp.ones(2), [jnp.ones(1), (2.0, None)]), "n": 1}
+    tree = jax.tree.structure(value)
+    data = json.loads(json.dumps(programs.tree_to_data(tree)))
+    assert programs.tree_from_data(data) == tree
+    shapes = jax.eval_shape(lambda: value)
+    back = programs.shapes_from_data(json.loads(json.dumps(programs.shapes_to_data(shapes))))
+    assert jax.tree.structure(back) == tree and jax.tree.leaves(back) == jax.tree.leaves(shapes)
+    for where in ("os:system", "builtins:tuple", "ojax.not_a_module:X", "ojax.core:Trace.x"):
+        with pytest.raises(Exception):
+            programs.tree_from_data(["namedtuple", where, ["a"], ["*"]])
+    deep: object = "*"
+    for _ in range(100):
+        deep = ["tuple", [deep]]
+    for bad in (["eval", ["*"]], ["dict", ["a"], []], {"x": 1}, ["tuple", "*"], deep):
+        with pytest.raises(ValueError):
+            programs.tree_from_data(bad)
+    with pytest.raises(ValueError):  # a custom pytree class is not kept at all
+        programs.tree_to_data(jax.tree.structure(jax.tree_util.Partial(len, 1)))
