@@ -341,7 +341,7 @@ def test_stored_tree_structures_are_json_and_name_only_imported_ojax_classes():
     back = programs.shapes_from_data(json.loads(json.dumps(programs.shapes_to_data(shapes))))
     assert jax.tree.structure(back) == tree and jax.tree.leaves(back) == jax.tree.leaves(shapes)
     for where in ("os:system", "builtins:tuple", "ojax.not_a_module:X", "ojax.core:Trace.x"):
-        with pytest.raises(Exception):
+        with pytest.raises(ValueError):
             programs.tree_from_data(["namedtuple", where, ["a"], ["*"]])
     deep: object = "*"
     for _ in range(100):
