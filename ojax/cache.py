@@ -101,7 +101,7 @@ def _decompresses(data: bytes) -> bool:
     except zlib.error:
         pass
     try:  # JAX prefers zstandard when it is installed
-        import zstandard  # type: ignore[import-not-found]
+        import zstandard
 
         zstandard.ZstdDecompressor().decompress(data)
         return True

@@ -366,9 +366,11 @@ def _own_data(spec, args: argparse.Namespace) -> dict:
             )
             raise InputError(f"--{option} is for {takers}, not {spec.name}")
         if option == "tasks":
+            import numpy as np
+
             from ojax.datasets import load_tasks_file
 
-            load_tasks_file(path)
+            load_tasks_file(path, np.float64 if args.x64 else np.float32)  # the run's dtype
         else:
             from ojax.datasets.transfer import load_split_file
 

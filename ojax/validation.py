@@ -266,6 +266,72 @@ def check_magnitude(name: str, value: Any) -> None:
         )
 
 
+def real_array(name: str, value: Any, dtype: Any = None) -> np.ndarray:
+    """``value`` as a NumPy array of real numbers in ``dtype`` (default: its own float dtype,
+    float64 for integers), checked AFTER the conversion: complex values, text and objects are
+    refused (a cast would drop the imaginary part or fail deep inside), and so is a value that
+    is not finite in ``dtype`` (``1e39`` becomes ``inf`` in float32), named with its index."""
+    try:
+        raw = np.asarray(value)
+    except Exception as exc:
+        raise InputError(f"{name}: cannot read it as an array ({exc})") from None
+    if raw.dtype.kind == "c":
+        raise InputError(
+            f"{name} must hold real numbers, got complex values (dtype {raw.dtype}); pass the "
+            "real part (np.real) if that is what it means"
+        )
+    if raw.dtype.kind not in "biuf":
+        raise InputError(f"{name} must hold numbers, got dtype {raw.dtype}")
+    target = np.dtype(dtype) if dtype is not None else None
+    if target is None:
+        target = raw.dtype if raw.dtype.kind == "f" else np.dtype(np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        converted = raw.astype(target)
+    bad = ~np.isfinite(converted)
+    if bad.any():
+        where = tuple(int(i[0]) for i in np.nonzero(bad))
+        given = raw[where]
+        at = "".join(f"[{i}]" for i in where)
+        if raw.dtype.kind == "f" and not np.isfinite(given):
+            why = f"must be finite, got {given.item()!r}"
+        else:
+            largest = float(np.finfo(target).max)
+            why = f"{given.item()!r} does not fit {target} (largest {largest:.3g})"
+            why += "; rescale it or compute in float64" if target.itemsize < 8 else ""
+        raise InputError(f"{name}{at}: {why} ({int(bad.sum())} such value(s))")
+    return converted
+
+
+def row_norms(x: Any) -> np.ndarray:
+    """The L2 norm of each row of ``x`` ``(n, d)``, in float64, without overflow or underflow
+    (each row divided by its largest entry first)."""
+    x = np.asarray(x, np.float64)
+    scale = np.max(np.abs(x), axis=-1, keepdims=True) if x.size else np.zeros(x.shape[:-1] + (1,))
+    safe = np.where(scale > 0, scale, 1.0)
+    return scale[..., 0] * np.linalg.norm(x / safe, axis=-1)
+
+
+def check_row_norms(name: str, x: Any, *, norms: Any = None, dtype: Any = None) -> None:
+    """Raises unless every row of the floating ``x`` has a norm finite in ``x``'s dtype (rows
+    of entries near the dtype's largest value overflow there: ``||x||`` becomes ``inf``).
+    Or, with ``x`` None: the rows' ``norms`` already computed (e.g. of a sparse matrix) against
+    ``dtype``."""
+    if x is not None:
+        arr = np.asarray(x)
+        if not np.issubdtype(arr.dtype, np.floating) or arr.size == 0 or arr.ndim < 1:
+            return
+        dtype, norms = arr.dtype, row_norms(arr.reshape(-1, arr.shape[-1]))
+    dtype = np.dtype(dtype)
+    largest = float(np.finfo(dtype).max)
+    norms = np.asarray(norms)
+    if np.any(norms > largest):
+        row = int(np.argmax(norms > largest))
+        raise InputError(
+            f"{name}: row {row} has norm {norms[row]:.3g}, above the largest {dtype} "
+            f"({largest:.3g}); rescale the data or compute in float64"
+        )
+
+
 def check_params_type(check: Callable[[Any], None], params: Any) -> None:
     """Runs a learner's ``check_params``, turning a params pytree of the wrong class (a plain
     tuple, a dict missing a field) into an :class:`InputError` that says what was expected."""

@@ -351,3 +351,180 @@ def test_stored_tree_structures_are_json_and_name_only_imported_ojax_classes():
             programs.tree_from_data(bad)
     with pytest.raises(ValueError):  # a custom pytree class is not kept at all
         programs.tree_to_data(jax.tree.structure(jax.tree_util.Partial(len, 1)))
+
+
+# --------------------------------------------------------- user data, checked after conversion
+
+
+def _tasks(path: Path, **arrays) -> Path:
+    rng = np.random.default_rng(3)
+    base = {
+        "x": rng.normal(size=(9, 3)),
+        "y": rng.normal(size=9),
+        "task": np.array([0, 0, 0, 0, 1, 1, 1, 1, 1]),
+    }
+    np.savez(path, **{**base, **arrays})
+    return path
+
+
+def _with(name: str, row: int, value, dtype=float) -> np.ndarray:
+    rng = np.random.default_rng(3)
+    base = {"x": rng.normal(size=(9, 3)), "y": rng.normal(size=9)}[name].astype(dtype)
+    base[row] = value
+    return base
+
+
+@pytest.mark.parametrize(
+    "arrays, message",
+    [
+        ({"y": _with("y", 6, 1e39)}, r"'y'\[6\]: 1e\+39 does not fit float32.*task 1"),
+        ({"x": _with("x", 2, 1e39)}, None),  # x is scaled to unit rows first: it fits
+        ({"x": _with("x", 1, 2j, complex)}, r"'x' must hold real numbers, got complex"),
+        ({"y": _with("y", 1, 2j, complex)}, r"'y' must hold real numbers, got complex"),
+        ({"num_test": np.array([1.7, 2.2])}, r"'num_test' must hold whole numbers.*1\.7"),
+        ({"num_test": np.array([1.0, 2.0])}, None),  # whole numbers stored as floats
+        ({"x": np.full((9, 3), "a")}, r"'x' must hold numbers, got dtype <U1"),
+        ({"y": np.array(["1"] * 9)}, r"'y' must hold numbers, got dtype <U1"),
+        ({"task": np.array(["a"] * 9)}, r"'task' must hold integers"),
+        ({"x": _with("x", 5, [1e300, 1e300, 1e300])}, None),  # its norm overflows: scaled
+        ({"x": _with("x", 5, [1e-320, 0.0, 0.0])}, None),  # its norm underflows: scaled
+    ],
+)
+def test_a_tasks_file_is_checked_in_the_runs_dtype(tmp_path, arrays, message):
+    from ojax.datasets import DataError, load_tasks_file
+
+    path = _tasks(tmp_path / "t.npz", **arrays)
+    if message is not None:
+        with pytest.raises(DataError, match=message):
+            load_tasks_file(path)
+        return
+    data = load_tasks_file(path)
+    assert np.all(np.isfinite(data.x)) and np.all(np.isfinite(data.y))
+    norms = np.linalg.norm(data.x.astype(np.float64), axis=-1)[data.mask]
+    np.testing.assert_allclose(norms, 1.0, rtol=1e-6)  # every real row of unit norm, none 0
+
+
+def test_a_tasks_file_for_float64_keeps_what_float32_refuses(tmp_path, capsys):
+    from ojax.datasets import load_tasks_file
+
+    path = _tasks(tmp_path / "t.npz", y=_with("y", 6, 1e39))
+    assert load_tasks_file(path, np.float64).y.max() == 1e39
+    out = tmp_path / "out"
+    argv = ["run", "denevi2020-lenk", "--quick", "--seeds", "1", "--quiet", "--tasks", str(path)]
+    assert cli.main([*argv, "--out", str(out)]) == 2  # float32: refused before anything runs
+    assert "'y'[6]: 1e+39 does not fit float32" in _one_error_line(capsys)
+    assert not out.exists()
+
+
+def test_tasks_of_from_tasks_are_checked_after_the_cast():
+    from ojax import meta
+    from ojax.validation import InputError
+
+    rng = np.random.default_rng(0)
+
+    def task(**kw):
+        parts = {"X": rng.normal(size=(4, 3)), "Y": rng.normal(size=4)}
+        parts.update(Xt=rng.normal(size=(2, 3)), Yt=rng.normal(size=2))
+        parts.update(kw)
+        return parts["X"], parts["Y"], parts["Xt"], parts["Yt"]
+
+    cases = [
+        ({"Y": np.array([0.0, 1e39, 0.0, 0.0])}, r"tasks\[1\]\.Y\[1\]: 1e\+39 does not fit"),
+        ({"X": np.ones((4, 3)) + 1j}, r"tasks\[1\]\.X must hold real numbers"),
+        ({"Yt": np.array([1.0, 1j])}, r"tasks\[1\]\.Y_test must hold real numbers"),
+        ({"X": np.full((4, 3), 3e38)}, r"tasks\[1\]\.X: row 0 has norm 5\.2e\+38"),
+    ]
+    for kw, message in cases:
+        with pytest.raises(InputError, match=message):
+            meta.TaskBlock.from_tasks([task(), task(**kw)], dtype=np.float32)
+    import jax
+
+    with jax.enable_x64(True):  # float64 holds it
+        tasks = [task(), task(Y=np.array([0.0, 1e39, 0.0, 0.0]))]
+        assert float(np.max(meta.TaskBlock.from_tasks(tasks, np.float64).y_train)) == 1e39
+
+
+def test_run_split_takes_lists_and_refuses_complex_or_overflowing_rows():
+    import scipy.sparse as sp
+
+    from ojax import transfer
+    from ojax.validation import InputError
+
+    rng = np.random.default_rng(0)
+    sx, tx = rng.random((6, 3)), rng.random((8, 3))
+    sy, ty = np.sign(rng.normal(size=6)), np.sign(rng.normal(size=8))
+    orders = np.arange(8)[None]
+    arrays = transfer.run_split(sx, sy, np.arange(6), tx, ty, orders, methods=["PA"])
+    lists = transfer.run_split(
+        sx.tolist(), sy.tolist(), list(range(6)), tx.tolist(), ty.tolist(), [list(range(8))],
+        methods=["PA"],
+    )  # fmt: skip
+    np.testing.assert_array_equal(lists["PA"].scores, arrays["PA"].scores)
+    cases = [
+        ({"tx": tx + 1j}, "target_x must hold real numbers"),
+        ({"ty": ty + 0j}, "target_y must hold real numbers"),
+        ({"tx": np.full((8, 3), 1e39)}, r"target_x\[0\]\[0\]: 1e\+39 does not fit float32"),
+        ({"sx": sp.csr_matrix(np.full((6, 3), 3e38))}, r"source_x: row 0 has norm 5\.2e\+38"),
+        ({"sx": [[1.0, 2.0], [3.0]]}, "source_x"),  # ragged rows
+    ]
+    for change, message in cases:
+        given = {"sx": sx, "sy": sy, "tx": tx, "ty": ty, **change}
+        with pytest.raises(InputError, match=message):
+            transfer.run_split(
+                given["sx"], given["sy"], np.arange(6), given["tx"], given["ty"], orders
+            )
+
+
+def _npy_member(archive, name: str, shape: tuple, fill_bytes: int) -> None:
+    """A ``.npy`` member declaring ``shape`` (float64) whose data is ``fill_bytes`` zeros,
+    streamed (never whole in memory)."""
+    import zipfile
+
+    header = {"descr": "<f8", "fortran_order": False, "shape": shape}
+    with archive.open(name, "w", force_zip64=True) as member:
+        np.lib.format.write_array_header_1_0(member, header)
+        chunk = bytes(2**24)
+        left = fill_bytes
+        while left > 0:
+            member.write(chunk[: min(left, len(chunk))])
+            left -= len(chunk)
+    assert isinstance(archive, zipfile.ZipFile)
+
+
+def test_an_npz_bomb_is_refused_before_it_inflates(tmp_path, monkeypatch, capsys):
+    import tracemalloc
+    import zipfile
+
+    from ojax.datasets import DataError, load_tasks_file
+    from ojax.datasets import npz as npz_module
+    from ojax.datasets.transfer import load_split_file
+
+    good = _tasks(tmp_path / "good.npz")
+    bomb = tmp_path / "bomb.npz"  # the needed arrays, and 512 MiB of zeros beside them
+    with zipfile.ZipFile(good) as src, zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as dst:
+        for name in src.namelist():
+            dst.writestr(name, src.read(name))
+        _npy_member(dst, "junk.npy", (2**26,), 2**29)
+    assert bomb.stat().st_size < 2**22
+    tracemalloc.start()
+    data = load_tasks_file(bomb)  # only x, y, task (and num_test) are read
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert data.x.shape == (2, 5, 3) and peak < 2**25, peak
+    liar = tmp_path / "liar.npz"  # x's header declares 8 TB; its member holds 1 KiB
+    with zipfile.ZipFile(good) as src, zipfile.ZipFile(liar, "w", zipfile.ZIP_DEFLATED) as dst:
+        for name in ("y.npy", "task.npy"):
+            dst.writestr(name, src.read(name))
+        _npy_member(dst, "x.npy", (10**9, 1000), 1024)
+    with pytest.raises(DataError, match=r"'x' declares shape \(1000000000, 1000\)"):
+        load_tasks_file(liar)
+    monkeypatch.setattr(npz_module, "size_limit", lambda: 2**20)  # a 1 MiB limit
+    big = _tasks(
+        tmp_path / "big.npz", x=np.ones((2**17, 3)), y=np.ones(2**17), task=np.zeros(2**17, int)
+    )
+    with pytest.raises(DataError, match=r"array 'x' declares .* above the limit of"):
+        load_tasks_file(big)
+    split = tmp_path / "split.npz"
+    np.savez(split, source_order=np.arange(2**18), target_orders=np.arange(4))
+    with pytest.raises(DataError, match=r"array 'source_order' declares .* above the limit"):
+        load_split_file(split)

@@ -15,7 +15,14 @@ import jax.numpy as jnp
 import numpy as np
 
 from ojax.core import Array
-from ojax.validation import InputError, check_finite, check_int, check_shape
+from ojax.validation import (
+    InputError,
+    check_finite,
+    check_int,
+    check_row_norms,
+    check_shape,
+    real_array,
+)
 
 
 class TestPoints(NamedTuple):
@@ -89,7 +96,8 @@ class TaskBlock(NamedTuple):
 
         Raises:
           InputError: no tasks, a task with no online or no held-out points, a task that is not
-            four arrays, mismatched dimensions or lengths, non-finite values.
+            four arrays, mismatched dimensions or lengths, complex or non-numeric values, values
+            (or row norms) that are not finite in ``dtype`` (checked after the conversion).
 
         Examples:
           >>> import numpy as np
@@ -107,6 +115,7 @@ class TaskBlock(NamedTuple):
             if not np.issubdtype(dtype, np.floating):
                 dtype = np.float64
         dtype = jax.dtypes.canonicalize_dtype(dtype)
+        parts = [_in_dtype(t, part, dtype) for t, part in enumerate(parts)]
         x, y, mask = pad_tasks([p[0] for p in parts], [p[1] for p in parts])
         xt, yt, mt = pad_tasks([p[2] for p in parts], [p[3] for p in parts])
         return cls(
@@ -131,8 +140,16 @@ def _ragged_parts(tasks: Sequence[tuple]) -> list[tuple[np.ndarray, ...]]:
     for t, task in enumerate(tasks):
         if not isinstance(task, (tuple, list)) or len(task) != 4:
             raise InputError(f"tasks[{t}] must be a tuple (X, Y, X_test, Y_test), got {task!r:.60}")
-        arrays = tuple(np.asarray(a) for a in task)
+        try:
+            arrays = tuple(np.asarray(a) for a in task)
+        except ValueError as exc:  # ragged nested lists
+            raise InputError(f"tasks[{t}] cannot be read as arrays ({exc})") from None
         for name, a in zip(names, arrays):
+            if a.dtype.kind == "c":
+                raise InputError(
+                    f"tasks[{t}].{name} must hold real numbers, got complex values (dtype "
+                    f"{a.dtype}); pass the real part (np.real) if that is what it means"
+                )
             if a.dtype == object or not np.issubdtype(a.dtype, np.number):
                 raise InputError(f"tasks[{t}].{name} must be numeric, got dtype {a.dtype}")
         x, y, xt, yt = arrays
@@ -149,6 +166,15 @@ def _ragged_parts(tasks: Sequence[tuple]) -> list[tuple[np.ndarray, ...]]:
         for name, a in zip(names, arrays):
             check_finite(f"tasks[{t}].{name}", a)
         out.append(arrays)
+    return out
+
+
+def _in_dtype(t: int, part: tuple[np.ndarray, ...], dtype) -> tuple[np.ndarray, ...]:
+    """Task ``t``'s four arrays converted to ``dtype``, finite there, rows of finite norm."""
+    names = ("X", "Y", "X_test", "Y_test")
+    out = tuple(real_array(f"tasks[{t}].{n}", a, dtype) for n, a in zip(names, part))
+    for name, x in (("X", out[0]), ("X_test", out[2])):
+        check_row_norms(f"tasks[{t}].{name}", x)
     return out
 
 

@@ -205,7 +205,11 @@ def _trusted_class(where: Any, fields: Any) -> type:
         if not part.isidentifier():
             raise ValueError(f"{where!r} is not a class name")
         value = getattr(value, part, None)
-    if not isinstance(value, type) or not _named_tuple(value) or list(value._fields) != fields:
+    if (
+        not isinstance(value, type)
+        or not _named_tuple(value)
+        or list(getattr(value, "_fields", ())) != fields
+    ):
         raise ValueError(f"{where!r} is not a named tuple with the fields {fields!r}")
     return value
 
