@@ -466,10 +466,20 @@ def _run(args: argparse.Namespace) -> int:
 
 def _sweep(args: argparse.Namespace) -> int:
 
+    from ojax.sweep.grid import parse_number
+
     grid: dict[str, list[str]] = {}
     for field, values in args.grid:
         if field in grid:
             raise InputError(f"--grid: {field!r} is given twice")
+        numbers = [parse_number(v) for v in values]
+        for number in numbers:
+            same = [v for v, n in zip(values, numbers) if n == number]
+            if len(same) > 1:
+                raise InputError(
+                    f"--grid: {field}={','.join(values)} gives the value {number.normalize()} "
+                    f"{len(same)} times (as {', '.join(same)}); give each value once"
+                )
         grid[field] = values
     from ojax.core import LEARNERS
 
@@ -514,29 +524,46 @@ def _sweep(args: argparse.Namespace) -> int:
         folder.finish(written)
     rows = [r for r in result.rows if r.metric == "average_loss"]
     print("\n".join(results_table(rows)))  # cumulative_loss (T x average) is in results.csv
-    if result.extra_config.get("best") is not None:
+    if result.extra_config.get("grid"):
         print(_best_line(result, rows))
     print(f"ojax: wrote {out}/ ({', '.join(p.name for p in written)})")
     return 0
 
 
 def _best_line(result, rows) -> str:
-    """``ojax: best FIELD=V: final average loss M +- S; next FIELD=W: ...; better on k of n
+    """``ojax: best FIELD=V: final average loss M +- S; next FIELD=W: ...; best on k of n
     seeds``: the lowest mean final average loss, the runner-up, and how often (paired over the
-    seeds, which draw the same streams) the best beats it."""
+    seeds, which draw the same streams) the best beats it. A diverged value (NaN or infinite
+    final loss) ranks last and is never named best; a diverged runner-up loses on every seed;
+    when every value diverged, the line says so."""
+    import numpy as np
+
     from ojax.experiments.output import format_mean_std
 
-    ranked = sorted(rows, key=lambda r: r.mean)
+    ranked = sorted(
+        rows, key=lambda r: (bool(np.isnan(r.mean)), 0.0 if np.isnan(r.mean) else r.mean)
+    )
+    finite = [r for r in ranked if np.isfinite(r.mean)]
 
     def shown(row) -> str:
         mean, std = format_mean_std(row.mean, row.std)
         return f"{row.method.partition('@')[2]}: final average loss {mean} +- {std}"
 
-    line = f"ojax: best {shown(ranked[0])}"
+    if not finite:
+        which = "the only value" if len(rows) == 1 else f"all {len(rows)} values"
+        return (
+            f"ojax: no value converged: the final average loss is NaN or infinite for {which} "
+            "of the grid (try smaller values); the table and results.csv hold them"
+        )
+    line = f"ojax: best {shown(finite[0])}"
+    if len(finite) == 1 and len(ranked) > 1:
+        return f"{line}; every other value diverged (final average loss NaN or infinite)"
     if len(ranked) > 1:
         final = [result.curves[f"{r.dataset}/{r.method}/{r.metric}"][:, -1] for r in ranked[:2]]
-        wins = int((final[0] < final[1]).sum())
+        wins = int((~(final[1] <= final[0])).sum())  # a NaN of the runner-up is a win
+        ties = int((final[0] == final[1]).sum())
         line += f"; next {shown(ranked[1])}; best on {wins} of {len(final[0])} seeds"
+        line += f" (tied on {ties})" if ties else ""
     return line
 
 

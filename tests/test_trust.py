@@ -528,3 +528,90 @@ def test_an_npz_bomb_is_refused_before_it_inflates(tmp_path, monkeypatch, capsys
     np.savez(split, source_order=np.arange(2**18), target_orders=np.arange(4))
     with pytest.raises(DataError, match=r"array 'source_order' declares .* above the limit"):
         load_split_file(split)
+
+
+# ------------------------------------------------------ sweep summaries never name a diverged run
+
+OGD = ["sweep", "ogd_square", "--seeds", "2", "--steps", "200", "--quiet"]
+
+
+def _sweep_lines(capsys, out: Path, grid: str, *extra: str) -> list[str]:
+    capsys.readouterr()
+    assert cli.main([*OGD, "--grid", f"learning_rate={grid}", "--out", str(out), *extra]) == 0
+    return capsys.readouterr().out.splitlines()
+
+
+def test_a_diverged_value_is_never_named_best(tmp_path, capsys):
+    out = tmp_path / "run"
+    lines = _sweep_lines(capsys, out, "1e30,0.1,0.3")
+    best = [line for line in lines if line.startswith("ojax: best")]
+    assert len(best) == 1 and best[0].startswith("ojax: best learning_rate=0.3: final average")
+    assert "next learning_rate=0.1:" in best[0] and "nan" not in best[0]
+    config = json.loads((out / "config.json").read_text())
+    assert config["best"]["params"]["learning_rate"] == pytest.approx(0.3)
+    assert any("learning_rate=1e+30" in line and "nan" in line for line in lines)  # the table
+
+
+def test_a_diverged_runner_up_loses_on_every_seed(tmp_path, capsys):
+    lines = _sweep_lines(capsys, tmp_path / "run", "0.1,1e30")
+    (best,) = [line for line in lines if line.startswith("ojax: best")]
+    assert best.startswith("ojax: best learning_rate=0.1: final average loss")
+    assert best.endswith("; every other value diverged (final average loss NaN or infinite)")
+    assert "0 of 2" not in best
+
+
+def test_wins_count_ties_and_nan_seeds_of_the_runner_up():
+    from ojax.experiments.output import ExperimentResult
+
+    result = ExperimentResult()
+    result.add("s", "ogd@learning_rate=0.1", "average_loss", np.array([[1.0], [2.0], [3.0]]))
+    result.add("s", "ogd@learning_rate=0.2", "average_loss", np.array([[1.0], [2.5], [3.5]]))
+    line = cli._best_line(result, result.rows)
+    assert line.endswith("best on 2 of 3 seeds (tied on 1)"), line
+    result.rows[1].mean = 2.5  # a runner-up whose seed diverged yet whose row says finite
+    result.curves["s/ogd@learning_rate=0.2/average_loss"][2, -1] = np.nan
+    assert cli._best_line(result, result.rows).endswith("best on 2 of 3 seeds (tied on 1)")
+
+
+def test_an_all_diverged_grid_writes_its_results_and_says_so(tmp_path, capsys):
+    out = tmp_path / "run"
+    for _ in range(2):  # a rerun resumes and says the same
+        lines = _sweep_lines(capsys, out, "1000,2000")
+        assert lines[-2] == (
+            "ojax: no value converged: the final average loss is NaN or infinite for all 2 "
+            "values of the grid (try smaller values); the table and results.csv hold them"
+        )
+        assert {"results.csv", "curves.npz", "config.json", "sensitivity.png"} <= {
+            p.name for p in out.iterdir()
+        }
+    config = json.loads((out / "config.json").read_text())
+    assert config["best"] is None and config["converged"] is False
+
+
+def test_an_all_diverged_sweep_result_has_no_best():
+    from ojax.sweep import sweep
+    from ojax.validation import InputError
+
+    res = sweep(
+        lambda p, d, k: p["x"] * np.nan, {"x": [1.0, 2.0]}, num_seeds=2, key=0, progress=False
+    )
+    with pytest.raises(InputError, match="no combination has a finite mean.*all 2 diverged"):
+        res.best(lambda o: o)
+    res = sweep(
+        lambda p, d, k: 1.0 / (p["x"] - 1.0), {"x": [1.0, 3.0]}, num_seeds=2, key=0, progress=False
+    )
+    assert res.best(lambda o: o)["index"] == {"x": 1}  # inf ranks after every finite value
+
+
+@pytest.mark.parametrize(
+    "grid, message",
+    [
+        ("0.1,0.10,1e-1", "gives the value 0.1 3 times (as 0.1, 0.10, 1e-1)"),
+        ("0.1,0.100000001", "0.1, 0.100000001 are equal in float32"),
+    ],
+)
+def test_duplicate_grid_values_are_refused(tmp_path, capsys, grid, message):
+    out = tmp_path / "run"
+    assert cli.main([*OGD, "--grid", f"learning_rate={grid}", "--out", str(out)]) == 2
+    assert message in _one_error_line(capsys)
+    assert not out.exists()

@@ -71,6 +71,7 @@ def _grid_arrays(name: str, base: Any, grid: Mapping[str, Sequence[Any]] | None)
             raise InputError(f"grid: {field!r} needs a non-empty list of values, got {values!r}")
         given[field] = list(values)
         axes[field] = fit_values("grid", given[field], jnp.asarray(current).dtype, field)
+        _duplicates(field, axes[field], given[field])
     return axes, given
 
 
@@ -195,6 +196,29 @@ def _figures(result, name, dataset, methods, marks, axes, res, num_seeds, num_st
     result.figures["sensitivity.png"] = fig
 
 
+def value_labels(values: np.ndarray) -> list[str]:
+    """The values of one grid axis as method labels: ``%g`` (``0.1``, ``1e+30``), or, where two
+    distinct values would print alike (``0.1`` and ``0.1000001``), each value's shortest text
+    in its dtype."""
+    labels = [f"{float(v):g}" for v in values]
+    if len(set(labels)) < len(labels):
+        labels = [str(v) for v in np.asarray(values)]
+    return labels
+
+
+def _duplicates(field: str, values: np.ndarray, given: Sequence[Any]) -> None:
+    """Refuses an axis giving one value twice (``0.1,0.10,1e-1``, or two numbers its dtype
+    rounds alike): they would run the same stream twice under one curve's name."""
+    for value in values:
+        same = [j for j in range(len(values)) if values[j] == value]
+        if len(same) > 1:
+            texts = ", ".join(shown(given[j]) for j in same)
+            raise InputError(
+                f"grid: {field} gives the value {float(value):g} more than once ({texts} are "
+                f"equal in {values.dtype}); give each value once"
+            )
+
+
 def _experiment_result(
     entry: LearnerEntry, axes: Mapping, res: SweepResult, num_seeds: int, num_steps: int, dim: int
 ) -> ExperimentResult:
@@ -204,16 +228,22 @@ def _experiment_result(
     result = ExperimentResult()
     names = list(axes)
     methods = {}
+    shown_values = {f: value_labels(axes[f]) for f in names}
     for where in np.ndindex(*(len(axes[f]) for f in names)):
-        label = ",".join(f"{f}={float(axes[f][i]):g}" for f, i in zip(names, where))
+        label = ",".join(f"{f}={shown_values[f][i]}" for f, i in zip(names, where))
         method = f"{name}@{label}" if label else name
         methods[method] = where
         for metric in ("average_loss", "cumulative_loss"):
             curves = np.asarray(res.outputs[metric])[(slice(None), *where)]
             result.add(dataset, method, metric, curves)
     marks = _checkpoints(num_steps)
-    _figures(result, name, dataset, methods, marks, axes, res, num_seeds, num_steps, dim)
-    best = res.best(lambda o: o["average_loss"][..., -1]) if names else None
+    with np.errstate(invalid="ignore"):  # a diverged value's NaN curves are drawn as gaps
+        _figures(result, name, dataset, methods, marks, axes, res, num_seeds, num_steps, dim)
+    final = np.asarray(res.outputs["average_loss"])[..., -1]  # (seeds, *grid)
+    try:
+        best = res.best(lambda o: o["average_loss"][..., -1]) if names else None
+    except InputError:  # every value diverged: the rows and curves say so (NaN / inf)
+        best = None
     result.compile_seconds = res.stats.compile_seconds
     result.extra_config = {
         "learner": name,
@@ -222,6 +252,7 @@ def _experiment_result(
         "grid": {f: np.asarray(v).tolist() for f, v in axes.items()},
         "num_steps": num_steps,
         "dim": dim,
+        "converged": bool(np.isfinite(final.mean(axis=0)).any()),
         "best": None
         if best is None
         else {
