@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from ojax import compile_log
+from ojax import compile_log, interrupt
 from ojax.cache import compilation_cache_dir, enable_compilation_cache
 from ojax.experiments.output import CHUNK_STORE, ExperimentConfig, RunFolder, results_table
 from ojax.validation import InputError
@@ -57,6 +57,7 @@ def _process_id(text: str) -> int:
 
 
 _UNITS = {"": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
+_MAX_BYTES = 2**50
 
 
 def parse_bytes(text: str) -> int:
@@ -71,7 +72,24 @@ def parse_bytes(text: str) -> int:
         ) from None
     if not value > 0:
         raise argparse.ArgumentTypeError(f"must be a positive size, got {text!r}")
+    if not value * _UNITS[unit] <= _MAX_BYTES:  # inf, 1e400, a size no host has
+        raise argparse.ArgumentTypeError(f"must be a finite size up to 1024T, got {text!r}")
     return int(value * _UNITS[unit])
+
+
+_SEEDS = (-(2**63), 2**63 - 1)  # a PRNG seed is a 64-bit integer
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an integer, got {text!r}") from None
+    if not _SEEDS[0] <= value <= _SEEDS[1]:
+        raise argparse.ArgumentTypeError(
+            f"must be a 64-bit integer, in [-2**63, 2**63 - 1], got {text!r}"
+        )
+    return value
 
 
 def _add_engine_options(parser: argparse.ArgumentParser) -> None:
@@ -191,7 +209,7 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("--seeds", type=_positive_int, default=10, help="number of seeds")
     sweep.add_argument("--steps", type=_positive_int, default=1000, help="steps per stream")
     sweep.add_argument("--dim", type=_positive_int, default=10, help="dimension of the stream")
-    sweep.add_argument("--key", type=int, default=0, help="PRNG seed of the sweep")
+    sweep.add_argument("--key", type=_seed, default=0, help="PRNG seed of the sweep")
     sweep.add_argument("--out", type=Path, help="output folder (default: results/sweep-NAME)")
     _add_overwrite(sweep)
     sweep.add_argument("--chunk-size", type=_positive_int, help="combinations per chunk")
@@ -325,9 +343,10 @@ def _write(folder, config: ExperimentConfig, result, wall: float) -> list[Path]:
     return write_result(config, result, wall, before_move=folder.record)
 
 
-def _start(folder: RunFolder, label: str, seeds: int, args: argparse.Namespace):
+def _start(folder: RunFolder, label: str, seeds: int, args: argparse.Namespace, runs: str = "seed"):
     """The last check (the output folder), then float64 if asked and the header line on stderr:
-    ``ojax: running NAME: N seeds[, quick][, float64] on DEVICE``. Returns the folder (in a
+    ``ojax: running NAME: N seeds[, quick][, float64] on DEVICE`` (``N orders`` for a split
+    file, whose target orders are the runs). Returns the folder (in a
     multi-process run, wrapped: the processes agree, process 0 writes)."""
     from ojax import distributed
 
@@ -342,7 +361,7 @@ def _start(folder: RunFolder, label: str, seeds: int, args: argparse.Namespace):
         import jax
 
         jax.config.update("jax_enable_x64", True)
-    what = f"{seeds} seed{'' if seeds == 1 else 's'}"
+    what = f"{seeds} {runs}{'' if seeds == 1 else 's'}"
     what += ", quick" if getattr(args, "quick", False) else ""
     what += ", float64" if args.x64 else ""
     where = _device_label(args.devices)
@@ -419,6 +438,17 @@ def _run(args: argparse.Namespace) -> int:
         raise InputError(f"--data-dir: {str(args.data_dir)!r} is not a folder")
     seeds = args.seeds or spec.seeds(args.quick)
     own = _own_data(spec, args)
+    runs = "seed"
+    if "split" in own:  # the file's target orders are the runs (--seeds does not apply)
+        from ojax.datasets.transfer import load_split_file
+
+        orders = len(load_split_file(args.split).target_orders)
+        if args.seeds is not None and args.seeds != orders:
+            raise InputError(
+                f"--seeds {args.seeds} with --split: the split file's {orders} target orders "
+                "are the runs; leave --seeds out"
+            )
+        seeds, runs = orders, "order"
     if getattr(args, "order", None) is not None:
         if spec.name != "zhao-hoi2010-homogeneous" or args.split is not None:
             raise InputError(
@@ -450,7 +480,7 @@ def _run(args: argparse.Namespace) -> int:
     folder = RunFolder(
         config.out, identity, args.overwrite, lambda old: _legacy_run_identity(spec, old)
     )
-    folder = _start(folder, spec.name, seeds, args)
+    folder = _start(folder, spec.name, seeds, args, runs)
     with folder:
         start = time.perf_counter()
         compile_log.reset()  # config.json records this run's programs
@@ -499,9 +529,15 @@ def _sweep(args: argparse.Namespace) -> int:
         "key": args.key,
         "x64": args.x64,
     }
+    from ojax.experiments.learner_sweep import check_sweep, sweep_learner
+
+    if args.x64:  # the grid's values are checked in the dtype they run in
+        import jax
+
+        jax.config.update("jax_enable_x64", True)
+    check_sweep(args.learner, grid or None, num_steps=args.steps, dim=args.dim)
     folder = RunFolder(out, identity, args.overwrite)
     folder = _start(folder, f"sweep {args.learner}", args.seeds, args)
-    from ojax.experiments.learner_sweep import sweep_learner
 
     with folder:
         start = time.perf_counter()
@@ -570,6 +606,16 @@ def _best_line(result, rows) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``ojax`` console script; returns the exit status."""
     try:
+        return _main(argv)
+    except BrokenPipeError:  # the reader of stdout went away (`ojax list | head -1`)
+        return interrupt.closed_pipe()
+    except KeyboardInterrupt:
+        print(interrupt.INTERRUPTED, file=sys.stderr)
+        return 130
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    try:
         args = build_parser().parse_args(argv)
     except SystemExit as exc:  # argparse: --help (0) or a bad option (2)
         return int(exc.code or 0)
@@ -588,9 +634,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         print(f"ojax: {distributed.label()} finished; process 0 writes {done}", file=sys.stderr)
         return 0
-    except KeyboardInterrupt:
-        print("ojax: interrupted; finished work is kept, re-run to resume", file=sys.stderr)
-        return 130
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -230,6 +230,17 @@ def check_labels(name: str, value: Any, allowed: Sequence[float] = (-1.0, 1.0)) 
         )
 
 
+def check_mask(name: str, value: Any) -> None:
+    """Raises unless ``value`` is a mask: booleans, or integers that are all 0 or 1 (a float
+    mask such as ``0.5`` would silently count as True)."""
+    dtype = jnp.result_type(value)
+    if dtype == jnp.bool_:
+        return
+    if not jnp.issubdtype(dtype, jnp.integer):
+        raise InputError(f"{name} must be boolean (or integers 0 / 1), got dtype {dtype}")
+    check_labels(name, value, (0, 1))
+
+
 def check_choice(name: str, value: Any, allowed: Sequence[Any]) -> None:
     """Raises unless ``value`` is one of ``allowed`` (a static option)."""
     if value not in allowed:
@@ -343,6 +354,45 @@ def check_params_type(check: Callable[[Any], None], params: Any) -> None:
             f"({type(exc).__name__}: {exc}); pass the learner's own params, e.g. its XxxParams "
             "NamedTuple with every field"
         ) from None
+
+
+def check_state(learner: Any, params: Any, state: Any, *init_args: Any) -> None:
+    """Raises unless ``state`` is a state of ``learner`` (the structure, shapes and dtypes that
+    ``learner.init(params, *init_args)`` gives): call it before ``learner.update(state, ...)``
+    in a loop of one's own, where a state of another learner would fail deep inside ``update``
+    with a bare ``AttributeError`` or ``TypeError``.
+
+    Examples:
+      >>> import jax.numpy as jnp
+      >>> from ojax import oco
+      >>> learner, params = oco.ogd("none"), oco.OGDParams(jnp.float32(0.1), jnp.float32(1.0))
+      >>> state = learner.init(params, jnp.zeros(2))
+      >>> check_state(learner, params, state, jnp.zeros(2))
+      >>> try:
+      ...     check_state(learner, params, (state,), jnp.zeros(2))
+      ... except InputError as err:
+      ...     print(str(err)[:76])
+      state: got tuple, not a state of this learner (expected OGDState with fields
+    """
+    expected = jax.eval_shape(learner.init, params, *init_args)
+    got_tree, want_tree = jax.tree.structure(state), jax.tree.structure(expected)
+    if got_tree != want_tree:
+        fields = getattr(type(expected), "_fields", None)
+        what = type(expected).__name__ + (f" with fields {', '.join(fields)}" if fields else "")
+        raise InputError(
+            f"state: got {type(state).__name__}, not a state of this learner (expected {what}, "
+            f"structure {want_tree}); pass the state its init returned, or a later update's"
+        )
+    for path, leaf, want in zip(
+        jax.tree_util.tree_leaves_with_path(state),
+        jax.tree.leaves(state),
+        jax.tree.leaves(expected),
+    ):
+        if jnp.shape(leaf) != want.shape or jnp.result_type(leaf) != want.dtype:
+            raise InputError(
+                f"state{jax.tree_util.keystr(path[0])}: got shape {jnp.shape(leaf)} "
+                f"{jnp.result_type(leaf)}, expected {want.shape} {want.dtype}"
+            )
 
 
 def _short(value: Any) -> str:

@@ -78,31 +78,28 @@ def _meanwhile(monkeypatch, module, name: str, date: Path) -> None:
     monkeypatch.setattr(module, name, another_job_writes_then_runs)
 
 
-@pytest.mark.parametrize(
-    "extra, message",
-    [
-        (["--memory-budget", "1"], "memory_budget"),
-        (["--grid", "no_such_field=1"], "no_such_field"),
-    ],
-)
-def test_a_failed_sweep_never_removes_an_ancestor_others_wrote_into(
-    tree, monkeypatch, capsys, extra, message
-):
+def test_a_failed_sweep_never_removes_an_ancestor_others_wrote_into(tree, monkeypatch, capsys):
     from ojax.experiments import learner_sweep
 
     before = _snapshot(tree)
     date = tree / "2024-05-01"
     out = date / "lr_x"
-    _meanwhile(monkeypatch, learner_sweep, "sweep", date)
-    if "--grid" in extra:  # the field is refused inside the run: the other job writes first
-        _meanwhile(monkeypatch, learner_sweep, "_grid_arrays", date)
-    assert cli.main([*SWEEP, "--out", str(out), *extra]) == 2
-    assert message in _one_error_line(capsys)
+    _meanwhile(monkeypatch, learner_sweep, "sweep", date)  # while this run sizes its chunks
+    assert cli.main([*SWEEP, "--out", str(out), "--memory-budget", "1"]) == 2
+    assert "memory_budget" in _one_error_line(capsys)
     assert not out.exists()  # what this run created is gone
     after = _snapshot(tree)
     assert {k: after[k] for k in before} == before  # the user's files, byte for byte
     assert after["2024-05-01/README"] == b"the user's note on this day's runs\n"
     assert after["2024-05-01/other-job/log.txt"] == b"written by another job\n"
+
+
+def test_a_bad_grid_field_is_refused_before_any_folder_is_made(tree, capsys):
+    before = _snapshot(tree)
+    out = tree / "2024-05-01" / "lr_x"
+    assert cli.main([*SWEEP, "--out", str(out), "--grid", "no_such_field=1"]) == 2
+    assert "'no_such_field' is not a hyperparameter of hedge" in _one_error_line(capsys)
+    assert not (tree / "2024-05-01").exists() and _snapshot(tree) == before
 
 
 def test_a_failed_run_alone_removes_every_folder_it_created(tree, capsys):
@@ -615,3 +612,188 @@ def test_duplicate_grid_values_are_refused(tmp_path, capsys, grid, message):
     assert cli.main([*OGD, "--grid", f"learning_rate={grid}", "--out", str(out)]) == 2
     assert message in _one_error_line(capsys)
     assert not out.exists()
+
+
+# ------------------------------------------------------------------ the rest of the two tables
+
+
+def test_float16_metrics_accumulate_in_float32():
+    import jax.numpy as jnp
+
+    from ojax import metrics
+
+    ones = jnp.ones(70000, jnp.float16)  # longer than float16's 65504
+    assert float(metrics.average_loss(ones)[-1]) == 1.0
+    assert float(metrics.mistake_rate(ones)[-1]) == 1.0
+    assert float(metrics.cumulative_loss(ones)[-1]) == 70000.0
+    half = jnp.tile(jnp.asarray([0.0, 1.0], jnp.bfloat16), 3000)
+    assert float(metrics.average_loss(half)[-1]) == 0.5  # bfloat16 counts stop at 256
+
+
+def _ogd_run(mask):
+    import jax.numpy as jnp
+
+    import ojax
+    from ojax import losses, oco
+
+    learner = ojax.linear_predictor(oco.ogd("none"), losses.square, jnp.zeros(2))
+    params = oco.OGDParams(jnp.float32(0.5), jnp.float32(1.0))
+    xs, ys = jnp.asarray([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]), jnp.asarray([1.0, 2.0, 3.0])
+    return ojax.run(learner, params, xs, ys, losses.square, mask=mask)[1].loss
+
+
+def test_a_mask_must_be_boolean_or_zeros_and_ones():
+    import jax.numpy as jnp
+
+    from ojax import metrics
+    from ojax.validation import InputError
+
+    with pytest.raises(InputError, match="mask must be boolean .* got dtype float32"):
+        _ogd_run(jnp.full(3, 0.5))
+    with pytest.raises(InputError, match=r"mask must take values in \[0, 1\], got 2"):
+        _ogd_run(jnp.asarray([1, 2, 1]))
+    np.testing.assert_array_equal(
+        _ogd_run(jnp.asarray([1, 0, 1])), _ogd_run(jnp.asarray([True, False, True]))
+    )
+    with pytest.raises(InputError, match="mask must be boolean"):
+        metrics.average_loss(jnp.ones(3), jnp.full(3, 0.5))
+
+
+def test_params_of_another_meta_learner_name_the_class_expected():
+    from ojax import meta
+    from ojax.validation import InputError
+
+    rng = np.random.default_rng(0)
+    parts = [
+        (rng.normal(size=(n, 3)) / 3, rng.normal(size=n), rng.normal(size=(2, 3)) / 3,
+         rng.normal(size=2))
+        for n in (4, 5)
+    ]  # fmt: skip
+    tasks = meta.TaskBlock.from_tasks(parts)
+    with pytest.raises(InputError, match="the lazy meta-learner takes MetaParams .* got Fixed"):
+        meta.run_meta(meta.lazy(3), meta.FixedBiasParams.paper(0.0), tasks)
+    with pytest.raises(InputError, match="takes FixedBiasParams .* got MetaParams"):
+        meta.run_meta(meta.biased_within_task(3), meta.MetaParams.paper(), tasks)
+
+
+def test_a_state_of_another_learner_is_named_before_update():
+    import jax.numpy as jnp
+
+    from ojax import oco
+    from ojax.validation import InputError, check_state
+
+    learner, params = oco.ogd("none"), oco.OGDParams(jnp.float32(0.1), jnp.float32(1.0))
+    hedge = oco.hedge()
+    other = hedge.init(oco.HedgeParams(jnp.float32(0.1)), jnp.ones(2) / 2)
+    with pytest.raises(InputError, match="not a state of this learner .*expected OGDState"):
+        check_state(learner, params, other, jnp.zeros(2))
+    good = learner.init(params, jnp.zeros(2))
+    check_state(learner, params, learner.update(good, params, jnp.ones(2)), jnp.zeros(2))
+    with pytest.raises(InputError, match=r"state.*got shape \(3,\)"):
+        check_state(learner, params, learner.init(params, jnp.zeros(3)), jnp.zeros(2))
+
+
+@pytest.mark.parametrize(
+    "flags, named",
+    [
+        (["--memory-budget", "inf"], "--memory-budget"),
+        (["--memory-budget", "1e400"], "--memory-budget"),
+        (["--key", str(10**23)], "--key"),
+        (["--key", str(-(10**23))], "--key"),
+        (["--steps", "1000000000000"], "--steps"),
+        (["--steps", "2000000000"], "--steps"),  # int32 fits, the stream's draws do not
+        (["--dim", "100000000000"], "--dim"),
+    ],
+)
+def test_numeric_flags_out_of_range_name_their_flag(tmp_path, capsys, flags, named):
+    out = tmp_path / "run"
+    assert cli.main([*SWEEP, "--out", str(out), *flags]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith("ojax: error:") and named in err[-1], err
+    assert all(line.startswith("ojax: running ") for line in err[:-1]), err  # the header
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    "name, damage, argv",
+    [
+        ("spambase.csv.gz", "truncate", ["zhao-hoi2010-homogeneous", "--dataset", "spambase"]),
+        ("mushrooms_keel.csv.gz", "junk", ["zhao-hoi2010-heterogeneous", "--dataset", "mushrooms"]),
+        ("usenet2.mat", "truncate", ["zhao-hoi2010-homogeneous", "--dataset", "usenet2"]),
+        ("lenk.mat", "junk", ["denevi2020-lenk"]),
+    ],
+)
+def test_a_corrupt_data_file_is_one_error_line_and_no_stub(tmp_path, capsys, name, damage, argv):
+    from ojax.datasets.paths import packaged_data_dir
+
+    data = tmp_path / "data"
+    data.mkdir()
+    for path in packaged_data_dir().iterdir():
+        if path.is_file():
+            (data / path.name).write_bytes(path.read_bytes())
+    raw = (data / name).read_bytes()
+    (data / name).write_bytes(raw[: len(raw) // 2] if damage == "truncate" else b"not the file")
+    out = tmp_path / "results" / "day" / "run"
+    command = ["run", *argv, "--quick", "--quiet", "--data-dir", str(data), "--out", str(out)]
+    assert cli.main(command) == 2
+    line = _one_error_line(capsys)
+    assert name in line
+    assert not (tmp_path / "results").exists()
+
+
+def test_a_closed_pipe_ends_quietly(tmp_path):
+    for args in (["list"], [*SWEEP, "--out", str(tmp_path / "run")]):
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "ojax.cli", *args],
+            cwd=tmp_path,
+            env=_env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        assert proc.stdout is not None
+        proc.stdout.close()  # `| head -0`: the reader is gone before ojax writes
+        _, err = proc.communicate(timeout=300)
+        assert proc.returncode == 141 and b"Traceback" not in err and b"Broken" not in err, err
+
+
+# The console script, with Ctrl-C on (an xdist worker may start its children with it ignored)
+_CONSOLE = """
+import runpy, signal, sys
+signal.signal(signal.SIGINT, signal.default_int_handler)
+sys.argv = ["ojax", *sys.argv[1:]]
+runpy.run_module("ojax.cli", run_name="__main__")
+"""
+
+
+@pytest.mark.parametrize("after", [0.3, 1.0, 2.5])  # importing JAX, starting it, running
+def test_ctrl_c_at_any_moment_is_one_line_and_status_130(tmp_path, after):
+    argv = ["sweep", "ogd_square", "--steps", "200000", "--quiet", "--out", "run"]
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _CONSOLE, *argv],
+        cwd=tmp_path,
+        env=_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(after)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    lines = [line for line in err.splitlines() if line and not line.startswith("ojax: running")]
+    assert proc.returncode == 130, err
+    assert lines == ["ojax: interrupted; finished work is kept, re-run to resume"], err
+
+
+def test_a_split_file_of_three_orders_is_reported_as_three_orders(tmp_path, capsys):
+    split = tmp_path / "split.npz"
+    rng = np.random.default_rng(0)
+    orders = np.stack([rng.permutation(np.arange(300, 1500))[:40] for _ in range(3)])
+    np.savez(split, source_order=np.arange(300), target_orders=orders)
+    out = tmp_path / "run"
+    argv = ["run", "zhao-hoi2010-homogeneous", "--quick", "--quiet", "--split", str(split)]
+    assert cli.main([*argv, "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "ojax: running zhao-hoi2010-homogeneous: 3 orders, quick on " in err
+    assert json.loads((out / "config.json").read_text())["seeds"] == 3
+    assert cli.main([*argv, "--seeds", "5", "--out", str(tmp_path / "other")]) == 2
+    assert "the split file's 3 target orders are the runs" in _one_error_line(capsys)

@@ -23,7 +23,10 @@ from ojax.experiments.output import ExperimentResult
 from ojax.run import run_entry
 from ojax.sweep import SweepResult, sweep
 from ojax.sweep.grid import fit_values, parse_number, shown
+from ojax.sweep.memory import TooSmallBudget
 from ojax.validation import InputError
+
+_MAX_STEPS = 2**31 - 1
 
 
 def _checkpoints(num_steps: int, count: int = 200) -> np.ndarray:
@@ -264,6 +267,53 @@ def _experiment_result(
     return result
 
 
+def _prepare(name: str, grid: Any, num_steps: Any, dim: Any, x0: str):
+    """``(entry, learner, base params, axes, values as given)``, every option checked."""
+    if name not in LEARNERS:
+        raise InputError(
+            f"unknown learner {name!r}; choose one of: {', '.join(sorted(LEARNERS)) or '(none)'}"
+        )
+    entry = LEARNERS[name]
+    for label, value, low in (("num_steps", num_steps, 1), ("dim", dim, 1)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+            raise InputError(f"{label} must be an integer >= {low}, got {value!r}")
+    if num_steps > _MAX_STEPS:
+        raise InputError(
+            f"num_steps (--steps) must be at most 2**31 - 1 = {_MAX_STEPS} (steps are counted in "
+            f"int32), got {num_steps}"
+        )
+    if x0 not in ("auto", "zeros", "uniform"):
+        raise InputError(f"x0 must be one of ['auto', 'zeros', 'uniform'], got {x0!r}")
+    if x0 != "auto":
+        entry = entry._replace(start=x0)
+    try:  # a length or dimension the stream cannot draw, named before anything runs
+        jax.eval_shape(lambda k: entry.make_stream(k, num_steps, dim), jax.random.key(0))
+    except Exception as exc:
+        raise InputError(
+            f"num_steps (--steps) = {num_steps} with dim (--dim) = {dim}: {name}'s stream cannot "
+            f"be drawn ({type(exc).__name__}: {str(exc)[:200]})"
+        ) from None
+    learner = entry.make(dim)
+    base = entry.default_params()
+    axes, given = _grid_arrays(name, base, grid)
+    _check_grid(learner, base, axes, given)
+    return entry, learner, base, axes, given
+
+
+def check_sweep(
+    name: str,
+    grid: Mapping[str, Sequence[float | str]] | None = None,
+    *,
+    num_steps: int = 1000,
+    dim: int = 10,
+    x0: str = "auto",
+) -> None:
+    """The checks :func:`sweep_learner` runs first (the learner, the stream's length and
+    dimension, every grid value alone and in every combination), without running anything:
+    ``ojax sweep`` calls it before it writes anything. Raises :class:`InputError`."""
+    _prepare(name, grid, num_steps, dim, x0)
+
+
 def sweep_learner(
     name: str,
     grid: Mapping[str, Sequence[float | str]] | None = None,
@@ -316,38 +366,29 @@ def sweep_learner(
     Raises:
       InputError: an unknown learner or field, a bad option, a grid value refused (above).
     """
-    if name not in LEARNERS:
-        raise InputError(
-            f"unknown learner {name!r}; choose one of: {', '.join(sorted(LEARNERS)) or '(none)'}"
+    entry, learner, base, axes, given = _prepare(name, grid, num_steps, dim, x0)
+    try:
+        res = sweep(
+            _learner_run(entry, learner, base, num_steps, dim),
+            {f: jnp.asarray(v) for f, v in axes.items()} or None,
+            num_seeds=num_seeds,
+            key=key,
+            memory_budget=memory_budget,
+            chunk_size=chunk_size,
+            devices=devices,
+            out_dir=out_dir,
+            resume=resume,
+            progress=progress,
+            name=f"sweep-{name}",
+            num_steps=num_steps,
+            config={"learner": name, "num_steps": num_steps, "dim": dim},
         )
-    entry = LEARNERS[name]
-    for label, value, low in (("num_steps", num_steps, 1), ("dim", dim, 1)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-            raise InputError(f"{label} must be an integer >= {low}, got {value!r}")
-    if x0 not in ("auto", "zeros", "uniform"):
-        raise InputError(f"x0 must be one of ['auto', 'zeros', 'uniform'], got {x0!r}")
-    if x0 != "auto":
-        entry = entry._replace(start=x0)
-    learner = entry.make(dim)
-    base = entry.default_params()
-    axes, given = _grid_arrays(name, base, grid)
-    _check_grid(learner, base, axes, given)
-    res = sweep(
-        _learner_run(entry, learner, base, num_steps, dim),
-        {f: jnp.asarray(v) for f, v in axes.items()} or None,
-        num_seeds=num_seeds,
-        key=key,
-        memory_budget=memory_budget,
-        chunk_size=chunk_size,
-        devices=devices,
-        out_dir=out_dir,
-        resume=resume,
-        progress=progress,
-        name=f"sweep-{name}",
-        num_steps=num_steps,
-        config={"learner": name, "num_steps": num_steps, "dim": dim},
-    )
+    except TooSmallBudget as exc:  # what makes one combination large: its stream
+        raise InputError(
+            f"{exc} (one combination plays a stream of num_steps (--steps) = {num_steps} steps "
+            f"in dim (--dim) = {dim})"
+        ) from None
     return _experiment_result(entry, axes, res, num_seeds, num_steps, dim), res
 
 
-__all__ = ["sweep_learner"]
+__all__ = ["check_sweep", "sweep_learner"]

@@ -185,6 +185,10 @@ def fmt_bytes(n: float) -> str:
     return f"{n} B"  # pragma: no cover
 
 
+class TooSmallBudget(InputError):
+    """The memory budget cannot hold one combination."""
+
+
 def chunk_size_for(
     budget: int,
     shared: int,
@@ -201,7 +205,7 @@ def chunk_size_for(
     if chunk_size is None:
         per_device = (budget - shared) // per_combination
         if per_device < 1:
-            raise InputError(
+            raise TooSmallBudget(
                 f"memory_budget={budget} bytes ({fmt_bytes(budget)}) is too small for one "
                 f"combination: it needs about {fmt_bytes(per_combination)} plus "
                 f"{fmt_bytes(shared)} of shared inputs per device"
