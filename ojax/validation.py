@@ -375,7 +375,8 @@ def check_state(learner: Any, params: Any, state: Any, *init_args: Any) -> None:
       state: got tuple, not a state of this learner (expected OGDState with fields
     """
     expected = jax.eval_shape(learner.init, params, *init_args)
-    got_tree, want_tree = jax.tree.structure(state), jax.tree.structure(expected)
+    got_tree: Any = jax.tree.structure(state)
+    want_tree = jax.tree.structure(expected)
     if got_tree != want_tree:
         fields = getattr(type(expected), "_fields", None)
         what = type(expected).__name__ + (f" with fields {', '.join(fields)}" if fields else "")

@@ -37,10 +37,11 @@ def _open_text(path: Path) -> Iterator[Any]:
     """The text of ``path`` (gunzipped for ``.gz``); a corrupt or truncated file (a bad gzip
     stream, a file cut short, bytes that are not UTF-8) is a :class:`DataError` naming it."""
     try:
-        if str(path).endswith(".gz"):
-            handle = io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8", errors="strict")
-        else:
-            handle = open(path, encoding="utf-8")
+        handle: Any = (
+            io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8", errors="strict")
+            if str(path).endswith(".gz")
+            else open(path, encoding="utf-8")
+        )
         with handle:
             yield handle
     except (OSError, EOFError, zlib.error, UnicodeDecodeError) as exc:

@@ -205,8 +205,9 @@ def _check_params_class(params: Any, cls: type, learner: str) -> None:
     """Params of another learner (e.g. a ``FixedBiasParams`` given to ``lazy``) are refused,
     naming the class this learner takes."""
     if not isinstance(params, cls):
+        fields = ", ".join(getattr(cls, "_fields", ()))
         raise InputError(
-            f"params: {learner} takes {cls.__name__} (fields {', '.join(cls._fields)}), got "
+            f"params: {learner} takes {cls.__name__} (fields {fields}), got "
             f"{type(params).__name__}; build them with e.g. {cls.__name__}.paper(dtype=...)"
         )
 
