@@ -129,7 +129,8 @@ _OUT_RULE = (
     "kept); a different run (another experiment, learner or configuration) is refused unless "
     "--overwrite, which first removes the files the old run wrote (results.csv, curves.npz, "
     "config.json, its figures, .sweep/ and .ojax-run.json, the identity file every run keeps "
-    "there). A folder that also holds files ojax did not write is never overwritten."
+    "there). A folder that also holds files ojax did not write is never overwritten. While a run "
+    "writes the folder it holds .ojax-lock: another process writing there is refused."
 )
 
 
