@@ -19,6 +19,7 @@ from __future__ import annotations
 import glob
 import os
 import re
+import stat
 import sys
 import tempfile
 import warnings
@@ -70,6 +71,13 @@ def enable_compilation_cache(path: str | os.PathLike | None = None) -> Path | No
         return None
     try:
         folder.mkdir(parents=True, exist_ok=True)
+        if folder.stat().st_mode & stat.S_IWOTH:  # anyone could plant compiled code there
+            raise InputError(
+                f"compilation cache: the folder {str(folder)!r} is writable by every user of "
+                "this machine: anyone could plant compiled programs there that ojax would run; "
+                f"use a folder only you (or people you trust) can write, or set {ENV_VAR} to "
+                "'off' (see the trust page of the docs)"
+            )
         # a probe of this process's own: processes starting together share the folder
         handle, probe = tempfile.mkstemp(prefix=".ojax-write-probe-", dir=folder)
         os.close(handle)

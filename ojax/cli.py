@@ -36,13 +36,18 @@ class _Parser(argparse.ArgumentParser):
         return super().format_help()
 
 
+_MAX_COUNT = 2**31 - 1  # seeds, steps, combinations are counted in int32
+
+
 def _positive_int(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
+    if not 1 <= value <= _MAX_COUNT:
+        raise argparse.ArgumentTypeError(
+            f"must be a positive integer up to 2**31 - 1 = {_MAX_COUNT}, got {text!r}"
+        )
     return value
 
 
@@ -74,6 +79,8 @@ def parse_bytes(text: str) -> int:
         raise argparse.ArgumentTypeError(f"must be a positive size, got {text!r}")
     if not value * _UNITS[unit] <= _MAX_BYTES:  # inf, 1e400, a size no host has
         raise argparse.ArgumentTypeError(f"must be a finite size up to 1024T, got {text!r}")
+    if value * _UNITS[unit] < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1 byte, got {text!r}")
     return int(value * _UNITS[unit])
 
 

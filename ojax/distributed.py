@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import atexit
 import json
+import math
 import os
 import re
 import sys
@@ -105,8 +106,10 @@ def peer_timeout_from_env() -> float:
         value = float(text)
     except ValueError:
         value = -1.0
-    if not value > 0:
-        raise InputError(f"$OJAX_PEER_TIMEOUT must be a positive number of seconds, got {text!r}")
+    if not 0 < value < math.inf:
+        raise InputError(
+            f"$OJAX_PEER_TIMEOUT must be a positive, finite number of seconds, got {text!r}"
+        )
     return value
 
 
@@ -144,8 +147,10 @@ def initialize(
     """
     check_arguments(coordinator, num_processes, process_id)
     timeout = peer_timeout_from_env() if peer_timeout is None else float(peer_timeout)
-    if not timeout > 0:
-        raise InputError(f"peer_timeout must be a positive number of seconds, got {peer_timeout}")
+    if not 0 < timeout < math.inf:
+        raise InputError(
+            f"peer_timeout must be a positive, finite number of seconds, got {peer_timeout}"
+        )
     known = None not in (coordinator, num_processes, process_id)
     if known and num_processes is not None and num_processes > 1:  # what JAX would not say
         from ojax import rendezvous

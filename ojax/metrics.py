@@ -16,12 +16,16 @@ from ojax.validation import check_choice, check_mask
 
 
 def _wide(values: Array) -> Array:
-    """``values``, in float32 when their float type is narrower (float16, bfloat16): running
-    sums and counts of a long stream saturate there (float16 counts stop at 2048, its sums at
-    65504)."""
+    """``values``, in float32 when their float type is narrower (float16, bfloat16), in int32
+    when they are booleans or narrower integers: running sums and counts of a long stream
+    saturate or wrap there (float16 counts stop at 2048, its sums at 65504; int8 at 127)."""
     values = jnp.asarray(values)
     if jnp.issubdtype(values.dtype, jnp.floating) and jnp.finfo(values.dtype).bits < 32:
         return values.astype(jnp.float32)
+    if values.dtype == jnp.bool_ or (
+        jnp.issubdtype(values.dtype, jnp.integer) and jnp.iinfo(values.dtype).bits < 32
+    ):
+        return values.astype(jnp.int32)  # int8 counts wrap at 127
     return values
 
 
@@ -31,7 +35,7 @@ def _masked(values: Array, mask: Array | None) -> tuple[Array, Array]:
         return values, jnp.ones(values.shape, values.dtype)
     check_mask("mask", mask)
     mask = jnp.asarray(mask, bool)
-    return jnp.where(mask, values, 0.0), mask.astype(values.dtype)
+    return jnp.where(mask, values, jnp.zeros((), values.dtype)), mask.astype(values.dtype)
 
 
 def cumulative_loss(losses: Array, mask: Array | None = None) -> Array:
@@ -43,8 +47,11 @@ def cumulative_loss(losses: Array, mask: Array | None = None) -> Array:
 def average_loss(losses: Array, mask: Array | None = None) -> Array:
     """``L_t / (number of real steps up to t)`` (0 before the first real step)."""
     values, weights = _masked(losses, mask)
-    count = jnp.cumsum(weights, axis=-1)
-    return jnp.cumsum(values, axis=-1) / jnp.maximum(count, 1.0)
+    sums, count = jnp.cumsum(values, axis=-1), jnp.cumsum(weights, axis=-1)
+    if not jnp.issubdtype(sums.dtype, jnp.inexact):  # integer mistakes: counted exactly
+        kind = jnp.result_type(float)
+        sums, count = sums.astype(kind), count.astype(kind)
+    return sums / jnp.maximum(count, 1.0)
 
 
 def mistake_rate(mistakes: Array, mask: Array | None = None) -> Array:

@@ -20,6 +20,7 @@ from ojax.envs import regression
 sys.path.insert(0, str(Path(__file__).parent))
 import reference_averaging as ref  # noqa: E402
 from averaging_cases import ETA, RHOS, TOL, N, data, log_rhos, rel_err  # noqa: E402
+from tolerances import scaled_atol
 
 # ------------------------------------------------------------------------------------------------
 # the regularization path: product, chunked (K chunks), streamed
@@ -223,14 +224,18 @@ def test_public_entry_points_are_traceable(x64):
     assert rel_err(eager["geo"], [ref.geometric_average(ws64, r) for r in rhos]) < 1e-12
     assert rel_err(eager["tail"], [ref.tail_average(ws64, int(t)) for t in taus]) < 1e-12
     for name, value in eager.items():
-        np.testing.assert_allclose(traced[name], value, rtol=1e-12, atol=1e-15, err_msg=name)
+        np.testing.assert_allclose(
+            traced[name], value, rtol=1e-12, atol=scaled_atol(value), err_msg=name
+        )
     # vmap over seeds (the experiment's shape) equals the loop
     stacked = jax.tree.map(lambda a: jnp.stack([a, 2 * a]), (xs, ys))
     batched = jax.vmap(lambda x, y: everything(x, y, *args[2:]))(*stacked)
     for seed, (x, y) in enumerate(zip(*stacked)):
         one = everything(x, y, *args[2:])
         for name, value in one.items():
-            np.testing.assert_allclose(batched[name][seed], value, rtol=1e-12, atol=1e-15)
+            np.testing.assert_allclose(
+                batched[name][seed], value, rtol=1e-12, atol=scaled_atol(value)
+            )
 
 
 def test_stream_path_rejects_data_shorter_than_its_blocks():

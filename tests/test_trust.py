@@ -797,3 +797,251 @@ def test_a_split_file_of_three_orders_is_reported_as_three_orders(tmp_path, caps
     assert json.loads((out / "config.json").read_text())["seeds"] == 3
     assert cli.main([*argv, "--seeds", "5", "--out", str(tmp_path / "other")]) == 2
     assert "the split file's 3 target orders are the runs" in _one_error_line(capsys)
+
+
+# --------------------------------------------------- 20 more tries of a hostile user (issue 20)
+
+
+def _finished(tmp_path: Path) -> Path:
+    out = tmp_path / "run"
+    assert cli.main([*SWEEP, "--out", str(out)]) == 0
+    return out
+
+
+def _rerun(out: Path, capsys, *extra) -> str:
+    capsys.readouterr()
+    assert cli.main([*SWEEP, "--out", str(out), *extra]) == 2
+    return _one_error_line(capsys)
+
+
+def test_attack_01_a_record_listing_its_files_as_a_string(tmp_path, capsys):
+    out = _finished(tmp_path)
+    (out / "a").write_bytes(b"the user's")  # "a" would be one of the 'names' of "a,b"
+    record = json.loads((out / ".ojax-run.json").read_text())
+    (out / ".ojax-run.json").write_text(json.dumps({**record, "files": "a"}))
+    before = _snapshot(out)
+    assert "lists its files as a str, not a list" in _rerun(out, capsys)
+    assert _snapshot(out) == before
+
+
+@pytest.mark.parametrize("planted", ["/dev/zero", "deep", "fifo"])
+def test_attack_02_a_record_that_never_ends(tmp_path, capsys, planted):
+    out = _finished(tmp_path)
+    record = out / ".ojax-run.json"
+    record.unlink()
+    if planted == "deep":
+        record.write_text("[" * 100000 + "]" * 100000)
+    elif planted == "fifo":
+        os.mkfifo(record)
+    else:
+        record.symlink_to(planted)
+    start = time.monotonic()
+    assert "another or unknown configuration" in _rerun(out, capsys)  # not read, not a hang
+    assert time.monotonic() - start < 30
+
+
+def test_attack_03_a_lock_file_linked_to_a_users_file(tmp_path, capsys):
+    out = _finished(tmp_path)
+    victim = tmp_path / "bashrc"
+    victim.write_bytes(b"export PATH=...\n")
+    (out / LOCK).symlink_to(victim)
+    assert f"{LOCK} is not a regular file" in _rerun(out, capsys)
+    assert victim.read_bytes() == b"export PATH=...\n"
+    assert f"{LOCK} is not a regular file" in _rerun(out, capsys, "--seeds", "3", "--overwrite")
+    assert victim.read_bytes() == b"export PATH=...\n"
+
+
+def test_attack_04_a_folder_where_ojax_writes_a_file(tmp_path, capsys):
+    out = _finished(tmp_path)
+    (out / "results.csv").unlink()
+    (out / "results.csv").mkdir()
+    (out / "results.csv" / "mine.txt").write_bytes(b"mine")
+    assert "'results.csv' is a folder, where ojax writes a file" in _rerun(out, capsys)
+    assert (out / "results.csv" / "mine.txt").read_bytes() == b"mine"
+
+
+def test_attack_05_a_chunk_store_linked_outside_the_folder(tmp_path, capsys):
+    out = _finished(tmp_path)
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / ".tmp-keep").write_bytes(b"not ojax's")
+    import shutil
+
+    shutil.rmtree(out / ".sweep")
+    (out / ".sweep").symlink_to(outside)
+    assert ".sweep is a link or a file" in _rerun(out, capsys, "--no-resume")
+    assert _snapshot(outside) == {".tmp-keep": b"not ojax's"}
+
+
+def test_attack_06_a_chunk_file_declaring_gigabytes(tmp_path, capsys):
+    import zipfile
+
+    out = _finished(tmp_path)
+    (chunk,) = sorted(out.glob(".sweep/*/chunk-*.npz"))
+    with zipfile.ZipFile(chunk, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("index.npy", b"")  # replaced below by a real header
+        _npy_member(archive, "out0.npy", (2**28,), 2**31)
+    line = _rerun(out, capsys)
+    assert "its array 'out0.npy' declares" in line and "move it away" in line
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_attack_07_a_data_file_that_is_a_pipe_or_a_device(tmp_path, capsys, kind):
+    data = tmp_path / "data"
+    data.mkdir()
+    if kind == "fifo":
+        os.mkfifo(data / "lenk.mat")
+    else:
+        (data / "lenk.mat").symlink_to("/dev/zero")
+    out = tmp_path / "run"
+    argv = ["run", "denevi2020-lenk", "--quick", "--data-dir", str(data), "--out", str(out)]
+    assert cli.main(argv) == 2
+    assert "lenk.mat' is not a regular file" in _one_error_line(capsys)
+    assert not out.exists()
+
+
+def test_attack_08_one_huge_task_among_many_small_ones(tmp_path):
+    from ojax.datasets import DataError, load_tasks_file
+
+    task = np.concatenate([np.zeros(500_000, np.int64), np.repeat(np.arange(1, 100_001), 2)])
+    path = tmp_path / "t.npz"
+    np.savez(path, x=np.ones((len(task), 3), np.float32), y=np.ones(len(task)), task=task)
+    start = time.monotonic()
+    with pytest.raises(DataError, match=r"100001 tasks padded to the largest \(500000 points"):
+        load_tasks_file(path)
+    assert time.monotonic() - start < 60  # grouped by sorting, refused before padding
+
+
+@pytest.mark.parametrize(
+    "arrays, message",
+    [
+        ({"x": np.ones((6, 0))}, "of 0 feature"),
+        ({"task": np.zeros(9, np.int64)}, "at least 2 tasks"),
+    ],
+)
+def test_attack_09_tasks_without_features_or_a_meta_test(tmp_path, arrays, message):
+    from ojax import meta
+    from ojax.datasets import DataError, load_tasks_file
+
+    if "x" in arrays:
+        arrays = {**arrays, "y": np.ones(6), "task": np.repeat([0, 1], 3)}
+    with pytest.raises(DataError, match=message):
+        load_tasks_file(_tasks(tmp_path / "t.npz", **arrays))
+    with pytest.raises(meta.tasks.InputError, match="has no features"):
+        meta.TaskBlock.from_tasks([(np.ones((2, 0)), np.ones(2), np.ones((1, 0)), np.ones(1))])
+
+
+@pytest.mark.parametrize("value", ["inf", "nan", "-1", "0"])
+def test_attack_10_an_endless_peer_timeout(monkeypatch, value):
+    from ojax import distributed
+
+    monkeypatch.setenv("OJAX_PEER_TIMEOUT", value)
+    with pytest.raises(distributed.InputError, match="positive, finite number of seconds"):
+        distributed.peer_timeout_from_env()
+
+
+def test_attack_11_narrow_integer_losses_do_not_wrap():
+    import jax.numpy as jnp
+
+    from ojax import metrics
+
+    mistakes = jnp.ones(300, jnp.int8)
+    assert int(metrics.cumulative_loss(mistakes)[-1]) == 300  # int8 wrapped to 44
+    assert float(metrics.mistake_rate(mistakes)[-1]) == 1.0
+
+
+@pytest.mark.parametrize(
+    "flags, message",
+    [
+        (["--memory-budget", "0.1"], "argument --memory-budget: must be at least 1 byte"),
+        (["--seeds", str(10**20)], "argument --seeds: must be a positive integer up to 2**31"),
+        (["--chunk-size", str(10**30)], "argument --chunk-size: must be a positive integer"),
+    ],
+)
+def test_attack_12_sizes_and_counts_no_machine_has(tmp_path, capsys, flags, message):
+    out = tmp_path / "run"
+    assert cli.main([*SWEEP, "--out", str(out), *flags]) == 2
+    assert message in _one_error_line(capsys) and not out.exists()
+    assert cli.main(["run", "basics", "--quick", "--seeds", str(10**20), "--out", str(out)]) == 2
+    assert "--seeds" in _one_error_line(capsys) and not out.exists()
+
+
+def test_attack_13_a_world_writable_compilation_cache(tmp_path, capsys):
+    cache = tmp_path / "shared-cache"
+    cache.mkdir()
+    cache.chmod(0o777)
+    out = tmp_path / "run"
+    assert cli.main([*SWEEP, "--out", str(out), "--compile-cache", str(cache)]) == 2
+    assert "is writable by every user of this machine" in _one_error_line(capsys)
+    assert not out.exists()
+
+
+def test_attack_14_a_split_file_naming_a_path_as_its_dataset(tmp_path, capsys):
+    split = tmp_path / "s.npz"
+    np.savez(split, source_order=np.arange(5), target_orders=np.arange(300, 320),
+             dataset=np.array("../../etc/passwd"))  # fmt: skip
+    out = tmp_path / "run"
+    argv = ["run", "zhao-hoi2010-homogeneous", "--quick", "--split", str(split), "--out", str(out)]
+    assert cli.main(argv) == 2
+    assert "dataset must be one of" in _one_error_line(capsys) and not out.exists()
+
+
+def test_attack_15_a_manifest_that_is_not_an_object(tmp_path, capsys):
+    out = _finished(tmp_path)
+    (manifest,) = out.glob(".sweep/*/sweep.json")
+    manifest.write_text("[1, 2, 3]")
+    assert "is not a readable sweep manifest (not a JSON object)" in _rerun(out, capsys)
+
+
+def test_attack_16_junk_in_the_program_store_with_a_valid_checksum(tmp_path, monkeypatch):
+    import jax.numpy as jnp
+
+    from ojax import projections
+    from ojax.sweep import programs
+
+    monkeypatch.setattr(programs, "folder", lambda: tmp_path)
+    w = jnp.asarray([3.0, 4.0, 0.5])
+    first = programs.jit(projections.simplex)(w, 2.0)
+    for path in tmp_path.glob("*.jaxexport"):
+        junk = b"not a program"
+        path.write_bytes(hashlib.sha256(junk).digest() + junk)
+    np.testing.assert_array_equal(programs.jit(projections.simplex)(w, 2.0), first)
+    assert all(programs._read(p) != b"not a program" for p in tmp_path.glob("*.jaxexport"))
+
+
+def test_attack_17_a_library_seed_beyond_64_bits():
+    from ojax.sweep import sweep
+    from ojax.validation import InputError
+
+    with pytest.raises(InputError, match="key must be a 64-bit integer seed"):
+        sweep(lambda p, d, k: p["x"], {"x": [1.0]}, num_seeds=1, key=2**70, progress=False)
+
+
+def test_attack_18_an_out_name_longer_than_the_file_system_takes(tmp_path, capsys):
+    out = tmp_path / ("x" * 300)
+    assert cli.main([*SWEEP, "--out", str(out)]) == 2
+    assert "--out: cannot inspect" in _one_error_line(capsys)
+
+
+def test_attack_19_grid_values_in_other_scripts_or_notations(tmp_path, capsys):
+    for grid in ("0x10", "1,,2", "1e-50"):  # hexadecimal, an empty value, below float32
+        assert (
+            cli.main([*SWEEP, "--out", str(tmp_path / "run"), "--grid", f"learning_rate={grid}"])
+            == 2
+        )
+        assert "learning_rate" in _one_error_line(capsys)
+    assert not (tmp_path / "run").exists()
+    lines = _sweep_lines(capsys, tmp_path / "ok", "\u0661,0.5")  # an Arabic-Indic 1 is 1
+    assert any("learning_rate=1:" in line or "learning_rate=1 " in line for line in lines)
+
+
+def test_attack_20_a_tasks_file_that_is_a_folder_or_a_pipe(tmp_path, capsys):
+    folder = tmp_path / "tasks.npz"
+    folder.mkdir()
+    pipe = tmp_path / "pipe.npz"
+    os.mkfifo(pipe)
+    for path in (folder, pipe):
+        out = tmp_path / "run"
+        argv = ["run", "denevi2020-lenk", "--quick", "--tasks", str(path), "--out", str(out)]
+        assert cli.main(argv) == 2
+        assert "expected a file" in _one_error_line(capsys) and not out.exists()

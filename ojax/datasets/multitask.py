@@ -30,8 +30,8 @@ import numpy as np
 
 from ojax.core import Array
 from ojax.datasets.npz import members, read_arrays
-from ojax.datasets.paths import DataError, data_file
-from ojax.meta.tasks import TaskBlock, pad_tasks
+from ojax.datasets.paths import DataError, check_regular, data_file
+from ojax.meta.tasks import TaskBlock, pad_bytes, pad_tasks
 from ojax.validation import InputError, real_array
 
 
@@ -192,6 +192,7 @@ def load_tasks_file(path: str | os.PathLike, dtype=np.float32) -> PooledTasks:
       (2, 5, 3) [1, 2]
     """
     path = Path(path)
+    check_regular(path, "tasks file")
     if not path.is_file():
         raise DataError(f"tasks file {str(path)!r} not found (expected an .npz file)")
     arrays = read_arrays(path, ("x", "y", "task", "num_test"))  # no other member is inflated
@@ -209,11 +210,31 @@ def load_tasks_file(path: str | os.PathLike, dtype=np.float32) -> PooledTasks:
         raise DataError(f"{str(path)!r}: 'task' must hold integers, got dtype {task.dtype}")
     x = _checked(path, "x", x, np.float64, task)  # scaled to unit rows below, then cast
     y = _checked(path, "y", y, dtype, task)  # the labels the run uses: finite in its dtype
-    ids, first = np.unique(task, return_index=True)
+    ids, first, inverse = np.unique(task, return_index=True, return_inverse=True)
+    rank = np.empty(len(ids), np.int64)
+    rank[np.argsort(first)] = np.arange(len(ids))  # tasks in order of their first row
+    row_task = rank[inverse.ravel()]
     ids = ids[np.argsort(first)]
-    xs = [_unit_rows(x[task == t], path, f"x of task {t}").astype(dtype) for t in ids]
-    ys = [y[task == t] for t in ids]
-    sizes = np.array([len(v) for v in ys])
+    if len(ids) < 2 or x.shape[1] == 0:
+        raise DataError(
+            f"{str(path)!r}: expected at least 2 tasks (one to learn from, one unseen for the "
+            f"meta-test) of at least 1 feature, got {len(ids)} task(s) of {x.shape[1]} feature(s)"
+        )
+    zero = ~np.any(x != 0, axis=1)
+    if zero.any():
+        row = int(np.argmax(zero))
+        raise DataError(
+            f"{str(path)!r}: x of task {task[row]} has an all-zero row (row {row} of the file: "
+            "cannot scale it to unit norm)"
+        )
+    sizes = np.bincount(row_task, minlength=len(ids))
+    try:  # before anything is padded
+        pad_bytes(len(ids), int(sizes.max()), x.shape[1], dtype)
+    except InputError as exc:
+        raise DataError(f"{str(path)!r}: {exc}") from None
+    rows = np.split(np.argsort(row_task, kind="stable"), np.cumsum(sizes)[:-1])
+    unit = _unit_rows(x, path, "x").astype(dtype)  # row by row: as task by task
+    xs, ys = [unit[r] for r in rows], [y[r] for r in rows]
     num_test = arrays.get("num_test")
     if num_test is None:
         num_test = np.array([math.ceil(0.25 * n) for n in sizes])

@@ -28,7 +28,7 @@ import scipy.io
 import scipy.sparse as sp
 
 from ojax.datasets.npz import members, read_arrays
-from ojax.datasets.paths import DataError, data_file, resolve_data_dir
+from ojax.datasets.paths import DataError, check_regular, data_file, resolve_data_dir
 from ojax.datasets.transfer_readers import (
     Features,
     load_libsvm,
@@ -323,6 +323,7 @@ def load_split_file(path: str | os.PathLike) -> SplitFile:
       [[4, 3], [3, 4]]
     """
     path = Path(path)
+    check_regular(path, "split file")
     if not path.is_file():
         raise DataError(f"split file {str(path)!r} not found (expected an .npz file)")
     archive = read_arrays(path, ("source_order", "target_orders", "dataset"))

@@ -16,11 +16,13 @@ import errno
 import json
 import os
 import socket
+import stat
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
+from ojax.sweep.store import read_json
 from ojax.validation import InputError
 
 try:  # POSIX; elsewhere the pid check alone decides
@@ -47,7 +49,7 @@ def _alive(pid: int) -> bool:
 
 def _read(path: Path) -> dict[str, Any]:
     try:
-        value = json.loads(path.read_text())
+        value = read_json(path, limit=2**16)
     except (OSError, ValueError):
         return {}
     return value if isinstance(value, dict) else {}
@@ -105,14 +107,42 @@ def _refusal(folder: Path, owner: dict[str, Any]) -> InputError:
     )
 
 
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+
+
+def _open(path: Path, flags: int) -> int:
+    """``os.open`` of the lock file that never follows a link (a planted ``.ojax-lock ->
+    ~/.bashrc`` would be truncated) nor waits on a pipe; :class:`InputError` for anything but a
+    regular file."""
+    try:
+        fd = os.open(path, flags | _NOFOLLOW, 0o666)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.EMLINK, errno.ENXIO):
+            raise _not_a_file(path) from None
+        raise
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise _not_a_file(path)
+    return fd
+
+
+def _not_a_file(path: Path) -> InputError:
+    return InputError(
+        f"--out {str(path.parent)!r}: {LOCK} is not a regular file (a link, a pipe or a "
+        "device): ojax never writes through it; remove it or choose another --out"
+    )
+
+
 def check_free(folder: Path) -> None:
     """Raises :class:`InputError` naming the owner when another live process holds the lock of
     ``folder``; writes nothing."""
     path = Path(folder) / LOCK
+    if not (path.exists() or path.is_symlink()):
+        return
     try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return  # no lock file (or unreadable: acquire decides)
+        fd = _open(path, os.O_RDONLY)
+    except FileNotFoundError:
+        return  # gone meanwhile
     try:
         for _ in range(_TRIES):  # another process may be looking at the same moment
             taken = _try_flock(fd)
@@ -143,7 +173,7 @@ class FolderLock:
         """Takes the lock (a stale one is taken over); :class:`InputError` naming the owner when
         another live process holds it."""
         while self._fd is None:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o666)
+            fd = _open(self.path, os.O_RDWR | os.O_CREAT)
             for _ in range(_TRIES):  # another process may be looking at the same moment
                 taken = _try_flock(fd)
                 if taken is not False:

@@ -26,7 +26,7 @@ import numpy as np
 
 from ojax import compile_log
 from ojax.experiments.lock import LOCK, FolderLock, check_free
-from ojax.sweep.store import atomic_json
+from ojax.sweep.store import atomic_json, read_json
 from ojax.validation import InputError
 
 RESULT_COLUMNS = ("experiment", "dataset", "method", "metric", "mean", "std", "n_seeds")
@@ -427,6 +427,7 @@ class RunFolder:
         if not names:
             return
         old, owned, files = self._earlier_run(names)
+        self._check_entries(names, files)
         folders = [n for n in names if n != CHUNK_STORE and _real_folder(self.out / n)]
         foreign = [n for n in names if n not in owned or n in folders]  # ojax writes files
         if old is not None and old == self.identity:
@@ -453,7 +454,7 @@ class RunFolder:
         config = None
         if "config.json" in names:
             try:
-                config = json.loads((self.out / "config.json").read_text())
+                config = read_json(self.out / "config.json")
             except (OSError, ValueError):
                 config = None
         if isinstance(config, dict) and "ojax_version" in config and "name" in config:
@@ -468,15 +469,39 @@ class RunFolder:
             f"{_listing(names)}); choose a new or empty folder"
         )
 
+    def _check_entries(self, names: list[str], files: list[str]) -> None:
+        """Refuses a chunk store that is not a folder of ojax's own (a link: ojax writes and
+        deletes chunk files there), and a folder where ojax writes a file of that name."""
+        store = self.out / CHUNK_STORE
+        if store.is_symlink() or (_exists(store) and not store.is_dir()):
+            raise InputError(
+                f"--out {_show(self.out)}: {CHUNK_STORE} is a link or a file, not a folder of "
+                "ojax's own (ojax writes and deletes chunk files there); remove it or choose "
+                "another --out"
+            )
+        for name in dict.fromkeys([RUN_RECORD, *_RESULT_FILES, *files]):
+            if name in names and _real_folder(self.out / name):
+                raise InputError(
+                    f"--out {_show(self.out)}: {name!r} is a folder, where ojax writes a file of "
+                    "that name; move it away or choose another --out"
+                )
+
     def _read_record(self) -> tuple[dict | None, list[str]]:
         """``(identity or None, result files)`` of ``.ojax-run.json``; a record listing anything
         but plain file names (a path, ``..``, a hidden name) refuses the folder."""
         path = self.out / RUN_RECORD
         try:
-            record = json.loads(path.read_text())
-            old, files = record["identity"], list(record["files"])
+            record = read_json(path)
+            old, files = record["identity"], record["files"]
         except (OSError, ValueError, KeyError, TypeError):
             return None, []
+        if not isinstance(files, list):  # a string would be read as one name per character
+            raise InputError(
+                f"--out {_show(self.out)}: its {RUN_RECORD} lists its files as a "
+                f"{type(files).__name__}, not a list of file names: the record was edited or "
+                "comes from elsewhere; nothing was changed: check the folder, or choose another "
+                "--out"
+            )
         bad = [f for f in files if not plain_file_name(f)]
         if bad:
             raise InputError(

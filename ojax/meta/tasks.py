@@ -154,6 +154,8 @@ def _ragged_parts(tasks: Sequence[tuple]) -> list[tuple[np.ndarray, ...]]:
                 raise InputError(f"tasks[{t}].{name} must be numeric, got dtype {a.dtype}")
         x, y, xt, yt = arrays
         dim = x.shape[-1] if dim is None and x.ndim == 2 else dim
+        if dim == 0:
+            raise InputError(f"tasks[{t}].X has no features (shape {x.shape}); give at least 1")
         for name, a, b in (("X", x, y), ("X_test", xt, yt)):
             if a.ndim != 2 or a.shape[1] != dim or b.shape != (a.shape[0],):
                 raise InputError(
@@ -217,6 +219,23 @@ def check_task_block(name: str, tasks: TaskBlock, batch_dims: int = 0) -> None:
         raise InputError(f"{name}.mask_train: every point of every task is masked")
 
 
+def pad_bytes(num_tasks: int, size: int, dim: int, dtype) -> int:
+    """The bytes of ``num_tasks`` tasks padded to ``size`` points of ``dim`` features; an
+    :class:`InputError` above a quarter of the host's memory (one huge task among many small
+    ones would otherwise exhaust it while padding)."""
+    from ojax.sweep.memory import fmt_bytes, host_memory
+
+    need = num_tasks * size * max(dim, 1) * np.dtype(dtype).itemsize
+    limit = host_memory() // 4
+    if need > limit:
+        raise InputError(
+            f"tasks: {num_tasks} tasks padded to the largest ({size} points of {dim} features) "
+            f"need {fmt_bytes(need)}, above a quarter of this host's memory ({fmt_bytes(limit)}); "
+            "split the largest tasks or drop them"
+        )
+    return need
+
+
 def pad_tasks(
     xs: list[np.ndarray], ys: list[np.ndarray], size: int | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -232,6 +251,7 @@ def pad_tasks(
     sizes = [len(x) for x in xs]
     n = max(sizes) if size is None else check_int("size", size, max(sizes))
     d = xs[0].shape[1]
+    pad_bytes(len(xs), n, d, np.result_type(*xs))
     x = np.zeros((len(xs), n, d), np.result_type(*xs))
     y = np.zeros((len(xs), n), np.result_type(*ys))
     mask = np.zeros((len(xs), n), bool)
