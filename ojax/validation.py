@@ -302,14 +302,17 @@ def real_array(name: str, value: Any, dtype: Any = None) -> np.ndarray:
     if bad.any():
         where = tuple(int(i[0]) for i in np.nonzero(bad))
         given = raw[where]
-        at = "".join(f"[{i}]" for i in where)
-        if raw.dtype.kind == "f" and not np.isfinite(given):
-            why = f"must be finite, got {given.item()!r}"
-        else:
-            largest = float(np.finfo(target).max)
-            why = f"{given.item()!r} does not fit {target} (largest {largest:.3g})"
-            why += "; rescale it or compute in float64" if target.itemsize < 8 else ""
-        raise InputError(f"{name}{at}: {why} ({int(bad.sum())} such value(s))")
+        if raw.dtype.kind == "f" and not np.isfinite(given):  # as check_finite says it
+            raise InputError(
+                f"{name} must be finite, got {given!r} at index {where} ({int(bad.sum())} "
+                f"non-finite value(s) in shape {raw.shape})"
+            )
+        largest = float(np.finfo(target).max)
+        hint = "; rescale it or compute in float64" if target.itemsize < 8 else ""
+        raise InputError(
+            f"{name}: {given.item()!r} at index {where} does not fit {target} (largest "
+            f"{largest:.3g}){hint} ({int(bad.sum())} such value(s))"
+        )
     return converted
 
 

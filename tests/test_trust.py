@@ -164,13 +164,11 @@ def test_a_recorded_name_that_is_a_folder_is_never_removed(tmp_path, capsys):
     record = json.loads((out / ".ojax-run.json").read_text())
     record["files"].append("data")
     (out / ".ojax-run.json").write_text(json.dumps(record))
-    capsys.readouterr()
-    assert cli.main([*SWEEP, "--out", str(out), "--seeds", "3", "--overwrite"]) == 2
-    line = _one_error_line(capsys)
-    assert "did not write" in line and "'data'" in line
-    assert (out / "data" / "mine.csv").read_bytes() == b"my data\n"
-    assert cli.main([*SWEEP, "--out", str(out)]) == 0  # the same run: resumes, keeps it
-    assert (out / "data" / "mine.csv").read_bytes() == b"my data\n"
+    for extra in (["--seeds", "3", "--overwrite"], []):  # replace it, or resume it
+        capsys.readouterr()
+        assert cli.main([*SWEEP, "--out", str(out), *extra]) == 2
+        assert "'data' is a folder, where ojax writes a file" in _one_error_line(capsys)
+        assert (out / "data" / "mine.csv").read_bytes() == b"my data\n"
 
 
 # ------------------------------------------------------------------------------- the lock
@@ -374,7 +372,7 @@ def _with(name: str, row: int, value, dtype=float) -> np.ndarray:
 @pytest.mark.parametrize(
     "arrays, message",
     [
-        ({"y": _with("y", 6, 1e39)}, r"'y'\[6\]: 1e\+39 does not fit float32.*task 1"),
+        ({"y": _with("y", 6, 1e39)}, r"'y': 1e\+39 at index \(6,\) does not fit float32.*task 1"),
         ({"x": _with("x", 2, 1e39)}, None),  # x is scaled to unit rows first: it fits
         ({"x": _with("x", 1, 2j, complex)}, r"'x' must hold real numbers, got complex"),
         ({"y": _with("y", 1, 2j, complex)}, r"'y' must hold real numbers, got complex"),
@@ -409,7 +407,7 @@ def test_a_tasks_file_for_float64_keeps_what_float32_refuses(tmp_path, capsys):
     out = tmp_path / "out"
     argv = ["run", "denevi2020-lenk", "--quick", "--seeds", "1", "--quiet", "--tasks", str(path)]
     assert cli.main([*argv, "--out", str(out)]) == 2  # float32: refused before anything runs
-    assert "'y'[6]: 1e+39 does not fit float32" in _one_error_line(capsys)
+    assert "'y': 1e+39 at index (6,) does not fit float32" in _one_error_line(capsys)
     assert not out.exists()
 
 
@@ -426,7 +424,10 @@ def test_tasks_of_from_tasks_are_checked_after_the_cast():
         return parts["X"], parts["Y"], parts["Xt"], parts["Yt"]
 
     cases = [
-        ({"Y": np.array([0.0, 1e39, 0.0, 0.0])}, r"tasks\[1\]\.Y\[1\]: 1e\+39 does not fit"),
+        (
+            {"Y": np.array([0.0, 1e39, 0.0, 0.0])},
+            r"tasks\[1\]\.Y: 1e\+39 at index \(1,\) does not fit",
+        ),
         ({"X": np.ones((4, 3)) + 1j}, r"tasks\[1\]\.X must hold real numbers"),
         ({"Yt": np.array([1.0, 1j])}, r"tasks\[1\]\.Y_test must hold real numbers"),
         ({"X": np.full((4, 3), 3e38)}, r"tasks\[1\]\.X: row 0 has norm 5\.2e\+38"),
@@ -460,7 +461,7 @@ def test_run_split_takes_lists_and_refuses_complex_or_overflowing_rows():
     cases = [
         ({"tx": tx + 1j}, "target_x must hold real numbers"),
         ({"ty": ty + 0j}, "target_y must hold real numbers"),
-        ({"tx": np.full((8, 3), 1e39)}, r"target_x\[0\]\[0\]: 1e\+39 does not fit float32"),
+        ({"tx": np.full((8, 3), 1e39)}, r"target_x: 1e\+39 at index \(0, 0\) does not fit float32"),
         ({"sx": sp.csr_matrix(np.full((6, 3), 3e38))}, r"source_x: row 0 has norm 5\.2e\+38"),
         ({"sx": [[1.0, 2.0], [3.0]]}, "source_x"),  # ragged rows
     ]
