@@ -63,7 +63,8 @@ def test_sgd_predictor_in_the_runner_matches_reference_per_step(x64):
     )
     preds = np.einsum("td,td->t", expect[:-1], np.asarray(xs))
     np.testing.assert_allclose(trace.prediction, preds, rtol=1e-12, atol=scaled_atol(preds))
-    np.testing.assert_allclose(trace.loss, 0.5 * (preds - np.asarray(ys)) ** 2, rtol=1e-12)
+    loss = 0.5 * (preds - np.asarray(ys)) ** 2
+    np.testing.assert_allclose(trace.loss, loss, rtol=1e-12, atol=scaled_atol(loss))
     prefix = ref.prefix_geometric_averages(expect, 0.9)
     assert rel_err(trace.record[:, 1], prefix[:-1]) < 1e-13
     assert rel_err(averaging.average_of(state.learner), prefix[-1]) < 1e-13
