@@ -3,7 +3,7 @@
 Bad input (an unknown experiment, a bad option value, a missing or malformed data file, an
 ``--out`` that is a file, cannot be written or holds another run) exits with status 2 and a
 one-line message, before anything is written. An output folder holds one run only
-(:class:`ojax.experiments.output.RunFolder`; ``--overwrite`` replaces another run).
+(:class:`ojax.experiments.run_folder.RunFolder`; ``--overwrite`` replaces another run).
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from pathlib import Path
 
 from ojax import compile_log, interrupt
 from ojax.cache import compilation_cache_dir, enable_compilation_cache
-from ojax.experiments.output import CHUNK_STORE, ExperimentConfig, RunFolder, results_table
+from ojax.experiments.output import ExperimentConfig, results_table
+from ojax.experiments.run_folder import CHUNK_STORE, RunFolder
 from ojax.validation import InputError
 
 
@@ -44,7 +45,9 @@ def _positive_int(text: str) -> int:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}") from None
-    if not 1 <= value <= _MAX_COUNT:
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
+    if value > _MAX_COUNT:
         raise argparse.ArgumentTypeError(
             f"must be a positive integer up to 2**31 - 1 = {_MAX_COUNT}, got {text!r}"
         )

@@ -373,7 +373,7 @@ def wait_published(key: str, process: int, what: str) -> str:
 
 
 class SharedFolder:
-    """An output folder (:class:`ojax.experiments.output.RunFolder`) of a multi-process run:
+    """An output folder (:class:`ojax.experiments.run_folder.RunFolder`) of a multi-process run:
     every process first agrees on ``options`` (the run's identity and options: a process
     started differently is refused, naming the difference), then process 0 alone checks,
     prepares and writes the folder; the others wait until it is ready (``writes`` is False)."""
