@@ -542,6 +542,7 @@ def _sweep(args: argparse.Namespace) -> int:
     }
     from ojax.experiments.learner_sweep import check_sweep, sweep_learner
 
+    enable_compilation_cache(args.compile_cache)  # before the checks compile anything
     if args.x64:  # the grid's values are checked in the dtype they run in
         import jax
 
