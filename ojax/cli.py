@@ -404,7 +404,13 @@ def _own_data(spec, args: argparse.Namespace) -> dict:
         else:
             from ojax.datasets.transfer import load_split_file
 
-            load_split_file(path)
+            orders = len(load_split_file(path).target_orders)  # the runs: --seeds does not apply
+            if args.seeds not in (None, orders):
+                raise InputError(
+                    f"--seeds {args.seeds} with --split: the split file's {orders} target orders "
+                    "are the runs; leave --seeds out"
+                )
+            args.seeds = orders
         digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
         own[option] = f"{Path(path).resolve()} (sha256 {digest})"
     return own
@@ -447,19 +453,8 @@ def _run(args: argparse.Namespace) -> int:
     spec = EXPERIMENTS[args.name]
     if args.data_dir is not None and not args.data_dir.is_dir():
         raise InputError(f"--data-dir: {str(args.data_dir)!r} is not a folder")
-    seeds = args.seeds or spec.seeds(args.quick)
-    own = _own_data(spec, args)
-    runs = "seed"
-    if "split" in own:  # the file's target orders are the runs (--seeds does not apply)
-        from ojax.datasets.transfer import load_split_file
-
-        orders = len(load_split_file(args.split).target_orders)
-        if args.seeds is not None and args.seeds != orders:
-            raise InputError(
-                f"--seeds {args.seeds} with --split: the split file's {orders} target orders "
-                "are the runs; leave --seeds out"
-            )
-        seeds, runs = orders, "order"
+    own = _own_data(spec, args)  # with --split, args.seeds becomes the file's number of orders
+    seeds, runs = args.seeds or spec.seeds(args.quick), "order" if "split" in own else "seed"
     if getattr(args, "order", None) is not None:
         if spec.name != "zhao-hoi2010-homogeneous" or args.split is not None:
             raise InputError(
@@ -507,20 +502,10 @@ def _run(args: argparse.Namespace) -> int:
 
 def _sweep(args: argparse.Namespace) -> int:
 
-    from ojax.sweep.grid import parse_number
-
     grid: dict[str, list[str]] = {}
     for field, values in args.grid:
         if field in grid:
             raise InputError(f"--grid: {field!r} is given twice")
-        numbers = [parse_number(v) for v in values]
-        for number in numbers:
-            same = [v for v, n in zip(values, numbers) if n == number]
-            if len(same) > 1:
-                raise InputError(
-                    f"--grid: {field}={','.join(values)} gives the value {number.normalize()} "
-                    f"{len(same)} times (as {', '.join(same)}); give each value once"
-                )
         grid[field] = values
     from ojax.core import LEARNERS
 
@@ -540,7 +525,7 @@ def _sweep(args: argparse.Namespace) -> int:
         "key": args.key,
         "x64": args.x64,
     }
-    from ojax.experiments.learner_sweep import check_sweep, sweep_learner
+    from ojax.experiments.learner_sweep import best_line, check_sweep, sweep_learner
 
     enable_compilation_cache(args.compile_cache)  # before the checks compile anything
     if args.x64:  # the grid's values are checked in the dtype they run in
@@ -573,46 +558,9 @@ def _sweep(args: argparse.Namespace) -> int:
     rows = [r for r in result.rows if r.metric == "average_loss"]
     print("\n".join(results_table(rows)))  # cumulative_loss (T x average) is in results.csv
     if result.extra_config.get("grid"):
-        print(_best_line(result, rows))
+        print(best_line(result, rows))
     print(f"ojax: wrote {out}/ ({', '.join(p.name for p in written)})")
     return 0
-
-
-def _best_line(result, rows) -> str:
-    """``ojax: best FIELD=V: final average loss M +- S; next FIELD=W: ...; best on k of n
-    seeds``: the lowest mean final average loss, the runner-up, and how often (paired over the
-    seeds, which draw the same streams) the best beats it. A diverged value (NaN or infinite
-    final loss) ranks last and is never named best; a diverged runner-up loses on every seed;
-    when every value diverged, the line says so."""
-    import numpy as np
-
-    from ojax.experiments.output import format_mean_std
-
-    ranked = sorted(
-        rows, key=lambda r: (bool(np.isnan(r.mean)), 0.0 if np.isnan(r.mean) else r.mean)
-    )
-    finite = [r for r in ranked if np.isfinite(r.mean)]
-
-    def shown(row) -> str:
-        mean, std = format_mean_std(row.mean, row.std)
-        return f"{row.method.partition('@')[2]}: final average loss {mean} +- {std}"
-
-    if not finite:
-        which = "the only value" if len(rows) == 1 else f"all {len(rows)} values"
-        return (
-            f"ojax: no value converged: the final average loss is NaN or infinite for {which} "
-            "of the grid (try smaller values); the table and results.csv hold them"
-        )
-    line = f"ojax: best {shown(finite[0])}"
-    if len(finite) == 1 and len(ranked) > 1:
-        return f"{line}; every other value diverged (final average loss NaN or infinite)"
-    if len(ranked) > 1:
-        final = [result.curves[f"{r.dataset}/{r.method}/{r.metric}"][:, -1] for r in ranked[:2]]
-        wins = int((~(final[1] <= final[0])).sum())  # a NaN of the runner-up is a win
-        ties = int((final[0] == final[1]).sum())
-        line += f"; next {shown(ranked[1])}; best on {wins} of {len(final[0])} seeds"
-        line += f" (tied on {ties})" if ties else ""
-    return line
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -559,16 +559,17 @@ def test_a_diverged_runner_up_loses_on_every_seed(tmp_path, capsys):
 
 
 def test_wins_count_ties_and_nan_seeds_of_the_runner_up():
+    from ojax.experiments.learner_sweep import best_line
     from ojax.experiments.output import ExperimentResult
 
     result = ExperimentResult()
     result.add("s", "ogd@learning_rate=0.1", "average_loss", np.array([[1.0], [2.0], [3.0]]))
     result.add("s", "ogd@learning_rate=0.2", "average_loss", np.array([[1.0], [2.5], [3.5]]))
-    line = cli._best_line(result, result.rows)
+    line = best_line(result, result.rows)
     assert line.endswith("best on 2 of 3 seeds (tied on 1)"), line
     result.rows[1].mean = 2.5  # a runner-up whose seed diverged yet whose row says finite
     result.curves["s/ogd@learning_rate=0.2/average_loss"][2, -1] = np.nan
-    assert cli._best_line(result, result.rows).endswith("best on 2 of 3 seeds (tied on 1)")
+    assert best_line(result, result.rows).endswith("best on 2 of 3 seeds (tied on 1)")
 
 
 def test_an_all_diverged_grid_writes_its_results_and_says_so(tmp_path, capsys):

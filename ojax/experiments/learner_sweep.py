@@ -19,7 +19,7 @@ import numpy as np
 
 from ojax import metrics
 from ojax.core import LEARNERS, LearnerEntry
-from ojax.experiments.output import ExperimentResult
+from ojax.experiments.output import ExperimentResult, format_mean_std
 from ojax.run import run_entry
 from ojax.sweep import SweepResult, sweep
 from ojax.sweep.grid import fit_values, parse_number, shown
@@ -212,12 +212,20 @@ def value_labels(values: np.ndarray) -> list[str]:
 def _duplicates(field: str, values: np.ndarray, given: Sequence[Any]) -> None:
     """Refuses an axis giving one value twice (``0.1,0.10,1e-1``, or two numbers its dtype
     rounds alike): they would run the same stream twice under one curve's name."""
+    exact = [parse_number(v) if isinstance(v, str) else None for v in given]
+    for number in exact:
+        texts = [shown(g) for g, e in zip(given, exact) if number is not None and e == number]
+        if number is not None and len(texts) > 1:
+            raise InputError(
+                f"grid: {field} gives the value {number.normalize()} {len(texts)} times (as "
+                f"{', '.join(texts)}); give each value once"
+            )
     for value in values:
         same = [j for j in range(len(values)) if values[j] == value]
         if len(same) > 1:
-            texts = ", ".join(shown(given[j]) for j in same)
+            alike = ", ".join(shown(given[j]) for j in same)
             raise InputError(
-                f"grid: {field} gives the value {float(value):g} more than once ({texts} are "
+                f"grid: {field} gives the value {float(value):g} more than once ({alike} are "
                 f"equal in {values.dtype}); give each value once"
             )
 
@@ -314,6 +322,39 @@ def check_sweep(
     _prepare(name, grid, num_steps, dim, x0)
 
 
+def best_line(result: ExperimentResult, rows: Sequence[Any]) -> str:
+    """``ojax: best FIELD=V: final average loss M +- S; next FIELD=W: ...; best on k of n
+    seeds``: the lowest mean final average loss, the runner-up, and how often (paired over the
+    seeds, which draw the same streams) the best beats it. A diverged value (NaN or infinite
+    final loss) ranks last and is never named best; a diverged runner-up loses on every seed;
+    when every value diverged, the line says so."""
+    ranked = sorted(
+        rows, key=lambda r: (bool(np.isnan(r.mean)), 0.0 if np.isnan(r.mean) else r.mean)
+    )
+    finite = [r for r in ranked if np.isfinite(r.mean)]
+
+    def shown(row) -> str:
+        mean, std = format_mean_std(row.mean, row.std)
+        return f"{row.method.partition('@')[2]}: final average loss {mean} +- {std}"
+
+    if not finite:
+        which = "the only value" if len(rows) == 1 else f"all {len(rows)} values"
+        return (
+            f"ojax: no value converged: the final average loss is NaN or infinite for {which} "
+            "of the grid (try smaller values); the table and results.csv hold them"
+        )
+    line = f"ojax: best {shown(finite[0])}"
+    if len(finite) == 1 and len(ranked) > 1:
+        return f"{line}; every other value diverged (final average loss NaN or infinite)"
+    if len(ranked) > 1:
+        final = [result.curves[f"{r.dataset}/{r.method}/{r.metric}"][:, -1] for r in ranked[:2]]
+        wins = int((~(final[1] <= final[0])).sum())  # a NaN of the runner-up is a win
+        ties = int((final[0] == final[1]).sum())
+        line += f"; next {shown(ranked[1])}; best on {wins} of {len(final[0])} seeds"
+        line += f" (tied on {ties})" if ties else ""
+    return line
+
+
 def sweep_learner(
     name: str,
     grid: Mapping[str, Sequence[float | str]] | None = None,
@@ -391,4 +432,4 @@ def sweep_learner(
     return _experiment_result(entry, axes, res, num_seeds, num_steps, dim), res
 
 
-__all__ = ["check_sweep", "sweep_learner"]
+__all__ = ["best_line", "check_sweep", "sweep_learner"]
