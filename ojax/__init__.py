@@ -2,6 +2,10 @@
 
 __version__ = "0.1.0"
 
+from ojax import interrupt as _interrupt  # noqa: E402  (before JAX is imported)
+
+_interrupt.install()  # the ojax command: Ctrl-C is one line and status 130, even now
+
 from ojax import (  # noqa: E402  # noqa: E402
     adapters,
     averaging,

@@ -7,12 +7,23 @@ process (same program, same shapes, same JAX and device) reads it from disk inst
 Where the cache lives: the ``path`` argument, else ``$OJAX_COMPILATION_CACHE``, else
 ``$XDG_CACHE_HOME/ojax/jax`` (``~/.cache/ojax/jax``). ``OJAX_COMPILATION_CACHE=off`` (or
 ``0``, ``none``, ``false``) disables it; so does ``ojax run ... --compile-cache off``.
+
+The folder holds compiled programs, machine code that JAX loads and runs: share it only with
+people whose programs you would run (see the trust page of the docs). An entry JAX cannot read
+(junk, or one a killed process left half-written) is removed when JAX reports it, with one line
+on stderr, and compiled again (JAX alone would warn on every later run and never replace it).
 """
 
 from __future__ import annotations
 
+import glob
 import os
+import re
+import stat
+import sys
 import tempfile
+import warnings
+import zlib
 from pathlib import Path
 
 from ojax.validation import InputError
@@ -60,6 +71,13 @@ def enable_compilation_cache(path: str | os.PathLike | None = None) -> Path | No
         return None
     try:
         folder.mkdir(parents=True, exist_ok=True)
+        if folder.stat().st_mode & stat.S_IWOTH:  # anyone could plant compiled code there
+            raise InputError(
+                f"compilation cache: the folder {str(folder)!r} is writable by every user of "
+                "this machine: anyone could plant compiled programs there that ojax would run; "
+                f"use a folder only you (or people you trust) can write, or set {ENV_VAR} to "
+                "'off' (see the trust page of the docs)"
+            )
         # a probe of this process's own: processes starting together share the folder
         handle, probe = tempfile.mkstemp(prefix=".ojax-write-probe-", dir=folder)
         os.close(handle)
@@ -72,10 +90,86 @@ def enable_compilation_cache(path: str | os.PathLike | None = None) -> Path | No
     import jax  # here, so that `ojax --help` and `ojax list` do not import JAX
 
     jax.config.update("jax_compilation_cache_dir", str(folder))
+    _watch_unreadable_entries(folder)
     # Keep every program: the small scans of quick runs compile in well under JAX's 1 s default.
     jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
     jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
     return folder
 
 
-__all__ = ["ENV_VAR", "compilation_cache_dir", "default_cache_dir", "enable_compilation_cache"]
+_UNREADABLE = re.compile(r"Error reading persistent compilation cache entry for '([^']+)'")
+_watched: dict[str, Path] = {}  # the folder whose unreadable entries are removed
+
+
+def _decompresses(data: bytes) -> bool:
+    """Whether ``data`` is a whole compressed stream of one of the codecs JAX writes with."""
+    try:
+        zlib.decompress(data)
+        return True
+    except zlib.error:
+        pass
+    try:  # JAX prefers zstandard when it is installed
+        import zstandard
+
+        zstandard.ZstdDecompressor().decompress(data)
+        return True
+    except Exception:
+        return False
+
+
+def remove_unreadable_entries(folder: str | os.PathLike, program: str) -> list[Path]:
+    """Removes the compilation cache entries of ``program`` (e.g. ``jit_stage``) in ``folder``
+    that are not whole compressed streams; returns their paths."""
+    removed = []
+    name = glob.escape(program)  # a module name (``jit_stage``) or a whole key
+    for path in [*Path(folder).glob(f"{name}-*-cache"), *Path(folder).glob(f"{name}-cache")]:
+        try:
+            if not _decompresses(path.read_bytes()):
+                path.unlink()
+                removed.append(path)
+        except OSError:  # gone meanwhile, or not ours to remove: JAX keeps warning
+            continue
+    return removed
+
+
+def _watch_unreadable_entries(folder: Path) -> None:
+    """Turns JAX's warning about an unreadable cache entry into its removal (JAX then compiles
+    the program and writes the entry anew) and one line on stderr; a warning JAX gives about an
+    entry that decompresses (so is not removed here) says how to clear the folder."""
+    first = not _watched
+    _watched["folder"] = folder
+    if not first:
+        return
+    show = warnings.showwarning
+
+    def repairing(message, category, filename, lineno, file=None, line=None):
+        match = _UNREADABLE.search(str(message))
+        if match is None:
+            return show(message, category, filename, lineno, file, line)
+        where = _watched["folder"]
+        removed = remove_unreadable_entries(where, match.group(1))
+        if removed:
+            count = f"{len(removed)} unreadable entr{'y' if len(removed) == 1 else 'ies'}"
+            text = (
+                f"removed {count} of {match.group(1)!r} from the compilation cache "
+                f"{str(where)!r}; compiled again"
+            )
+        else:
+            text = (
+                f"JAX cannot read its compilation cache entry for {match.group(1)!r} "
+                f"({str(message)[:200]}); remove the files {str(where)}/{match.group(1)}-*-cache "
+                "(or the whole folder: it is only a cache) to clear it"
+            )
+        print(f"ojax: note: {text}", file=sys.stderr)
+        return None
+
+    warnings.showwarning = repairing
+
+
+__all__ = [
+    "ENV_VAR",
+    "compilation_cache_dir",
+    "default_cache_dir",
+    "enable_compilation_cache",
+    "remove_unreadable_entries",
+]

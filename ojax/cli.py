@@ -3,7 +3,7 @@
 Bad input (an unknown experiment, a bad option value, a missing or malformed data file, an
 ``--out`` that is a file, cannot be written or holds another run) exits with status 2 and a
 one-line message, before anything is written. An output folder holds one run only
-(:class:`ojax.experiments.output.RunFolder`; ``--overwrite`` replaces another run).
+(:class:`ojax.experiments.run_folder.RunFolder`; ``--overwrite`` replaces another run).
 """
 
 from __future__ import annotations
@@ -16,9 +16,10 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from ojax import compile_log
+from ojax import compile_log, interrupt
 from ojax.cache import compilation_cache_dir, enable_compilation_cache
-from ojax.experiments.output import CHUNK_STORE, ExperimentConfig, RunFolder, results_table
+from ojax.experiments.output import ExperimentConfig, results_table
+from ojax.experiments.run_folder import CHUNK_STORE, RunFolder
 from ojax.validation import InputError
 
 
@@ -36,6 +37,9 @@ class _Parser(argparse.ArgumentParser):
         return super().format_help()
 
 
+_MAX_COUNT = 2**31 - 1  # seeds, steps, combinations are counted in int32
+
+
 def _positive_int(text: str) -> int:
     try:
         value = int(text)
@@ -43,6 +47,10 @@ def _positive_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
+    if value > _MAX_COUNT:
+        raise argparse.ArgumentTypeError(
+            f"must be a positive integer up to 2**31 - 1 = {_MAX_COUNT}, got {text!r}"
+        )
     return value
 
 
@@ -57,6 +65,7 @@ def _process_id(text: str) -> int:
 
 
 _UNITS = {"": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
+_MAX_BYTES = 2**50
 
 
 def parse_bytes(text: str) -> int:
@@ -71,7 +80,26 @@ def parse_bytes(text: str) -> int:
         ) from None
     if not value > 0:
         raise argparse.ArgumentTypeError(f"must be a positive size, got {text!r}")
+    if not value * _UNITS[unit] <= _MAX_BYTES:  # inf, 1e400, a size no host has
+        raise argparse.ArgumentTypeError(f"must be a finite size up to 1024T, got {text!r}")
+    if value * _UNITS[unit] < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1 byte, got {text!r}")
     return int(value * _UNITS[unit])
+
+
+_SEEDS = (-(2**63), 2**63 - 1)  # a PRNG seed is a 64-bit integer
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an integer, got {text!r}") from None
+    if not _SEEDS[0] <= value <= _SEEDS[1]:
+        raise argparse.ArgumentTypeError(
+            f"must be a 64-bit integer, in [-2**63, 2**63 - 1], got {text!r}"
+        )
+    return value
 
 
 def _add_engine_options(parser: argparse.ArgumentParser) -> None:
@@ -111,7 +139,8 @@ _OUT_RULE = (
     "kept); a different run (another experiment, learner or configuration) is refused unless "
     "--overwrite, which first removes the files the old run wrote (results.csv, curves.npz, "
     "config.json, its figures, .sweep/ and .ojax-run.json, the identity file every run keeps "
-    "there). A folder that also holds files ojax did not write is never overwritten."
+    "there). A folder that also holds files ojax did not write is never overwritten. While a run "
+    "writes the folder it holds .ojax-lock: another process writing there is refused."
 )
 
 
@@ -191,7 +220,7 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("--seeds", type=_positive_int, default=10, help="number of seeds")
     sweep.add_argument("--steps", type=_positive_int, default=1000, help="steps per stream")
     sweep.add_argument("--dim", type=_positive_int, default=10, help="dimension of the stream")
-    sweep.add_argument("--key", type=int, default=0, help="PRNG seed of the sweep")
+    sweep.add_argument("--key", type=_seed, default=0, help="PRNG seed of the sweep")
     sweep.add_argument("--out", type=Path, help="output folder (default: results/sweep-NAME)")
     _add_overwrite(sweep)
     sweep.add_argument("--chunk-size", type=_positive_int, help="combinations per chunk")
@@ -325,9 +354,10 @@ def _write(folder, config: ExperimentConfig, result, wall: float) -> list[Path]:
     return write_result(config, result, wall, before_move=folder.record)
 
 
-def _start(folder: RunFolder, label: str, seeds: int, args: argparse.Namespace):
+def _start(folder: RunFolder, label: str, seeds: int, args: argparse.Namespace, runs: str = "seed"):
     """The last check (the output folder), then float64 if asked and the header line on stderr:
-    ``ojax: running NAME: N seeds[, quick][, float64] on DEVICE``. Returns the folder (in a
+    ``ojax: running NAME: N seeds[, quick][, float64] on DEVICE`` (``N orders`` for a split
+    file, whose target orders are the runs). Returns the folder (in a
     multi-process run, wrapped: the processes agree, process 0 writes)."""
     from ojax import distributed
 
@@ -342,7 +372,7 @@ def _start(folder: RunFolder, label: str, seeds: int, args: argparse.Namespace):
         import jax
 
         jax.config.update("jax_enable_x64", True)
-    what = f"{seeds} seed{'' if seeds == 1 else 's'}"
+    what = f"{seeds} {runs}{'' if seeds == 1 else 's'}"
     what += ", quick" if getattr(args, "quick", False) else ""
     what += ", float64" if args.x64 else ""
     where = _device_label(args.devices)
@@ -366,13 +396,21 @@ def _own_data(spec, args: argparse.Namespace) -> dict:
             )
             raise InputError(f"--{option} is for {takers}, not {spec.name}")
         if option == "tasks":
+            import numpy as np
+
             from ojax.datasets import load_tasks_file
 
-            load_tasks_file(path)
+            load_tasks_file(path, np.float64 if args.x64 else np.float32)  # the run's dtype
         else:
             from ojax.datasets.transfer import load_split_file
 
-            load_split_file(path)
+            orders = len(load_split_file(path).target_orders)  # the runs: --seeds does not apply
+            if args.seeds not in (None, orders):
+                raise InputError(
+                    f"--seeds {args.seeds} with --split: the split file's {orders} target orders "
+                    "are the runs; leave --seeds out"
+                )
+            args.seeds = orders
         digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
         own[option] = f"{Path(path).resolve()} (sha256 {digest})"
     return own
@@ -415,8 +453,8 @@ def _run(args: argparse.Namespace) -> int:
     spec = EXPERIMENTS[args.name]
     if args.data_dir is not None and not args.data_dir.is_dir():
         raise InputError(f"--data-dir: {str(args.data_dir)!r} is not a folder")
-    seeds = args.seeds or spec.seeds(args.quick)
-    own = _own_data(spec, args)
+    own = _own_data(spec, args)  # with --split, args.seeds becomes the file's number of orders
+    seeds, runs = args.seeds or spec.seeds(args.quick), "order" if "split" in own else "seed"
     if getattr(args, "order", None) is not None:
         if spec.name != "zhao-hoi2010-homogeneous" or args.split is not None:
             raise InputError(
@@ -448,7 +486,7 @@ def _run(args: argparse.Namespace) -> int:
     folder = RunFolder(
         config.out, identity, args.overwrite, lambda old: _legacy_run_identity(spec, old)
     )
-    folder = _start(folder, spec.name, seeds, args)
+    folder = _start(folder, spec.name, seeds, args, runs)
     with folder:
         start = time.perf_counter()
         compile_log.reset()  # config.json records this run's programs
@@ -487,9 +525,16 @@ def _sweep(args: argparse.Namespace) -> int:
         "key": args.key,
         "x64": args.x64,
     }
+    from ojax.experiments.learner_sweep import best_line, check_sweep, sweep_learner
+
+    enable_compilation_cache(args.compile_cache)  # before the checks compile anything
+    if args.x64:  # the grid's values are checked in the dtype they run in
+        import jax
+
+        jax.config.update("jax_enable_x64", True)
+    check_sweep(args.learner, grid or None, num_steps=args.steps, dim=args.dim)
     folder = RunFolder(out, identity, args.overwrite)
     folder = _start(folder, f"sweep {args.learner}", args.seeds, args)
-    from ojax.experiments.learner_sweep import sweep_learner
 
     with folder:
         start = time.perf_counter()
@@ -512,34 +557,24 @@ def _sweep(args: argparse.Namespace) -> int:
         folder.finish(written)
     rows = [r for r in result.rows if r.metric == "average_loss"]
     print("\n".join(results_table(rows)))  # cumulative_loss (T x average) is in results.csv
-    if result.extra_config.get("best") is not None:
-        print(_best_line(result, rows))
+    if result.extra_config.get("grid"):
+        print(best_line(result, rows))
     print(f"ojax: wrote {out}/ ({', '.join(p.name for p in written)})")
     return 0
 
 
-def _best_line(result, rows) -> str:
-    """``ojax: best FIELD=V: final average loss M +- S; next FIELD=W: ...; better on k of n
-    seeds``: the lowest mean final average loss, the runner-up, and how often (paired over the
-    seeds, which draw the same streams) the best beats it."""
-    from ojax.experiments.output import format_mean_std
-
-    ranked = sorted(rows, key=lambda r: r.mean)
-
-    def shown(row) -> str:
-        mean, std = format_mean_std(row.mean, row.std)
-        return f"{row.method.partition('@')[2]}: final average loss {mean} +- {std}"
-
-    line = f"ojax: best {shown(ranked[0])}"
-    if len(ranked) > 1:
-        final = [result.curves[f"{r.dataset}/{r.method}/{r.metric}"][:, -1] for r in ranked[:2]]
-        wins = int((final[0] < final[1]).sum())
-        line += f"; next {shown(ranked[1])}; best on {wins} of {len(final[0])} seeds"
-    return line
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``ojax`` console script; returns the exit status."""
+    try:
+        return _main(argv)
+    except BrokenPipeError:  # the reader of stdout went away (`ojax list | head -1`)
+        return interrupt.closed_pipe()
+    except KeyboardInterrupt:
+        print(interrupt.INTERRUPTED, file=sys.stderr)
+        return 130
+
+
+def _main(argv: Sequence[str] | None) -> int:
     try:
         args = build_parser().parse_args(argv)
     except SystemExit as exc:  # argparse: --help (0) or a bad option (2)
@@ -559,9 +594,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         print(f"ojax: {distributed.label()} finished; process 0 writes {done}", file=sys.stderr)
         return 0
-    except KeyboardInterrupt:
-        print("ojax: interrupted; finished work is kept, re-run to resume", file=sys.stderr)
-        return 130
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -5,7 +5,10 @@ the same command, one per process (several GPU hosts, the tasks of a SLURM job, 
 processes on one machine). :func:`initialize` joins them through ``jax.distributed.initialize``
 (a coordinator at ``HOST:PORT``, the number of processes and this process's id, given or
 detected from the environment), with JAX's gloo collectives on CPU (NCCL on GPUs is JAX's
-default there). The processes then talk only through the coordinator's key-value store:
+default there); with the three given, the processes first meet on the coordinator's port
+(:mod:`ojax.rendezvous`), so that a missing process, a port in use or an id given twice is one
+clear error within the peer timeout. The processes then talk only through the coordinator's
+key-value store:
 
 * :func:`agree` gathers one small JSON payload from every process (and refuses a run whose
   processes were started with different configurations, naming the difference);
@@ -24,6 +27,7 @@ from __future__ import annotations
 
 import atexit
 import json
+import math
 import os
 import re
 import sys
@@ -102,8 +106,10 @@ def peer_timeout_from_env() -> float:
         value = float(text)
     except ValueError:
         value = -1.0
-    if not value > 0:
-        raise InputError(f"$OJAX_PEER_TIMEOUT must be a positive number of seconds, got {text!r}")
+    if not 0 < value < math.inf:
+        raise InputError(
+            f"$OJAX_PEER_TIMEOUT must be a positive, finite number of seconds, got {text!r}"
+        )
     return value
 
 
@@ -134,15 +140,30 @@ def initialize(
       initialization_timeout: seconds to wait for every process to connect.
 
     Raises:
-      InputError: a malformed argument, or JAX cannot start the run (e.g. no coordinator).
+      InputError: a malformed argument; with the three arguments given, a process that did not
+        join within the peer timeout, a coordinator port held by another program, an id given
+        to two processes, a different ``num_processes`` (:mod:`ojax.rendezvous`); or JAX
+        cannot start the run.
     """
     check_arguments(coordinator, num_processes, process_id)
     timeout = peer_timeout_from_env() if peer_timeout is None else float(peer_timeout)
-    if not timeout > 0:
-        raise InputError(f"peer_timeout must be a positive number of seconds, got {peer_timeout}")
+    if not 0 < timeout < math.inf:
+        raise InputError(
+            f"peer_timeout must be a positive, finite number of seconds, got {peer_timeout}"
+        )
+    known = None not in (coordinator, num_processes, process_id)
+    if known and num_processes is not None and num_processes > 1:  # what JAX would not say
+        from ojax import rendezvous
+
+        assert coordinator is not None and process_id is not None
+        host, port = parse_coordinator(coordinator)
+        rendezvous.meet(host, port, num_processes, process_id, timeout)
+        initialization_timeout = min(initialization_timeout, max(10, int(2 * timeout)))
     import jax
 
     jax.config.update("jax_cpu_collectives_implementation", "gloo")
+    guard = _StartGuard(initialization_timeout + 5.0, process_id, num_processes)
+    guard.start()
     try:
         jax.distributed.initialize(
             coordinator_address=coordinator,
@@ -153,6 +174,8 @@ def initialize(
         )
     except (RuntimeError, ValueError) as exc:
         raise InputError(f"cannot start the multi-process run: {exc}") from None
+    finally:
+        guard.done.set()
     from jax._src import distributed as _distributed
 
     client = _distributed.global_state.client
@@ -161,6 +184,27 @@ def initialize(
         _state["watchdog"] = _Watchdog(client, jax.process_index(), jax.process_count(), timeout)
         _state["watchdog"].start()
         atexit.register(_exiting)
+
+
+class _StartGuard(threading.Thread):
+    """Ends the process with one line if ``jax.distributed.initialize`` has not returned after
+    ``seconds`` (JAX would abort with a C++ stack, or wait on)."""
+
+    def __init__(self, seconds: float, me: int | None, count: int | None) -> None:
+        super().__init__(name="ojax-start-guard", daemon=True)
+        self.seconds, self.done = seconds, threading.Event()
+        self.who = f"process {me}/{count}" if me is not None and count else "this process"
+
+    def run(self) -> None:
+        if not self.done.wait(self.seconds):
+            print(
+                f"ojax: error: {self.who}: jax.distributed could not start the run within "
+                f"{self.seconds:.0f} s (a process stopped while joining, or the coordinator is "
+                "unreachable)",
+                file=sys.stderr,
+                flush=True,
+            )
+            os._exit(2)
 
 
 def active() -> bool:
@@ -329,7 +373,7 @@ def wait_published(key: str, process: int, what: str) -> str:
 
 
 class SharedFolder:
-    """An output folder (:class:`ojax.experiments.output.RunFolder`) of a multi-process run:
+    """An output folder (:class:`ojax.experiments.run_folder.RunFolder`) of a multi-process run:
     every process first agrees on ``options`` (the run's identity and options: a process
     started differently is refused, naming the difference), then process 0 alone checks,
     prepares and writes the folder; the others wait until it is ready (``writes`` is False)."""

@@ -1,7 +1,9 @@
 """Metrics of a run: running losses, regret, checkpoints, mistake rate.
 
 All functions take per-step arrays with time on the LAST axis (so a batch of runs ``(..., n)``
-works unchanged) and an optional mask of real steps; padded steps count nothing.
+works unchanged) and an optional mask of real steps (boolean, or integers 0 / 1); padded steps
+count nothing. Losses in a float type narrower than float32 (float16, bfloat16) are accumulated
+in float32: their own sums and counts saturate on long streams.
 """
 
 from __future__ import annotations
@@ -10,15 +12,30 @@ import jax.numpy as jnp
 import numpy as np
 
 from ojax.core import Array
-from ojax.validation import check_choice
+from ojax.validation import check_choice, check_mask
+
+
+def _wide(values: Array) -> Array:
+    """``values``, in float32 when their float type is narrower (float16, bfloat16), in int32
+    when they are booleans or narrower integers: running sums and counts of a long stream
+    saturate or wrap there (float16 counts stop at 2048, its sums at 65504; int8 at 127)."""
+    values = jnp.asarray(values)
+    if jnp.issubdtype(values.dtype, jnp.floating) and jnp.finfo(values.dtype).bits < 32:
+        return values.astype(jnp.float32)
+    if values.dtype == jnp.bool_ or (
+        jnp.issubdtype(values.dtype, jnp.integer) and jnp.iinfo(values.dtype).bits < 32
+    ):
+        return values.astype(jnp.int32)  # int8 counts wrap at 127
+    return values
 
 
 def _masked(values: Array, mask: Array | None) -> tuple[Array, Array]:
-    values = jnp.asarray(values)
+    values = _wide(values)
     if mask is None:
         return values, jnp.ones(values.shape, values.dtype)
+    check_mask("mask", mask)
     mask = jnp.asarray(mask, bool)
-    return jnp.where(mask, values, 0.0), mask.astype(values.dtype)
+    return jnp.where(mask, values, jnp.zeros((), values.dtype)), mask.astype(values.dtype)
 
 
 def cumulative_loss(losses: Array, mask: Array | None = None) -> Array:
@@ -30,8 +47,11 @@ def cumulative_loss(losses: Array, mask: Array | None = None) -> Array:
 def average_loss(losses: Array, mask: Array | None = None) -> Array:
     """``L_t / (number of real steps up to t)`` (0 before the first real step)."""
     values, weights = _masked(losses, mask)
-    count = jnp.cumsum(weights, axis=-1)
-    return jnp.cumsum(values, axis=-1) / jnp.maximum(count, 1.0)
+    sums, count = jnp.cumsum(values, axis=-1), jnp.cumsum(weights, axis=-1)
+    if not jnp.issubdtype(sums.dtype, jnp.inexact):  # integer mistakes: counted exactly
+        kind = jnp.result_type(float)
+        sums, count = sums.astype(kind), count.astype(kind)
+    return sums / jnp.maximum(count, 1.0)
 
 
 def mistake_rate(mistakes: Array, mask: Array | None = None) -> Array:
@@ -56,7 +76,7 @@ def loss_since_last_checkpoint(losses: Array) -> tuple[np.ndarray, Array]:
       ``(checkpoints, values)`` with ``values[..., k]`` the mean loss of steps
       ``c_{k-1} + 1 .. c_k`` (``c_{-1} = 0``).
     """
-    losses = jnp.asarray(losses)
+    losses = _wide(losses)
     points = doubling_checkpoints(losses.shape[-1])
     cum = jnp.cumsum(losses, axis=-1)[..., points - 1]
     prev = jnp.concatenate([jnp.zeros_like(cum[..., :1]), cum[..., :-1]], axis=-1)
@@ -106,6 +126,6 @@ def regret_to_best(
     :func:`best_fixed_loss`): ``sum_{s<=t} f_s(w_s) - min_u sum_{s<=t} f_s(u)``.
 
     ``losses`` may carry extra leading axes (several runs on the same stream)."""
-    paid = jnp.cumsum(jnp.asarray(losses), axis=-1)
+    paid = jnp.cumsum(_wide(losses), axis=-1)
     best = best_fixed_loss(zs, objective, feasible_set, radius)
     return paid - jnp.broadcast_to(best, paid.shape)

@@ -58,6 +58,7 @@ from ojax.validation import (
     InputError,
     check_finite,
     check_magnitude,
+    check_mask,
     check_params_type,
     check_shape,
 )
@@ -264,6 +265,7 @@ def _check_mask(mask: Any, shape: tuple[int, ...]) -> Array:
     if mask is None:
         return jnp.ones(shape, bool)
     check_shape("mask", mask, shape)
+    check_mask("mask", mask)
     return jnp.asarray(mask, bool)
 
 

@@ -230,6 +230,17 @@ def check_labels(name: str, value: Any, allowed: Sequence[float] = (-1.0, 1.0)) 
         )
 
 
+def check_mask(name: str, value: Any) -> None:
+    """Raises unless ``value`` is a mask: booleans, or integers that are all 0 or 1 (a float
+    mask such as ``0.5`` would silently count as True)."""
+    dtype = jnp.result_type(value)
+    if dtype == jnp.bool_:
+        return
+    if not jnp.issubdtype(dtype, jnp.integer):
+        raise InputError(f"{name} must be boolean (or integers 0 / 1), got dtype {dtype}")
+    check_labels(name, value, (0, 1))
+
+
 def check_choice(name: str, value: Any, allowed: Sequence[Any]) -> None:
     """Raises unless ``value`` is one of ``allowed`` (a static option)."""
     if value not in allowed:
@@ -266,6 +277,75 @@ def check_magnitude(name: str, value: Any) -> None:
         )
 
 
+def real_array(name: str, value: Any, dtype: Any = None) -> np.ndarray:
+    """``value`` as a NumPy array of real numbers in ``dtype`` (default: its own float dtype,
+    float64 for integers), checked AFTER the conversion: complex values, text and objects are
+    refused (a cast would drop the imaginary part or fail deep inside), and so is a value that
+    is not finite in ``dtype`` (``1e39`` becomes ``inf`` in float32), named with its index."""
+    try:
+        raw = np.asarray(value)
+    except Exception as exc:
+        raise InputError(f"{name}: cannot read it as an array ({exc})") from None
+    if raw.dtype.kind == "c":
+        raise InputError(
+            f"{name} must hold real numbers, got complex values (dtype {raw.dtype}); pass the "
+            "real part (np.real) if that is what it means"
+        )
+    if raw.dtype.kind not in "biuf":
+        raise InputError(f"{name} must hold numbers, got dtype {raw.dtype}")
+    target = np.dtype(dtype) if dtype is not None else None
+    if target is None:
+        target = raw.dtype if raw.dtype.kind == "f" else np.dtype(np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        converted = raw.astype(target)
+    bad = ~np.isfinite(converted)
+    if bad.any():
+        where = tuple(int(i[0]) for i in np.nonzero(bad))
+        given = raw[where]
+        if raw.dtype.kind == "f" and not np.isfinite(given):  # as check_finite says it
+            raise InputError(
+                f"{name} must be finite, got {given!r} at index {where} ({int(bad.sum())} "
+                f"non-finite value(s) in shape {raw.shape})"
+            )
+        largest = float(np.finfo(target).max)
+        hint = "; rescale it or compute in float64" if target.itemsize < 8 else ""
+        raise InputError(
+            f"{name}: {given.item()!r} at index {where} does not fit {target} (largest "
+            f"{largest:.3g}){hint} ({int(bad.sum())} such value(s))"
+        )
+    return converted
+
+
+def row_norms(x: Any) -> np.ndarray:
+    """The L2 norm of each row of ``x`` ``(n, d)``, in float64, without overflow or underflow
+    (each row divided by its largest entry first)."""
+    x = np.asarray(x, np.float64)
+    scale = np.max(np.abs(x), axis=-1, keepdims=True) if x.size else np.zeros(x.shape[:-1] + (1,))
+    safe = np.where(scale > 0, scale, 1.0)
+    return scale[..., 0] * np.linalg.norm(x / safe, axis=-1)
+
+
+def check_row_norms(name: str, x: Any, *, norms: Any = None, dtype: Any = None) -> None:
+    """Raises unless every row of the floating ``x`` has a norm finite in ``x``'s dtype (rows
+    of entries near the dtype's largest value overflow there: ``||x||`` becomes ``inf``).
+    Or, with ``x`` None: the rows' ``norms`` already computed (e.g. of a sparse matrix) against
+    ``dtype``."""
+    if x is not None:
+        arr = np.asarray(x)
+        if not np.issubdtype(arr.dtype, np.floating) or arr.size == 0 or arr.ndim < 1:
+            return
+        dtype, norms = arr.dtype, row_norms(arr.reshape(-1, arr.shape[-1]))
+    dtype = np.dtype(dtype)
+    largest = float(np.finfo(dtype).max)
+    norms = np.asarray(norms)
+    if np.any(norms > largest):
+        row = int(np.argmax(norms > largest))
+        raise InputError(
+            f"{name}: row {row} has norm {norms[row]:.3g}, above the largest {dtype} "
+            f"({largest:.3g}); rescale the data or compute in float64"
+        )
+
+
 def check_params_type(check: Callable[[Any], None], params: Any) -> None:
     """Runs a learner's ``check_params``, turning a params pytree of the wrong class (a plain
     tuple, a dict missing a field) into an :class:`InputError` that says what was expected."""
@@ -277,6 +357,46 @@ def check_params_type(check: Callable[[Any], None], params: Any) -> None:
             f"({type(exc).__name__}: {exc}); pass the learner's own params, e.g. its XxxParams "
             "NamedTuple with every field"
         ) from None
+
+
+def check_state(learner: Any, params: Any, state: Any, *init_args: Any) -> None:
+    """Raises unless ``state`` is a state of ``learner`` (the structure, shapes and dtypes that
+    ``learner.init(params, *init_args)`` gives): call it before ``learner.update(state, ...)``
+    in a loop of one's own, where a state of another learner would fail deep inside ``update``
+    with a bare ``AttributeError`` or ``TypeError``.
+
+    Examples:
+      >>> import jax.numpy as jnp
+      >>> from ojax import oco
+      >>> learner, params = oco.ogd("none"), oco.OGDParams(jnp.float32(0.1), jnp.float32(1.0))
+      >>> state = learner.init(params, jnp.zeros(2))
+      >>> check_state(learner, params, state, jnp.zeros(2))
+      >>> try:
+      ...     check_state(learner, params, (state,), jnp.zeros(2))
+      ... except InputError as err:
+      ...     print(str(err)[:76])
+      state: got tuple, not a state of this learner (expected OGDState with fields
+    """
+    expected = jax.eval_shape(learner.init, params, *init_args)
+    got_tree: Any = jax.tree.structure(state)
+    want_tree = jax.tree.structure(expected)
+    if got_tree != want_tree:
+        fields = getattr(type(expected), "_fields", None)
+        what = type(expected).__name__ + (f" with fields {', '.join(fields)}" if fields else "")
+        raise InputError(
+            f"state: got {type(state).__name__}, not a state of this learner (expected {what}, "
+            f"structure {want_tree}); pass the state its init returned, or a later update's"
+        )
+    for path, leaf, want in zip(
+        jax.tree_util.tree_leaves_with_path(state),
+        jax.tree.leaves(state),
+        jax.tree.leaves(expected),
+    ):
+        if jnp.shape(leaf) != want.shape or jnp.result_type(leaf) != want.dtype:
+            raise InputError(
+                f"state{jax.tree_util.keystr(path[0])}: got shape {jnp.shape(leaf)} "
+                f"{jnp.result_type(leaf)}, expected {want.shape} {want.dtype}"
+            )
 
 
 def _short(value: Any) -> str:

@@ -22,6 +22,7 @@ from ojax.envs import regression
 sys.path.insert(0, str(Path(__file__).parent))
 import reference_averaging as ref  # noqa: E402
 from averaging_cases import ETA, RHOS, TOL, N, data, log_rhos, rel_err  # noqa: E402
+from tolerances import scaled_atol
 
 # ------------------------------------------------------------------------------------------------
 # SGD and regularized SGD, step by step
@@ -57,10 +58,13 @@ def test_sgd_predictor_in_the_runner_matches_reference_per_step(x64):
         ),
     )
     expect = ref.sgd_iterates(xs, ys, ETA, w0)
-    np.testing.assert_allclose(trace.record[:, 0], expect[:-1], rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(
+        trace.record[:, 0], expect[:-1], rtol=1e-12, atol=scaled_atol(expect)
+    )
     preds = np.einsum("td,td->t", expect[:-1], np.asarray(xs))
-    np.testing.assert_allclose(trace.prediction, preds, rtol=1e-12, atol=1e-14)
-    np.testing.assert_allclose(trace.loss, 0.5 * (preds - np.asarray(ys)) ** 2, rtol=1e-12)
+    np.testing.assert_allclose(trace.prediction, preds, rtol=1e-12, atol=scaled_atol(preds))
+    loss = 0.5 * (preds - np.asarray(ys)) ** 2
+    np.testing.assert_allclose(trace.loss, loss, rtol=1e-12, atol=scaled_atol(loss))
     prefix = ref.prefix_geometric_averages(expect, 0.9)
     assert rel_err(trace.record[:, 1], prefix[:-1]) < 1e-13
     assert rel_err(averaging.average_of(state.learner), prefix[-1]) < 1e-13

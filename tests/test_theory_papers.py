@@ -11,6 +11,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 from scipy import optimize
+from tolerances import scaled_atol
 
 from ojax import averaging, theory, transfer
 from ojax.envs import regression
@@ -262,7 +263,7 @@ def test_closed_form_solves_the_qp(x64, case):
     params, (u1, u2), after = _one_update(x1, x2, offset, y, start1, start2)
     qp = zhao_hoi.cotl_problem(params, u1, u2, x1, x2, offset, y)
     exact = zhao_hoi.solve_qp(qp)
-    np.testing.assert_allclose(exact[:-1], after, rtol=0, atol=1e-13)
+    np.testing.assert_allclose(exact[:-1], after, rtol=0, atol=scaled_atol(after))
     score = offset + u1 @ x1 + u2 @ x2
     loss = max(0.0, 1.0 - y * score / 2.0)
     if case == "no_loss":

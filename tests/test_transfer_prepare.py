@@ -20,6 +20,7 @@ from ojax.validation import InputError
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import reference_transfer as ref  # noqa: E402
+from tolerances import scaled_atol
 
 C, S1, S2 = 5.0, 4.0, 8.0
 
@@ -41,8 +42,10 @@ def usenet2():
     return _dense(split.source_x), split.source_y, _dense(split.target_x), split.target_y
 
 
-def _close(got, want, rtol=1e-12, atol=1e-14):
-    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=rtol, atol=atol)
+def _close(got, want, rtol=1e-12, atol=1e-12):
+    """Elementwise, with ``atol`` relative to the scale of ``want`` (``atol * max|want|``)."""
+    want = np.asarray(want)
+    np.testing.assert_allclose(np.asarray(got), want, rtol=rtol, atol=scaled_atol(want, atol))
 
 
 @pytest.mark.parametrize("sparse", [False, True])

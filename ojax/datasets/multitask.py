@@ -29,8 +29,10 @@ import jax.numpy as jnp
 import numpy as np
 
 from ojax.core import Array
-from ojax.datasets.paths import DataError, data_file
-from ojax.meta.tasks import TaskBlock, pad_tasks
+from ojax.datasets.npz import members, read_arrays
+from ojax.datasets.paths import DataError, check_regular, data_file
+from ojax.meta.tasks import TaskBlock, pad_bytes, pad_tasks
+from ojax.validation import InputError, real_array
 
 
 class PooledTasks(NamedTuple):
@@ -52,10 +54,20 @@ def _loadmat(path) -> dict:
 
 
 def _unit_rows(x: np.ndarray, path, name: str) -> np.ndarray:
-    norms = np.linalg.norm(x, axis=1, keepdims=True)
-    if np.any(norms == 0):
+    """Each row of ``x`` divided by its L2 norm. A row whose plain norm overflows or underflows
+    (entries near 1e300, or 1e-200) is first divided by its largest entry (the other rows are
+    divided by their plain norm, to the bit as before)."""
+    with np.errstate(over="ignore", under="ignore"):
+        norms = np.linalg.norm(x, axis=1, keepdims=True)
+    redo = (~np.isfinite(norms) | (norms < np.finfo(norms.dtype).tiny)).ravel()
+    scale = np.max(np.abs(x[redo]), axis=1, keepdims=True)
+    if np.any(scale == 0):
         raise DataError(f"{str(path)!r}: {name} has an all-zero row (cannot scale to unit norm)")
-    return x / norms
+    with np.errstate(divide="ignore", invalid="ignore", under="ignore"):
+        out = x / norms
+    rows = x[redo] / scale  # largest entry 1: the norm neither overflows nor underflows
+    out[redo] = rows / np.linalg.norm(rows, axis=1, keepdims=True)
+    return out
 
 
 def load_schools(data_dir: str | os.PathLike | None = None, dtype=np.float32) -> PooledTasks:
@@ -180,16 +192,14 @@ def load_tasks_file(path: str | os.PathLike, dtype=np.float32) -> PooledTasks:
       (2, 5, 3) [1, 2]
     """
     path = Path(path)
+    check_regular(path, "tasks file")
     if not path.is_file():
         raise DataError(f"tasks file {str(path)!r} not found (expected an .npz file)")
-    try:
-        with np.load(path, allow_pickle=False) as archive:
-            arrays = {key: np.asarray(archive[key]) for key in archive.files}
-    except Exception as exc:
-        raise DataError(f"{str(path)!r}: cannot read as an .npz file ({exc})") from exc
+    arrays = read_arrays(path, ("x", "y", "task", "num_test"))  # no other member is inflated
     for key in ("x", "y", "task"):
         if key not in arrays:
-            raise DataError(f"{str(path)!r}: expected an array {key!r} (found {sorted(arrays)})")
+            found = members(path)
+            raise DataError(f"{str(path)!r}: expected an array {key!r} (found {found})")
     x, y, task = arrays["x"], arrays["y"], arrays["task"]
     if x.ndim != 2 or y.shape != (x.shape[0],) or task.shape != (x.shape[0],) or not len(x):
         raise DataError(
@@ -198,13 +208,33 @@ def load_tasks_file(path: str | os.PathLike, dtype=np.float32) -> PooledTasks:
         )
     if not np.issubdtype(task.dtype, np.integer):
         raise DataError(f"{str(path)!r}: 'task' must hold integers, got dtype {task.dtype}")
-    if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
-        raise DataError(f"{str(path)!r}: x and y must be finite")
-    ids, first = np.unique(task, return_index=True)
+    x = _checked(path, "x", x, np.float64, task)  # scaled to unit rows below, then cast
+    y = _checked(path, "y", y, dtype, task)  # the labels the run uses: finite in its dtype
+    ids, first, inverse = np.unique(task, return_index=True, return_inverse=True)
+    rank = np.empty(len(ids), np.int64)
+    rank[np.argsort(first)] = np.arange(len(ids))  # tasks in order of their first row
+    row_task = rank[inverse.ravel()]
     ids = ids[np.argsort(first)]
-    xs = [_unit_rows(x[task == t].astype(float), path, f"x of task {t}").astype(dtype) for t in ids]
-    ys = [y[task == t].astype(dtype) for t in ids]
-    sizes = np.array([len(v) for v in ys])
+    if len(ids) < 2 or x.shape[1] == 0:
+        raise DataError(
+            f"{str(path)!r}: expected at least 2 tasks (one to learn from, one unseen for the "
+            f"meta-test) of at least 1 feature, got {len(ids)} task(s) of {x.shape[1]} feature(s)"
+        )
+    zero = ~np.any(x != 0, axis=1)
+    if zero.any():
+        row = int(np.argmax(zero))
+        raise DataError(
+            f"{str(path)!r}: x of task {task[row]} has an all-zero row (row {row} of the file: "
+            "cannot scale it to unit norm)"
+        )
+    sizes = np.bincount(row_task, minlength=len(ids))
+    try:  # before anything is padded
+        pad_bytes(len(ids), int(sizes.max()), x.shape[1], dtype)
+    except InputError as exc:
+        raise DataError(f"{str(path)!r}: {exc}") from None
+    rows = np.split(np.argsort(row_task, kind="stable"), np.cumsum(sizes)[:-1])
+    unit = _unit_rows(x, path, "x").astype(dtype)  # row by row: as task by task
+    xs, ys = [unit[r] for r in rows], [y[r] for r in rows]
     num_test = arrays.get("num_test")
     if num_test is None:
         num_test = np.array([math.ceil(0.25 * n) for n in sizes])
@@ -213,7 +243,7 @@ def load_tasks_file(path: str | os.PathLike, dtype=np.float32) -> PooledTasks:
             f"{str(path)!r}: every task needs at least 2 points (one online, one held out); "
             f"tasks {ids[sizes < 2].tolist()} have 1"
         )
-    num_test = np.asarray(num_test)
+    num_test = _counts(path, "num_test", num_test)
     if num_test.shape != sizes.shape or np.any(num_test < 1) or np.any(num_test >= sizes):
         raise DataError(
             f"{str(path)!r}: num_test must give each of the {len(sizes)} tasks 1 to n_t - 1 "
@@ -221,6 +251,34 @@ def load_tasks_file(path: str | os.PathLike, dtype=np.float32) -> PooledTasks:
         )
     padded_x, padded_y, mask = pad_tasks(xs, ys)
     return PooledTasks(padded_x, padded_y, mask, num_test.astype(np.int64))
+
+
+def _checked(path: Path, key: str, values: np.ndarray, dtype, task: np.ndarray) -> np.ndarray:
+    """``values`` (the file's array ``key``) as real numbers in ``dtype``, finite after the
+    conversion; the message names the file, the array, the row and its task."""
+    try:
+        return real_array(f"{key!r}", values, dtype)
+    except InputError as exc:
+        where = ""
+        if values.dtype.kind in "biuf":
+            with np.errstate(over="ignore", invalid="ignore"):
+                bad = ~np.isfinite(values.astype(dtype)).reshape(len(values), -1).all(axis=1)
+            row = int(np.argmax(bad))
+            where = f" (row {row} of the file, in task {task[row]})" if bad.any() else ""
+        raise DataError(f"{str(path)!r}: {exc}{where}") from None
+
+
+def _counts(path: Path, key: str, values: np.ndarray) -> np.ndarray:
+    """``values`` as integers: integer dtypes, or floats holding whole numbers (``1.7`` is
+    refused, not truncated)."""
+    values = np.asarray(values)
+    if values.dtype.kind in "iu":
+        return values.astype(np.int64)
+    whole = values.dtype.kind == "f" and np.all(np.isfinite(values))
+    if whole and np.all(values == np.round(values)):
+        return values.astype(np.int64)
+    shown = values.ravel()[:6].tolist() if values.dtype.kind in "biufc" else values.dtype
+    raise DataError(f"{str(path)!r}: {key!r} must hold whole numbers of points, got {shown}")
 
 
 def split_tasks_core(

@@ -65,10 +65,20 @@ def resolve_data_dir(data_dir: str | os.PathLike | None = None) -> Path:
     return _resolve(data_dir)[0]
 
 
+def check_regular(path: Path, what: str) -> None:
+    """A :class:`DataError` when ``path`` exists but is not a regular file (a folder, a pipe,
+    a device such as ``/dev/zero``, a dangling link): reading it would fail, wait on a writer
+    or never end."""
+    if (path.exists() or path.is_symlink()) and not path.is_file():
+        kind = "a folder" if path.is_dir() else "not a regular file (a pipe, a device or a link)"
+        raise DataError(f"{what} {str(path)!r} is {kind}; expected a file")
+
+
 def data_file(name: str, data_dir: str | os.PathLike | None = None) -> Path:
     """The path of the dataset file ``name``, checked to exist in the resolved folder."""
     folder, source = _resolve(data_dir)
     path = folder / name
+    check_regular(path, "data file")
     if not path.is_file():
         hint = (
             f" ({name!r} is not shipped with ojax: pass --data-dir DIR or set OJAX_DATA_DIR to "

@@ -27,7 +27,8 @@ import numpy as np
 import scipy.io
 import scipy.sparse as sp
 
-from ojax.datasets.paths import DataError, data_file, resolve_data_dir
+from ojax.datasets.npz import members, read_arrays
+from ojax.datasets.paths import DataError, check_regular, data_file, resolve_data_dir
 from ojax.datasets.transfer_readers import (
     Features,
     load_libsvm,
@@ -291,7 +292,7 @@ class SplitFile(NamedTuple):
 
 def _split_array(path: Path, archive: Any, key: str, ndims: tuple[int, ...]) -> np.ndarray:
     if key not in archive:
-        raise DataError(f"{path}: expected an array {key!r} (keys found: {sorted(archive)})")
+        raise DataError(f"{path}: expected an array {key!r} (keys found: {members(path)})")
     arr = np.asarray(archive[key])
     if arr.ndim not in ndims or arr.size == 0 or not np.issubdtype(arr.dtype, np.integer):
         raise DataError(
@@ -322,21 +323,18 @@ def load_split_file(path: str | os.PathLike) -> SplitFile:
       [[4, 3], [3, 4]]
     """
     path = Path(path)
+    check_regular(path, "split file")
     if not path.is_file():
         raise DataError(f"split file {str(path)!r} not found (expected an .npz file)")
-    try:
-        archive = np.load(path, allow_pickle=False)
-    except Exception as exc:
-        raise DataError(f"{path}: cannot read as an .npz file ({exc})") from exc
-    with archive:
-        source = _split_array(path, archive, "source_order", (1,))
-        target = np.atleast_2d(_split_array(path, archive, "target_orders", (1, 2)))
-        dataset = None
-        if "dataset" in archive:
-            name = np.asarray(archive["dataset"])
-            if name.ndim != 0 or name.dtype.kind != "U":
-                raise DataError(f"{path}: 'dataset' must be one string, got {name!r}")
-            dataset = str(name)
+    archive = read_arrays(path, ("source_order", "target_orders", "dataset"))
+    source = _split_array(path, archive, "source_order", (1,))
+    target = np.atleast_2d(_split_array(path, archive, "target_orders", (1, 2)))
+    dataset = None
+    if "dataset" in archive:
+        name = np.asarray(archive["dataset"])
+        if name.ndim != 0 or name.dtype.kind != "U":
+            raise DataError(f"{path}: 'dataset' must be one string, got {name!r}")
+        dataset = str(name)
     return SplitFile(dataset, source, target)
 
 

@@ -12,11 +12,14 @@ LIBSVM files, else a NumPy array), labels ``(n,)`` float64 in {-1, +1}. Malforme
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import functools
 import gzip
 import io
 import os
+import zlib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,10 +32,21 @@ from ojax.datasets.paths import DataError
 Features = Any  # np.ndarray or scipy.sparse.csr_matrix
 
 
-def _open_text(path: Path):
-    if str(path).endswith(".gz"):
-        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8", errors="strict")
-    return open(path, encoding="utf-8")
+@contextlib.contextmanager
+def _open_text(path: Path) -> Iterator[Any]:
+    """The text of ``path`` (gunzipped for ``.gz``); a corrupt or truncated file (a bad gzip
+    stream, a file cut short, bytes that are not UTF-8) is a :class:`DataError` naming it."""
+    try:
+        handle: Any = (
+            io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8", errors="strict")
+            if str(path).endswith(".gz")
+            else open(path, encoding="utf-8")
+        )
+        with handle:
+            yield handle
+    except (OSError, EOFError, zlib.error, UnicodeDecodeError) as exc:
+        kind = "a gzip-compressed text file" if str(path).endswith(".gz") else "a UTF-8 text file"
+        raise DataError(f"{path}: cannot read it as {kind} ({type(exc).__name__}: {exc})") from None
 
 
 def _check_labels(path: Any, labels: np.ndarray) -> np.ndarray:

@@ -19,11 +19,14 @@ import numpy as np
 
 from ojax import metrics
 from ojax.core import LEARNERS, LearnerEntry
-from ojax.experiments.output import ExperimentResult
+from ojax.experiments.output import ExperimentResult, format_mean_std
 from ojax.run import run_entry
 from ojax.sweep import SweepResult, sweep
 from ojax.sweep.grid import fit_values, parse_number, shown
+from ojax.sweep.memory import TooSmallBudget
 from ojax.validation import InputError
+
+_MAX_STEPS = 2**31 - 1
 
 
 def _checkpoints(num_steps: int, count: int = 200) -> np.ndarray:
@@ -71,6 +74,7 @@ def _grid_arrays(name: str, base: Any, grid: Mapping[str, Sequence[Any]] | None)
             raise InputError(f"grid: {field!r} needs a non-empty list of values, got {values!r}")
         given[field] = list(values)
         axes[field] = fit_values("grid", given[field], jnp.asarray(current).dtype, field)
+        _duplicates(field, axes[field], given[field])
     return axes, given
 
 
@@ -195,6 +199,37 @@ def _figures(result, name, dataset, methods, marks, axes, res, num_seeds, num_st
     result.figures["sensitivity.png"] = fig
 
 
+def value_labels(values: np.ndarray) -> list[str]:
+    """The values of one grid axis as method labels: ``%g`` (``0.1``, ``1e+30``), or, where two
+    distinct values would print alike (``0.1`` and ``0.1000001``), each value's shortest text
+    in its dtype."""
+    labels = [f"{float(v):g}" for v in values]
+    if len(set(labels)) < len(labels):
+        labels = [str(v) for v in np.asarray(values)]
+    return labels
+
+
+def _duplicates(field: str, values: np.ndarray, given: Sequence[Any]) -> None:
+    """Refuses an axis giving one value twice (``0.1,0.10,1e-1``, or two numbers its dtype
+    rounds alike): they would run the same stream twice under one curve's name."""
+    exact = [parse_number(v) if isinstance(v, str) else None for v in given]
+    for number in exact:
+        texts = [shown(g) for g, e in zip(given, exact) if number is not None and e == number]
+        if number is not None and len(texts) > 1:
+            raise InputError(
+                f"grid: {field} gives the value {number.normalize()} {len(texts)} times (as "
+                f"{', '.join(texts)}); give each value once"
+            )
+    for value in values:
+        same = [j for j in range(len(values)) if values[j] == value]
+        if len(same) > 1:
+            alike = ", ".join(shown(given[j]) for j in same)
+            raise InputError(
+                f"grid: {field} gives the value {float(value):g} more than once ({alike} are "
+                f"equal in {values.dtype}); give each value once"
+            )
+
+
 def _experiment_result(
     entry: LearnerEntry, axes: Mapping, res: SweepResult, num_seeds: int, num_steps: int, dim: int
 ) -> ExperimentResult:
@@ -204,16 +239,22 @@ def _experiment_result(
     result = ExperimentResult()
     names = list(axes)
     methods = {}
+    shown_values = {f: value_labels(axes[f]) for f in names}
     for where in np.ndindex(*(len(axes[f]) for f in names)):
-        label = ",".join(f"{f}={float(axes[f][i]):g}" for f, i in zip(names, where))
+        label = ",".join(f"{f}={shown_values[f][i]}" for f, i in zip(names, where))
         method = f"{name}@{label}" if label else name
         methods[method] = where
         for metric in ("average_loss", "cumulative_loss"):
             curves = np.asarray(res.outputs[metric])[(slice(None), *where)]
             result.add(dataset, method, metric, curves)
     marks = _checkpoints(num_steps)
-    _figures(result, name, dataset, methods, marks, axes, res, num_seeds, num_steps, dim)
-    best = res.best(lambda o: o["average_loss"][..., -1]) if names else None
+    with np.errstate(invalid="ignore"):  # a diverged value's NaN curves are drawn as gaps
+        _figures(result, name, dataset, methods, marks, axes, res, num_seeds, num_steps, dim)
+    final = np.asarray(res.outputs["average_loss"])[..., -1]  # (seeds, *grid)
+    try:
+        best = res.best(lambda o: o["average_loss"][..., -1]) if names else None
+    except InputError:  # every value diverged: the rows and curves say so (NaN / inf)
+        best = None
     result.compile_seconds = res.stats.compile_seconds
     result.extra_config = {
         "learner": name,
@@ -222,6 +263,7 @@ def _experiment_result(
         "grid": {f: np.asarray(v).tolist() for f, v in axes.items()},
         "num_steps": num_steps,
         "dim": dim,
+        "converged": bool(np.isfinite(final.mean(axis=0)).any()),
         "best": None
         if best is None
         else {
@@ -231,6 +273,86 @@ def _experiment_result(
         "sweep": dataclasses.asdict(res.stats),
     }
     return result
+
+
+def _prepare(name: str, grid: Any, num_steps: Any, dim: Any, x0: str):
+    """``(entry, learner, base params, axes, values as given)``, every option checked."""
+    if name not in LEARNERS:
+        raise InputError(
+            f"unknown learner {name!r}; choose one of: {', '.join(sorted(LEARNERS)) or '(none)'}"
+        )
+    entry = LEARNERS[name]
+    for label, value, low in (("num_steps", num_steps, 1), ("dim", dim, 1)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+            raise InputError(f"{label} must be an integer >= {low}, got {value!r}")
+    if num_steps > _MAX_STEPS:
+        raise InputError(
+            f"num_steps (--steps) must be at most 2**31 - 1 = {_MAX_STEPS} (steps are counted in "
+            f"int32), got {num_steps}"
+        )
+    if x0 not in ("auto", "zeros", "uniform"):
+        raise InputError(f"x0 must be one of ['auto', 'zeros', 'uniform'], got {x0!r}")
+    if x0 != "auto":
+        entry = entry._replace(start=x0)
+    try:  # a length or dimension the stream cannot draw, named before anything runs
+        jax.eval_shape(lambda k: entry.make_stream(k, num_steps, dim), jax.random.key(0))
+    except Exception as exc:
+        raise InputError(
+            f"num_steps (--steps) = {num_steps} with dim (--dim) = {dim}: {name}'s stream cannot "
+            f"be drawn ({type(exc).__name__}: {str(exc)[:200]})"
+        ) from None
+    learner = entry.make(dim)
+    base = entry.default_params()
+    axes, given = _grid_arrays(name, base, grid)
+    _check_grid(learner, base, axes, given)
+    return entry, learner, base, axes, given
+
+
+def check_sweep(
+    name: str,
+    grid: Mapping[str, Sequence[float | str]] | None = None,
+    *,
+    num_steps: int = 1000,
+    dim: int = 10,
+    x0: str = "auto",
+) -> None:
+    """The checks :func:`sweep_learner` runs first (the learner, the stream's length and
+    dimension, every grid value alone and in every combination), without running anything:
+    ``ojax sweep`` calls it before it writes anything. Raises :class:`InputError`."""
+    _prepare(name, grid, num_steps, dim, x0)
+
+
+def best_line(result: ExperimentResult, rows: Sequence[Any]) -> str:
+    """``ojax: best FIELD=V: final average loss M +- S; next FIELD=W: ...; best on k of n
+    seeds``: the lowest mean final average loss, the runner-up, and how often (paired over the
+    seeds, which draw the same streams) the best beats it. A diverged value (NaN or infinite
+    final loss) ranks last and is never named best; a diverged runner-up loses on every seed;
+    when every value diverged, the line says so."""
+    ranked = sorted(
+        rows, key=lambda r: (bool(np.isnan(r.mean)), 0.0 if np.isnan(r.mean) else r.mean)
+    )
+    finite = [r for r in ranked if np.isfinite(r.mean)]
+
+    def shown(row) -> str:
+        mean, std = format_mean_std(row.mean, row.std)
+        return f"{row.method.partition('@')[2]}: final average loss {mean} +- {std}"
+
+    if not finite:
+        which = "the only value" if len(rows) == 1 else f"all {len(rows)} values"
+        return (
+            f"ojax: no value converged: the final average loss is NaN or infinite for {which} "
+            "of the grid (try smaller values); the table and results.csv hold them"
+        )
+    line = f"ojax: best {shown(finite[0])}"
+    if len(finite) == 1 and len(ranked) > 1:
+        return f"{line}; every other value diverged (final average loss NaN or infinite)"
+    if len(ranked) > 1:
+        final = [result.curves[f"{r.dataset}/{r.method}/{r.metric}"][:, -1] for r in ranked[:2]]
+        wins = int((~(final[1] <= final[0])).sum())  # a NaN of the runner-up is a win
+        ties = int((final[0] == final[1]).sum())
+        line += f"; next {shown(ranked[1])}; best on {wins} of {len(final[0])} seeds"
+        line += f" (tied on {ties})" if ties else ""
+    return line
 
 
 def sweep_learner(
@@ -285,38 +407,29 @@ def sweep_learner(
     Raises:
       InputError: an unknown learner or field, a bad option, a grid value refused (above).
     """
-    if name not in LEARNERS:
-        raise InputError(
-            f"unknown learner {name!r}; choose one of: {', '.join(sorted(LEARNERS)) or '(none)'}"
+    entry, learner, base, axes, given = _prepare(name, grid, num_steps, dim, x0)
+    try:
+        res = sweep(
+            _learner_run(entry, learner, base, num_steps, dim),
+            {f: jnp.asarray(v) for f, v in axes.items()} or None,
+            num_seeds=num_seeds,
+            key=key,
+            memory_budget=memory_budget,
+            chunk_size=chunk_size,
+            devices=devices,
+            out_dir=out_dir,
+            resume=resume,
+            progress=progress,
+            name=f"sweep-{name}",
+            num_steps=num_steps,
+            config={"learner": name, "num_steps": num_steps, "dim": dim},
         )
-    entry = LEARNERS[name]
-    for label, value, low in (("num_steps", num_steps, 1), ("dim", dim, 1)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-            raise InputError(f"{label} must be an integer >= {low}, got {value!r}")
-    if x0 not in ("auto", "zeros", "uniform"):
-        raise InputError(f"x0 must be one of ['auto', 'zeros', 'uniform'], got {x0!r}")
-    if x0 != "auto":
-        entry = entry._replace(start=x0)
-    learner = entry.make(dim)
-    base = entry.default_params()
-    axes, given = _grid_arrays(name, base, grid)
-    _check_grid(learner, base, axes, given)
-    res = sweep(
-        _learner_run(entry, learner, base, num_steps, dim),
-        {f: jnp.asarray(v) for f, v in axes.items()} or None,
-        num_seeds=num_seeds,
-        key=key,
-        memory_budget=memory_budget,
-        chunk_size=chunk_size,
-        devices=devices,
-        out_dir=out_dir,
-        resume=resume,
-        progress=progress,
-        name=f"sweep-{name}",
-        num_steps=num_steps,
-        config={"learner": name, "num_steps": num_steps, "dim": dim},
-    )
+    except TooSmallBudget as exc:  # what makes one combination large: its stream
+        raise InputError(
+            f"{exc} (one combination plays a stream of num_steps (--steps) = {num_steps} steps "
+            f"in dim (--dim) = {dim})"
+        ) from None
     return _experiment_result(entry, axes, res, num_seeds, num_steps, dim), res
 
 
-__all__ = ["sweep_learner"]
+__all__ = ["best_line", "check_sweep", "sweep_learner"]

@@ -5,7 +5,7 @@ the output folder ``results.csv`` (one row per dataset, method and metric: mean 
 seeds of the final value), ``curves.npz`` (``DATASET/METHOD/METRIC`` -> ``(n_seeds, length)``),
 the PNG figures and ``config.json``. Everything is first written to a temporary folder inside the
 output folder and then moved in file by file with ``os.replace``, so a failure leaves nothing
-partial. :class:`RunFolder` keeps one run per output folder (see its docstring).
+partial. :class:`ojax.experiments.run_folder.RunFolder` keeps one run per output folder.
 """
 
 from __future__ import annotations
@@ -25,8 +25,6 @@ from typing import Any
 import numpy as np
 
 from ojax import compile_log
-from ojax.sweep.store import atomic_json
-from ojax.validation import InputError
 
 RESULT_COLUMNS = ("experiment", "dataset", "method", "metric", "mean", "std", "n_seeds")
 
@@ -225,7 +223,8 @@ def write_result(
     """Writes the result files into ``config.out``; returns their paths.
 
     ``before_move`` (if given) receives the file names once they are complete, before the first
-    one is moved into ``config.out`` (:meth:`RunFolder.record` records them there).
+    one is moved into ``config.out`` (:meth:`~ojax.experiments.run_folder.RunFolder.record`
+    records them there).
     """
     import matplotlib.pyplot as plt
 
@@ -276,223 +275,5 @@ def write_result(
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-# ----------------------------------------------------------------------------- output folder
-
-RUN_RECORD = ".ojax-run.json"
-"""The identity file ``ojax run`` / ``ojax sweep`` keep in their output folder."""
-CHUNK_STORE = ".sweep"
-"""The sweep engine's chunk store under the output folder (``ojax.sweep.sweep_experiment``)."""
 TMP_PREFIX = ".ojax-tmp-"
 """Temporary files and folders ojax writes inside the output folder (moved or removed after)."""
-_RESULT_FILES = ("results.csv", "curves.npz", "config.json")
-
-
-def _show(path: Path | str) -> str:
-    return repr(str(path))
-
-
-def _listing(names: list[str], limit: int = 3) -> str:
-    shown = ", ".join(repr(n) for n in names[:limit])
-    return shown if len(names) <= limit else f"{shown}, ... ({len(names)} entries)"
-
-
-def _exists(path: Path) -> bool:
-    return path.exists() or path.is_symlink()
-
-
-def check_out_folder(out: Path) -> None:
-    """Raises :class:`InputError` (``--out: ...``) when ``out`` is not a folder, or cannot be
-    created or written; writes nothing."""
-    try:
-        if _exists(out):
-            if not out.is_dir():
-                raise InputError(f"--out: {_show(out)} exists and is not a folder")
-            if not os.access(out, os.W_OK | os.X_OK):
-                raise InputError(f"--out: {_show(out)} is not writable")
-            return
-        above = out.absolute().parent
-        while not _exists(above):
-            above = above.parent
-    except OSError as exc:
-        raise InputError(f"--out: cannot inspect {_show(out)} ({exc.strerror or exc})") from None
-    if not above.is_dir():
-        raise InputError(f"--out: cannot create {_show(out)}: {_show(above)} is not a folder")
-    if not os.access(above, os.W_OK | os.X_OK):
-        raise InputError(f"--out: cannot create {_show(out)}: {_show(above)} is not writable")
-
-
-def _remove(path: Path) -> None:
-    if path.is_dir() and not path.is_symlink():
-        shutil.rmtree(path)
-    elif _exists(path):
-        path.unlink()
-
-
-def _plain(value: Any) -> Any:
-    """``value`` as it reads back from JSON (tuples -> lists, paths -> strings)."""
-    return json.loads(json.dumps(_jsonable(value), default=str))
-
-
-def _describe(identity: Mapping[str, Any], keys: list[str]) -> str:
-    def fmt(v: Any) -> str:
-        return v if isinstance(v, str) else json.dumps(v, separators=(",", ":"))
-
-    fields = ", ".join(f"{k}={fmt(identity.get(k))}" for k in keys)
-    return f"{identity.get('experiment')}" + (f" with {fields}" if fields else "")
-
-
-class RunFolder:
-    """One run per output folder: ``ojax run`` and ``ojax sweep`` never mix two runs' files.
-
-    The rule (README, ``--help``): a run writes ``.ojax-run.json`` (its identity and the files it
-    wrote) into ``out`` before computing. The folder must be missing, empty, or hold one ojax run:
-
-    * the same run (equal ``identity``): it resumes (the chunk store ``.sweep/`` is kept);
-    * another run: refused unless ``overwrite``, which first removes every file and folder the
-      old run wrote (those its ``.ojax-run.json`` lists, ``results.csv``, ``curves.npz``,
-      ``config.json``, ``.sweep/``; for a folder written before ``.ojax-run.json`` existed,
-      recognized by its ``config.json`` or holding ``.sweep/`` alone: those and the ``*.png``
-      files); a folder that also holds files ojax did not write is refused even with
-      ``overwrite`` (ojax deletes only its own files);
-    * anything else (files but no ojax run): refused.
-
-    Use :meth:`check` (reads only; raises :class:`InputError`), then ``with folder:`` around the
-    computation (removes the old run if replacing it, creates ``out``, writes the identity; on
-    an :class:`InputError` inside, removes what this run wrote into a folder that held no run),
-    passing :meth:`record` to :func:`write_result` and the written paths to :meth:`finish`.
-
-    Args:
-      out: the output folder.
-      identity: what makes two runs the same (``"experiment"`` names it), JSON-able.
-      overwrite: replace another run.
-      legacy: ``config.json`` of a folder without ``.ojax-run.json`` -> its identity (or
-        ``None``: unknown, never the same run).
-    """
-
-    def __init__(
-        self,
-        out: Path,
-        identity: Mapping[str, Any],
-        overwrite: bool = False,
-        legacy: Callable[[dict], dict | None] | None = None,
-    ) -> None:
-        self.out = Path(out)
-        self.identity = _plain(dict(identity))
-        self.overwrite = overwrite
-        self.legacy = legacy
-        self._previous: list[str] = []  # result files of the same run, written earlier
-        self._stale: list[Path] = []  # the other run's files (overwrite)
-        self._created: Path | None = None  # the top folder this run creates
-        self._fresh = True  # the folder holds no run once opened
-
-    def check(self) -> None:
-        """Raises :class:`InputError` unless this run may write into ``out``; writes nothing."""
-        check_out_folder(self.out)
-        if not self.out.is_dir():
-            top = self.out.absolute()
-            while not _exists(top.parent):
-                top = top.parent
-            self._created = top
-            return
-        try:
-            names = sorted(p.name for p in self.out.iterdir())
-        except OSError as exc:
-            raise InputError(f"--out: cannot read {_show(self.out)} ({exc.strerror})") from None
-        names = [n for n in names if not n.startswith(TMP_PREFIX)]
-        if not names:
-            return
-        old, owned, files = self._earlier_run(names)
-        foreign = [n for n in names if n not in owned]
-        if old is not None and old == self.identity:
-            self._previous, self._fresh = files, False
-            return
-        if not self.overwrite:
-            raise InputError(f"{self._difference(old)}; pass --overwrite to replace it")
-        if foreign:
-            raise InputError(
-                f"--out {_show(self.out)} holds files ojax did not write ({_listing(foreign)}); "
-                "--overwrite removes only ojax's own files: move them away or choose another "
-                "--out"
-            )
-        stale = [self.out / n for n in names if n != RUN_RECORD]
-        tmp = [p for p in self.out.iterdir() if p.name.startswith(TMP_PREFIX)]
-        self._stale = [*stale, *tmp, self.out / RUN_RECORD]
-
-    def _earlier_run(self, names: list[str]) -> tuple[dict | None, set[str], list[str]]:
-        """(identity or ``None`` if unknown, names it owns, its result files) of the run in
-        ``out``; an :class:`InputError` when the folder holds no ojax run."""
-        if RUN_RECORD in names:
-            try:
-                record = json.loads((self.out / RUN_RECORD).read_text())
-                old, files = record["identity"], [str(f) for f in record["files"]]
-            except (OSError, ValueError, KeyError, TypeError):
-                old, files = None, []
-            return old, {RUN_RECORD, CHUNK_STORE, *_RESULT_FILES, *files}, files
-        config = None
-        if "config.json" in names:
-            try:
-                config = json.loads((self.out / "config.json").read_text())
-            except (OSError, ValueError):
-                config = None
-        if isinstance(config, dict) and "ojax_version" in config and "name" in config:
-            owned = {CHUNK_STORE, *_RESULT_FILES, *(n for n in names if n.endswith(".png"))}
-            files = [n for n in names if n in owned and n != CHUNK_STORE]
-            old = self.legacy(config) if self.legacy is not None else None
-            return (None if old is None else _plain(old)), owned, files
-        if names == [CHUNK_STORE]:  # an interrupted run written before .ojax-run.json existed
-            return None, {CHUNK_STORE}, []
-        raise InputError(
-            f"--out {_show(self.out)} is not empty and holds no ojax run (it holds "
-            f"{_listing(names)}); choose a new or empty folder"
-        )
-
-    def _difference(self, old: dict | None) -> str:
-        here, new = f"--out {_show(self.out)}", self.identity
-        if old is None:
-            this = _describe(new, [k for k in new if k != "experiment"])
-            return (
-                f"{here} holds an earlier ojax run of another or unknown configuration; "
-                f"this run is {this}"
-            )
-        keys = [k for k in dict.fromkeys([*old, *new]) if k != "experiment"]
-        if old.get("experiment") != new.get("experiment"):
-            keys = [k for k in keys if k in old and k in new]
-        keys = [k for k in keys if old.get(k) != new.get(k)]
-        return f"{here} holds a run of {_describe(old, keys)}; this run is {_describe(new, keys)}"
-
-    def __enter__(self) -> RunFolder:
-        try:
-            for path in self._stale:  # the identity file last: an interruption keeps it valid
-                _remove(path)
-            self.out.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise InputError(f"--out: cannot write {_show(self.out)} ({exc})") from None
-        self._fresh = self._fresh or bool(self._stale)
-        self._write_record(self._previous)
-        return self
-
-    def __exit__(self, kind, exc, tb) -> None:
-        if kind is None or not issubclass(kind, InputError):
-            return  # finished, or interrupted / crashed: kept for resuming
-        if self._created is not None:
-            shutil.rmtree(self._created, ignore_errors=True)
-        elif self._fresh:
-            for path in self.out.iterdir():
-                if path.name in (RUN_RECORD, CHUNK_STORE) or path.name.startswith(TMP_PREFIX):
-                    _remove(path)
-
-    def record(self, names: list[str]) -> None:
-        """Records ``names`` (about to be moved into ``out``) as this run's files."""
-        self._write_record(sorted({*self._previous, *names}))
-
-    def finish(self, written: list[Path]) -> None:
-        """Removes the files an earlier pass of the same run wrote and this one did not."""
-        names = [p.name for p in written]
-        for name in sorted(set(self._previous) - set(names)):
-            _remove(self.out / name)
-        self._previous = names
-        self._write_record(names)
-
-    def _write_record(self, files: list[str]) -> None:
-        record = {"identity": self.identity, "files": files}
-        atomic_json(self.out / RUN_RECORD, record, prefix=TMP_PREFIX)  # a crash leaves ojax's own

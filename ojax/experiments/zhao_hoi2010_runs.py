@@ -77,7 +77,7 @@ def _lower(fn: Callable, args: tuple) -> tuple[Any, Any]:
     tree = jax.tree.structure(args)
     name = programs.entry_name("zhao-run", fn, [str(tree), repr(shape_signature(args))])
     stored = None if name is None else programs.exported_program(name, jitted, args)
-    if stored is None:  # no store, or something export or pickle does not take
+    if stored is None:  # no store, or something the store does not take
         return jitted.lower(*args), None
     return jax.jit(stored[0].call).lower(*jax.tree.leaves(args)), stored[1]
 

@@ -201,6 +201,17 @@ def _check_role_params(role: str, learner: OCOLearner, params: Params, dim: int)
         raise InputError(f"params.{role}: {exc}") from None
 
 
+def _check_params_class(params: Any, cls: type, learner: str) -> None:
+    """Params of another learner (e.g. a ``FixedBiasParams`` given to ``lazy``) are refused,
+    naming the class this learner takes."""
+    if not isinstance(params, cls):
+        fields = ", ".join(getattr(cls, "_fields", ()))
+        raise InputError(
+            f"params: {learner} takes {cls.__name__} (fields {fields}), got "
+            f"{type(params).__name__}; build them with e.g. {cls.__name__}.paper(dtype=...)"
+        )
+
+
 def check_bias(name: str, bias: Array, dim: int) -> None:
     """Checks a bias: shape ``(dim,)`` or ``()`` (leading batch axes allowed) and finite."""
     if jnp.ndim(bias) != 0 and jnp.shape(bias)[-1:] != (dim,):
@@ -275,6 +286,7 @@ def biased_within_task(
         return state
 
     def check_params(params: FixedBiasParams) -> None:
+        _check_params_class(params, FixedBiasParams, "the fixed-bias learner")
         _check_role_params("within", within, params.within, dim)
         check_bias("bias", params.bias, dim)
 
@@ -344,6 +356,7 @@ def _meta_learner(
         return state._replace(num_tasks=state.num_tasks + 1)
 
     def check_params(params: MetaParams) -> None:
+        _check_params_class(params, MetaParams, f"the {mode} meta-learner")
         _check_role_params("within", within, params.within, dim)
         _check_role_params("meta", meta, params.meta, dim)
 

@@ -15,7 +15,14 @@ import jax.numpy as jnp
 import numpy as np
 
 from ojax.core import Array
-from ojax.validation import InputError, check_finite, check_int, check_shape
+from ojax.validation import (
+    InputError,
+    check_finite,
+    check_int,
+    check_row_norms,
+    check_shape,
+    real_array,
+)
 
 
 class TestPoints(NamedTuple):
@@ -89,7 +96,8 @@ class TaskBlock(NamedTuple):
 
         Raises:
           InputError: no tasks, a task with no online or no held-out points, a task that is not
-            four arrays, mismatched dimensions or lengths, non-finite values.
+            four arrays, mismatched dimensions or lengths, complex or non-numeric values, values
+            (or row norms) that are not finite in ``dtype`` (checked after the conversion).
 
         Examples:
           >>> import numpy as np
@@ -107,6 +115,7 @@ class TaskBlock(NamedTuple):
             if not np.issubdtype(dtype, np.floating):
                 dtype = np.float64
         dtype = jax.dtypes.canonicalize_dtype(dtype)
+        parts = [_in_dtype(t, part, dtype) for t, part in enumerate(parts)]
         x, y, mask = pad_tasks([p[0] for p in parts], [p[1] for p in parts])
         xt, yt, mt = pad_tasks([p[2] for p in parts], [p[3] for p in parts])
         return cls(
@@ -131,12 +140,22 @@ def _ragged_parts(tasks: Sequence[tuple]) -> list[tuple[np.ndarray, ...]]:
     for t, task in enumerate(tasks):
         if not isinstance(task, (tuple, list)) or len(task) != 4:
             raise InputError(f"tasks[{t}] must be a tuple (X, Y, X_test, Y_test), got {task!r:.60}")
-        arrays = tuple(np.asarray(a) for a in task)
+        try:
+            arrays = tuple(np.asarray(a) for a in task)
+        except ValueError as exc:  # ragged nested lists
+            raise InputError(f"tasks[{t}] cannot be read as arrays ({exc})") from None
         for name, a in zip(names, arrays):
+            if a.dtype.kind == "c":
+                raise InputError(
+                    f"tasks[{t}].{name} must hold real numbers, got complex values (dtype "
+                    f"{a.dtype}); pass the real part (np.real) if that is what it means"
+                )
             if a.dtype == object or not np.issubdtype(a.dtype, np.number):
                 raise InputError(f"tasks[{t}].{name} must be numeric, got dtype {a.dtype}")
         x, y, xt, yt = arrays
         dim = x.shape[-1] if dim is None and x.ndim == 2 else dim
+        if dim == 0:
+            raise InputError(f"tasks[{t}].X has no features (shape {x.shape}); give at least 1")
         for name, a, b in (("X", x, y), ("X_test", xt, yt)):
             if a.ndim != 2 or a.shape[1] != dim or b.shape != (a.shape[0],):
                 raise InputError(
@@ -149,6 +168,15 @@ def _ragged_parts(tasks: Sequence[tuple]) -> list[tuple[np.ndarray, ...]]:
         for name, a in zip(names, arrays):
             check_finite(f"tasks[{t}].{name}", a)
         out.append(arrays)
+    return out
+
+
+def _in_dtype(t: int, part: tuple[np.ndarray, ...], dtype) -> tuple[np.ndarray, ...]:
+    """Task ``t``'s four arrays converted to ``dtype``, finite there, rows of finite norm."""
+    names = ("X", "Y", "X_test", "Y_test")
+    out = tuple(real_array(f"tasks[{t}].{n}", a, dtype) for n, a in zip(names, part))
+    for name, x in (("X", out[0]), ("X_test", out[2])):
+        check_row_norms(f"tasks[{t}].{name}", x)
     return out
 
 
@@ -191,6 +219,23 @@ def check_task_block(name: str, tasks: TaskBlock, batch_dims: int = 0) -> None:
         raise InputError(f"{name}.mask_train: every point of every task is masked")
 
 
+def pad_bytes(num_tasks: int, size: int, dim: int, dtype) -> int:
+    """The bytes of ``num_tasks`` tasks padded to ``size`` points of ``dim`` features; an
+    :class:`InputError` above a quarter of the host's memory (one huge task among many small
+    ones would otherwise exhaust it while padding)."""
+    from ojax.sweep.memory import fmt_bytes, host_memory
+
+    need = num_tasks * size * max(dim, 1) * np.dtype(dtype).itemsize
+    limit = host_memory() // 4
+    if need > limit:
+        raise InputError(
+            f"tasks: {num_tasks} tasks padded to the largest ({size} points of {dim} features) "
+            f"need {fmt_bytes(need)}, above a quarter of this host's memory ({fmt_bytes(limit)}); "
+            "split the largest tasks or drop them"
+        )
+    return need
+
+
 def pad_tasks(
     xs: list[np.ndarray], ys: list[np.ndarray], size: int | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -206,6 +251,7 @@ def pad_tasks(
     sizes = [len(x) for x in xs]
     n = max(sizes) if size is None else check_int("size", size, max(sizes))
     d = xs[0].shape[1]
+    pad_bytes(len(xs), n, d, np.result_type(*xs))
     x = np.zeros((len(xs), n, d), np.result_type(*xs))
     y = np.zeros((len(xs), n), np.result_type(*ys))
     mask = np.zeros((len(xs), n), bool)

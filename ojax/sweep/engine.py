@@ -204,6 +204,8 @@ def _mesh(devices: int | Sequence[Any] | None) -> Mesh:
 
 def _keys(key: Any, num_seeds: int) -> jax.Array:
     if isinstance(key, (int, np.integer)) and not isinstance(key, bool):
+        if not -(2**63) <= int(key) < 2**63:
+            raise InputError(f"key must be a 64-bit integer seed (or a PRNG key), got {key}")
         key = jax.random.key(int(key))
     if not isinstance(key, jax.Array):
         key = jnp.asarray(key)

@@ -102,7 +102,7 @@ def estimate(fn, params, data, key) -> tuple[int, Any, float]:
         return (*hit, 0.0)
     start = time.perf_counter()
     stored_name = programs.entry_name("estimate", fn, repr(cache_key[1:]) if cache_key else None)
-    stored = programs.load_value(stored_name) if cache_key is not None else None
+    stored = _load_estimate(stored_name) if cache_key is not None else None
     if stored is not None:  # traced by an earlier process
         _ESTIMATES[cache_key] = stored
         return (*stored, time.perf_counter() - start)
@@ -120,8 +120,26 @@ def estimate(fn, params, data, key) -> tuple[int, Any, float]:
         if len(_ESTIMATES) > 64:
             _ESTIMATES.clear()
         _ESTIMATES[cache_key] = value
-        programs.save_value(stored_name, value)
+        try:
+            programs.save_value(
+                stored_name, {"peak": value[0], **programs.shapes_to_data(value[1])}
+            )
+        except ValueError:  # output shapes JSON does not hold: not kept
+            pass
     return (*value, time.perf_counter() - start)
+
+
+def _load_estimate(name: str | None) -> tuple[int, Any] | None:
+    """``(peak bytes, output shapes)`` stored by an earlier process, or ``None`` (also for an
+    entry that does not parse: traced again and replaced)."""
+    stored = programs.load_value(name)
+    try:
+        peak = stored["peak"]
+        if not isinstance(peak, int) or isinstance(peak, bool) or peak < 1:
+            return None
+        return peak, programs.shapes_from_data(stored)
+    except Exception:
+        return None
 
 
 def host_memory() -> int:
@@ -167,6 +185,10 @@ def fmt_bytes(n: float) -> str:
     return f"{n} B"  # pragma: no cover
 
 
+class TooSmallBudget(InputError):
+    """The memory budget cannot hold one combination."""
+
+
 def chunk_size_for(
     budget: int,
     shared: int,
@@ -183,7 +205,7 @@ def chunk_size_for(
     if chunk_size is None:
         per_device = (budget - shared) // per_combination
         if per_device < 1:
-            raise InputError(
+            raise TooSmallBudget(
                 f"memory_budget={budget} bytes ({fmt_bytes(budget)}) is too small for one "
                 f"combination: it needs about {fmt_bytes(per_combination)} plus "
                 f"{fmt_bytes(shared)} of shared inputs per device"

@@ -7,6 +7,11 @@ cache, in ``ojax-programs/``, this module keeps for each chunk program its :mod:
 serialization (and for each cell its output shapes and peak bytes). A process that finds them
 compiles the stored module directly, which the compilation cache then serves.
 
+The store holds data, never code: programs as :mod:`jax.export` serializations, tree structures
+and shapes as JSON (:func:`tree_to_data`), read back without ``pickle``; a named tuple in a
+stored structure is looked up among the classes already imported (ojax's and JAX's only). An
+entry that does not parse or check is ignored, traced again and replaced.
+
 An entry's name is the digest of everything the program depends on: the cell function as the
 resume fingerprint describes it (:func:`ojax.sweep.fingerprint.describe`: code, closure values,
 defaults), the digest of ojax's sources, the input shapes
@@ -21,14 +26,16 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import os
-import pickle
+import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import jax
+import numpy as np
 
 from ojax.sweep.fingerprint import describe, digest, ojax_source_digest
 
@@ -131,25 +138,143 @@ def _read(path: Path | None) -> bytes | None:
 
 
 def load_value(name: str | None) -> Any:
-    """A stored value (a cell's output shapes and peak bytes), or ``None``."""
-    data = _read(_path(name, "pkl"))
+    """A stored JSON value (e.g. a cell's output shapes and peak bytes), or ``None``."""
+    data = _read(_path(name, "json"))
     if data is None:
         return None
     try:
-        return pickle.loads(data)  # noqa: S301 (the user's own cache folder, written below)
-    except Exception:
+        return json.loads(data.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError, RecursionError):
         return None
 
 
 def save_value(name: str | None, value: Any) -> None:
-    path = _path(name, "pkl")
+    """Stores ``value`` (JSON data: dicts, lists, strings, numbers) as JSON."""
+    path = _path(name, "json")
     if path is None:
         return
     try:
-        data = pickle.dumps(value)
-    except Exception:  # e.g. a pytree type defined in a function: not kept
+        data = json.dumps(value, allow_nan=False).encode("utf-8")
+    except (TypeError, ValueError, RecursionError):  # not JSON data: not kept
         return
     _write(path, data)
+    path.with_suffix(".pkl").unlink(missing_ok=True)  # an entry of an older ojax: never read
+
+
+# ------------------------------------------------------------ tree structures and shapes as JSON
+
+_CONTAINERS = {type(None): "none", tuple: "tuple", list: "list", dict: "dict"}
+_TRUSTED_CLASSES = ("ojax", "jax")  # packages whose named tuples a stored structure may name
+
+
+def _named_tuple(kind: type) -> bool:
+    return issubclass(kind, tuple) and isinstance(getattr(kind, "_fields", None), tuple)
+
+
+def tree_to_data(tree: Any) -> Any:
+    """A tree structure (``PyTreeDef``) as JSON data: ``"*"`` a leaf, ``["none"]``,
+    ``["tuple", children]``, ``["list", children]``, ``["dict", keys, children]``,
+    ``["namedtuple", "module:QualName", fields, children]``; ``ValueError`` for any other node
+    (e.g. a custom pytree class), which the store then does not keep."""
+    node = tree.node_data()
+    if node is None:
+        return "*"
+    kind, aux = node
+    children = [tree_to_data(child) for child in tree.children()]
+    if kind in _CONTAINERS:
+        if kind is dict:
+            if not all(isinstance(key, str) for key in aux):
+                raise ValueError(f"dict keys {aux!r} are not all strings")
+            return ["dict", list(aux), children]
+        return [_CONTAINERS[kind], children]
+    if _named_tuple(kind) and "<" not in kind.__qualname__:
+        module = kind.__module__
+        if module.split(".")[0] in _TRUSTED_CLASSES:
+            return ["namedtuple", f"{module}:{kind.__qualname__}", list(kind._fields), children]
+    raise ValueError(f"a {kind!r} node is not kept in the program store")
+
+
+def _trusted_class(where: Any, fields: Any) -> type:
+    """The named tuple ``module:QualName`` among the modules already imported (none is
+    imported here), checked to be a named tuple of ojax or JAX with these fields."""
+    module_name, _, qualname = str(where).partition(":")
+    if module_name.split(".")[0] not in _TRUSTED_CLASSES or module_name not in sys.modules:
+        raise ValueError(f"{where!r} is not a class of an imported ojax or JAX module")
+    value: Any = sys.modules[module_name]
+    for part in qualname.split("."):
+        if not part.isidentifier():
+            raise ValueError(f"{where!r} is not a class name")
+        value = getattr(value, part, None)
+    if (
+        not isinstance(value, type)
+        or not _named_tuple(value)
+        or list(getattr(value, "_fields", ())) != fields
+    ):
+        raise ValueError(f"{where!r} is not a named tuple with the fields {fields!r}")
+    return value
+
+
+def _example(data: Any, depth: int = 0) -> Any:
+    """A pytree of ``0`` leaves with the structure ``data`` describes."""
+    if depth > 64:
+        raise ValueError("the structure is too deep")
+    if data == "*":
+        return 0
+    if not isinstance(data, list) or not data or not isinstance(data[-1], list):
+        raise ValueError(f"not a stored structure: {data!r:.80}")
+    head, children = data[0], [_example(child, depth + 1) for child in data[-1]]
+    if head == "none" and len(data) == 2 and not children:
+        return None
+    if head in ("tuple", "list") and len(data) == 2:
+        return tuple(children) if head == "tuple" else children
+    if head == "dict" and len(data) == 3 and isinstance(data[1], list):
+        keys = data[1]
+        if len(keys) != len(children) or not all(isinstance(k, str) for k in keys):
+            raise ValueError("a stored dict's keys do not match its children")
+        return dict(zip(keys, children))
+    if head == "namedtuple" and len(data) == 4 and isinstance(data[2], list):
+        cls = _trusted_class(data[1], data[2])
+        if len(children) != len(data[2]):
+            raise ValueError("a stored named tuple's children do not match its fields")
+        return cls(*children)
+    raise ValueError(f"not a stored structure: {data!r:.80}")
+
+
+def tree_from_data(data: Any) -> Any:
+    """The ``PyTreeDef`` of :func:`tree_to_data`'s ``data``; ``ValueError`` on anything else."""
+    return jax.tree.structure(_example(data))
+
+
+def shapes_to_data(shapes: Any) -> dict[str, Any]:
+    """A pytree of ``jax.ShapeDtypeStruct`` as JSON data (structure, then each leaf's shape,
+    dtype and weak type)."""
+    leaves, tree = jax.tree.flatten(shapes)
+    if not all(isinstance(leaf, jax.ShapeDtypeStruct) for leaf in leaves):
+        raise ValueError("not a pytree of jax.ShapeDtypeStruct")
+    return {
+        "tree": tree_to_data(tree),
+        "leaves": [
+            [[int(n) for n in leaf.shape], np.dtype(leaf.dtype).name, bool(leaf.weak_type)]
+            for leaf in leaves
+        ],
+    }
+
+
+def shapes_from_data(data: Any) -> Any:
+    """The pytree of ``jax.ShapeDtypeStruct`` of :func:`shapes_to_data`; ``ValueError`` on
+    anything else."""
+    tree = tree_from_data(data["tree"])
+    leaves = []
+    for shape, dtype, weak in data["leaves"]:
+        if not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in shape):
+            raise ValueError(f"not a shape: {shape!r}")
+        kind = jax.numpy.dtype(str(dtype))
+        if not (jax.numpy.issubdtype(kind, jax.numpy.number) or kind == np.bool_):
+            raise ValueError(f"not an array dtype: {dtype!r}")
+        leaves.append(jax.ShapeDtypeStruct(tuple(shape), kind, weak_type=bool(weak)))
+    if len(leaves) != tree.num_leaves:
+        raise ValueError("the stored leaves do not match the structure")
+    return jax.tree.unflatten(tree, leaves)
 
 
 def load_exported(name: str | None) -> jax.export.Exported | None:
@@ -229,7 +354,7 @@ def exported_program(name: str, jitted: Callable, args: tuple) -> tuple[Any, Any
     """``(exported program over the leaves of args, output treedef)`` of ``jitted(*args)``:
     loaded from the store, else traced, exported and stored; ``None`` when it cannot be
     exported (e.g. a host callback): call ``jitted`` as usual then."""
-    exported, out_tree = load_exported(name), load_value(name)
+    exported, out_tree = load_exported(name), _load_tree(name)
     if exported is not None and out_tree is not None:
         return exported, out_tree
     leaves, tree = jax.tree.flatten(args)
@@ -245,8 +370,19 @@ def exported_program(name: str, jitted: Callable, args: tuple) -> tuple[Any, Any
     except Exception:
         return None
     save_exported(name, exported)
-    save_value(name, seen[-1])
+    try:
+        save_value(name, {"out_tree": tree_to_data(seen[-1])})
+    except ValueError:  # a structure JSON does not hold (e.g. a custom pytree class): not kept
+        pass
     return exported, seen[-1]
+
+
+def _load_tree(name: str) -> Any:
+    stored = load_value(name)
+    try:
+        return tree_from_data(stored["out_tree"])
+    except Exception:  # missing, or not a structure of this ojax: traced again, replaced
+        return None
 
 
 __all__ = [
@@ -258,4 +394,8 @@ __all__ = [
     "load_value",
     "save_exported",
     "save_value",
+    "shapes_from_data",
+    "shapes_to_data",
+    "tree_from_data",
+    "tree_to_data",
 ]

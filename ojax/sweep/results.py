@@ -118,7 +118,12 @@ class SweepResult:
           minimize: the smaller the better (default) or the larger.
 
         Returns:
-          ``{"index": {axis: i}, "params": {axis: value}, "value": mean metric}``.
+          ``{"index": {axis: i}, "params": {axis: value}, "value": mean metric}``: the best
+          combination whose mean is finite (a diverged one, NaN or infinite, is never the best).
+
+        Raises:
+          InputError: the metric's shape is not one value per combination, or no combination
+            has a finite mean (every one diverged).
         """
         values = self.outputs[metric] if isinstance(metric, str) else metric(self.outputs)
         values = np.asarray(values, dtype=np.float64)
@@ -136,7 +141,15 @@ class SweepResult:
         hyper = [a for a in self.axes if a not in ("seed", "task")]
         if not hyper:
             return {"index": {}, "params": {}, "value": float(score)}
-        flat = np.nanargmin(score) if minimize else np.nanargmax(score)
+        finite = np.isfinite(score)
+        if not finite.any():
+            raise InputError(
+                f"no combination has a finite mean of the metric: all {score.size} diverged "
+                "(NaN or infinite)"
+            )
+        flat = np.argmin(np.where(finite, score, np.inf)) if minimize else None
+        if flat is None:
+            flat = np.argmax(np.where(finite, score, -np.inf))
         where = np.unravel_index(flat, score.shape)
         index = {a: int(i) for a, i in zip(hyper, where)}
         params = {

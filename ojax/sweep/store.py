@@ -11,7 +11,9 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 import tempfile
+import zipfile
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -66,6 +68,31 @@ def atomic_json(path: Path, value: Any, prefix: str = ".tmp-") -> None:
     )
 
 
+JSON_LIMIT = 2**24
+"""The largest JSON file ojax reads back from a folder (its own records are a few KiB)."""
+
+
+def read_json(path: Path, limit: int = JSON_LIMIT) -> Any:
+    """The JSON value of ``path``: a regular file (a link to one is followed) of at most
+    ``limit`` bytes; ``ValueError`` otherwise (a device, a pipe, a folder, a huge file, text
+    nested too deep, not JSON) and ``OSError`` when it cannot be read. Nothing waits on a pipe
+    or reads a device without end."""
+    info = os.stat(path)
+    if not stat.S_ISREG(info.st_mode):
+        raise ValueError(f"{str(path)!r} is not a regular file")
+    if info.st_size > limit:
+        raise ValueError(f"{str(path)!r} holds {info.st_size} bytes, more than {limit}")
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(fd, "rb") as f:
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise ValueError(f"{str(path)!r} holds more than {limit} bytes")
+    try:
+        return json.loads(data)
+    except RecursionError:
+        raise ValueError(f"{str(path)!r} is nested too deep") from None
+
+
 def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("._") or "sweep"
 
@@ -84,8 +111,10 @@ def open_store(out_dir: Path, name: str, digest: str, manifest: dict, writer: bo
     path = folder / MANIFEST
     if path.exists():
         try:
-            held = json.loads(path.read_text())
-        except (OSError, json.JSONDecodeError) as exc:
+            held = read_json(path)
+            if not isinstance(held, dict):
+                raise ValueError("not a JSON object")
+        except (OSError, ValueError) as exc:
             raise InputError(f"{str(path)!r} is not a readable sweep manifest ({exc})") from exc
         if held.get("hash") != digest:
             raise InputError(
@@ -121,9 +150,12 @@ def load_chunks(
         if only is not None and path.name not in only:
             continue
         try:
+            _check_sizes(path, total, leaves)
             with np.load(path, allow_pickle=False) as z:
                 index = z["index"]
                 values = [z[f"out{i}"] for i in range(len(leaves))]
+        except InputError:
+            raise
         except Exception as exc:
             raise InputError(
                 f"chunk file {str(path)!r} cannot be read ({exc}); move it away to recompute it"
@@ -143,6 +175,20 @@ def load_chunks(
         done[index] = True
         count += 1
     return count
+
+
+def _check_sizes(path: Path, total: int, leaves: list[np.ndarray]) -> None:
+    """Refuses a chunk file whose members declare more data than the whole sweep's outputs
+    (checked before anything is inflated: a planted file could otherwise inflate to any size)."""
+    limits = {"index.npy": 8 * total, **{f"out{i}.npy": a.nbytes for i, a in enumerate(leaves)}}
+    with zipfile.ZipFile(path) as archive:
+        for info in archive.infolist():
+            if info.filename in limits and info.file_size > limits[info.filename] + 4096:
+                raise InputError(
+                    f"chunk file {str(path)!r}: its array {info.filename!r} declares "
+                    f"{info.file_size} bytes, more than this sweep's outputs hold; move it away "
+                    "to recompute it"
+                )
 
 
 def prepare(folder: Path, resume: bool, writer: bool, leaves: list, done: np.ndarray) -> int:

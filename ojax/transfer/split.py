@@ -37,10 +37,11 @@ from ojax.transfer.prepare import setup_arrays
 from ojax.transfer.runner import kernel_pool, run_kernel
 from ojax.validation import (
     InputError,
-    check_finite,
     check_int,
     check_labels,
+    check_row_norms,
     check_shape,
+    real_array,
 )
 
 HOMOGENEOUS_METHODS = ("PA", "PAIO", "OTL_fixed", "OTL", "HomOTL2")
@@ -239,8 +240,29 @@ def _source_view(source_x, target_x) -> str:
     return "view1"
 
 
-def _check_features(name: str, x: Any) -> None:
-    check_finite(name, x.data if sp.issparse(x) else x)
+def _features(name: str, x: Any, dtype: Any) -> Any:
+    """``x`` (NumPy, a list, or scipy sparse) as a 2-d array or CSR of real numbers whose
+    values and row norms are finite in ``dtype`` (the run's: checked after the conversion);
+    the values themselves are kept as given (the setup converts them)."""
+    if sp.issparse(x):
+        x = sp.csr_matrix(x)
+        real_array(f"{name} (its stored values)", x.data, dtype)
+        scale = np.asarray(abs(x).max(axis=1).toarray(), np.float64).ravel()
+        scaled = sp.diags(1.0 / np.where(scale > 0, scale, 1.0)) @ x.astype(np.float64)
+        norms = scale * np.sqrt(np.asarray(scaled.multiply(scaled).sum(axis=1)).ravel())
+        check_row_norms(name, None, norms=norms, dtype=dtype)
+        return x
+    arr = np.asarray(real_array(name, x)) if not isinstance(x, np.ndarray) else x
+    if arr.ndim != 2:
+        raise InputError(f"{name} must be a 2-d array (rows, features), got shape {arr.shape}")
+    check_row_norms(name, real_array(name, arr, dtype))
+    return arr
+
+
+def _labels(name: str, y: Any) -> np.ndarray:
+    labels = real_array(name, y)
+    check_labels(name, labels)
+    return labels
 
 
 def _widths(methods: Sequence[str], params: Mapping[str, Params], source_view: str):
@@ -296,6 +318,11 @@ def prepare_transfer(
       dtype: floating dtype (default: JAX's default float).
     """
     dtype = jnp.zeros(()).dtype if dtype is None else dtype
+    source_x, target_x = (
+        _features("source_x", source_x, dtype),
+        _features("target_x", target_x, dtype),
+    )
+    source_y, target_y = _labels("source_y", source_y), _labels("target_y", target_y)
     check_shape("source_y", source_y, (np.shape(source_x)[0],))
     check_shape("target_y", target_y, (np.shape(target_x)[0],))
     start = time.perf_counter()
@@ -321,10 +348,6 @@ def prepare_transfer(
     source_params = _cast(source_params or KernelPAParams.paper_source(), dtype)
     check_pa_params(source_params)
     order = _source_order(source_order, source_x.shape[0])
-    for name, labels in (("source_y", source_y), ("target_y", target_y)):
-        check_labels(name, labels)
-    _check_features("source_x", source_x)
-    _check_features("target_x", target_x)
     views = tuple(sorted(_widths(methods, chosen, source_view)))
     arrays = setup_arrays(source_x, source_y, target_x, order, source_params, views, dtype)
     if not bool(arrays.finite):
@@ -431,6 +454,11 @@ def run_split(
       InputError: on orders that are not 0-based integer rows (naming ``source_order`` or
         ``target_orders``), labels outside {-1, +1}, unknown methods, bad params.
     """
+    dtype = jnp.zeros(()).dtype if dtype is None else dtype
+    source_x, target_x = (
+        _features("source_x", source_x, dtype),
+        _features("target_x", target_x, dtype),
+    )
     source_order = check_orders("source_order", source_order, np.shape(source_x)[0])
     if source_order.shape[0] != 1:
         raise InputError(f"source_order must be one order (S,), got shape {source_order.shape}")

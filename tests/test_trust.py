@@ -1,0 +1,1049 @@
+"""Nothing lost, no one let in (issue 20): output folders, caches and user files under attack.
+
+Each test is one try of a hostile (or unlucky) user against ``ojax run`` / ``ojax sweep``, the
+caches, the files ojax reads and the library, and the outcome it must have now. The destructive
+ones run in a temporary tree with sibling files that must survive byte for byte.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import pickle
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ojax import cli
+
+LOCK = ".ojax-lock"  # ojax.experiments.lock.LOCK (imported in the tests: new in issue 20)
+
+ROOT = Path(__file__).resolve().parents[1]
+SWEEP = ["sweep", "hedge", "--steps", "20", "--dim", "2", "--seeds", "2", "--quiet"]
+
+
+def _snapshot(folder: Path) -> dict[str, bytes]:
+    """Every file below ``folder`` (recursively) -> its bytes."""
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+def _one_error_line(capsys) -> str:
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err and err[-1].startswith("ojax: error: "), err
+    assert all(not line.startswith(("Traceback", "  File")) for line in err), err
+    return err[-1]
+
+
+def _env() -> dict:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
+    env["OJAX_COMPILATION_CACHE"] = "off"
+    return env
+
+
+# ------------------------------------------------------------ a run deletes only what it wrote
+
+
+@pytest.fixture
+def tree(tmp_path) -> Path:
+    """``results/`` holding the user's own files: they must survive every failed run."""
+    results = tmp_path / "results"
+    (results / "old-job").mkdir(parents=True)
+    (results / "notes.txt").write_bytes(b"the user's notes\n")
+    (results / "old-job" / "table.csv").write_bytes(b"a,b\n1,2\n")
+    return results
+
+
+def _meanwhile(monkeypatch, module, name: str, date: Path) -> None:
+    """``module.name`` first writes files into ``date`` (another job, while this run runs)."""
+    real = getattr(module, name)
+
+    def another_job_writes_then_runs(*args, **kwargs):
+        (date / "other-job").mkdir(parents=True, exist_ok=True)
+        (date / "other-job" / "log.txt").write_bytes(b"written by another job\n")
+        (date / "README").write_bytes(b"the user's note on this day's runs\n")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, another_job_writes_then_runs)
+
+
+def test_a_failed_sweep_never_removes_an_ancestor_others_wrote_into(tree, monkeypatch, capsys):
+    from ojax.experiments import learner_sweep
+
+    before = _snapshot(tree)
+    date = tree / "2024-05-01"
+    out = date / "lr_x"
+    _meanwhile(monkeypatch, learner_sweep, "sweep", date)  # while this run sizes its chunks
+    assert cli.main([*SWEEP, "--out", str(out), "--memory-budget", "1"]) == 2
+    assert "memory_budget" in _one_error_line(capsys)
+    assert not out.exists()  # what this run created is gone
+    after = _snapshot(tree)
+    assert {k: after[k] for k in before} == before  # the user's files, byte for byte
+    assert after["2024-05-01/README"] == b"the user's note on this day's runs\n"
+    assert after["2024-05-01/other-job/log.txt"] == b"written by another job\n"
+
+
+def test_a_bad_grid_field_is_refused_before_any_folder_is_made(tree, capsys):
+    before = _snapshot(tree)
+    out = tree / "2024-05-01" / "lr_x"
+    assert cli.main([*SWEEP, "--out", str(out), "--grid", "no_such_field=1"]) == 2
+    assert "'no_such_field' is not a hyperparameter of hedge" in _one_error_line(capsys)
+    assert not (tree / "2024-05-01").exists() and _snapshot(tree) == before
+
+
+def test_a_failed_run_alone_removes_every_folder_it_created(tree, capsys):
+    before = _snapshot(tree)
+    out = tree / "2024-05-01" / "deep" / "lr_x"
+    assert cli.main([*SWEEP, "--out", str(out), "--memory-budget", "1"]) == 2
+    _one_error_line(capsys)
+    assert not (tree / "2024-05-01").exists()
+    assert _snapshot(tree) == before and sorted(p.name for p in tree.iterdir()) == [
+        "notes.txt",
+        "old-job",
+    ]
+
+
+def test_a_run_failing_on_split_rows_keeps_the_siblings(tree, tmp_path, monkeypatch, capsys):
+    from ojax.experiments import zhao_hoi2010
+
+    split = tmp_path / "split.npz"  # rows beyond usenet2's 1500: found while running
+    np.savez(split, source_order=np.arange(5), target_orders=np.array([[10, 11, 99999]]))
+    date = tree / "2024-05-01"
+    out = date / "split-run"
+    before = _snapshot(tree)
+    _meanwhile(monkeypatch, zhao_hoi2010.transfer_data, "split_from_orders", date)
+    argv = ["run", "zhao-hoi2010-homogeneous", "--quick", "--quiet", "--split", str(split)]
+    assert cli.main([*argv, "--out", str(out)]) == 2
+    assert "target_orders" in _one_error_line(capsys)
+    assert not out.exists()
+    after = _snapshot(tree)
+    assert {k: after[k] for k in before} == before
+    assert "2024-05-01/README" in after and "2024-05-01/other-job/log.txt" in after
+
+
+@pytest.mark.parametrize("entry", ["{outside}", "../../victim", "..", ".sweep", "a/b", ""])
+def test_a_run_record_naming_paths_refuses_the_folder(tmp_path, capsys, entry):
+    """A folder received from a colleague (or on shared storage) whose ``.ojax-run.json``
+    lists paths: the same command again deletes nothing, inside or outside ``--out``."""
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "thesis.tex").write_bytes(b"years of work\n")
+    outside = tmp_path / "outside.txt"
+    outside.write_bytes(b"outside --out\n")
+    out = tmp_path / "shared" / "run"
+    assert cli.main([*SWEEP, "--out", str(out)]) == 0
+    record = json.loads((out / ".ojax-run.json").read_text())
+    record["files"].append(entry.format(outside=outside))
+    (out / ".ojax-run.json").write_text(json.dumps(record))
+    before, around = _snapshot(out), _snapshot(tmp_path)
+    capsys.readouterr()
+    assert cli.main([*SWEEP, "--out", str(out)]) == 2  # the same command: it would resume
+    line = _one_error_line(capsys)
+    assert "is not a plain file name" in line and ".ojax-run.json" in line
+    assert _snapshot(out) == before and _snapshot(tmp_path) == around
+    assert cli.main([*SWEEP, "--out", str(out), "--overwrite"]) == 2
+    assert _snapshot(tmp_path) == around
+
+
+def test_a_recorded_name_that_is_a_folder_is_never_removed(tmp_path, capsys):
+    out = tmp_path / "run"
+    assert cli.main([*SWEEP, "--out", str(out)]) == 0
+    (out / "data").mkdir()
+    (out / "data" / "mine.csv").write_bytes(b"my data\n")
+    record = json.loads((out / ".ojax-run.json").read_text())
+    record["files"].append("data")
+    (out / ".ojax-run.json").write_text(json.dumps(record))
+    for extra in (["--seeds", "3", "--overwrite"], []):  # replace it, or resume it
+        capsys.readouterr()
+        assert cli.main([*SWEEP, "--out", str(out), *extra]) == 2
+        assert "'data' is a folder, where ojax writes a file" in _one_error_line(capsys)
+        assert (out / "data" / "mine.csv").read_bytes() == b"my data\n"
+
+
+# ------------------------------------------------------------------------------- the lock
+
+_HOLDER = """
+import sys, time
+from pathlib import Path
+from ojax.experiments.lock import FolderLock
+lock = FolderLock(Path(sys.argv[1]))
+lock.acquire()
+print("locked", flush=True)
+time.sleep(120)
+"""
+
+
+def _hold_lock(folder: Path) -> subprocess.Popen:
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _HOLDER, str(folder)],
+        env=_env(),
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "locked"
+    return proc
+
+
+def test_overwrite_while_another_process_writes_is_refused_naming_it(tmp_path, capsys):
+    out = tmp_path / "run"
+    assert cli.main([*SWEEP, "--out", str(out)]) == 0
+    before = _snapshot(out)
+    holder = _hold_lock(out)
+    try:
+        for extra in (["--seeds", "3", "--overwrite"], []):  # replace it, or resume it
+            capsys.readouterr()
+            assert cli.main([*SWEEP, "--out", str(out), *extra]) == 2
+            line = _one_error_line(capsys)
+            assert f"in use by another ojax process (pid {holder.pid} on " in line
+            assert socket.gethostname() in line
+            assert {k: v for k, v in _snapshot(out).items() if k != LOCK} == before
+    finally:
+        holder.send_signal(signal.SIGKILL)  # killed: its lock file stays, its flock goes
+        holder.wait(timeout=30)
+    assert (out / LOCK).exists()  # a stale lock of a dead process: taken over
+    assert cli.main([*SWEEP, "--out", str(out), "--seeds", "3", "--overwrite"]) == 0
+    assert not (out / LOCK).exists()  # released when the run ends
+    assert json.loads((out / "config.json").read_text())["seeds"] == 3
+
+
+def test_a_stale_lock_without_flock_is_taken_over_by_pid(tmp_path, monkeypatch):
+    from ojax.experiments import lock
+    from ojax.experiments.lock import FolderLock
+
+    monkeypatch.setattr(lock, "_try_flock", lambda fd: None)  # a file system without flock
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    folder = tmp_path / "run"
+    folder.mkdir()
+    owner = {"pid": dead.pid, "host": socket.gethostname(), "started": time.time()}
+    (folder / LOCK).write_text(json.dumps(owner))
+    lock.check_free(folder)  # a dead pid of this host: not held
+    held = FolderLock(folder)
+    held.acquire()
+    assert json.loads((folder / LOCK).read_text())["pid"] == os.getpid()
+    held.release()
+    (folder / LOCK).write_text(json.dumps({**owner, "host": "elsewhere.example"}))
+    with pytest.raises(lock.InputError, match=r"pid \d+ on elsewhere.example.*remove"):
+        FolderLock(folder).acquire()  # another host: cannot be checked, so refused
+
+
+# ------------------------------------------------------------------ caches hold data, not code
+
+
+class _Planted:
+    """What a stranger who can write the cache folder plants: unpickling it runs ``mkdir``."""
+
+    def __init__(self, marker: str) -> None:
+        self.marker = marker
+
+    def __reduce__(self):
+        return (os.mkdir, (self.marker,))
+
+
+def _plant(store: Path, marker: Path) -> None:
+    """A crafted pickle (with the store's checksum in front, as the store writes) in place of
+    every entry's value, under the old (``.pkl``) and the new (``.json``) name."""
+    payload = pickle.dumps(_Planted(str(marker)))
+    framed = hashlib.sha256(payload).digest() + payload
+    for name in {p.stem for p in store.iterdir() if not p.name.startswith(".")}:
+        for suffix in ("pkl", "json"):
+            (store / f"{name}.{suffix}").write_bytes(framed)
+
+
+def test_a_crafted_pickle_in_the_program_store_runs_nothing(tmp_path, monkeypatch):
+    import jax.numpy as jnp
+
+    from ojax import projections
+    from ojax.sweep import programs
+
+    store = tmp_path / "ojax-programs"
+    monkeypatch.setattr(programs, "folder", lambda: store)
+    w = jnp.asarray([3.0, 4.0, 0.5])
+    first = programs.jit(projections.simplex)(w, 2.0)  # traced, exported and stored
+    marker = tmp_path / "code-ran"
+    _plant(store, marker)
+    again = programs.jit(projections.simplex)(w, 2.0)  # a new wrapper: reads the store
+    assert not marker.exists()
+    np.testing.assert_array_equal(again, first)
+    for path in store.glob("*.json"):  # the entry that did not parse was replaced
+        assert json.loads(programs._read(path))["out_tree"] == "*"
+
+
+_CACHED_SWEEP = [*SWEEP, "--no-resume", "--compile-cache"]
+
+
+def _ojax(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "ojax.cli", *args],
+        cwd=cwd,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_planted_cache_entries_run_nothing_and_junk_is_replaced_once(tmp_path):
+    """A shared cache folder holding a crafted pickle for every program-store entry and junk
+    for every compiled program: the next run executes none of it, warns once (one line per
+    program) and leaves a cache the run after reads without a word."""
+    cache = tmp_path / "cache"
+    args = [*_CACHED_SWEEP, str(cache), "--out", "run"]
+    first = _ojax(args, tmp_path)
+    assert first.returncode == 0, first.stderr
+    expected = _snapshot(tmp_path / "run")["results.csv"]
+    marker = tmp_path / "code-ran"
+    _plant(cache / "ojax-programs", marker)
+    junk = sorted(cache.glob("*-cache"))
+    assert junk
+    for path in junk:
+        path.write_bytes(b"junk")
+    second = _ojax(args, tmp_path)
+    assert second.returncode == 0, second.stderr
+    assert not marker.exists()
+    assert "Warning" not in second.stderr and "Traceback" not in second.stderr, second.stderr
+    notes = [line for line in second.stderr.splitlines() if line.startswith("ojax: note:")]
+    assert notes and all("unreadable" in line and "compiled again" in line for line in notes)
+    assert _snapshot(tmp_path / "run")["results.csv"] == expected
+    assert all(path.read_bytes() != b"junk" for path in junk if path.exists())
+    third = _ojax(args, tmp_path)
+    assert third.returncode == 0 and "note" not in third.stderr and "Warning" not in third.stderr
+
+
+def test_stored_tree_structures_are_json_and_name_only_imported_ojax_classes():
+    import jax
+    import jax.numpy as jnp
+
+    from ojax.core import Trace
+    from ojax.sweep import programs
+
+    value = {"trace": Trace(jnp.ones(2), None, jnp.ones(2), [jnp.ones(1), (2.0, None)]), "n": 1}
+    tree = jax.tree.structure(value)
+    data = json.loads(json.dumps(programs.tree_to_data(tree)))
+    assert programs.tree_from_data(data) == tree
+    shapes = jax.eval_shape(lambda: value)
+    back = programs.shapes_from_data(json.loads(json.dumps(programs.shapes_to_data(shapes))))
+    assert jax.tree.structure(back) == tree and jax.tree.leaves(back) == jax.tree.leaves(shapes)
+    for where in ("os:system", "builtins:tuple", "ojax.not_a_module:X", "ojax.core:Trace.x"):
+        with pytest.raises(ValueError):
+            programs.tree_from_data(["namedtuple", where, ["a"], ["*"]])
+    deep: object = "*"
+    for _ in range(100):
+        deep = ["tuple", [deep]]
+    for bad in (["eval", ["*"]], ["dict", ["a"], []], {"x": 1}, ["tuple", "*"], deep):
+        with pytest.raises(ValueError):
+            programs.tree_from_data(bad)
+    with pytest.raises(ValueError):  # a custom pytree class is not kept at all
+        programs.tree_to_data(jax.tree.structure(jax.tree_util.Partial(len, 1)))
+
+
+# --------------------------------------------------------- user data, checked after conversion
+
+
+def _tasks(path: Path, **arrays) -> Path:
+    rng = np.random.default_rng(3)
+    base = {
+        "x": rng.normal(size=(9, 3)),
+        "y": rng.normal(size=9),
+        "task": np.array([0, 0, 0, 0, 1, 1, 1, 1, 1]),
+    }
+    np.savez(path, **{**base, **arrays})
+    return path
+
+
+def _with(name: str, row: int, value, dtype=float) -> np.ndarray:
+    rng = np.random.default_rng(3)
+    base = {"x": rng.normal(size=(9, 3)), "y": rng.normal(size=9)}[name].astype(dtype)
+    base[row] = value
+    return base
+
+
+@pytest.mark.parametrize(
+    "arrays, message",
+    [
+        ({"y": _with("y", 6, 1e39)}, r"'y': 1e\+39 at index \(6,\) does not fit float32.*task 1"),
+        ({"x": _with("x", 2, 1e39)}, None),  # x is scaled to unit rows first: it fits
+        ({"x": _with("x", 1, 2j, complex)}, r"'x' must hold real numbers, got complex"),
+        ({"y": _with("y", 1, 2j, complex)}, r"'y' must hold real numbers, got complex"),
+        ({"num_test": np.array([1.7, 2.2])}, r"'num_test' must hold whole numbers.*1\.7"),
+        ({"num_test": np.array([1.0, 2.0])}, None),  # whole numbers stored as floats
+        ({"x": np.full((9, 3), "a")}, r"'x' must hold numbers, got dtype <U1"),
+        ({"y": np.array(["1"] * 9)}, r"'y' must hold numbers, got dtype <U1"),
+        ({"task": np.array(["a"] * 9)}, r"'task' must hold integers"),
+        ({"x": _with("x", 5, [1e300, 1e300, 1e300])}, None),  # its norm overflows: scaled
+        ({"x": _with("x", 5, [1e-320, 0.0, 0.0])}, None),  # its norm underflows: scaled
+    ],
+)
+def test_a_tasks_file_is_checked_in_the_runs_dtype(tmp_path, arrays, message):
+    from ojax.datasets import DataError, load_tasks_file
+
+    path = _tasks(tmp_path / "t.npz", **arrays)
+    if message is not None:
+        with pytest.raises(DataError, match=message):
+            load_tasks_file(path)
+        return
+    data = load_tasks_file(path)
+    assert np.all(np.isfinite(data.x)) and np.all(np.isfinite(data.y))
+    norms = np.linalg.norm(data.x.astype(np.float64), axis=-1)[data.mask]
+    np.testing.assert_allclose(norms, 1.0, rtol=1e-6)  # every real row of unit norm, none 0
+
+
+def test_a_tasks_file_for_float64_keeps_what_float32_refuses(tmp_path, capsys):
+    from ojax.datasets import load_tasks_file
+
+    path = _tasks(tmp_path / "t.npz", y=_with("y", 6, 1e39))
+    assert load_tasks_file(path, np.float64).y.max() == 1e39
+    out = tmp_path / "out"
+    argv = ["run", "denevi2020-lenk", "--quick", "--seeds", "1", "--quiet", "--tasks", str(path)]
+    assert cli.main([*argv, "--out", str(out)]) == 2  # float32: refused before anything runs
+    assert "'y': 1e+39 at index (6,) does not fit float32" in _one_error_line(capsys)
+    assert not out.exists()
+
+
+def test_tasks_of_from_tasks_are_checked_after_the_cast():
+    from ojax import meta
+    from ojax.validation import InputError
+
+    rng = np.random.default_rng(0)
+
+    def task(**kw):
+        parts = {"X": rng.normal(size=(4, 3)), "Y": rng.normal(size=4)}
+        parts.update(Xt=rng.normal(size=(2, 3)), Yt=rng.normal(size=2))
+        parts.update(kw)
+        return parts["X"], parts["Y"], parts["Xt"], parts["Yt"]
+
+    cases = [
+        (
+            {"Y": np.array([0.0, 1e39, 0.0, 0.0])},
+            r"tasks\[1\]\.Y: 1e\+39 at index \(1,\) does not fit",
+        ),
+        ({"X": np.ones((4, 3)) + 1j}, r"tasks\[1\]\.X must hold real numbers"),
+        ({"Yt": np.array([1.0, 1j])}, r"tasks\[1\]\.Y_test must hold real numbers"),
+        ({"X": np.full((4, 3), 3e38)}, r"tasks\[1\]\.X: row 0 has norm 5\.2e\+38"),
+    ]
+    for kw, message in cases:
+        with pytest.raises(InputError, match=message):
+            meta.TaskBlock.from_tasks([task(), task(**kw)], dtype=np.float32)
+    import jax
+
+    with jax.enable_x64(True):  # float64 holds it
+        tasks = [task(), task(Y=np.array([0.0, 1e39, 0.0, 0.0]))]
+        assert float(np.max(meta.TaskBlock.from_tasks(tasks, np.float64).y_train)) == 1e39
+
+
+def test_run_split_takes_lists_and_refuses_complex_or_overflowing_rows():
+    import scipy.sparse as sp
+
+    from ojax import transfer
+    from ojax.validation import InputError
+
+    rng = np.random.default_rng(0)
+    sx, tx = rng.random((6, 3)), rng.random((8, 3))
+    sy, ty = np.sign(rng.normal(size=6)), np.sign(rng.normal(size=8))
+    orders = np.arange(8)[None]
+    arrays = transfer.run_split(sx, sy, np.arange(6), tx, ty, orders, methods=["PA"])
+    lists = transfer.run_split(
+        sx.tolist(), sy.tolist(), list(range(6)), tx.tolist(), ty.tolist(), [list(range(8))],
+        methods=["PA"],
+    )  # fmt: skip
+    np.testing.assert_array_equal(lists["PA"].scores, arrays["PA"].scores)
+    cases = [
+        ({"tx": tx + 1j}, "target_x must hold real numbers"),
+        ({"ty": ty + 0j}, "target_y must hold real numbers"),
+        ({"tx": np.full((8, 3), 1e39)}, r"target_x: 1e\+39 at index \(0, 0\) does not fit float32"),
+        ({"sx": sp.csr_matrix(np.full((6, 3), 3e38))}, r"source_x: row 0 has norm 5\.2e\+38"),
+        ({"sx": [[1.0, 2.0], [3.0]]}, "source_x"),  # ragged rows
+    ]
+    for change, message in cases:
+        given = {"sx": sx, "sy": sy, "tx": tx, "ty": ty, **change}
+        with pytest.raises(InputError, match=message):
+            transfer.run_split(
+                given["sx"], given["sy"], np.arange(6), given["tx"], given["ty"], orders
+            )
+
+
+def _npy_member(archive, name: str, shape: tuple, fill_bytes: int) -> None:
+    """A ``.npy`` member declaring ``shape`` (float64) whose data is ``fill_bytes`` zeros,
+    streamed (never whole in memory)."""
+    import zipfile
+
+    header = {"descr": "<f8", "fortran_order": False, "shape": shape}
+    with archive.open(name, "w", force_zip64=True) as member:
+        np.lib.format.write_array_header_1_0(member, header)
+        chunk = bytes(2**24)
+        left = fill_bytes
+        while left > 0:
+            member.write(chunk[: min(left, len(chunk))])
+            left -= len(chunk)
+    assert isinstance(archive, zipfile.ZipFile)
+
+
+def test_an_npz_bomb_is_refused_before_it_inflates(tmp_path, monkeypatch, capsys):
+    import tracemalloc
+    import zipfile
+
+    from ojax.datasets import DataError, load_tasks_file
+    from ojax.datasets import npz as npz_module
+    from ojax.datasets.transfer import load_split_file
+
+    good = _tasks(tmp_path / "good.npz")
+    bomb = tmp_path / "bomb.npz"  # the needed arrays, and 512 MiB of zeros beside them
+    with zipfile.ZipFile(good) as src, zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as dst:
+        for name in src.namelist():
+            dst.writestr(name, src.read(name))
+        _npy_member(dst, "junk.npy", (2**26,), 2**29)
+    assert bomb.stat().st_size < 2**22
+    tracemalloc.start()
+    data = load_tasks_file(bomb)  # only x, y, task (and num_test) are read
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert data.x.shape == (2, 5, 3) and peak < 2**25, peak
+    liar = tmp_path / "liar.npz"  # x's header declares 8 TB; its member holds 1 KiB
+    with zipfile.ZipFile(good) as src, zipfile.ZipFile(liar, "w", zipfile.ZIP_DEFLATED) as dst:
+        for name in ("y.npy", "task.npy"):
+            dst.writestr(name, src.read(name))
+        _npy_member(dst, "x.npy", (10**9, 1000), 1024)
+    with pytest.raises(DataError, match=r"'x' declares shape \(1000000000, 1000\)"):
+        load_tasks_file(liar)
+    monkeypatch.setattr(npz_module, "size_limit", lambda: 2**20)  # a 1 MiB limit
+    big = _tasks(
+        tmp_path / "big.npz", x=np.ones((2**17, 3)), y=np.ones(2**17), task=np.zeros(2**17, int)
+    )
+    with pytest.raises(DataError, match=r"array 'x' declares .* above the limit of"):
+        load_tasks_file(big)
+    split = tmp_path / "split.npz"
+    np.savez(split, source_order=np.arange(2**18), target_orders=np.arange(4))
+    with pytest.raises(DataError, match=r"array 'source_order' declares .* above the limit"):
+        load_split_file(split)
+
+
+# ------------------------------------------------------ sweep summaries never name a diverged run
+
+OGD = ["sweep", "ogd_square", "--seeds", "2", "--steps", "200", "--quiet"]
+
+
+def _sweep_lines(capsys, out: Path, grid: str, *extra: str) -> list[str]:
+    capsys.readouterr()
+    assert cli.main([*OGD, "--grid", f"learning_rate={grid}", "--out", str(out), *extra]) == 0
+    return capsys.readouterr().out.splitlines()
+
+
+def test_a_diverged_value_is_never_named_best(tmp_path, capsys):
+    out = tmp_path / "run"
+    lines = _sweep_lines(capsys, out, "1e30,0.1,0.3")
+    best = [line for line in lines if line.startswith("ojax: best")]
+    assert len(best) == 1 and best[0].startswith("ojax: best learning_rate=0.3: final average")
+    assert "next learning_rate=0.1:" in best[0] and "nan" not in best[0]
+    config = json.loads((out / "config.json").read_text())
+    assert config["best"]["params"]["learning_rate"] == pytest.approx(0.3)
+    assert any("learning_rate=1e+30" in line and "nan" in line for line in lines)  # the table
+
+
+def test_a_diverged_runner_up_loses_on_every_seed(tmp_path, capsys):
+    lines = _sweep_lines(capsys, tmp_path / "run", "0.1,1e30")
+    (best,) = [line for line in lines if line.startswith("ojax: best")]
+    assert best.startswith("ojax: best learning_rate=0.1: final average loss")
+    assert best.endswith("; every other value diverged (final average loss NaN or infinite)")
+    assert "0 of 2" not in best
+
+
+def test_wins_count_ties_and_nan_seeds_of_the_runner_up():
+    from ojax.experiments.learner_sweep import best_line
+    from ojax.experiments.output import ExperimentResult
+
+    result = ExperimentResult()
+    result.add("s", "ogd@learning_rate=0.1", "average_loss", np.array([[1.0], [2.0], [3.0]]))
+    result.add("s", "ogd@learning_rate=0.2", "average_loss", np.array([[1.0], [2.5], [3.5]]))
+    line = best_line(result, result.rows)
+    assert line.endswith("best on 2 of 3 seeds (tied on 1)"), line
+    result.rows[1].mean = 2.5  # a runner-up whose seed diverged yet whose row says finite
+    result.curves["s/ogd@learning_rate=0.2/average_loss"][2, -1] = np.nan
+    assert best_line(result, result.rows).endswith("best on 2 of 3 seeds (tied on 1)")
+
+
+def test_an_all_diverged_grid_writes_its_results_and_says_so(tmp_path, capsys):
+    out = tmp_path / "run"
+    for _ in range(2):  # a rerun resumes and says the same
+        lines = _sweep_lines(capsys, out, "1000,2000")
+        assert lines[-2] == (
+            "ojax: no value converged: the final average loss is NaN or infinite for all 2 "
+            "values of the grid (try smaller values); the table and results.csv hold them"
+        )
+        assert {"results.csv", "curves.npz", "config.json", "sensitivity.png"} <= {
+            p.name for p in out.iterdir()
+        }
+    config = json.loads((out / "config.json").read_text())
+    assert config["best"] is None and config["converged"] is False
+
+
+def test_an_all_diverged_sweep_result_has_no_best():
+    from ojax.sweep import sweep
+    from ojax.validation import InputError
+
+    res = sweep(
+        lambda p, d, k: p["x"] * np.nan, {"x": [1.0, 2.0]}, num_seeds=2, key=0, progress=False
+    )
+    with pytest.raises(InputError, match="no combination has a finite mean.*all 2 diverged"):
+        res.best(lambda o: o)
+    res = sweep(
+        lambda p, d, k: 1.0 / (p["x"] - 1.0), {"x": [1.0, 3.0]}, num_seeds=2, key=0, progress=False
+    )
+    assert res.best(lambda o: o)["index"] == {"x": 1}  # inf ranks after every finite value
+
+
+@pytest.mark.parametrize(
+    "grid, message",
+    [
+        ("0.1,0.10,1e-1", "gives the value 0.1 3 times (as 0.1, 0.10, 1e-1)"),
+        ("0.1,0.100000001", "0.1, 0.100000001 are equal in float32"),
+    ],
+)
+def test_duplicate_grid_values_are_refused(tmp_path, capsys, grid, message):
+    out = tmp_path / "run"
+    assert cli.main([*OGD, "--grid", f"learning_rate={grid}", "--out", str(out)]) == 2
+    assert message in _one_error_line(capsys)
+    assert not out.exists()
+
+
+# ------------------------------------------------------------------ the rest of the two tables
+
+
+def test_float16_metrics_accumulate_in_float32():
+    import jax.numpy as jnp
+
+    from ojax import metrics
+
+    ones = jnp.ones(70000, jnp.float16)  # longer than float16's 65504
+    assert float(metrics.average_loss(ones)[-1]) == 1.0
+    assert float(metrics.mistake_rate(ones)[-1]) == 1.0
+    assert float(metrics.cumulative_loss(ones)[-1]) == 70000.0
+    half = jnp.tile(jnp.asarray([0.0, 1.0], jnp.bfloat16), 3000)
+    assert float(metrics.average_loss(half)[-1]) == 0.5  # bfloat16 counts stop at 256
+
+
+def _ogd_run(mask):
+    import jax.numpy as jnp
+
+    import ojax
+    from ojax import losses, oco
+
+    learner = ojax.linear_predictor(oco.ogd("none"), losses.square, jnp.zeros(2))
+    params = oco.OGDParams(jnp.float32(0.5), jnp.float32(1.0))
+    xs, ys = jnp.asarray([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]), jnp.asarray([1.0, 2.0, 3.0])
+    return ojax.run(learner, params, xs, ys, losses.square, mask=mask)[1].loss
+
+
+def test_a_mask_must_be_boolean_or_zeros_and_ones():
+    import jax.numpy as jnp
+
+    from ojax import metrics
+    from ojax.validation import InputError
+
+    with pytest.raises(InputError, match="mask must be boolean .* got dtype float32"):
+        _ogd_run(jnp.full(3, 0.5))
+    with pytest.raises(InputError, match=r"mask must take values in \[0, 1\], got 2"):
+        _ogd_run(jnp.asarray([1, 2, 1]))
+    np.testing.assert_array_equal(
+        _ogd_run(jnp.asarray([1, 0, 1])), _ogd_run(jnp.asarray([True, False, True]))
+    )
+    with pytest.raises(InputError, match="mask must be boolean"):
+        metrics.average_loss(jnp.ones(3), jnp.full(3, 0.5))
+
+
+def test_params_of_another_meta_learner_name_the_class_expected():
+    from ojax import meta
+    from ojax.validation import InputError
+
+    rng = np.random.default_rng(0)
+    parts = [
+        (rng.normal(size=(n, 3)) / 3, rng.normal(size=n), rng.normal(size=(2, 3)) / 3,
+         rng.normal(size=2))
+        for n in (4, 5)
+    ]  # fmt: skip
+    tasks = meta.TaskBlock.from_tasks(parts)
+    with pytest.raises(InputError, match="the lazy meta-learner takes MetaParams .* got Fixed"):
+        meta.run_meta(meta.lazy(3), meta.FixedBiasParams.paper(0.0), tasks)
+    with pytest.raises(InputError, match="takes FixedBiasParams .* got MetaParams"):
+        meta.run_meta(meta.biased_within_task(3), meta.MetaParams.paper(), tasks)
+
+
+def test_a_state_of_another_learner_is_named_before_update():
+    import jax.numpy as jnp
+
+    from ojax import oco
+    from ojax.validation import InputError, check_state
+
+    learner, params = oco.ogd("none"), oco.OGDParams(jnp.float32(0.1), jnp.float32(1.0))
+    hedge = oco.hedge()
+    other = hedge.init(oco.HedgeParams(jnp.float32(0.1)), jnp.ones(2) / 2)
+    with pytest.raises(InputError, match="not a state of this learner .*expected OGDState"):
+        check_state(learner, params, other, jnp.zeros(2))
+    good = learner.init(params, jnp.zeros(2))
+    check_state(learner, params, learner.update(good, params, jnp.ones(2)), jnp.zeros(2))
+    with pytest.raises(InputError, match=r"state.*got shape \(3,\)"):
+        check_state(learner, params, learner.init(params, jnp.zeros(3)), jnp.zeros(2))
+
+
+@pytest.mark.parametrize(
+    "flags, named",
+    [
+        (["--memory-budget", "inf"], "--memory-budget"),
+        (["--memory-budget", "1e400"], "--memory-budget"),
+        (["--key", str(10**23)], "--key"),
+        (["--key", str(-(10**23))], "--key"),
+        (["--steps", "1000000000000"], "--steps"),
+        (["--steps", "2000000000"], "--steps"),  # int32 fits, the stream's draws do not
+        (["--dim", "100000000000"], "--dim"),
+    ],
+)
+def test_numeric_flags_out_of_range_name_their_flag(tmp_path, capsys, flags, named):
+    out = tmp_path / "run"
+    assert cli.main([*SWEEP, "--out", str(out), *flags]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith("ojax: error:") and named in err[-1], err
+    assert all(line.startswith("ojax: running ") for line in err[:-1]), err  # the header
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    "name, damage, argv",
+    [
+        ("spambase.csv.gz", "truncate", ["zhao-hoi2010-homogeneous", "--dataset", "spambase"]),
+        ("mushrooms_keel.csv.gz", "junk", ["zhao-hoi2010-heterogeneous", "--dataset", "mushrooms"]),
+        ("usenet2.mat", "truncate", ["zhao-hoi2010-homogeneous", "--dataset", "usenet2"]),
+        ("lenk.mat", "junk", ["denevi2020-lenk"]),
+    ],
+)
+def test_a_corrupt_data_file_is_one_error_line_and_no_stub(tmp_path, capsys, name, damage, argv):
+    from ojax.datasets.paths import packaged_data_dir
+
+    data = tmp_path / "data"
+    data.mkdir()
+    for path in packaged_data_dir().iterdir():
+        if path.is_file():
+            (data / path.name).write_bytes(path.read_bytes())
+    raw = (data / name).read_bytes()
+    (data / name).write_bytes(raw[: len(raw) // 2] if damage == "truncate" else b"not the file")
+    out = tmp_path / "results" / "day" / "run"
+    command = ["run", *argv, "--quick", "--quiet", "--data-dir", str(data), "--out", str(out)]
+    assert cli.main(command) == 2
+    line = _one_error_line(capsys)
+    assert name in line
+    assert not (tmp_path / "results").exists()
+
+
+def test_a_closed_pipe_ends_quietly(tmp_path):
+    for args in (["list"], [*SWEEP, "--out", str(tmp_path / "run")]):
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "ojax.cli", *args],
+            cwd=tmp_path,
+            env=_env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        assert proc.stdout is not None
+        proc.stdout.close()  # `| head -0`: the reader is gone before ojax writes
+        _, err = proc.communicate(timeout=300)
+        assert proc.returncode == 141 and b"Traceback" not in err and b"Broken" not in err, err
+
+
+# The console script, with Ctrl-C on (an xdist worker may start its children with it ignored)
+_CONSOLE = """
+import runpy, signal, sys
+signal.signal(signal.SIGINT, signal.default_int_handler)
+sys.argv = ["ojax", *sys.argv[1:]]
+runpy.run_module("ojax.cli", run_name="__main__")
+"""
+
+
+@pytest.mark.parametrize("after", [0.3, 1.0, 2.5])  # importing JAX, starting it, running
+def test_ctrl_c_at_any_moment_is_one_line_and_status_130(tmp_path, after):
+    argv = ["sweep", "ogd_square", "--steps", "200000", "--quiet", "--out", "run"]
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _CONSOLE, *argv],
+        cwd=tmp_path,
+        env=_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(after)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    lines = [line for line in err.splitlines() if line and not line.startswith("ojax: running")]
+    assert proc.returncode == 130, err
+    assert lines == ["ojax: interrupted; finished work is kept, re-run to resume"], err
+
+
+def test_a_split_file_of_three_orders_is_reported_as_three_orders(tmp_path, capsys):
+    split = tmp_path / "split.npz"
+    rng = np.random.default_rng(0)
+    orders = np.stack([rng.permutation(np.arange(300, 1500))[:40] for _ in range(3)])
+    np.savez(split, source_order=np.arange(300), target_orders=orders)
+    out = tmp_path / "run"
+    argv = ["run", "zhao-hoi2010-homogeneous", "--quick", "--quiet", "--split", str(split)]
+    assert cli.main([*argv, "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "ojax: running zhao-hoi2010-homogeneous: 3 orders, quick on " in err
+    assert json.loads((out / "config.json").read_text())["seeds"] == 3
+    assert cli.main([*argv, "--seeds", "5", "--out", str(tmp_path / "other")]) == 2
+    assert "the split file's 3 target orders are the runs" in _one_error_line(capsys)
+
+
+# --------------------------------------------------- 20 more tries of a hostile user (issue 20)
+
+
+def _finished(tmp_path: Path) -> Path:
+    out = tmp_path / "run"
+    assert cli.main([*SWEEP, "--out", str(out)]) == 0
+    return out
+
+
+def _rerun(out: Path, capsys, *extra) -> str:
+    capsys.readouterr()
+    assert cli.main([*SWEEP, "--out", str(out), *extra]) == 2
+    return _one_error_line(capsys)
+
+
+def test_attack_01_a_record_listing_its_files_as_a_string(tmp_path, capsys):
+    out = _finished(tmp_path)
+    (out / "a").write_bytes(b"the user's")  # "a" would be one of the 'names' of "a,b"
+    record = json.loads((out / ".ojax-run.json").read_text())
+    (out / ".ojax-run.json").write_text(json.dumps({**record, "files": "a"}))
+    before = _snapshot(out)
+    assert "lists its files as a str, not a list" in _rerun(out, capsys)
+    assert _snapshot(out) == before
+
+
+@pytest.mark.parametrize("planted", ["/dev/zero", "deep", "fifo"])
+def test_attack_02_a_record_that_never_ends(tmp_path, capsys, planted):
+    out = _finished(tmp_path)
+    record = out / ".ojax-run.json"
+    record.unlink()
+    if planted == "deep":
+        record.write_text("[" * 100000 + "]" * 100000)
+    elif planted == "fifo":
+        os.mkfifo(record)
+    else:
+        record.symlink_to(planted)
+    start = time.monotonic()
+    assert "another or unknown configuration" in _rerun(out, capsys)  # not read, not a hang
+    assert time.monotonic() - start < 30
+
+
+def test_attack_03_a_lock_file_linked_to_a_users_file(tmp_path, capsys):
+    out = _finished(tmp_path)
+    victim = tmp_path / "bashrc"
+    victim.write_bytes(b"export PATH=...\n")
+    (out / LOCK).symlink_to(victim)
+    assert f"{LOCK} is not a regular file" in _rerun(out, capsys)
+    assert victim.read_bytes() == b"export PATH=...\n"
+    assert f"{LOCK} is not a regular file" in _rerun(out, capsys, "--seeds", "3", "--overwrite")
+    assert victim.read_bytes() == b"export PATH=...\n"
+
+
+def test_attack_04_a_folder_where_ojax_writes_a_file(tmp_path, capsys):
+    out = _finished(tmp_path)
+    (out / "results.csv").unlink()
+    (out / "results.csv").mkdir()
+    (out / "results.csv" / "mine.txt").write_bytes(b"mine")
+    assert "'results.csv' is a folder, where ojax writes a file" in _rerun(out, capsys)
+    assert (out / "results.csv" / "mine.txt").read_bytes() == b"mine"
+
+
+def test_attack_05_a_chunk_store_linked_outside_the_folder(tmp_path, capsys):
+    out = _finished(tmp_path)
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / ".tmp-keep").write_bytes(b"not ojax's")
+    import shutil
+
+    shutil.rmtree(out / ".sweep")
+    (out / ".sweep").symlink_to(outside)
+    assert ".sweep is a link or a file" in _rerun(out, capsys, "--no-resume")
+    assert _snapshot(outside) == {".tmp-keep": b"not ojax's"}
+
+
+def test_attack_06_a_chunk_file_declaring_gigabytes(tmp_path, capsys):
+    import zipfile
+
+    out = _finished(tmp_path)
+    (chunk,) = sorted(out.glob(".sweep/*/chunk-*.npz"))
+    with zipfile.ZipFile(chunk, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("index.npy", b"")  # replaced below by a real header
+        _npy_member(archive, "out0.npy", (2**28,), 2**31)
+    line = _rerun(out, capsys)
+    assert "its array 'out0.npy' declares" in line and "move it away" in line
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_attack_07_a_data_file_that_is_a_pipe_or_a_device(tmp_path, capsys, kind):
+    data = tmp_path / "data"
+    data.mkdir()
+    if kind == "fifo":
+        os.mkfifo(data / "lenk.mat")
+    else:
+        (data / "lenk.mat").symlink_to("/dev/zero")
+    out = tmp_path / "run"
+    argv = ["run", "denevi2020-lenk", "--quick", "--data-dir", str(data), "--out", str(out)]
+    assert cli.main(argv) == 2
+    assert "lenk.mat' is not a regular file" in _one_error_line(capsys)
+    assert not out.exists()
+
+
+def test_attack_08_one_huge_task_among_many_small_ones(tmp_path):
+    from ojax.datasets import DataError, load_tasks_file
+
+    task = np.concatenate([np.zeros(500_000, np.int64), np.repeat(np.arange(1, 100_001), 2)])
+    path = tmp_path / "t.npz"
+    np.savez(path, x=np.ones((len(task), 3), np.float32), y=np.ones(len(task)), task=task)
+    start = time.monotonic()
+    with pytest.raises(DataError, match=r"100001 tasks padded to the largest \(500000 points"):
+        load_tasks_file(path)
+    assert time.monotonic() - start < 60  # grouped by sorting, refused before padding
+
+
+@pytest.mark.parametrize(
+    "arrays, message",
+    [
+        ({"x": np.ones((6, 0))}, "of 0 feature"),
+        ({"task": np.zeros(9, np.int64)}, "at least 2 tasks"),
+    ],
+)
+def test_attack_09_tasks_without_features_or_a_meta_test(tmp_path, arrays, message):
+    from ojax import meta
+    from ojax.datasets import DataError, load_tasks_file
+
+    if "x" in arrays:
+        arrays = {**arrays, "y": np.ones(6), "task": np.repeat([0, 1], 3)}
+    with pytest.raises(DataError, match=message):
+        load_tasks_file(_tasks(tmp_path / "t.npz", **arrays))
+    with pytest.raises(meta.tasks.InputError, match="has no features"):
+        meta.TaskBlock.from_tasks([(np.ones((2, 0)), np.ones(2), np.ones((1, 0)), np.ones(1))])
+
+
+@pytest.mark.parametrize("value", ["inf", "nan", "-1", "0"])
+def test_attack_10_an_endless_peer_timeout(monkeypatch, value):
+    from ojax import distributed
+
+    monkeypatch.setenv("OJAX_PEER_TIMEOUT", value)
+    with pytest.raises(distributed.InputError, match="positive, finite number of seconds"):
+        distributed.peer_timeout_from_env()
+
+
+def test_attack_11_narrow_integer_losses_do_not_wrap():
+    import jax.numpy as jnp
+
+    from ojax import metrics
+
+    mistakes = jnp.ones(300, jnp.int8)
+    assert int(metrics.cumulative_loss(mistakes)[-1]) == 300  # int8 wrapped to 44
+    assert float(metrics.mistake_rate(mistakes)[-1]) == 1.0
+
+
+@pytest.mark.parametrize(
+    "flags, message",
+    [
+        (["--memory-budget", "0.1"], "argument --memory-budget: must be at least 1 byte"),
+        (["--seeds", str(10**20)], "argument --seeds: must be a positive integer up to 2**31"),
+        (["--chunk-size", str(10**30)], "argument --chunk-size: must be a positive integer"),
+    ],
+)
+def test_attack_12_sizes_and_counts_no_machine_has(tmp_path, capsys, flags, message):
+    out = tmp_path / "run"
+    assert cli.main([*SWEEP, "--out", str(out), *flags]) == 2
+    assert message in _one_error_line(capsys) and not out.exists()
+    assert cli.main(["run", "basics", "--quick", "--seeds", str(10**20), "--out", str(out)]) == 2
+    assert "--seeds" in _one_error_line(capsys) and not out.exists()
+
+
+def test_attack_13_a_world_writable_compilation_cache(tmp_path, capsys):
+    cache = tmp_path / "shared-cache"
+    cache.mkdir()
+    cache.chmod(0o777)
+    out = tmp_path / "run"
+    assert cli.main([*SWEEP, "--out", str(out), "--compile-cache", str(cache)]) == 2
+    assert "is writable by every user of this machine" in _one_error_line(capsys)
+    assert not out.exists()
+
+
+def test_attack_14_a_split_file_naming_a_path_as_its_dataset(tmp_path, capsys):
+    split = tmp_path / "s.npz"
+    np.savez(split, source_order=np.arange(5), target_orders=np.arange(300, 320),
+             dataset=np.array("../../etc/passwd"))  # fmt: skip
+    out = tmp_path / "run"
+    argv = ["run", "zhao-hoi2010-homogeneous", "--quick", "--split", str(split), "--out", str(out)]
+    assert cli.main(argv) == 2
+    assert "dataset must be one of" in _one_error_line(capsys) and not out.exists()
+
+
+def test_attack_15_a_manifest_that_is_not_an_object(tmp_path, capsys):
+    out = _finished(tmp_path)
+    (manifest,) = out.glob(".sweep/*/sweep.json")
+    manifest.write_text("[1, 2, 3]")
+    assert "is not a readable sweep manifest (not a JSON object)" in _rerun(out, capsys)
+
+
+def test_attack_16_junk_in_the_program_store_with_a_valid_checksum(tmp_path, monkeypatch):
+    import jax.numpy as jnp
+
+    from ojax import projections
+    from ojax.sweep import programs
+
+    monkeypatch.setattr(programs, "folder", lambda: tmp_path)
+    w = jnp.asarray([3.0, 4.0, 0.5])
+    first = programs.jit(projections.simplex)(w, 2.0)
+    for path in tmp_path.glob("*.jaxexport"):
+        junk = b"not a program"
+        path.write_bytes(hashlib.sha256(junk).digest() + junk)
+    np.testing.assert_array_equal(programs.jit(projections.simplex)(w, 2.0), first)
+    assert all(programs._read(p) != b"not a program" for p in tmp_path.glob("*.jaxexport"))
+
+
+def test_attack_17_a_library_seed_beyond_64_bits():
+    from ojax.sweep import sweep
+    from ojax.validation import InputError
+
+    with pytest.raises(InputError, match="key must be a 64-bit integer seed"):
+        sweep(lambda p, d, k: p["x"], {"x": [1.0]}, num_seeds=1, key=2**70, progress=False)
+
+
+def test_attack_18_an_out_name_longer_than_the_file_system_takes(tmp_path, capsys):
+    out = tmp_path / ("x" * 300)
+    assert cli.main([*SWEEP, "--out", str(out)]) == 2
+    assert "--out: cannot inspect" in _one_error_line(capsys)
+
+
+def test_attack_19_grid_values_in_other_scripts_or_notations(tmp_path, capsys):
+    for grid in ("0x10", "1,,2", "1e-50"):  # hexadecimal, an empty value, below float32
+        assert (
+            cli.main([*SWEEP, "--out", str(tmp_path / "run"), "--grid", f"learning_rate={grid}"])
+            == 2
+        )
+        assert "learning_rate" in _one_error_line(capsys)
+    assert not (tmp_path / "run").exists()
+    lines = _sweep_lines(capsys, tmp_path / "ok", "\u0661,0.5")  # an Arabic-Indic 1 is 1
+    assert any("learning_rate=1:" in line or "learning_rate=1 " in line for line in lines)
+
+
+def test_attack_20_a_tasks_file_that_is_a_folder_or_a_pipe(tmp_path, capsys):
+    folder = tmp_path / "tasks.npz"
+    folder.mkdir()
+    pipe = tmp_path / "pipe.npz"
+    os.mkfifo(pipe)
+    for path in (folder, pipe):
+        out = tmp_path / "run"
+        argv = ["run", "denevi2020-lenk", "--quick", "--tasks", str(path), "--out", str(out)]
+        assert cli.main(argv) == 2
+        assert "expected a file" in _one_error_line(capsys) and not out.exists()
