@@ -27,6 +27,7 @@ from ojax.core import (  # noqa: E402
     Step,
     TaskInfo,
     Trace,
+    learner_factory,
     register_learner,
     tree_where,
 )
@@ -48,6 +49,7 @@ __all__ = [
     "adapters",
     "averaging",
     "envs",
+    "learner_factory",
     "linear_predictor",
     "checked",
     "enable_compilation_cache",

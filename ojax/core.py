@@ -10,6 +10,10 @@ arguments. Code is written for one stream, one task, one seed; batching is the c
 * hyperparameters: ``jax.vmap(run, in_axes=(None, 0, None, None))(learner, grid, xs, ys)``
   with ``grid`` a params pytree whose leaves carry a leading grid axis;
 * tasks: ``jax.vmap(..., in_axes=(None, None, 0, 0))`` over stacked streams.
+
+A factory decorated with :func:`learner_factory` gives learners equal by value: two built with
+the same options are equal and hash-equal, so jit compiles once for both
+(:mod:`ojax.factory`).
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from typing import Any, NamedTuple
 import jax
 import jax.numpy as jnp
 
+from ojax.factory import learner_factory as learner_factory  # re-exported
 from ojax.losses import LOSSES, OBJECTIVES
 
 Array = jax.Array

@@ -39,7 +39,7 @@ from ojax.averaging.weights import (
     merge_weights,
     tail_weights,
 )
-from ojax.core import Array, OCOLearner, Params, State
+from ojax.core import Array, OCOLearner, Params, State, learner_factory
 from ojax.validation import InputError, check_finite, check_range
 
 
@@ -91,6 +91,7 @@ def _merge_one(state: AveragerState, log_discount: Array, w: Array) -> AveragerS
     return AveragerState(a * state.average + b * w, state.count + 1)
 
 
+@learner_factory
 def polyak_averager() -> Averager:
     """Polyak-Ruppert averaging, ``w_bar_k = w_bar_{k-1} + (w_k - w_bar_{k-1}) / (k + 1)``.
 
@@ -113,6 +114,7 @@ def polyak_averager() -> Averager:
     return Averager(_init, update, _average)
 
 
+@learner_factory
 def geometric_averager() -> Averager:
     """Geometric averaging with discount ``rho = exp(log_discount)``, streamed.
 
@@ -144,6 +146,7 @@ def geometric_averager() -> Averager:
     return Averager(_init, update, _average, check_params)
 
 
+@learner_factory
 def tail_averager() -> Averager:
     """Tail averaging: the mean of ``w_{tau+1}, ..., w_k`` once ``k > tau``.
 
@@ -191,6 +194,7 @@ class AveragedState(NamedTuple):
     averager: AveragerState  # the running average of the inner iterates w_0, w_1, ...
 
 
+@learner_factory
 def averaged(learner: OCOLearner, averager: Averager) -> OCOLearner:
     """``learner`` whose state also carries ``averager`` over its iterates ``w_0, w_1, ...``.
 

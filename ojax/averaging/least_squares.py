@@ -44,7 +44,7 @@ from ojax.averaging.averagers import (
     geometric_averager,
 )
 from ojax.averaging.weights import check_regularization
-from ojax.core import Array, LearnerEntry, OCOLearner, Predictor, register_learner
+from ojax.core import Array, LearnerEntry, OCOLearner, Predictor, learner_factory, register_learner
 from ojax.envs import regression
 from ojax.validation import InputError, check_finite, check_positive, check_range, check_shape
 
@@ -71,6 +71,7 @@ class RidgeSGDState(NamedTuple):
     count: Array  # type: ignore[assignment]  # shadows tuple.count
 
 
+@learner_factory
 def sgd() -> OCOLearner:
     """Unconstrained gradient descent with a constant step: ``w_t = w_{t-1} - eta g_t``.
 
@@ -103,6 +104,7 @@ def sgd() -> OCOLearner:
     return OCOLearner(init, iterate, update, check_params)
 
 
+@learner_factory
 def ridge_sgd() -> OCOLearner:
     """Regularized gradient descent shrinking towards the start ``w_0``.
 

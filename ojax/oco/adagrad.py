@@ -29,14 +29,13 @@ References:
 
 from __future__ import annotations
 
-import functools
 from typing import NamedTuple
 
 import jax.numpy as jnp
 import numpy as np
 
 from ojax import projections
-from ojax.core import Array, OCOLearner
+from ojax.core import Array, OCOLearner, learner_factory
 from ojax.validation import check_choice, check_nonnegative, check_positive
 
 ADAGRAD_SETS = ("none", "box", "l2_ball")
@@ -53,7 +52,7 @@ class AdaGradState(NamedTuple):
     sum_squares: Array  # sum_{s <= t} g_s^2 per coordinate, shape (d,)
 
 
-@functools.cache  # the same options give the same learner: compile caches hit across callers
+@learner_factory
 def adagrad(feasible_set: str = "box") -> OCOLearner:
     """Diagonal AdaGrad (composite mirror descent), projected in the metric ``H_t``.
 

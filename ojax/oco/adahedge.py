@@ -29,7 +29,7 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from ojax.core import Array, OCOLearner
+from ojax.core import Array, OCOLearner, learner_factory
 from ojax.validation import check_positive
 
 
@@ -43,6 +43,7 @@ class AdaHedgeState(NamedTuple):
     gap: Array  # Delta_{t-1}, the cumulative mixability gap, shape ()
 
 
+@learner_factory
 def adahedge() -> OCOLearner:
     """AdaHedge over ``K`` experts (``x0`` is the prior: uniform in the paper).
 

@@ -23,7 +23,7 @@ import jax
 import jax.numpy as jnp
 
 from ojax import projections
-from ojax.core import Array, OCOLearner
+from ojax.core import Array, OCOLearner, learner_factory
 from ojax.validation import check_choice, check_positive
 
 
@@ -38,6 +38,7 @@ class FTLState(NamedTuple):
     count: Array  # type: ignore[assignment]  # shadows tuple.count
 
 
+@learner_factory
 def ftl(objective: str = "quadratic", feasible_set: str = "l2_ball") -> OCOLearner:
     """Follow the leader.
 

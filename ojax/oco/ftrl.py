@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from ojax import projections
-from ojax.core import Array, OCOLearner
+from ojax.core import Array, OCOLearner, learner_factory
 from ojax.validation import check_choice, check_positive
 
 
@@ -30,6 +30,7 @@ class FTRLState(NamedTuple):
     sum_grads: Array  # sum of the gradients seen, shape (d,)
 
 
+@learner_factory
 def ftrl(feasible_set: str = "l2_ball") -> OCOLearner:
     """FTRL with the squared-norm regularizer on linearized losses (lazy projection).
 

@@ -29,7 +29,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ojax.core import Array, OCOLearner
+from ojax.core import Array, OCOLearner, learner_factory
 from ojax.validation import InputError, check_nonnegative, check_positive
 
 
@@ -45,6 +45,7 @@ class FTRLProximalState(NamedTuple):
     n: Array  # n_i = sum of g_i^2, shape (d,)
 
 
+@learner_factory
 def ftrl_proximal() -> OCOLearner:
     """Per-coordinate FTRL-Proximal with L1 and L2 (unconstrained; it starts at ``w = 0``).
 

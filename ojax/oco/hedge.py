@@ -20,7 +20,7 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from ojax.core import Array, OCOLearner
+from ojax.core import Array, OCOLearner, learner_factory
 from ojax.validation import check_positive
 
 
@@ -33,6 +33,7 @@ class HedgeState(NamedTuple):
     sum_grads: Array  # cumulative losses L_t, shape (m,)
 
 
+@learner_factory
 def hedge() -> OCOLearner:
     """Hedge / exponentiated gradient over the probability simplex (``x0`` is the prior).
 

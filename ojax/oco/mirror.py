@@ -33,14 +33,13 @@ References:
 
 from __future__ import annotations
 
-import functools
 from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ojax.core import Array, OCOLearner
+from ojax.core import Array, OCOLearner, learner_factory
 from ojax.validation import InputError, check_choice, check_positive, check_range
 
 MIRROR_MAPS = ("p_norm", "quadratic", "entropy")
@@ -125,7 +124,7 @@ def _concrete(*values: object) -> bool:
     return not any(isinstance(v, jax.core.Tracer) for v in values)
 
 
-@functools.cache  # the same options give the same learner: compile caches hit across callers
+@learner_factory
 def mirror_descent(mirror_map: str = "p_norm", feasible_set: str | None = None) -> OCOLearner:
     """Online mirror descent (greedy form, Bregman projection) with the given mirror map.
 

@@ -12,13 +12,12 @@ References:
 
 from __future__ import annotations
 
-import functools
 from typing import NamedTuple
 
 import jax.numpy as jnp
 
 from ojax import projections
-from ojax.core import Array, OCOLearner
+from ojax.core import Array, OCOLearner, learner_factory
 from ojax.validation import check_choice, check_positive
 
 
@@ -33,7 +32,7 @@ class OGDState(NamedTuple):
     count: Array  # type: ignore[assignment]  # shadows tuple.count
 
 
-@functools.cache  # the same options give the same learner: compile caches hit across callers
+@learner_factory
 def ogd(feasible_set: str = "l2_ball", schedule: str = "constant") -> OCOLearner:
     """Projected online gradient descent.
 

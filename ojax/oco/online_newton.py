@@ -23,14 +23,13 @@ References:
 
 from __future__ import annotations
 
-import functools
 from typing import Any, NamedTuple
 
 import jax.numpy as jnp
 import numpy as np
 
 from ojax import projections
-from ojax.core import Array, OCOLearner
+from ojax.core import Array, OCOLearner, learner_factory
 from ojax.validation import check_choice, check_positive
 
 
@@ -56,7 +55,7 @@ class OnlineNewtonState(NamedTuple):
     matrix: Array  # A_t (A_0 = epsilon I), shape (d, d)
 
 
-@functools.cache  # the same options give the same learner: compile caches hit across callers
+@learner_factory
 def online_newton(feasible_set: str = "l2_ball") -> OCOLearner:
     """Online Newton Step with the generalized projection onto the L2 ball (or none).
 

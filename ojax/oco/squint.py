@@ -37,7 +37,7 @@ from typing import NamedTuple
 import jax.numpy as jnp
 from jax.scipy.special import log_ndtr, logsumexp, ndtr
 
-from ojax.core import Array, OCOLearner
+from ojax.core import Array, OCOLearner, learner_factory
 from ojax.validation import check_positive
 
 
@@ -93,6 +93,7 @@ def log_evidence(regret: Array, variance: Array) -> Array:
     return jnp.where(small, near, closed)
 
 
+@learner_factory
 def squint() -> OCOLearner:
     """Squint over ``K`` experts with losses in ``[0, 1]`` (``x0`` is the prior over experts).
 

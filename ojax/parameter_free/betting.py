@@ -44,14 +44,13 @@ References:
 
 from __future__ import annotations
 
-import functools
 import math
 from typing import NamedTuple
 
 import jax.numpy as jnp
 
 from ojax import projections
-from ojax.core import Array, LearnerEntry, OCOLearner, register_learner
+from ojax.core import Array, LearnerEntry, OCOLearner, learner_factory, register_learner
 from ojax.validation import check_choice, check_positive
 
 BETTORS = ("kt", "ons")
@@ -142,6 +141,7 @@ def _check_betting(params) -> None:
     check_positive("gradient_scale", params.gradient_scale)
 
 
+@learner_factory
 def coin_betting(bettor: str = "kt") -> OCOLearner:
     """Coordinate-wise one-dimensional coin betting (KT or ONS) as an OCO learner.
 
@@ -243,7 +243,7 @@ def dm_update(
     return DirectionMagnitudeState(state.anchor, direction, bet, own)
 
 
-@functools.cache
+@learner_factory
 def direction_magnitude(bettor: str = "ons") -> OCOLearner:
     """A d-dimensional parameter-free OCO learner: a unit-ball direction times a 1-D bet.
 
@@ -263,8 +263,7 @@ def direction_magnitude(bettor: str = "ons") -> OCOLearner:
       bettor: ``"kt"`` or ``"ons"`` (static).
 
     Returns:
-      An :class:`~ojax.core.OCOLearner` with params :class:`DirectionMagnitudeParams` (cached:
-      the same bettor gives the same learner, so the learners built on it share compilations).
+      An :class:`~ojax.core.OCOLearner` with params :class:`DirectionMagnitudeParams`.
 
     References:
       Cutkosky, A. and Orabona, F. (2018). Black-box reductions for parameter-free online

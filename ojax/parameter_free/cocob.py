@@ -23,12 +23,11 @@ References:
 
 from __future__ import annotations
 
-import functools
 from typing import NamedTuple
 
 import jax.numpy as jnp
 
-from ojax.core import Array, OCOLearner
+from ojax.core import Array, OCOLearner, learner_factory
 from ojax.validation import check_positive
 
 
@@ -54,7 +53,7 @@ def _bet(state: CocobState, alpha: Array) -> Array:
     )
 
 
-@functools.cache  # one learner object: callers share compilations
+@learner_factory
 def cocob() -> OCOLearner:
     """COCOB-Backprop (Orabona & Tommasi 2017, Algorithm 2) as an OCO learner.
 

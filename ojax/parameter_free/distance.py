@@ -16,12 +16,11 @@ References:
 
 from __future__ import annotations
 
-import functools
 from typing import NamedTuple
 
 import jax.numpy as jnp
 
-from ojax.core import Array, OCOLearner
+from ojax.core import Array, OCOLearner, learner_factory
 from ojax.validation import check_nonnegative, check_positive, check_range
 
 
@@ -45,7 +44,7 @@ class DoGState(NamedTuple):
     sum_squares: Array  # sum_{i<t} ||g_i||^2, shape ()
 
 
-@functools.cache  # one learner object: callers share compilations
+@learner_factory
 def dog() -> OCOLearner:
     """DoG, Distance over Gradients (Ivgi, Hinder & Carmon 2023, Algorithm 1).
 
@@ -112,7 +111,7 @@ class DAdaptState(NamedTuple):
     count: Array  # type: ignore[assignment]  # shadows tuple.count
 
 
-@functools.cache  # one learner object: callers share compilations
+@learner_factory
 def dadapt_sgd() -> OCOLearner:
     """SGD with D-Adaptation (Defazio & Mishchenko 2023, Algorithm 3 of the preprint).
 
@@ -197,7 +196,7 @@ class ProdigyState(NamedTuple):
     d: Array  # d_k, shape ()
 
 
-@functools.cache  # one learner object: callers share compilations
+@learner_factory
 def prodigy() -> OCOLearner:
     """Prodigy, Adam version (Mishchenko & Defazio 2024).
 

@@ -29,13 +29,12 @@ References:
 
 from __future__ import annotations
 
-import functools
 from typing import Any, NamedTuple
 
 import jax.numpy as jnp
 import numpy as np
 
-from ojax.core import Array, OCOLearner, State
+from ojax.core import Array, OCOLearner, State, learner_factory
 from ojax.validation import check_nonnegative, check_positive, check_range
 
 BETAS = (0.9, 0.99, 0.999, 0.9999, 0.99999, 0.999999)
@@ -63,7 +62,7 @@ class MechanicState(NamedTuple):
     reward: Array  # r, shape (n,)
 
 
-@functools.cache  # the same base gives the same learner (shared compilations)
+@learner_factory
 def mechanic(base: OCOLearner, eps: float = 1e-8) -> OCOLearner:
     """Mechanic (Cutkosky, Defazio & Mehta 2023, Algorithm 1) on top of ``base``.
 

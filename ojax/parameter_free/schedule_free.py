@@ -23,12 +23,11 @@ References:
 
 from __future__ import annotations
 
-import functools
 from typing import NamedTuple
 
 import jax.numpy as jnp
 
-from ojax.core import Array, OCOLearner
+from ojax.core import Array, OCOLearner, learner_factory
 from ojax.validation import check_choice, check_nonnegative, check_positive, check_range
 
 AVERAGING = ("uniform", "weighted")
@@ -53,7 +52,7 @@ def schedule_free_average(state: ScheduleFreeState) -> Array:
     return state.x
 
 
-@functools.cache
+@learner_factory
 def schedule_free_sgd(averaging: str = "uniform") -> OCOLearner:
     """Schedule-Free SGD (Defazio et al. 2024), see the module docstring.
 

@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 import jax.numpy as jnp
 
 from ojax import losses
-from ojax.core import Array, Predictor
+from ojax.core import Array, Predictor, learner_factory
 from ojax.transfer import kernels
 from ojax.transfer.kernels import SVBuffer
 from ojax.transfer.pa import (
@@ -68,6 +68,7 @@ class COTLState(NamedTuple):
         return kernels.held(self.buffer1)
 
 
+@learner_factory
 def cotl(
     capacity: int,
     mode: str = "gram",
@@ -176,6 +177,7 @@ class SCTState(NamedTuple):
         return kernels.held(self.buffer1) + kernels.held(self.buffer2)
 
 
+@learner_factory
 def sct(
     capacity: int,
     mode: str = "gram",

@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 import jax
 import jax.numpy as jnp
 
-from ojax.core import Array, Predictor
+from ojax.core import Array, Predictor, learner_factory
 from ojax.transfer import kernels
 from ojax.transfer.kernels import KernelPoint, SVBuffer
 from ojax.transfer.pa import (
@@ -76,6 +76,7 @@ class OTLState(NamedTuple):
         return jnp.exp(self.log_weights)
 
 
+@learner_factory
 def otl(
     capacity: int,
     mode: str = "gram",
@@ -199,6 +200,7 @@ def homotl2_weights(state: HomOTL2State, params: HomOTL2Params) -> Array:
     return jax.nn.softmax(state.mistakes.astype(params.beta.dtype) * jnp.log(params.beta))
 
 
+@learner_factory
 def homotl2(
     capacity: int,
     mode: str = "gram",
@@ -326,6 +328,7 @@ def _head_points(x: Any) -> tuple[KernelPoint, KernelPoint, KernelPoint]:
     return p_target._replace(offset=jnp.zeros_like(p_target.offset)), p_target, p_source
 
 
+@learner_factory
 def homogeneous_methods(
     capacity: int,
     mode: str = "pool",

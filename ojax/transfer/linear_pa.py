@@ -17,7 +17,7 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from ojax.core import Array, LearnerEntry, Predictor, register_learner
+from ojax.core import Array, LearnerEntry, Predictor, learner_factory, register_learner
 from ojax.losses import hinge
 from ojax.validation import check_int, check_positive
 
@@ -30,6 +30,7 @@ class LinearPAState(NamedTuple):
     weights: Array  # w, shape (d,)
 
 
+@learner_factory
 def linear_pa(dim: int, sparse: bool = False) -> Predictor:
     """Linear PA-I over ``dim`` features (static), on dense rows or on sparse rows.
 
