@@ -39,7 +39,7 @@ from ojax.averaging.weights import (
     merge_weights,
     tail_weights,
 )
-from ojax.core import Array, OCOLearner, Params, State, learner_factory
+from ojax.core import Array, OCOLearner, Params, State, learner_factory, scalars
 from ojax.validation import InputError, check_finite, check_range
 
 
@@ -71,6 +71,11 @@ class AveragerState(NamedTuple):
 
 class GeometricParams(NamedTuple):
     log_discount: Array  # log rho <= 0, shape (); 0 is Polyak-Ruppert
+
+    @classmethod
+    def default(cls, dtype: Any = None) -> GeometricParams:
+        """``log_discount = -0.01`` (``rho = e^-0.01``)."""
+        return cls(*scalars(-0.01, dtype=dtype))
 
 
 class TailParams(NamedTuple):

@@ -296,7 +296,7 @@ def sweep_learner(
     if x0 not in ("auto", "zeros", "uniform"):
         raise InputError(f"x0 must be one of ['auto', 'zeros', 'uniform'], got {x0!r}")
     if x0 != "auto":
-        entry = entry._replace(start=x0)
+        entry = dataclasses.replace(entry, start=x0)
     learner = entry.make(dim)
     base = entry.default_params()
     axes, given = _grid_arrays(name, base, grid)

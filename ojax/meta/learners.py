@@ -84,6 +84,11 @@ class FixedBiasParams(NamedTuple):
     bias: Array  # theta, shape (d,) (or () for the same value in every coordinate)
 
     @classmethod
+    def default(cls, within: Params, dtype: Any = None) -> FixedBiasParams:
+        """``within`` (the within-task learner's params) around the bias 0 (ITL)."""
+        return cls(within, _scalar(0.0, dtype))
+
+    @classmethod
     def paper(
         cls,
         bias: Any = 0.0,

@@ -29,13 +29,13 @@ References:
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import jax.numpy as jnp
 import numpy as np
 
 from ojax import projections
-from ojax.core import Array, OCOLearner, learner_factory
+from ojax.core import Array, OCOLearner, learner_factory, scalars
 from ojax.validation import check_choice, check_nonnegative, check_positive
 
 ADAGRAD_SETS = ("none", "box", "l2_ball")
@@ -45,6 +45,12 @@ class AdaGradParams(NamedTuple):
     learning_rate: Array  # eta > 0, shape ()
     delta: Array  # delta >= 0 (> 0 on the L2 ball), shape ()
     radius: Array  # size of the feasible set, shape ()
+
+    @classmethod
+    def default(cls, dtype: Any = None) -> AdaGradParams:
+        """``learning_rate = sqrt(2)`` (``D_inf / sqrt(2)`` on the box ``[-1, 1]^d``),
+        ``delta = 0``, ``radius = 1``."""
+        return cls(*scalars(2**0.5, 0.0, 1.0, dtype=dtype))
 
 
 class AdaGradState(NamedTuple):

@@ -24,7 +24,7 @@ References:
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -35,6 +35,11 @@ from ojax.validation import check_positive
 
 class AdaHedgeParams(NamedTuple):
     """No hyperparameters: the learning rate is set from the data."""
+
+    @classmethod
+    def default(cls, dtype: Any = None) -> AdaHedgeParams:
+        """No hyperparameters."""
+        return cls()
 
 
 class AdaHedgeState(NamedTuple):

@@ -14,7 +14,7 @@ References:
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import jax.numpy as jnp
 
@@ -23,6 +23,11 @@ from ojax.core import Array, Predictor, learner_factory
 
 class ExpertsParams(NamedTuple):
     """No hyperparameters (a placeholder so every learner takes params)."""
+
+    @classmethod
+    def default(cls, dtype: Any = None) -> ExpertsParams:
+        """No hyperparameters."""
+        return cls()
 
 
 class FollowBestExpertState(NamedTuple):

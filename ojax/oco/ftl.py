@@ -17,18 +17,23 @@ References:
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
 
 from ojax import projections
-from ojax.core import Array, OCOLearner, learner_factory
+from ojax.core import Array, OCOLearner, learner_factory, scalars
 from ojax.validation import check_choice, check_positive
 
 
 class FTLParams(NamedTuple):
     radius: Array  # size of the feasible set, shape ()
+
+    @classmethod
+    def default(cls, dtype: Any = None) -> FTLParams:
+        """``radius = 1``."""
+        return cls(*scalars(1.0, dtype=dtype))
 
 
 class FTLState(NamedTuple):

@@ -13,16 +13,21 @@ References:
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ojax import projections
-from ojax.core import Array, OCOLearner, learner_factory
+from ojax.core import Array, OCOLearner, learner_factory, scalars
 from ojax.validation import check_choice, check_positive
 
 
 class FTRLParams(NamedTuple):
     regularization: Array  # lambda > 0, shape ()
     radius: Array  # size of the feasible set, shape ()
+
+    @classmethod
+    def default(cls, dtype: Any = None) -> FTRLParams:
+        """``regularization = 10``, ``radius = 1``."""
+        return cls(*scalars(10.0, 1.0, dtype=dtype))
 
 
 class FTRLState(NamedTuple):

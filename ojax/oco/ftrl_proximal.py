@@ -23,13 +23,13 @@ References:
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ojax.core import Array, OCOLearner, learner_factory
+from ojax.core import Array, OCOLearner, learner_factory, scalars
 from ojax.validation import InputError, check_nonnegative, check_positive
 
 
@@ -38,6 +38,11 @@ class FTRLProximalParams(NamedTuple):
     beta: Array  # beta >= 0, shape ()
     lambda1: Array  # L1 strength >= 0, shape ()
     lambda2: Array  # L2 strength >= 0, shape ()
+
+    @classmethod
+    def default(cls, dtype: Any = None) -> FTRLProximalParams:
+        """``alpha = 0.5``, ``beta = 1``, ``lambda1 = lambda2 = 0.01``."""
+        return cls(*scalars(0.5, 1.0, 0.01, 0.01, dtype=dtype))
 
 
 class FTRLProximalState(NamedTuple):

@@ -15,17 +15,22 @@ References:
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
 
-from ojax.core import Array, OCOLearner, learner_factory
+from ojax.core import Array, OCOLearner, learner_factory, scalars
 from ojax.validation import check_positive
 
 
 class HedgeParams(NamedTuple):
     learning_rate: Array  # eta > 0, shape ()
+
+    @classmethod
+    def default(cls, dtype: Any = None) -> HedgeParams:
+        """``learning_rate = 0.5``."""
+        return cls(*scalars(0.5, dtype=dtype))
 
 
 class HedgeState(NamedTuple):

@@ -33,13 +33,13 @@ References:
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ojax.core import Array, OCOLearner, learner_factory
+from ojax.core import Array, OCOLearner, learner_factory, scalars
 from ojax.validation import InputError, check_choice, check_positive, check_range
 
 MIRROR_MAPS = ("p_norm", "quadratic", "entropy")
@@ -50,6 +50,12 @@ class OMDParams(NamedTuple):
     learning_rate: Array  # eta > 0, shape ()
     radius: Array  # radius of the "ball" domain (unused otherwise), shape ()
     mirror: Array  # q in (1, 2] (p_norm); A: (), (d,) or (d, d) (quadratic); unused (entropy)
+
+    @classmethod
+    def default(cls, dtype: Any = None) -> OMDParams:
+        """``learning_rate = 0.1``, ``radius = 1``, ``mirror = 1.5`` (the p-norm map's ``q``;
+        a scalar ``A`` of the quadratic map; unused by the entropy)."""
+        return cls(*scalars(0.1, 1.0, 1.5, dtype=dtype))
 
 
 class OMDState(NamedTuple):

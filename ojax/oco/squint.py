@@ -32,7 +32,7 @@ References:
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import jax.numpy as jnp
 from jax.scipy.special import log_ndtr, logsumexp, ndtr
@@ -43,6 +43,11 @@ from ojax.validation import check_positive
 
 class SquintParams(NamedTuple):
     """No hyperparameters: the prior over experts is ``x0``, the one over rates is fixed."""
+
+    @classmethod
+    def default(cls, dtype: Any = None) -> SquintParams:
+        """No hyperparameters."""
+        return cls()
 
 
 class SquintState(NamedTuple):

@@ -45,12 +45,12 @@ References:
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import jax.numpy as jnp
 
 from ojax import projections
-from ojax.core import Array, LearnerEntry, OCOLearner, learner_factory, register_learner
+from ojax.core import Array, OCOLearner, learner_factory, scalars
 from ojax.validation import check_choice, check_positive
 
 BETTORS = ("kt", "ons")
@@ -128,6 +128,11 @@ class CoinBettingParams(NamedTuple):
     initial_wealth: Array  # W_0 > 0, shape ()
     gradient_scale: Array  # 1 / (L R) > 0, shape (); coins are grad * gradient_scale
 
+    @classmethod
+    def default(cls, dtype: Any = None) -> CoinBettingParams:
+        """``initial_wealth = 1``, ``gradient_scale = 1`` (gradients in the unit ball)."""
+        return cls(*scalars(1.0, 1.0, dtype=dtype))
+
 
 class CoinBettingState(NamedTuple):
     anchor: Array  # x0, shape (d,)
@@ -201,6 +206,11 @@ def coin_betting(bettor: str = "kt") -> OCOLearner:
 class DirectionMagnitudeParams(NamedTuple):
     initial_wealth: Array  # W_0 > 0 of the magnitude bettor, shape ()
     gradient_scale: Array  # 1 / (L R) > 0, shape (); multiplies coins and direction steps
+
+    @classmethod
+    def default(cls, dtype: Any = None) -> DirectionMagnitudeParams:
+        """``initial_wealth = 1``, ``gradient_scale = 1`` (gradients in the unit ball)."""
+        return cls(*scalars(1.0, 1.0, dtype=dtype))
 
 
 class DirectionMagnitudeState(NamedTuple):
@@ -291,42 +301,3 @@ def direction_magnitude(bettor: str = "ons") -> OCOLearner:
         return dm_update(bettor, state, params, grad)
 
     return OCOLearner(init, iterate, update, _check_betting)
-
-
-def _register() -> None:
-    from ojax.envs.streams import unit_ball_stream
-
-    def grid(cls):
-        return lambda: cls(
-            jnp.asarray([0.5, 3.0], jnp.float32), jnp.asarray([1.0, 0.7], jnp.float32)
-        )
-
-    def default(cls):
-        return lambda: cls(jnp.asarray(1.0, jnp.float32), jnp.asarray(1.0, jnp.float32))
-
-    for bettor in BETTORS:
-        register_learner(
-            LearnerEntry(
-                f"direction_magnitude_{bettor}",
-                "oco",
-                lambda d, b=bettor: direction_magnitude(b),
-                default(DirectionMagnitudeParams),
-                grid(DirectionMagnitudeParams),
-                unit_ball_stream,
-                "linear",
-            )
-        )
-        register_learner(
-            LearnerEntry(
-                f"coin_betting_{bettor}",
-                "oco",
-                lambda d, b=bettor: coin_betting(b),
-                default(CoinBettingParams),
-                grid(CoinBettingParams),
-                unit_ball_stream,
-                "linear",
-            )
-        )
-
-
-_register()

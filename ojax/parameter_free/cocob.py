@@ -23,16 +23,21 @@ References:
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import jax.numpy as jnp
 
-from ojax.core import Array, OCOLearner, learner_factory
+from ojax.core import Array, OCOLearner, learner_factory, scalars
 from ojax.validation import check_positive
 
 
 class CocobParams(NamedTuple):
     alpha: Array  # alpha > 0, shape (): the bet is at most theta / (alpha L) early on (100)
+
+    @classmethod
+    def default(cls, dtype: Any = None) -> CocobParams:
+        """The paper's ``alpha = 100``."""
+        return cls(*scalars(100.0, dtype=dtype))
 
 
 class CocobState(NamedTuple):

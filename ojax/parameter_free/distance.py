@@ -16,11 +16,11 @@ References:
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import jax.numpy as jnp
 
-from ojax.core import Array, OCOLearner, learner_factory
+from ojax.core import Array, OCOLearner, learner_factory, scalars
 from ojax.validation import check_nonnegative, check_positive, check_range
 
 
@@ -35,6 +35,11 @@ def _safe_divide(numerator: Array, denominator: Array, default: Array) -> Array:
 
 class DoGParams(NamedTuple):
     initial_distance: Array  # r_eps > 0, shape (): the first step's "distance travelled"
+
+    @classmethod
+    def default(cls, dtype: Any = None) -> DoGParams:
+        """``initial_distance = 1e-4``."""
+        return cls(*scalars(1e-4, dtype=dtype))
 
 
 class DoGState(NamedTuple):
@@ -99,6 +104,11 @@ def dog() -> OCOLearner:
 class DAdaptParams(NamedTuple):
     initial_d: Array  # d_0 > 0, shape (): the initial under-estimate of D (1e-6)
     learning_rate: Array  # gamma > 0, shape (): a multiplier of the adapted step (1)
+
+    @classmethod
+    def default(cls, dtype: Any = None) -> DAdaptParams:
+        """The paper's ``d_0 = 1e-6`` and ``learning_rate = 1``."""
+        return cls(*scalars(1e-6, 1.0, dtype=dtype))
 
 
 class DAdaptState(NamedTuple):
@@ -184,6 +194,12 @@ class ProdigyParams(NamedTuple):
     beta1: Array  # in [0, 1), shape (): the first moment's decay (0.9)
     beta2: Array  # in [0, 1), shape (): the second moment's decay (0.999); r, s decay sqrt
     eps: Array  # >= 0, shape (): added to sqrt(v) as d_k eps (1e-8)
+
+    @classmethod
+    def default(cls, dtype: Any = None) -> ProdigyParams:
+        """The paper's ``d_0 = 1e-6``, ``learning_rate = 1``, ``beta1 = 0.9``,
+        ``beta2 = 0.999``, ``eps = 1e-8``."""
+        return cls(*scalars(1e-6, 1.0, 0.9, 0.999, 1e-8, dtype=dtype))
 
 
 class ProdigyState(NamedTuple):

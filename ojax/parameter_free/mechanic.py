@@ -34,7 +34,7 @@ from typing import Any, NamedTuple
 import jax.numpy as jnp
 import numpy as np
 
-from ojax.core import Array, OCOLearner, State, learner_factory
+from ojax.core import Array, OCOLearner, State, float_dtype, learner_factory, scalars
 from ojax.validation import check_nonnegative, check_positive, check_range
 
 BETAS = (0.9, 0.99, 0.999, 0.9999, 0.99999, 0.999999)
@@ -51,6 +51,12 @@ class MechanicParams(NamedTuple):
     s_init: Array  # > 0, shape (): the initial scale (the paper's 1e-8)
     weight_decay: Array  # lambda >= 0, shape () (the paper's 0.01)
     betas: Array  # each in [0, 1), shape (n,): one bettor per decay (see BETAS)
+
+    @classmethod
+    def default(cls, base: Any, dtype: Any = None) -> MechanicParams:
+        """The paper's ``s_init = 1e-8``, ``weight_decay = 0.01`` and :data:`BETAS` on top of
+        the base learner's params ``base``."""
+        return cls(base, *scalars(1e-8, 0.01, dtype=dtype), jnp.asarray(BETAS, float_dtype(dtype)))
 
 
 class MechanicState(NamedTuple):

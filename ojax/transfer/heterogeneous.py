@@ -46,6 +46,11 @@ class COTLParams(NamedTuple):
     gamma2: Array  # co-regularization weight of f2, > 0, shape ()
 
     @classmethod
+    def default(cls, dtype: Any = None) -> COTLParams:
+        """The paper's Table 4 (:meth:`paper`)."""
+        return cls.paper(dtype)
+
+    @classmethod
     def paper(cls, dtype: Any = None) -> COTLParams:
         """The paper's Table 4: ``C = 5``, width 4 on each view, ``gamma1 = gamma2 = 1``.
 
@@ -154,6 +159,11 @@ class SCTParams(NamedTuple):
     C: Array  # C > 0 of both PA-I classifiers, shape ()
     width1: Array  # width of the first view's kernel (PAIO), shape ()
     width2: Array  # width of the second view's kernel (PA), shape ()
+
+    @classmethod
+    def default(cls, dtype: Any = None) -> SCTParams:
+        """The paper's Table 4 (:meth:`paper`)."""
+        return cls.paper(dtype)
 
     @classmethod
     def paper(cls, dtype: Any = None) -> SCTParams:

@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 import jax
 import jax.numpy as jnp
 
-from ojax.core import Array, Predictor, learner_factory
+from ojax.core import Array, Predictor, learner_factory, scalars
 from ojax.transfer import kernels
 from ojax.transfer.kernels import KernelPoint, SVBuffer
 from ojax.transfer.pa import (
@@ -45,6 +45,11 @@ class OTLParams(NamedTuple):
     C: Array  # PA-I aggressiveness of f, C > 0, shape ()
     width: Array  # width sigma_2 of f ("direct" mode), shape ()
     learning_rate: Array  # eta > 0 of the weights, shape () (ignored by OTL(fixed))
+
+    @classmethod
+    def default(cls, dtype: Any = None) -> OTLParams:
+        """The paper's OTL (:meth:`paper`)."""
+        return cls.paper(dtype)
 
     @classmethod
     def paper(cls, dtype: Any = None) -> OTLParams:
@@ -170,6 +175,12 @@ class HomOTL2Params(NamedTuple):
     C: Array  # PA-I aggressiveness of f, C > 0, shape ()
     width: Array  # width of f ("direct" mode), shape ()
     beta: Array  # Hedge discount in (0, 1), shape ()
+
+    @classmethod
+    def default(cls, dtype: Any = None) -> HomOTL2Params:
+        """The paper's ``C = 5`` and ``sigma_2 = 8``; ``beta = 0.9`` (the paper's depends on
+        the stream's length: :meth:`paper`)."""
+        return cls(*scalars(PAPER_C, PAPER_TARGET_WIDTH, 0.9, dtype=dtype))
 
     @classmethod
     def paper(cls, num_steps: int, dtype: Any = None) -> HomOTL2Params:

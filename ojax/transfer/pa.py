@@ -88,6 +88,11 @@ class KernelPAParams(NamedTuple):
     width: Array  # Gaussian width sigma > 0 ("direct" mode; in "gram" mode it is in the Gram)
 
     @classmethod
+    def default(cls, dtype: Any = None) -> KernelPAParams:
+        """The paper's target PA (:meth:`paper`)."""
+        return cls.paper(dtype)
+
+    @classmethod
     def paper(cls, dtype: Any = None) -> KernelPAParams:
         """PA on the target as in the paper: ``C = 5``, ``sigma_2 = 8``.
 
