@@ -56,7 +56,8 @@ class MechanicParams(NamedTuple):
     def default(cls, base: Any, dtype: Any = None) -> MechanicParams:
         """The paper's ``s_init = 1e-8``, ``weight_decay = 0.01`` and :data:`BETAS` on top of
         the base learner's params ``base``."""
-        return cls(base, *scalars(1e-8, 0.01, dtype=dtype), jnp.asarray(BETAS, float_dtype(dtype)))
+        s_init, weight_decay = scalars(1e-8, 0.01, dtype=dtype)
+        return cls(base, s_init, weight_decay, jnp.asarray(BETAS, float_dtype(dtype)))
 
 
 class MechanicState(NamedTuple):
