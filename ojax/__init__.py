@@ -31,7 +31,7 @@ from ojax.core import (  # noqa: E402
     register_learner,
     tree_where,
 )
-from ojax.run import OCOParams, oco_predictor, run, run_entry, run_oco  # noqa: E402
+from ojax.runner import OCOParams, oco_predictor, run, run_entry, run_oco  # noqa: E402
 from ojax.validation import InputError, checked  # noqa: E402
 
 __all__ = [

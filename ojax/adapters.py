@@ -52,7 +52,7 @@ def linear_predictor(learner: OCOLearner, loss: Loss, x0: Array) -> Predictor:
 
 @learner_factory
 def linear_weights(learner: OCOLearner) -> Callable[[Step], Array]:
-    """A ``record`` function for :func:`ojax.run.run`: the weights ``w_t`` of a linear predictor
+    """A ``record`` function for :func:`ojax.runner.run`: the weights ``w_t`` of a linear predictor
     that the prediction of step ``t`` was made with (before the update)."""
 
     def weights(step: Step) -> Array:

@@ -23,7 +23,7 @@ from scipy.optimize import linprog
 import ojax.theory as theory
 from ojax import losses
 from ojax.parameter_free import CoinBettingParams, coin_betting
-from ojax.run import run_oco
+from ojax.runner import run_oco
 from ojax.theory import denevi
 from ojax.theory.base import CheckConfig, fitted_slope
 

@@ -20,7 +20,7 @@ import numpy as np
 from ojax import metrics
 from ojax.core import LEARNERS, LearnerEntry
 from ojax.experiments.output import ExperimentResult
-from ojax.run import run_entry
+from ojax.runner import run_entry
 from ojax.sweep import SweepResult, sweep
 from ojax.sweep.grid import fit_values, parse_number, shown
 from ojax.validation import InputError
@@ -253,7 +253,7 @@ def sweep_learner(
     hyperparameters on its own synthetic stream; what ``ojax sweep`` runs.
 
     Each combination draws a stream ``entry.make_stream(key_seed, num_steps, dim)``, plays it
-    (:func:`ojax.run.run_entry`: ``run_oco`` on the objective for OCO learners, ``run`` on the
+    (:func:`ojax.runner.run_entry`: ``run_oco`` on the objective for OCO learners, ``run`` on the
     loss otherwise) with the default params where the grid overrides some fields, and records
     the average and cumulative loss at up to 200 checkpoints.
 

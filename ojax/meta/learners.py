@@ -51,7 +51,7 @@ from ojax.core import (
     learner_factory,
     tree_where,
 )
-from ojax.oco.ogd import OGDParams, ogd
+from ojax.oco.gradient_descent import OGDParams, ogd
 from ojax.parameter_free.betting import DirectionMagnitudeParams, direction_magnitude
 from ojax.validation import InputError, check_choice, check_finite, check_int, check_shape
 

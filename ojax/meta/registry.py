@@ -19,7 +19,7 @@ from ojax.meta.learners import (
     biased_within_task,
     lazy,
 )
-from ojax.oco.ogd import OGDParams, ogd
+from ojax.oco.gradient_descent import OGDParams, ogd
 from ojax.parameter_free.betting import DirectionMagnitudeParams, direction_magnitude
 
 _F32 = jnp.float32

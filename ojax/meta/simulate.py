@@ -43,7 +43,7 @@ from ojax.core import (
 )
 from ojax.meta.learners import FixedBiasParams, params_dtype
 from ojax.meta.tasks import TaskBlock, TestPoints, check_task_block
-from ojax.run import run
+from ojax.runner import run
 from ojax.validation import InputError, check_shape
 
 

@@ -13,17 +13,17 @@ import optax
 from ojax.adapters import linear_predictor, optax_learner
 from ojax.core import Array, LearnerEntry, register_learner, scalars
 from ojax.losses import square
-from ojax.oco.adagrad import AdaGradParams, adagrad
-from ojax.oco.adahedge import AdaHedgeParams, adahedge
+from ojax.oco.adaptive_gradient import AdaGradParams, adagrad
+from ojax.oco.adaptive_hedge import AdaHedgeParams, adahedge
 from ojax.oco.experts import ExpertsParams, follow_best_expert, halving
-from ojax.oco.ftl import FTLParams, ftl
-from ojax.oco.ftrl import FTRLParams, ftrl
-from ojax.oco.ftrl_proximal import FTRLProximalParams, ftrl_proximal
-from ojax.oco.hedge import HedgeParams, hedge
+from ojax.oco.exponential_weights import HedgeParams, hedge
+from ojax.oco.follow_the_leader import FTLParams, ftl
+from ojax.oco.gradient_descent import OGDParams, ogd
 from ojax.oco.mirror import OMDParams, mirror_descent
-from ojax.oco.ogd import OGDParams, ogd
-from ojax.oco.online_newton import OnlineNewtonParams, online_newton
-from ojax.oco.squint import SquintParams, squint
+from ojax.oco.newton_step import OnlineNewtonParams, online_newton
+from ojax.oco.proximal_leader import FTRLProximalParams, ftrl_proximal
+from ojax.oco.quantile_experts import SquintParams, squint
+from ojax.oco.regularized_leader import FTRLParams, ftrl
 from ojax.validation import check_positive
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 
 from ojax.core import Array, LearnerEntry, register_learner
-from ojax.oco.ogd import OGDParams, ogd
+from ojax.oco.gradient_descent import OGDParams, ogd
 from ojax.parameter_free.betting import (
     BETTORS,
     CoinBettingParams,
@@ -19,7 +19,7 @@ from ojax.parameter_free.betting import (
     coin_betting,
     direction_magnitude,
 )
-from ojax.parameter_free.cocob import CocobParams, cocob
+from ojax.parameter_free.coin_backprop import CocobParams, cocob
 from ojax.parameter_free.distance import (
     DAdaptParams,
     DoGParams,
@@ -28,7 +28,7 @@ from ojax.parameter_free.distance import (
     dog,
     prodigy,
 )
-from ojax.parameter_free.mechanic import BETAS, MechanicParams, mechanic
+from ojax.parameter_free.scale_tuner import BETAS, MechanicParams, mechanic
 from ojax.parameter_free.schedule_free import ScheduleFreeParams, schedule_free_sgd
 
 

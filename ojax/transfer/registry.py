@@ -16,7 +16,7 @@ import jax.numpy as jnp
 
 from ojax.core import Array, LearnerEntry, register_learner
 from ojax.transfer import heterogeneous, homogeneous
-from ojax.transfer.linear_pa import LinearPAParams, linear_pa
+from ojax.transfer.linear_passive_aggressive import LinearPAParams, linear_pa
 from ojax.transfer.pa import KernelPAParams, kernel_pa
 
 POOL_SIZE = 64

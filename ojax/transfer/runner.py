@@ -28,7 +28,7 @@ import numpy as np
 
 from ojax.core import Array, Params, Predictor, Step, Trace, learner_factory
 from ojax.losses import zero_one
-from ojax.run import Record
+from ojax.runner import Record
 from ojax.sparse import run_orders
 from ojax.transfer.homogeneous import HomOTL2State, homotl2_weights
 from ojax.transfer.kernels import KernelPoint
