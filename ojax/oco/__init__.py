@@ -1,9 +1,11 @@
-"""Online learning basics: FTL, FTRL, OGD, Hedge / EG, and prediction with expert advice; the
-classic adaptive baselines: AdaGrad, FTRL-Proximal, Online Newton Step, AdaHedge, Squint."""
+"""Online learning basics: FTL, FTRL, OGD (also with the doubling trick), Hedge / EG, and
+prediction with expert advice; the classic adaptive baselines: AdaGrad, FTRL-Proximal, Online
+Newton Step, AdaHedge, Squint."""
 
 from ojax.oco import registry as _registry  # noqa: F401  (registers the learners)
 from ojax.oco.adaptive_gradient import AdaGradParams, AdaGradState, adagrad
 from ojax.oco.adaptive_hedge import AdaHedgeParams, AdaHedgeState, adahedge
+from ojax.oco.doubling import DoublingState, ogd_doubling
 from ojax.oco.experts import (
     ExpertsParams,
     FollowBestExpertState,
@@ -38,6 +40,7 @@ __all__ = [
     "HedgeState",
     "OGDParams",
     "OGDState",
+    "DoublingState",
     "OMDParams",
     "OMDState",
     "OnlineNewtonParams",
@@ -55,6 +58,7 @@ __all__ = [
     "hedge",
     "mirror_descent",
     "ogd",
+    "ogd_doubling",
     "online_newton",
     "squint",
 ]

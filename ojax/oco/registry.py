@@ -15,6 +15,7 @@ from ojax.core import Array, LearnerEntry, register_learner, scalars
 from ojax.losses import square
 from ojax.oco.adaptive_gradient import AdaGradParams, adagrad
 from ojax.oco.adaptive_hedge import AdaHedgeParams, adahedge
+from ojax.oco.doubling import ogd_doubling
 from ojax.oco.experts import ExpertsParams, follow_best_expert, halving
 from ojax.oco.exponential_weights import HedgeParams, hedge
 from ojax.oco.follow_the_leader import FTLParams, ftl
@@ -86,6 +87,15 @@ ENTRIES = [
         name="ogd_decaying",
         kind="oco",
         make=lambda d: ogd(schedule="inverse_sqrt"),
+        default_params=OGDParams.default,
+        params_grid=lambda: OGDParams(_array(0.01, 0.3), _array(0.7, 1.5)),
+        stream="unit_ball",
+        objective="linear",
+    ),
+    LearnerEntry(
+        name="ogd_doubling",
+        kind="oco",
+        make=lambda d: ogd_doubling(),
         default_params=OGDParams.default,
         params_grid=lambda: OGDParams(_array(0.01, 0.3), _array(0.7, 1.5)),
         stream="unit_ball",
