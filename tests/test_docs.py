@@ -47,10 +47,13 @@ EXPECTED = {
         "OTL (3, 30)",
         "stream (100, 10) (2, 10) lambda:",
     ],
-    "guides/own-learner.md": [
+    "guides/add-a-learner.md": [
         "(300,) regret to the best point of the unit ball:",
         "refused: learning_rate must lie in (0.0, inf), got -1",
         "(50,)",
+        "('float32', 'float64', 'by_value', 'no_retrace', 'vmap_equals_loop', 'bad_params', "
+        "'padding')",
+        "caught: by_value",
         "matches the loop",
         "('seed', 'learning_rate') (8, 4) best step:",
         "(6, 4, 750) (6, 750)",
@@ -65,7 +68,7 @@ EXPECTED = {
 # Pages whose python blocks are read, not run, and why.
 NOT_RUN = {"distributed.md": "several processes on several hosts (tests/test_distributed.py)"}
 # Names a page registers in global registries, removed after it ran.
-REGISTERED = {"guides/own-learner.md": ["adagrad_norm_guide"]}
+REGISTERED = {"guides/add-a-learner.md": ["adagrad_norm_guide"]}
 
 
 def python_blocks(page: str) -> list[str]:
