@@ -43,7 +43,7 @@ NUM_STEPS, DIM = 40, 5
 _TRACES = [0]  # traces seen since import (jax.monitoring)
 
 
-def _on_duration(event: str, duration: float, **kwargs: Any) -> None:
+def _on_duration(event: str, duration_secs: float, **kwargs: str | int) -> None:
     if event == "/jax/core/compile/jaxpr_trace_duration":
         _TRACES[0] += 1
 
@@ -167,9 +167,8 @@ def _vmap_equals_loop(entry: LearnerEntry) -> None:
     sizes = {leaf.shape[0] for leaf in jax.tree.leaves(grid)}
     assert len(sizes) == 1 and min(sizes) >= 2, f"params_grid needs one leading axis >= 2: {sizes}"
     learner, data = _make(entry), _data(entry, 7)
-    batched = jax.vmap(lambda p: run_entry(entry, learner, p, data).loss)(grid)
-    looped = jnp.stack([run_entry(entry, learner, _pick(grid, i), data).loss for i in range(2)])
-    batched, looped = np.asarray(batched[:2]), np.asarray(looped)
+    batched = np.asarray(jax.vmap(lambda p: run_entry(entry, learner, p, data).loss)(grid))[:2]
+    looped = np.stack([run_entry(entry, learner, _pick(grid, i), data).loss for i in range(2)])
     scale = float(np.max(np.abs(looped))) or 1.0
     np.testing.assert_allclose(batched, looped, rtol=1e-5, atol=1e-6 * scale)
     assert not np.allclose(batched[0], batched[1]), "distinct grid points gave the same run"

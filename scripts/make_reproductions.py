@@ -46,7 +46,9 @@ SCRIPT = "python scripts/make_reproductions.py"
 PLACEHOLDER = re.compile(r"\{([a-z0-9-]+):([^{}]+)\}")
 SLOPE_TOLERANCE = 0.15  # ojax.theory.SLOPE_TOLERANCE (checked by tests/test_reproductions.py)
 BOUND_RTOL = 1e-9  # ojax.theory.BOUND_RTOL (idem)
-FLOAT32_RTOL = 1e-5  # a bound attained exactly, computed in float32
+FLOAT32_RTOL = 1e-5  # ojax.theory.FLOAT32_RTOL (idem): a bound attained exactly, in float32
+FALSIFIER = "falsifier:"  # ojax.theory.FALSIFIER (idem): the prefix of a falsifier's method
+VERDICT = "verdict"  # ojax.experiments.theory.VERDICT (idem): a check's decision rows
 MAX_WIDTH = 900  # pixels of a copied figure
 X64 = ("theory",)  # run in float64 by --run (its tests check it so: an attained bound)
 
@@ -238,21 +240,34 @@ def theory_rows(theory: Results, document: str) -> list[tuple[str, dict, str]]:
 
 
 def theory_status(theory: Results, check: str, kind: str, method: str) -> tuple[str, str]:
-    """The value shown (ratio at the largest horizon, or the fitted slope) and the status."""
+    """The value shown (ratio at the largest horizon, the largest difference, or the fitted
+    slope) and the status: a learner holds or fails, a falsifier breaks the result or not."""
     rows = theory.rows
-    if kind == "rate":
+    falsifier = method.startswith(FALSIFIER)
+    if kind in ("rate", "shape"):
         slope = rows.get((check, method, "slope"))
         expected = rows.get((check, method, "expected_slope"))
         if slope is None or expected is None:
             return "n/a", "no slope"
-        ok = slope[0] <= expected[0] + SLOPE_TOLERANCE
-        shown = f"slope {slope[0]:.3f} (expected <= {expected[0]:g})"
-        return shown, "holds" if ok else "**fails**"
+        above = slope[0] > expected[0] + SLOPE_TOLERANCE
+        shown = f"slope {slope[0]:.3f} (limit {expected[0] + SLOPE_TOLERANCE:g})"
+        if kind == "shape" and (check, method, "ratio") in rows:
+            shown = f"ratio {mean_std(rows[(check, method, 'ratio')])}, {shown}"
+        if falsifier:
+            return shown, "breaks it" if above else "**does not break it**"
+        return shown, "**fails**" if above else "holds"
     ratio = rows.get((check, method, "ratio"))
     if ratio is None:
         return "n/a", "no bound"
-    rtol = BOUND_RTOL if theory.config.get("x64") else FLOAT32_RTOL
     curves = _theory_curves(theory, check, method)
+    if falsifier:
+        if curves is not None:
+            measured, bound = curves
+            broken = bool(np.all(measured[:, -1] > bound[:, -1]))
+        else:
+            broken = ratio[0] - ratio[1] > 1.0
+        return mean_std(ratio), "breaks it" if broken else "**does not break it**"
+    rtol = BOUND_RTOL if theory.config.get("x64") else FLOAT32_RTOL
     if curves is not None:
         measured, bound = curves
         ok = bool(np.all(measured <= bound + rtol * np.maximum(1.0, np.abs(bound))))
@@ -276,8 +291,18 @@ def _theory_curves(theory: Results, check: str, method: str) -> tuple | None:
         return z[keys[0]], z[keys[1]]
 
 
+def check_verdicts(theory: Results, checks: list[str]) -> tuple[list[str], list[str]]:
+    """The checks whose learners break the result, and those no falsifier breaks (the
+    experiment's ``verdict`` rows; a check without them counts as not sound)."""
+    rows = theory.rows
+    failing = [c for c in checks if rows.get((c, VERDICT, "holds"), (1.0,))[0] != 1.0]
+    unsound = [c for c in checks if rows.get((c, VERDICT, "sound"), (0.0,))[0] != 1.0]
+    return failing, unsound
+
+
 def theory_section(theory: Results | None, document: str, out: Path) -> list[str]:
-    """The document's numbered results checked by the ``theory`` experiment."""
+    """The document's numbered results checked by the ``theory`` experiment, each with its
+    falsifiers (learners or instances that should break it)."""
     lines = ["## The document's numbered results (`ojax run theory`)", ""]
     if theory is None:
         return lines + ["The `theory` experiment has no results here: not run.", ""]
@@ -286,10 +311,16 @@ def theory_section(theory: Results | None, document: str, out: Path) -> list[str
         return lines + [f"The `theory` experiment holds no check of `{document}`.", ""]
     tolerance = "1e-9" if theory.config.get("x64") else f"{FLOAT32_RTOL:g} (float32)"
     lines += [
-        "Value: measured / bound at the largest horizon (mean +- std over seeds); for an "
-        "identity the largest difference; for a rate the fitted log-log slope. Status: the "
-        f"bound holds at every horizon and seed (relative slack {tolerance}), the slope is at "
-        f"most the expected one + {SLOPE_TOLERANCE}.",
+        "Each result is run for the learner it is about and for its **falsifiers** (methods "
+        "`falsifier:...`: a learner that does not learn, the wrong step, the wrong instance): "
+        "a result is checked only if every falsifier breaks it. Value: measured / bound at the "
+        "largest horizon (mean +- std over seeds); for an identity the largest difference; for "
+        "a rate the fitted log-log slope (for a shape, bound without its constant, the ratio "
+        "and its slope). Status of a learner: the bound holds at every horizon and seed "
+        f"(relative slack {tolerance}), the slope is at most the expected one + "
+        f"{SLOPE_TOLERANCE}. Status of a falsifier: it breaks the result when its ratio at the "
+        "largest horizon exceeds 1 on every seed (its slope exceeds the limit). Identities "
+        "need no falsifier.",
     ]
     lines += [""] + _header(["check", "result", "statement", "kind", "method", "value", "status"])
     previous = None
@@ -300,8 +331,23 @@ def theory_section(theory: Results | None, document: str, out: Path) -> list[str
             cells = [""] * len(cells)
         previous = check
         lines.append(_row(cells + [method, shown, status]))
+    checks = list(dict.fromkeys(check for check, _, _ in found))
+    failing, unsound = check_verdicts(theory, checks)
+    bounds = [c for c, e, _ in found if e["kind"] != "identity"]
+    lines += [""]
+    if not unsound and not failing:
+        lines.append(
+            f"Every result holds, and each of the {len(set(bounds))} bounds, rates and shapes "
+            "is broken by its falsifiers: none is vacuous on its instance."
+        )
+    for label, which in (
+        ("Results that do not hold", failing),
+        ("Results no falsifier breaks (vacuous on their instance)", unsound),
+    ):
+        if which:
+            lines.append(f"**{label}:** " + ", ".join(f"`{c}`" for c in which))
     lines.append("")
-    names = {f"theory_{check}.png" for check, _, _ in found}
+    names = {f"theory_{check}.png" for check in checks}
     return lines + copy_figures("theory", theory, out, names)
 
 

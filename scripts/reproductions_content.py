@@ -71,7 +71,9 @@ TABLES: dict[str, Table] = {
     "denevi2020-lenk": Table(DENEVI_METRICS),
     "neu-rosasco2018": Table(("excess_risk", "identity_error")),
     "zhao-hoi2010-homogeneous": Table(("mistake_rate", "support_vectors", "seconds_per_trial")),
-    "zhao-hoi2010-heterogeneous": Table(("mistake_rate", "support_vectors", "seconds_per_trial")),
+    "zhao-hoi2010-heterogeneous": Table(
+        ("mistake_rate", "support_vectors", "support_vectors_per_view", "seconds_per_trial")
+    ),
 }
 
 _DENEVI_SYNTHETIC = {
@@ -85,10 +87,19 @@ _TABLE2 = {  # Zhao & Hoi 2010, Table 2, mistake rate (%)
     "usenet2": ("49.33", "47.92", "42.67", "34.42"),
     "newsgroup4": ("42.50", "51.75", "38.83", "37.58"),
 }
+_TABLE2_SV = {  # Table 2, support vectors (the paper's count: |SV(h)| + |SV(f)| for OTL)
+    "usenet2": ("949", "1116", "1203", "1203"),
+    "newsgroup4": ("1188", "1585", "1536", "1536"),
+}
 _TABLE4 = {  # Table 4, mistake rate (%)
     "a7a": ("22.08", "22.60", "21.62", "26.06", "21.32"),
     "mushrooms": ("2.56", "0.66", "1.10", "1.10", "0.38"),
     "spambase": ("25.04", "14.41", "12.78", "12.71", "11.17"),
+}
+_TABLE4_SV = {  # Table 4, support vectors (counted in each view's expansion)
+    "a7a": ("4266.05", "7115.00", "8403.20", "11842.20", "11063.30"),
+    "mushrooms": ("944.30", "865.75", "1450.30", "2198.35", "1779.90"),
+    "spambase": ("1761.30", "1742.65", "2399.30", "3667.30", "2993.10"),
 }
 HOMOGENEOUS = ("PA", "PAIO", "OTL_fixed", "OTL")
 HETEROGENEOUS = ("PA", "PAIO", "COTL0", "SCT", "COTL")
@@ -139,26 +150,40 @@ PUBLISHED: dict[str, Published] = {
     "zhao-hoi2010-homogeneous": Published(
         "zhao_hoi2010 spec, 'Data and splits' (the paper's Table 2, mistake %)",
         {
-            (data, method, "mistake_rate"): value
-            for data, values in _TABLE2.items()
+            (data, method, metric): value
+            for metric, table in (("mistake_rate", _TABLE2), ("support_vectors", _TABLE2_SV))
+            for data, values in table.items()
             for method, value in zip(HOMOGENEOUS, values)
         },
         "The paper's w7a column is not shipped (no w7a file; a LIBSVM loader reads it when "
         "brought) and it has no homogeneous spambase column. The spec records that the "
         "authors' own toolbox, run on these very files, does not reproduce Table 2 either: "
-        "compare orderings, not values.",
+        "compare orderings, not values. Where ours differ from the paper: on usenet2 every "
+        "method errs less than in Table 2, PAIO's gain over PA is 6.7 points (1.4 in the "
+        "paper, which calls it slight) and PAIO makes fewer mistakes than OTL(fixed), the "
+        "opposite of Table 2; on newsgroup4 OTL is the worst method, not the best (see the "
+        "claims). The support vectors count the same way as the paper's (OTL: |SV(h)| + "
+        "|SV(f)|); ours are fewer (the toolbox's per-row scaling and widths, see the spec).",
     ),
     "zhao-hoi2010-heterogeneous": Published(
         "zhao_hoi2010 spec, 'Data and splits' (the paper's Table 4, mistake %)",
         {
-            (data, method, "mistake_rate"): value
-            for data, values in _TABLE4.items()
+            (data, method, metric): value
+            for metric, table in (
+                ("mistake_rate", _TABLE4),
+                ("support_vectors_per_view", _TABLE4_SV),
+            )
+            for data, values in table.items()
             for method, value in zip(HETEROGENEOUS, values)
         },
         "Data differ: a7a is built from the shipped Adult pool (a1a + a1a.t), mushrooms is a "
         "KEEL stand-in, w7a is not shipped; spambase is the same file, squashed by the "
         "toolbox's per-row scaling (see the claims). No claims test covers a7a: compare the "
-        "orderings in the table.",
+        "orderings in the table (a7a and mushrooms keep the paper's; spambase does not). "
+        "Support vectors: `support_vectors` counts each COTL / COTL0 update once (one stored "
+        "example with both views), `support_vectors_per_view` counts it in each view's "
+        "expansion, the paper's convention (its COTL0 is about twice PA's); the two agree for "
+        "PA, PAIO and SCT.",
     ),
 }
 
@@ -205,15 +230,22 @@ _BASICS_CLAIMS = (
         "tests/test_oco.py::test_parameter_free_matches_tuned_ogd_up_to_logs_and_beats_misset_steps",
     ),
     Claim(
-        "The notes' numbered results (FTL / be-the-leader, FTRL, OGD, OMD, Hedge) hold on their "
-        "instances, and the adversarial instances come close to the bounds.",
+        "The notes' numbered results (FTL / be-the-leader, FTRL, OGD, OMD, Hedge, the "
+        "realizable experts, the convex-analysis results) hold on their instances.",
         "See the table of theory checks above (status and ratio at the largest horizon).",
         "tests/test_theory.py::test_check_holds_at_quick_sizes",
     ),
     Claim(
-        "The notes' bounds are attained or nearly so on their adversarial instances (they are "
-        "not loose checks).",
-        "See the ratios of the adversarial methods in the theory table above.",
+        "Each of the notes' bounds is broken by its falsifier (a learner that does not learn, "
+        "the wrong step, the wrong conjugate): none is vacuous on its instance.",
+        "See the falsifier rows of the theory table above (ratios above 1 at the largest horizon).",
+        "tests/test_theory.py::test_every_bound_is_broken_by_its_falsifier",
+    ),
+    Claim(
+        "The realizable bounds |H| - 1 (follow the best expert) and log2 |H| (halving) are "
+        "attained on adversarial advice sequences, and OGD's bound on its adaptive adversary.",
+        "See the ratios of the adversarial methods in the theory table above (1 at the "
+        "largest horizon).",
         "tests/test_theory.py::test_notes_bounds_are_attained_or_close",
     ),
 )
@@ -292,10 +324,14 @@ _DENEVI_CLAIMS = (
         "tests/test_claims_denevi.py::test_real_data_meta_learners_below_itl_and_aggressive_below_lazy",
     ),
     Claim(
-        "The paper's propositions, corollary and theorem hold on the synthetic environment and "
-        "are not vacuous.",
-        "See the table of theory checks above.",
-        "tests/test_theory_denevi.py::test_bound_holds_and_is_not_vacuous",
+        "The paper's propositions, corollary and theorems hold, and each bound is broken by a "
+        "learner that does not learn (w = 0, w = h, a bettor that never bets, the first "
+        "iterate as the estimator): none is vacuous on its instance.",
+        "See the table of theory checks above. On the paper's own synthetic environment (d = "
+        "10, n = 25, SNR 1) w = 0 stays under every multi-task bound, so they are checked on "
+        "the same environment in d = 2 with 300 points per task and little noise, where they "
+        "can fail (the check's note says why).",
+        "tests/test_theory_denevi.py::test_bound_holds_and_its_falsifier_breaks_it",
     ),
 )
 
@@ -304,9 +340,27 @@ _NEU_ROSASCO_CLAIMS = (
         "Geometric averaging of constant-step SGD equals ridge-regularized SGD in expectation, "
         "and both converge to the ridge solution.",
         "largest error of the identity {neu-rosasco2018:identity/geometric/identity_error}, "
-        "Monte Carlo {neu-rosasco2018:identity/ridge-sgd/identity_error}, ridge limit "
+        "Monte Carlo (the last regularized iterate v_n) "
+        "{neu-rosasco2018:identity/ridge-sgd-last/identity_error}, ridge limit "
         "{neu-rosasco2018:identity/ridge/identity_error}.",
         "tests/test_neu_rosasco2018.py::test_identity_and_ridge_limit_hold",
+    ),
+    Claim(
+        "Geometric averaging of one SGD pass does as well as averaged regularized SGD, one run "
+        "per lambda (the comparator of Dieuleveut et al. the paper matches).",
+        "at the held-out choice: well-conditioned geometric "
+        "{neu-rosasco2018:well-conditioned/geometric/excess_risk} against averaged ridge-sgd "
+        "{neu-rosasco2018:well-conditioned/ridge-sgd/excess_risk}; ill-conditioned "
+        "{neu-rosasco2018:ill-conditioned/geometric/excess_risk} against "
+        "{neu-rosasco2018:ill-conditioned/ridge-sgd/excess_risk}. The last iterate of "
+        "regularized SGD (`ridge-sgd-last`, what this page called ridge-sgd before) is far "
+        "worse on the well-conditioned problem "
+        "({neu-rosasco2018:well-conditioned/ridge-sgd-last/excess_risk}): an artefact of the "
+        "comparator, not a finding. The known-covariance iteration of the paper's Appendix C "
+        "(`geometric-known-cov`) is worse than SGD here "
+        "({neu-rosasco2018:well-conditioned/geometric-known-cov/excess_risk}): its noise "
+        "y_t x_t - Sigma w* carries the signal, SGD's only the label noise at w*.",
+        "tests/test_neu_rosasco2018.py::test_the_regularized_comparator_is_averaged",
     ),
     Claim(
         "Geometric averaging helps in the noise-dominated regime (small n, ill-conditioned).",
@@ -328,15 +382,27 @@ _NEU_ROSASCO_CLAIMS = (
         "tests/test_claims_averaging.py::test_tail_averaging_wins_on_the_well_conditioned_large_n_problem",
     ),
     Claim(
-        "Propositions 3.1 and 3.3 are exact identities (3.3 with a correction); Theorem 4.1's "
-        "excess risk decays at its rate.",
+        "Propositions 3.1 (regularized SGD converges to ridge in expectation) and 3.3 (the "
+        "geometric average's identity with it, eta = gamma / (1 - gamma lambda)) are exact "
+        "identities.",
         "See the table of theory checks above.",
         "tests/test_theory_papers.py::test_identities_are_tight",
     ),
     Claim(
-        "Theorem 4.1: the rate holds at and beyond the theorem's step size.",
-        "See the fitted slopes in the theory table above.",
-        "tests/test_theory_papers.py::test_rate_at_and_beyond_the_theorems_step",
+        "Theorem 4.1: the exact expected excess risk of geometric averaging stays within a "
+        "constant of the bound's form over n and lambda (the constants are in a display the "
+        "text lost: the form is checked, not the constant), and the O(d/n) rate holds beyond "
+        "the theorem's step; the last iterate breaks both.",
+        "See the shape and rate rows of the theory table above (ratio about 1.2 at every "
+        "lambda scale).",
+        "tests/test_theory_papers.py::test_theorem_41_ratio_is_bounded_and_the_rate_holds",
+    ),
+    Claim(
+        "Proposition 4.2: below the condition on tr(Sigma^-1) a small lambda raises the bound's "
+        "variance term, above it one lowers it; the threshold is the proof's 1/4, not the "
+        "statement's 1/2.",
+        "See the prop4.2 rows of the theory table above.",
+        "tests/test_theory_papers.py::test_prop42_threshold_is_the_proofs_quarter",
     ),
 )
 
@@ -346,9 +412,20 @@ _ZHAO_HOI_CLAIMS = (
         "mistake %: PA {zhao-hoi2010-homogeneous:usenet2/PA/mistake_rate}, PAIO "
         "{zhao-hoi2010-homogeneous:usenet2/PAIO/mistake_rate}, OTL(fixed) "
         "{zhao-hoi2010-homogeneous:usenet2/OTL_fixed/mistake_rate}, OTL "
-        "{zhao-hoi2010-homogeneous:usenet2/OTL/mistake_rate}: the paper's ordering, on every "
-        "shipped order.",
+        "{zhao-hoi2010-homogeneous:usenet2/OTL/mistake_rate}: OTL best and PA worst as in the "
+        "paper, on every shipped order (the middle two swap: see the next claim).",
         "tests/test_claims_transfer.py::test_usenet2_keeps_the_papers_ordering_otl_best_pa_worst",
+    ),
+    Claim(
+        "usenet2 (Table 2): PAIO 'can only improve the mistake rate slightly' over PA (47.92 "
+        "against 49.33) and stays above OTL(fixed) (42.67).",
+        "Not supported on the shipped file: PAIO "
+        "{zhao-hoi2010-homogeneous:usenet2/PAIO/mistake_rate} against PA "
+        "{zhao-hoi2010-homogeneous:usenet2/PA/mistake_rate}, a gain of about 6.7 points, and "
+        "below OTL(fixed) {zhao-hoi2010-homogeneous:usenet2/OTL_fixed/mistake_rate}, the "
+        "opposite of Table 2.",
+        "tests/test_claims_transfer.py::test_usenet2_paio_gains_far_more_than_slightly",
+        supported=False,
     ),
     Claim(
         "OTL adapts to the concept drift of usenet2 (its weights move to the better classifier).",
@@ -388,10 +465,14 @@ _ZHAO_HOI_CLAIMS = (
         supported=False,
     ),
     Claim(
-        "OTL's mistake bound M <= 4 min(S_h, S_f) + 8 ln 2 and COTL's bound hold, and are not "
-        "vacuous.",
-        "See the table of theory checks above.",
-        "tests/test_theory_papers.py::test_bounds_hold_and_are_not_vacuous",
+        "Proposition 1 (the ensemble's squared loss <= 2 ln 2 + min(S_h, S_f)), Theorem 1 "
+        "(M <= 4 min(S_h, S_f) + 8 ln 2) and Theorem 2 (COTL) hold, and each is broken by its "
+        "falsifier (the uniform ensemble, PA without the transfer, the majority label).",
+        "See the table of theory checks above. On usenet2 both experts are poor (the "
+        "averaged source classifier's outputs stay near 0) and Theorem 1's bound is about T, "
+        "which no learner can exceed: the falsifiers run on a homogeneous mushrooms split, "
+        "where h is confident.",
+        "tests/test_theory_papers.py::test_every_result_is_broken_by_its_falsifier",
     ),
     Claim(
         "COTL's bound is tighter than the trivial one.",

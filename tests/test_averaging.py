@@ -72,8 +72,11 @@ def test_ridge_sgd_step_by_step_x64(x64):
     gammas = np.array([0.04, 0.05, 0.02])
     lams = np.array([0.0, 0.5, 3.0])
     runs = averaging.ridge_sgd_runs(xs, ys, gammas, lams, w0)
-    for g, lam, got in zip(gammas, lams, runs):
-        assert rel_err(got, ref.ridge_sgd(xs, ys, g, lam, w0)[-1]) < 1e-13
+    averages = averaging.ridge_sgd_runs(xs, ys, gammas, lams, w0, average=True)
+    for g, lam, got, mean in zip(gammas, lams, runs, averages):
+        iterates = ref.ridge_sgd(xs, ys, g, lam, w0)  # v_0..v_n
+        assert rel_err(got, iterates[-1]) < 1e-13
+        assert rel_err(mean, iterates.mean(axis=0)) < 1e-13  # Polyak-Ruppert, v_0 included
     learner = averaging.least_squares_ridge_sgd(w0)
     params = averaging.RidgeSGDParams(jnp.float64(0.05), jnp.float64(0.5))
     _, trace = ojax.run(
@@ -81,6 +84,24 @@ def test_ridge_sgd_step_by_step_x64(x64):
     )
     expect = ref.ridge_sgd(xs, ys, 0.05, 0.5, w0)
     assert rel_err(trace.record, expect[:-1]) < 1e-13
+
+
+def test_known_covariance_iterates_step_by_step_x64(x64):
+    """w_t = w_{t-1} - eta (Sigma w_{t-1} - y_t x_t), every iterate against a NumPy loop."""
+    _, xs, ys = data(jnp.float64)
+    rng = np.random.default_rng(8)
+    m = rng.normal(size=(5, 5))
+    cov = m @ m.T / 5 + 0.1 * np.eye(5)
+    w0 = np.array([0.3, 0.0, -0.1, 0.2, 0.1])
+    got = averaging.known_covariance_iterates(xs, ys, cov, 0.05, w0)
+    w, expect = w0.copy(), [w0.copy()]
+    for x, y in zip(np.asarray(xs), np.asarray(ys)):
+        w = w - 0.05 * (cov @ w - y * x)
+        expect.append(w.copy())
+    assert got.shape == (len(ys) + 1, 5)
+    assert rel_err(got, np.array(expect)) < 1e-13
+    with pytest.raises(ojax.InputError, match="covariance"):
+        averaging.known_covariance_iterates(xs, ys, np.eye(4), 0.05)
 
 
 def test_sgd_scan_masks_the_padded_steps(x64):

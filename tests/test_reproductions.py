@@ -111,8 +111,12 @@ def test_pages_name_registered_experiments_datasets_and_methods():
 
 
 def test_the_scripts_tolerances_are_the_librarys():
+    from ojax.experiments.theory import VERDICT
+
     assert make.SLOPE_TOLERANCE == theory.SLOPE_TOLERANCE
     assert make.BOUND_RTOL == theory.BOUND_RTOL
+    assert make.FLOAT32_RTOL == theory.FLOAT32_RTOL
+    assert make.FALSIFIER == theory.FALSIFIER and make.VERDICT == VERDICT
 
 
 def _write_run(folder: Path, rows: list[tuple], config: dict, curves: dict | None = None) -> None:
@@ -148,14 +152,26 @@ def pages(tmp_path):
     rows = [
         ("denevi-prop1", "KT", "measured", 1.0, 0.0, 2),
         ("denevi-prop1", "KT", "ratio", 0.5, 0.1, 2),
+        ("denevi-prop1", "falsifier:no-bet", "measured", 4.0, 0.0, 2),
+        ("denevi-prop1", "falsifier:no-bet", "ratio", 2.0, 0.0, 2),
+        ("denevi-prop1", "verdict", "holds", 1.0, 0.0, 1),
+        ("denevi-prop1", "verdict", "sound", 1.0, 0.0, 1),
         ("zhao-hoi-prop1", "OTL", "measured", 3.0, 0.0, 1),
         ("zhao-hoi-prop1", "OTL", "ratio", 1.5, 0.0, 1),  # over its bound: the page says so
+        ("zhao-hoi-prop1", "falsifier:uniform", "measured", 1.6, 0.0, 1),
+        ("zhao-hoi-prop1", "falsifier:uniform", "ratio", 0.8, 0.0, 1),  # does not break it
+        ("zhao-hoi-prop1", "verdict", "holds", 0.0, 0.0, 1),
+        ("zhao-hoi-prop1", "verdict", "sound", 0.0, 0.0, 1),
     ]
     curves = {
         "denevi-prop1/KT/measured": np.ones((2, 3)),
         "denevi-prop1/KT/bound": np.full((2, 3), 2.0),
+        "denevi-prop1/falsifier:no-bet/measured": np.full((2, 3), 4.0),
+        "denevi-prop1/falsifier:no-bet/bound": np.full((2, 3), 2.0),
         "zhao-hoi-prop1/OTL/measured": np.full((1, 3), 3.0),
         "zhao-hoi-prop1/OTL/bound": np.full((1, 3), 2.0),
+        "zhao-hoi-prop1/falsifier:uniform/measured": np.full((1, 3), 1.6),
+        "zhao-hoi-prop1/falsifier:uniform/bound": np.full((1, 3), 2.0),
     }
     _write_run(results / "theory", rows, full | {"x64": True, "checks": checks}, curves)
     (docs / "figures").mkdir(parents=True)
@@ -201,7 +217,13 @@ def test_theory_status_comes_from_every_horizon(pages):
     assert re.search(
         r"\| `denevi-prop1` \| Proposition 1 \| .* \| KT \| 0\.5\d* \+- 0\.1\d* \| holds", denevi
     )
+    assert "| falsifier:no-bet | 2 | breaks it |" in denevi
+    assert "none is vacuous on its instance" in denevi
     zhao = (pages / "zhao-hoi2010.md").read_text()
     assert "| OTL | 1.5 | **fails** |" in zhao
+    assert "| falsifier:uniform | 0.8 | **does not break it** |" in zhao
+    assert "**Results no falsifier breaks (vacuous on their instance):** `zhao-hoi-prop1`" in zhao
+    assert "**Results that do not hold:** `zhao-hoi-prop1`" in zhao
+    assert "none is vacuous" not in zhao
     notes = (pages / "notes.md").read_text()
     assert "holds no check of `notes`" in notes and "ojax run theory --x64" in notes

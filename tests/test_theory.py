@@ -1,4 +1,5 @@
-"""The documents' results checked numerically (ojax.theory), `ojax run theory`, and online mirror
+"""The documents' results checked numerically (ojax.theory): the soundness mechanism (a bound
+that no falsifier breaks fails), `ojax run theory` on the notes' checks, and online mirror
 descent against an independent float64 NumPy loop, step by step, for each mirror map."""
 
 from __future__ import annotations
@@ -12,15 +13,21 @@ import numpy as np
 import pytest
 
 from ojax import InputError, cli, losses, oco, run_oco
-from ojax.experiments.theory import selected_checks
+from ojax.experiments.theory import VERDICT, selected_checks
 from ojax.theory import (
     CHECKS,
     IDENTITY_TOLERANCE,
     SLOPE_TOLERANCE,
+    Check,
     CheckConfig,
+    Outcome,
+    as_measured,
     fitted_slope,
+    is_falsifier,
+    verdict,
     within_bound,
 )
+from ojax.theory import base as theory_base
 
 QUICK = CheckConfig(quick=True, num_seeds=2, seed=0, x64=True)
 
@@ -58,8 +65,9 @@ def test_check_holds_at_quick_sizes(theory_run, name):
     horizons = np.asarray(config["checks"][name]["horizons"], np.float64)
     assert horizons.ndim == 1 and len(horizons) >= 3 and np.all(np.diff(horizons) > 0)
     methods = _methods(rows, name)
-    assert methods
-    for method in methods:
+    learners = [m for m in methods if not is_falsifier(m) and m != VERDICT]
+    assert learners
+    for method in learners:
         measured = curves[f"{name}/{method}/measured"]
         assert np.all(np.isfinite(measured)), method
         if check.kind == "bound":
@@ -77,6 +85,86 @@ def test_check_holds_at_quick_sizes(theory_run, name):
             slope = fitted_slope(horizons, measured)
             assert curves[f"{name}/{method}/slope"][0, 0] == pytest.approx(slope)
             assert check.rate is not None and slope <= check.rate + SLOPE_TOLERANCE, (method, slope)
+    assert curves[f"{name}/{VERDICT}/holds"][0, 0] == 1.0
+
+
+@pytest.mark.parametrize("name", NOTES)
+def test_every_bound_is_broken_by_its_falsifier(theory_run, name):
+    """The check is sound: each falsifier's ratio at the largest horizon exceeds 1 on every
+    seed (a bound that a non-learner satisfies checks nothing); identities need none."""
+    _, rows, curves, config = theory_run
+    check = CHECKS[name]
+    falsifiers = [m for m in _methods(rows, name) if is_falsifier(m)]
+    assert bool(falsifiers) == (check.kind != "identity"), falsifiers
+    for method in falsifiers:
+        ratio = curves[f"{name}/{method}/ratio"][:, -1]
+        assert np.all(ratio > 1.0), (method, ratio)
+    assert curves[f"{name}/{VERDICT}/sound"][0, 0] == 1.0
+    if falsifiers:
+        smallest = min(curves[f"{name}/{m}/ratio"][:, -1].min() for m in falsifiers)
+        assert curves[f"{name}/{VERDICT}/falsifier_ratio"][0, 0] == pytest.approx(smallest)
+    assert config["checks"][name]["verdict"]["sound"] is True
+
+
+def _check(kind: str, **fields) -> Check:
+    return Check("toy", "notes", "Toy", "m <= b", "toy", kind, "T", lambda c: None, **fields)
+
+
+def test_verdict_fails_a_vacuous_or_broken_bound():
+    horizons = np.array([1.0, 2.0, 4.0])
+    bound = np.array([10.0, 10.0, 10.0])
+    learner = as_measured([[1.0, 2.0, 3.0]], bound)
+    check = _check("bound", falsifier="w = 0")
+    sound = Outcome(horizons, {"L": learner, "falsifier:w=0": as_measured([[5, 9, 11.0]], bound)})
+    assert verdict(check, sound) == (True, True, 0.3, 1.1, "")
+    vacuous = Outcome(horizons, {"L": learner, "falsifier:w=0": as_measured([[5, 9, 9.0]], bound)})
+    decided = verdict(check, vacuous)
+    assert decided.holds and not decided.sound and "does not break" in decided.reason
+    lonely = verdict(check, Outcome(horizons, {"L": learner}))
+    assert not lonely.sound and lonely.reason == "no falsifier"
+    broken = Outcome(horizons, {"L": as_measured([[1, 11, 3.0]], bound)})
+    assert not verdict(check, broken).holds  # over the bound at one horizon
+    # every seed of a falsifier must break it at the largest horizon
+    two = as_measured([[5, 9, 11.0], [5, 9, 9.0]], bound)
+    assert not verdict(check, Outcome(horizons, {"L": learner, "falsifier:w=0": two})).sound
+
+
+def test_verdict_of_rates_shapes_and_identities():
+    horizons = np.array([10.0, 100.0, 1000.0])
+    nan = np.full(3, np.nan)
+    rate = _check("rate", rate=-1.0, falsifier="last iterate")
+    decaying = as_measured(1.0 / horizons, nan)
+    flat = as_measured(np.ones(3), nan)
+    assert verdict(rate, Outcome(horizons, {"L": decaying, "falsifier:f": flat})).sound
+    assert not verdict(rate, Outcome(horizons, {"L": decaying, "falsifier:f": decaying})).sound
+    assert not verdict(rate, Outcome(horizons, {"L": flat, "falsifier:f": flat})).holds
+    shape = _check("shape", falsifier="last iterate")
+    form = 3.0 / horizons  # the bound's form: the learner at a constant times it
+    methods = {"L": as_measured(0.5 * form, form), "falsifier:f": as_measured(np.ones(3), form)}
+    ok = verdict(shape, Outcome(horizons, methods))
+    assert ok.holds and ok.sound and ok.learner == pytest.approx(0.0, abs=1e-9)
+    identity = _check("identity")
+    exact = as_measured([[1e-12, 1e-13]], np.full(2, IDENTITY_TOLERANCE))
+    assert verdict(identity, Outcome(horizons[:2], {"L": exact})).sound  # needs no falsifier
+    wrong = as_measured([[1e-3, 1e-3]], np.full(2, IDENTITY_TOLERANCE))
+    assert verdict(identity, Outcome(horizons[:2], {"L": exact, "falsifier:f": wrong})).sound
+    assert not verdict(identity, Outcome(horizons[:2], {"L": wrong})).holds
+
+
+def test_a_bound_check_must_name_its_falsifier():
+    with pytest.raises(ValueError, match="needs a falsifier"):
+        _check("bound")
+    with pytest.raises(ValueError, match="needs a falsifier"):
+        _check("shape")
+    assert _check("identity").falsifier == ""
+
+
+def test_every_registered_check_follows_the_convention():
+    assert len(CHECKS) >= 30
+    for name, check in CHECKS.items():
+        assert check.kind == "identity" or check.falsifier, name
+        assert check.statement and check.instance and check.result, name
+        assert check.document in theory_base.DOCUMENTS and check.name == name, name
 
 
 def test_cli_writes_every_selected_check(theory_run):
@@ -88,21 +176,33 @@ def test_cli_writes_every_selected_check(theory_run):
         assert (out / f"theory_{name}.png").is_file()
         assert config["checks"][name]["statement"] == check.statement
         assert config["checks"][name]["kind"] == check.kind
-        metrics = {row["metric"] for row in rows if row["dataset"] == name}
+        assert config["checks"][name]["falsifier"] == check.falsifier
+        metrics = {
+            row["metric"] for row in rows if row["dataset"] == name and row["method"] != VERDICT
+        }
         if check.kind == "rate":
             assert {"measured", "slope", "expected_slope"} <= metrics, (name, metrics)
         else:
             assert {"measured", "bound", "ratio"} <= metrics, (name, metrics)
+        decided = {
+            row["metric"] for row in rows if row["dataset"] == name and row["method"] == VERDICT
+        }
+        value = "slope" if check.kind in ("rate", "shape") else "ratio"
+        assert decided == {"holds", "sound", f"learner_{value}", f"falsifier_{value}"}
     for row in rows:
         key = f"{row['dataset']}/{row['method']}/{row['metric']}"
         assert curves[key].shape[0] == int(row["n_seeds"])
-        assert float(row["mean"]) == pytest.approx(curves[key][:, -1].mean())
+        final = curves[key][:, -1].mean()
+        if np.isnan(final):  # an identity's falsifier_ratio: it has none
+            assert row["metric"] == "falsifier_ratio" and CHECKS[row["dataset"]].kind == "identity"
+            continue
+        assert float(row["mean"]) == pytest.approx(final)
 
 
 def test_dataset_selects_checks_by_name_or_document():
     assert selected_checks(None) == list(CHECKS.values())
     notes = selected_checks("notes")
-    assert [c.name for c in notes] == [n for n in CHECKS if n in NOTES] and len(notes) >= 8
+    assert [c.name for c in notes] == [n for n in CHECKS if n in NOTES] and len(notes) >= 15
     both = selected_checks("notes-ogd, denevi2020")
     assert both[0].name == "notes-ogd" and {c.document for c in both} == {"notes", "denevi2020"}
     with pytest.raises(InputError, match=r"--dataset: 'notes-nope' is neither a check"):
@@ -123,8 +223,11 @@ def test_notes_bounds_are_attained_or_close(theory_run):
         np.testing.assert_allclose(measured[0, even], bound[0, even], rtol=1e-12)
     for name in ("notes-ftl-btl", "notes-ftrl-lemma", "notes-ols", "notes-omd"):
         for method in _methods(rows, name):
-            if "stochastic" in method:
+            if "stochastic" in method and not is_falsifier(method):
                 assert np.max(curves[f"{name}/{method}/ratio"]) > 1 / 3, (name, method)
+    for name in ("notes-follow-best", "notes-halving"):  # attained: ratio 1 at the end
+        (learner,) = [m for m in _methods(rows, name) if not is_falsifier(m) and m != VERDICT]
+        np.testing.assert_allclose(curves[f"{name}/{learner}/ratio"][0, -1], 1.0, rtol=1e-12)
 
 
 def test_a_check_computes_in_float64_without_the_cli():

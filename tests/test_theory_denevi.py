@@ -1,9 +1,9 @@
-"""The Denevi et al. (2020) checks of ojax/theory/denevi.py, beyond the generic "under its bound"
-test of tests/test_theory.py: the bounds are not vacuous (a floor on measured / bound at the
-largest horizon), the adversarial instances are adversarial (brute force over every sign
-sequence; the regret grows at the stated rate), the comparators are optimal (an LP solver, no
-perturbation improves them), and the runs are the learners they claim (float64 NumPy loops of
-tests/reference_denevi.py).
+"""The Denevi et al. (2020) checks of ojax/theory/denevi.py and ojax/theory/denevi_tasks.py,
+beyond the generic test of tests/test_theory.py: every bound holds and is broken by its
+falsifier (a learner that does not learn: the check is not vacuous), the adversarial instances
+are adversarial (brute force over every sign sequence; the regret grows at the stated rate),
+the bounds are the per-task sums the paper states, and the runs are the learners they claim
+(float64 NumPy loops of tests/reference_denevi.py).
 """
 
 from __future__ import annotations
@@ -18,31 +18,19 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from scipy.optimize import linprog
 
 import ojax.theory as theory
 from ojax import losses
 from ojax.parameter_free import CoinBettingParams, coin_betting
 from ojax.runner import run_oco
-from ojax.theory import denevi
-from ojax.theory.base import CheckConfig, fitted_slope
+from ojax.theory import denevi, denevi_tasks
+from ojax.theory.base import CheckConfig, fitted_slope, is_falsifier, verdict
 
 sys.path.insert(0, str(Path(__file__).parent))
 import reference_denevi as ref  # noqa: E402
 
 QUICK = CheckConfig(quick=True, num_seeds=3, seed=0, x64=True)
-NAMES = ("prop1", "prop2", "prop3", "cor4", "thm5", "lazy", "prop7")
-# measured / bound at the largest horizon must stay above these (quick sizes measure 0.76,
-# 0.49, 0.25, 0.064, 0.072, 0.081, 0.060): a bound made trivially loose fails
-FLOORS = {
-    "prop1": 0.5,
-    "prop2": 0.4,
-    "prop3": 0.15,
-    "cor4": 0.03,
-    "thm5": 0.03,
-    "lazy": 0.03,
-    "prop7": 0.02,
-}
+NAMES = ("prop1", "prop2", "prop3", "cor4", "thm5", "lazy", "thm6", "prop7")
 
 
 @functools.cache
@@ -56,19 +44,27 @@ def test_every_result_is_a_registered_bound_check():
     for name in names:
         check = theory.CHECKS[name]
         assert check.document == "denevi2020" and check.kind == "bound" and check.note
+        assert check.falsifier
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_bound_holds_and_is_not_vacuous(name):
+def test_bound_holds_and_its_falsifier_breaks_it(name):
     result = outcome(name)
     assert np.all(np.diff(result.horizons) > 0)
+    learners = [m for m in result.methods if not is_falsifier(m)]
+    falsifiers = [m for m in result.methods if is_falsifier(m)]
+    assert learners and falsifiers
     for method, m in result.methods.items():
         h = len(result.horizons)
         assert m.measured.shape[1:] == (h,) and m.bound.shape[-1] == h, method
         assert np.all(np.isfinite(m.measured)) and np.all(np.isfinite(m.bound)), method
         ratio = m.measured / m.bound
-        assert np.all(ratio <= 1.0), (method, ratio.max())
-        assert np.min(ratio[..., -1]) >= FLOORS[name], (method, ratio[..., -1])
+        if method in learners:
+            assert np.all(ratio <= 1.0), (method, ratio.max())
+        else:  # on every seed at the largest horizon: the bound is not vacuous
+            assert np.all(ratio[..., -1] > 1.0), (method, ratio[..., -1])
+    decided = verdict(theory.CHECKS[f"denevi-{name}"], result)
+    assert decided.holds and decided.sound, decided.reason
 
 
 # ----------------------------------------------------------------------------------------------
@@ -106,9 +102,13 @@ def test_kt_regret_is_the_regret_of_the_played_points():
     np.testing.assert_allclose(wealth, _kt_wealth_numpy(coins[:40]), rtol=1e-10)
 
 
+def _learners(result):
+    return [m for k, m in result.methods.items() if not is_falsifier(k)]
+
+
 def test_kt_worst_regret_grows_like_sqrt_t_log_t():
     result = outcome("prop1")
-    for m in result.methods.values():
+    for m in _learners(result):
         assert 0.5 <= fitted_slope(result.horizons, m.measured) <= 0.75
 
 
@@ -151,8 +151,12 @@ def test_direction_comparator_is_the_best_point_of_the_ball():
 
 def test_direction_adversary_gets_the_sqrt_rate():
     result = outcome("prop2")
-    for m in result.methods.values():
-        assert 0.45 <= fitted_slope(result.horizons, m.measured) <= 0.55
+    for name, m in result.methods.items():
+        slope = fitted_slope(result.horizons, m.measured)
+        if is_falsifier(name):  # the constant step: linear regret
+            assert 0.95 <= slope <= 1.05, (name, slope)
+        else:
+            assert 0.45 <= slope <= 0.55, (name, slope)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -171,98 +175,102 @@ def test_realizable_comparator_has_zero_loss_at_the_stated_distance():
 
 
 def test_within_task_regret_scales_with_the_distance_to_the_bias():
-    near, far = outcome("prop3").methods.values()
+    near, far = _learners(outcome("prop3"))
     assert np.all(far.measured[:, -1] > 4.0 * near.measured[:, -1])
 
 
 # ----------------------------------------------------------------------------------------------
-# the synthetic environment: comparators and runs
+# the tasks: comparators, bounds and runs
 
 
-def _lad_linprog(x, y) -> float:
-    n, d = x.shape
-    cost = np.r_[np.zeros(d), np.ones(2 * n)]
-    a_eq = np.c_[x, np.eye(n), -np.eye(n)]
-    bounds = [(None, None)] * d + [(0, None)] * (2 * n)
-    return float(linprog(cost, A_eq=a_eq, b_eq=y, bounds=bounds, method="highs").fun)
+def test_tasks_are_the_stated_instance():
+    data = denevi_tasks.tasks(QUICK)
+    b = data.block
+    x, y = np.asarray(b.x_train), np.asarray(b.y_train)
+    np.testing.assert_allclose(np.linalg.norm(x, axis=-1), 1.0, rtol=1e-12)
+    assert x.shape[-2:] == (denevi_tasks.POINTS, denevi_tasks.DIM)
+    residual = y - np.einsum("stnd,std->stn", x, data.vectors)
+    np.testing.assert_allclose(np.abs(residual).sum(-1), data.noise_loss, rtol=1e-12)
+    assert abs(residual.std() - denevi_tasks.NOISE) < 0.01  # the label noise
+    assert abs(data.vectors.mean() - denevi.TASK_MEAN) < 0.05  # w_t = 4 * 1 + N(0, I)
+    test_residual = np.asarray(b.y_test) - np.einsum("stmd,std->stm", b.x_test, data.vectors)
+    np.testing.assert_allclose(np.abs(test_residual).mean(-1), data.noise_risk, rtol=1e-12)
 
 
-def test_lad_comparators_are_optimal():
-    data = denevi.synthetic(QUICK)
-    x, y = np.asarray(data.tasks.x_train[0]), np.asarray(data.tasks.y_train[0])
-    rng = np.random.default_rng(2)
-    for t in range(4):
-        np.testing.assert_allclose(data.lad_loss[0, t], _lad_linprog(x[t], y[t]), rtol=1e-7)
-        np.testing.assert_allclose(
-            data.lad_loss[0, t], np.sum(np.abs(y[t] - x[t] @ data.lad[0, t])), rtol=1e-12
-        )
-        moved = data.lad[0, t] + 1e-3 * rng.normal(size=(200, denevi.DIM))
-        assert np.all(np.sum(np.abs(y[t] - moved @ x[t].T), axis=1) >= data.lad_loss[0, t])
+def test_per_task_bounds_are_the_sums_of_proposition_3():
+    rng = np.random.default_rng(5)
+    points = 4.0 + rng.normal(size=(2, 20, denevi_tasks.DIM))
+    horizons = np.array([1, 7, 20])
+    n = denevi_tasks.POINTS
+    fixed = denevi_tasks.fixed_bound(points, np.zeros(2), horizons)
+    for mode in ("aggressive", "lazy"):
+        got = denevi_tasks.meta_bound(points, mode, horizons)
+        for j, t in enumerate(horizons):
+            first = points[:, :t]
+            m = first.mean(axis=1)
+            for s in range(2):
+                inner = sum(denevi.within_bound(np.linalg.norm(u - m[s]), n) for u in first[s])
+                norm = np.linalg.norm(m[s])
+                outer = (
+                    denevi.within_bound(norm, n * t)
+                    if mode == "aggressive"
+                    else n * denevi.within_bound(norm, t)
+                )
+                np.testing.assert_allclose(got[s, j], (inner + outer) / t, rtol=1e-12)
+                per_task = np.mean([denevi.within_bound(np.linalg.norm(u), n) for u in first[s]])
+                np.testing.assert_allclose(fixed[s, j], per_task, rtol=1e-12)
+                # Jensen: the per-task form is below the root-mean-square (Var) form
+                rms = math.sqrt(np.mean(np.sum(first[s] ** 2, axis=-1)))
+                assert fixed[s, j] <= float(denevi.within_bound(rms, n)) + 1e-9
+    # the aggressive meta term is the faster one
+    assert np.all(
+        denevi_tasks.meta_bound(points, "aggressive", horizons)
+        < denevi_tasks.meta_bound(points, "lazy", horizons)
+    )
 
 
 @pytest.mark.parametrize("method", ["Aggressive_KT", "Lazy_KT", "ITL", "Oracle"])
 def test_runs_are_the_reference_learners(method):
-    data = denevi.synthetic(QUICK)
-    online, test = denevi.meta_trace(QUICK, method)
-    block = [np.asarray(a[1, :6]) for a in data.tasks]  # seed 1, its first six tasks
+    data = denevi_tasks.tasks(QUICK)
+    result = denevi_tasks.run(QUICK, method)
+    block = [np.asarray(a[1, :4]) for a in data.block]  # seed 1, its first four tasks
     tasks = ref.tasks_from_block(block)
     if method in ("ITL", "Oracle"):
-        bias = np.full(denevi.DIM, 0.0 if method == "ITL" else denevi.TASK_MEAN)
+        bias = np.full(denevi_tasks.DIM, 0.0 if method == "ITL" else denevi.TASK_MEAN)
         out = ref.run_pf(tasks, "kt", "fixed", bias)
     else:
         out = ref.run_pf(tasks, "kt", "aggressive" if method == "Aggressive_KT" else "lazy")
-    np.testing.assert_allclose(online[1, :6], [e.sum() for e in out["errors"]], rtol=1e-9)
-    np.testing.assert_allclose(test[1, :6], out["test"], rtol=1e-9)
-
-
-def test_variance_form_follows_from_concavity():
-    # Cor. 4 / Thm. 5 replace mean_t B(||u_t - h||) by B(Var_h): B(sqrt(s), n) is concave in s
-    s = np.linspace(0.0, 400.0, 4001)
-    values = denevi.within_bound(np.sqrt(s), denevi.POINTS)
-    assert np.all(np.diff(values, 2) <= 1e-9)
-    rng = np.random.default_rng(4)
-    points = rng.normal(size=(50, denevi.DIM)) * rng.uniform(0.1, 5.0, size=(50, 1))
-    var = denevi.spread(points, np.zeros(denevi.DIM))[-1]
-    mean_bound = np.mean(denevi.within_bound(np.linalg.norm(points, axis=1), denevi.POINTS))
-    assert mean_bound <= float(denevi.within_bound(var, denevi.POINTS))
-
-
-def test_meta_bound_terms():
-    rng = np.random.default_rng(5)
-    points = 4.0 + rng.normal(size=(20, denevi.DIM))
-    for mode in ("aggressive", "lazy"):
-        got = denevi.meta_bound(points, mode)
-        for t in (1, 7, 20):
-            m = points[:t].mean(axis=0)
-            var = math.sqrt(np.mean(np.sum((points[:t] - m) ** 2, axis=1)))
-            norm, n = np.linalg.norm(m), denevi.POINTS
-            outer = (
-                denevi.within_bound(norm, n * t) / t
-                if mode == "aggressive"
-                else n * denevi.within_bound(norm, t) / t
-            )
-            np.testing.assert_allclose(got[t - 1], denevi.within_bound(var, n) + outer, rtol=1e-9)
-    # the aggressive meta term is the faster one
-    assert np.all(denevi.meta_bound(points, "aggressive") < denevi.meta_bound(points, "lazy"))
+    np.testing.assert_allclose(result.online[1, :4], [e.sum() for e in out["errors"]], rtol=1e-9)
+    np.testing.assert_allclose(result.test[1, :4], out["test"], rtol=1e-9)
+    biases = np.asarray(out["biases"])[:4]  # the bias each task starts from
+    np.testing.assert_allclose(result.start[1, :4], biases, rtol=1e-9, atol=1e-12)
+    # the falsifier of Proposition 7: the first iterate of each task is that bias
+    first = [np.asarray(w[0]) for w in out["iterates"]]
+    np.testing.assert_allclose(result.start[1, :4], first, rtol=1e-9, atol=1e-12)
 
 
 def test_a_learned_or_true_bias_beats_no_bias():
-    itl, oracle = outcome("cor4").methods.values()
+    result = outcome("cor4")
+    itl, oracle = result.methods["ITL (KT)"], result.methods["Oracle (KT)"]
     agg = outcome("thm5").methods["Aggressive_KT"]
     assert np.all(oracle.measured[:, -1] < itl.measured[:, -1])
-    # the bias is being learned: about ITL's regret after 4 tasks, a third below it after 64
+    # the bias is being learned: under half ITL's regret after 4 tasks (1200 points, the meta
+    # learner sees every one), under a fifth after 64 and from then on
     share = agg.measured / itl.measured
-    assert np.all(share[:, 0] > 0.9) and np.all(share[:, -1] < 0.8)
+    assert np.all(share[:, 0] < 0.6) and np.all(share[:, 4:] < 0.2)
+    assert np.all(share[:, 4] < 0.5 * share[:, 0])
 
 
-def test_excess_risk_is_measured_against_the_true_vectors():
-    data = denevi.synthetic(QUICK)
-    _, test = denevi.meta_trace(QUICK, "Oracle")
-    x, y = np.asarray(data.tasks.x_test), np.asarray(data.tasks.y_test)
-    best = np.mean(np.abs(y - np.einsum("stmd,std->stm", x, data.vectors)), axis=-1)
-    tasks = np.arange(1, test.shape[1] + 1)
-    expected = (np.cumsum(test - best, axis=1) / tasks)[:, data.horizons - 1]
-    np.testing.assert_allclose(denevi.excess_test_risk(QUICK, "Oracle"), expected, rtol=1e-12)
-    # the true vectors generate the labels: their held-out error is the noise level, below ITL's
-    _, itl = denevi.meta_trace(QUICK, "ITL")
-    assert np.mean(best) < np.mean(itl)
+def test_the_papers_instance_is_vacuous():
+    """Why the instance: in the paper's d = 10, n = 25, SNR 1 environment w = 0 stays under
+    Corollary 4's bound (the issue's finding), at n = 300 in d = 2 with low noise it breaks it."""
+    rng = np.random.default_rng(0)
+    w = 4.0 + rng.normal(size=(200, 10))
+    x = rng.normal(size=(200, 25, 10))
+    x /= np.linalg.norm(x, axis=-1, keepdims=True)
+    clean = np.einsum("tnd,td->tn", x, w)
+    noise = rng.normal(size=clean.shape) * clean.std(axis=1, keepdims=True)  # SNR 1
+    paid = np.abs(clean + noise).sum(1) - np.abs(noise).sum(1)  # w = 0 against u_t = w_t
+    bound = denevi.within_bound(np.linalg.norm(w, axis=1), 25)
+    assert paid.mean() < 0.2 * bound.mean()
+    assert outcome("cor4").methods["falsifier:w=h=0"].measured[:, -1].min() > 0

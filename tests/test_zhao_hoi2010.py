@@ -84,6 +84,27 @@ def test_heterogeneous_quick(heterogeneous):
         # the source helps on the first view: COTL beats COTL0's cold start on average
         assert rate["COTL"].mean <= rate["COTL0"].mean + 1.0
         assert result.curves[f"{dataset}/COTL/mistake_rate"].shape == (4, 600)
+        # the paper's count (Table 4) beside ours: a COTL update enters both views' expansions
+        sv = {m: result.curves[f"{dataset}/{m}/support_vectors"] for m in rate}
+        per_view = {m: result.curves[f"{dataset}/{m}/support_vectors_per_view"] for m in rate}
+        np.testing.assert_array_equal(per_view["COTL0"], 2 * sv["COTL0"])
+        source = 2 * sv["COTL"] - per_view["COTL"]  # |SV(h)|, counted once in both
+        assert np.all(source == source[:, :1]) and np.all(source > 0)
+        assert np.all(per_view["COTL"][:, -1] > sv["COTL"][:, -1])
+        for method in ("PA", "PAIO", "SCT"):
+            np.testing.assert_array_equal(per_view[method], sv[method])
+        assert np.all(per_view["COTL0"][:, -1] > 1.5 * sv["PA"][:, -1])  # about twice PA's
+
+
+def test_per_view_count_of_cotl():
+    svs = np.array([[40.0, 41.0, 43.0]])  # |SV(h)| = 40 included, then 1 and 3 updates
+    np.testing.assert_array_equal(
+        zhao_hoi2010.per_view_support_vectors("COTL", svs, 40), [[40.0, 42.0, 46.0]]
+    )
+    np.testing.assert_array_equal(
+        zhao_hoi2010.per_view_support_vectors("COTL0", svs - 40, 0), [[0.0, 2.0, 6.0]]
+    )
+    np.testing.assert_array_equal(zhao_hoi2010.per_view_support_vectors("SCT", svs, 40), svs)
 
 
 def _dense(x):
@@ -157,7 +178,7 @@ def test_dataset_option_runs_that_dataset_with_its_numbers(tmp_path, heterogeneo
     assert {r.dataset for r in alone.rows} == {"mushrooms"}
     rows, curves = _numbers(alone, "mushrooms")
     want_rows, want_curves = _numbers(heterogeneous, "mushrooms")
-    assert rows == want_rows and len(rows) == 10
+    assert rows == want_rows and len(rows) == 15  # 5 methods x 3 metrics (times apart)
     assert curves.keys() == want_curves.keys()
     for key, value in curves.items():
         np.testing.assert_array_equal(value, want_curves[key])

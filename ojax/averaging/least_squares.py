@@ -292,8 +292,8 @@ def sgd_final(
     return _sgd_pass(xs, ys, jnp.asarray(learning_rate, xs.dtype), w0, False)
 
 
-@functools.partial(jax.jit, static_argnames=("unroll",))
-def _ridge_runs(xs, ys, gamma, lam, w0, unroll=4):
+@functools.partial(jax.jit, static_argnames=("unroll", "average"))
+def _ridge_runs(xs, ys, gamma, lam, w0, unroll=4, average=False):
     def step(v, example):
         x, y = example
         residual = v @ x - y  # (L,)
@@ -302,8 +302,17 @@ def _ridge_runs(xs, ys, gamma, lam, w0, unroll=4):
         return v, None
 
     v0 = jnp.broadcast_to(w0, (gamma.shape[0], w0.shape[0]))
-    v, _ = jax.lax.scan(step, v0, (xs, ys), unroll=unroll)
-    return v
+    if not average:
+        v, _ = jax.lax.scan(step, v0, (xs, ys), unroll=unroll)
+        return v
+
+    def step_and_sum(carry, example):
+        v, total = carry
+        v, _ = step(v, example)
+        return (v, total + v), None
+
+    (_, total), _ = jax.lax.scan(step_and_sum, (v0, v0), (xs, ys), unroll=unroll)
+    return total / (xs.shape[0] + 1)
 
 
 def ridge_sgd_runs(
@@ -312,18 +321,25 @@ def ridge_sgd_runs(
     learning_rate: ArrayLike,
     regularization: ArrayLike,
     initial_point: ArrayLike | None = None,
+    *,
+    average: bool = False,
 ) -> Array:
-    """``L`` regularized SGD runs ``v_n`` (one per ``(gamma_l, lambda_l)``) batched in one scan.
+    """``L`` regularized SGD runs (one per ``(gamma_l, lambda_l)``) batched in one scan.
+
+    ``v_t = v_{t-1} - gamma (<v_{t-1}, x_t> - y_t) x_t - gamma lambda (v_{t-1} - w_0)``.
 
     Args:
       xs: ``(n, d)``; ys: ``(n,)``.
       learning_rate: ``gamma``, scalar or ``(L,)``.
       regularization: ``lambda``, ``(L,)`` (or scalar), each in ``[0, 1/gamma)``.
       initial_point: ``w_0`` (default 0), the start and the point shrunk towards.
+      average: static; return the Polyak-Ruppert average ``(1/(n+1)) sum_{t=0..n} v_t`` (the
+        averaged regularized SGD that Neu & Rosasco (2018) compare geometric averaging with,
+        after Dieuleveut et al. 2017) instead of the last iterate ``v_n``.
 
     Returns:
-      ``(L, d)`` the final iterates (``(d,)`` when both are scalars). Checks its input when
-      concrete; safe inside ``jit`` / ``vmap``.
+      ``(L, d)`` the final iterates or their averages (``(d,)`` when both are scalars). Checks
+      its input when concrete; safe inside ``jit`` / ``vmap``.
 
     Examples:
       >>> import jax.numpy as jnp
@@ -331,6 +347,8 @@ def ridge_sgd_runs(
       >>> v = averaging.ridge_sgd_runs(jnp.ones((2, 1)), jnp.ones(2), 0.5, jnp.array([0.0, 1.0]))
       >>> print(v.ravel())  # lambda = 0 is plain SGD; lambda = 1 shrinks towards w_0 = 0
       [0.75 0.5 ]
+      >>> print(averaging.ridge_sgd_runs(jnp.ones((2, 1)), jnp.ones(2), 0.5, 0.0, average=True))
+      [0.41666666]
     """
     xs, ys, w0 = check_data(xs, ys, initial_point)
     check_positive("learning_rate", learning_rate)
@@ -342,8 +360,50 @@ def ridge_sgd_runs(
     )
     if gamma.ndim != 1:
         raise InputError(f"learning_rate and regularization must be vectors, got {gamma.shape}")
-    v = _ridge_runs(xs, ys, gamma, lam, w0)
+    v = _ridge_runs(xs, ys, gamma, lam, w0, average=bool(average))
     return v[0] if scalar else v
+
+
+def known_covariance_iterates(
+    xs: ArrayLike,
+    ys: ArrayLike,
+    covariance: ArrayLike,
+    learning_rate: ArrayLike,
+    initial_point: ArrayLike | None = None,
+) -> Array:
+    """SGD with the covariance known (additive noise): ``w_t = w_{t-1} - eta (Sigma w_{t-1} -
+    y_t x_t)``, the iterates ``w_0..w_n`` ``(n+1, d)``.
+
+    The iteration Neu & Rosasco (2018, Appendix C) analyse for geometric averaging, the
+    unregularized counterpart of Dieuleveut et al.'s (2017) Eq. (4): only of theoretical
+    interest, since ``Sigma`` is not known in practice. Checks its input when concrete.
+
+    Examples:
+      >>> import jax.numpy as jnp
+      >>> from ojax import averaging
+      >>> w = averaging.known_covariance_iterates(jnp.ones((2, 1)), jnp.ones(2), jnp.eye(1), 0.5)
+      >>> print(w.ravel())
+      [0.   0.5  0.75]
+    """
+    xs, ys, w0 = check_data(xs, ys, initial_point)
+    d = xs.shape[1]
+    check_shape("covariance", covariance, (d, d))
+    check_finite("covariance", covariance)
+    check_positive("learning_rate", learning_rate)
+    return _known_covariance(
+        xs, ys, jnp.asarray(covariance, xs.dtype), jnp.asarray(learning_rate, xs.dtype), w0
+    )
+
+
+@jax.jit
+def _known_covariance(xs, ys, cov, eta, w0):
+    def step(w, example):
+        x, y = example
+        w = w - eta * (cov @ w - y * x)
+        return w, w
+
+    _, after = jax.lax.scan(step, w0, (xs, ys))
+    return jnp.concatenate([w0[None, :], after], axis=0)
 
 
 def ridge_regression(
@@ -443,6 +503,7 @@ __all__ = [
     "expected_ridge_sgd",
     "expected_sgd_iterates",
     "least_squares_ridge_sgd",
+    "known_covariance_iterates",
     "least_squares_sgd",
     "ridge_regression",
     "ridge_sgd",

@@ -7,17 +7,22 @@ Three experiments:
    ``1, .5, .2, .05, .01`` under a random rotation, ``eta = 0.05``, several lambdas): exact means
    by the deterministic recursions (in float64), and Monte Carlo over many runs in one vmap.
    Rows (metric ``identity_error``, relative max-norm errors, worst over lambdas):
-   ``geometric`` the identity with exact means; ``ridge-sgd`` the identity with Monte Carlo means
-   (sampling noise; the largest z-score is in ``config.json``); ``ridge`` the distance of the
-   geometric average of the exact means to the ridge solution after ``n_limit`` steps.
+   ``geometric`` the identity with exact means; ``ridge-sgd-last`` the identity with Monte
+   Carlo means of the last regularized iterate ``v_n`` (sampling noise; the largest z-score is
+   in ``config.json``); ``ridge`` the distance of the geometric average of the exact means to
+   the ridge solution after ``n_limit`` steps.
 2. ``ill-conditioned`` (small ``n``) and ``well-conditioned`` (large ``n``): excess risk
    ``||Sigma^{1/2} (w - w*)||^2`` of the geometric averages of ONE SGD pass along a lambda path
    (``geometric``), of regularized SGD, one run per lambda batched in one scan with the linked
-   step ``gamma = eta / (1 + eta lambda)`` (``ridge-sgd``), of tail averages along a path of tail
-   starts (``tail``), of the Polyak-Ruppert average (``polyak``) and of closed-form ridge
-   (``ridge``). Metric ``excess_risk``: at the lambda / tau chosen on held-out data, one value
-   per seed. The curves against lambda (and tau) are in ``curves.npz`` under
-   ``DATASET/METHOD/excess_risk_vs_lambda`` (``..._vs_tau``) and in the figures.
+   step ``gamma = eta / (1 + eta lambda)``: its Polyak-Ruppert average, the comparator the paper
+   means (Dieuleveut et al.'s averaged regularized SGD, ``ridge-sgd``), and its last iterate
+   (``ridge-sgd-last``), of the geometric averages of the known-covariance iteration the paper
+   analyses in its Appendix C (``w_t = w_{t-1} - eta (Sigma w_{t-1} - y_t x_t)``,
+   ``geometric-known-cov``), of tail averages along a path of tail starts (``tail``), of the
+   Polyak-Ruppert average (``polyak``) and of closed-form ridge (``ridge``). Metric
+   ``excess_risk``: at the lambda / tau chosen on held-out data, one value per seed. The curves
+   against lambda (and tau) are in ``curves.npz`` under ``DATASET/METHOD/excess_risk_vs_lambda``
+   (``..._vs_tau``) and in the figures.
    The regime (see :func:`_setting`): step ``eta = 1/R^2`` (``R^2 = tr Sigma + 2 lambda_max``),
    one pass, ``w_0 = 0``. One pass of SGD already regularizes like ``lambda ~ 1/(eta n)``, so
    explicit regularization can only help when the ridge-optimal ``lambda ~ sigma^2 / (n b^2)``
@@ -54,7 +59,9 @@ from ojax.experiments.output import ExperimentConfig, ExperimentResult
 from ojax.plotting import curves_figure
 from ojax.sweep import sweep_experiment
 
-METHODS = ("geometric", "ridge-sgd", "tail", "polyak", "ridge")
+METHODS = ("geometric", "ridge-sgd", "tail", "polyak", "ridge", "ridge-sgd-last",
+           "geometric-known-cov")  # fmt: skip
+LAMBDA_PATHS = ("geometric", "ridge-sgd", "ridge", "ridge-sgd-last", "geometric-known-cov")
 
 
 class PathParams(NamedTuple):
@@ -130,9 +137,19 @@ def _seed_run(params: PathParams, problem: regression.RegressionProblem, key, n:
     assert geo is not None and tail is not None  # both asked for
     polyak = jnp.mean(ws, axis=0)
     gamma = averaging.linked_step_size(eta, params.regularization)
-    ridge_sgd = averaging.ridge_sgd_runs(xs, ys, gamma, params.regularization, w0)
+    lams = params.regularization
+    ridge_sgd = averaging.ridge_sgd_runs(xs, ys, gamma, lams, w0, average=True)
+    ridge_sgd_last = averaging.ridge_sgd_runs(xs, ys, gamma, lams, w0)
     ridge = averaging.ridge_regression(xs, ys, params.regularization, w0)
-    paths = {"geometric": geo, "ridge-sgd": ridge_sgd, "tail": tail, "ridge": ridge}
+    known = averaging.known_covariance_iterates(xs, ys, regression.covariance(problem), eta, w0)
+    paths = {
+        "geometric": geo,
+        "ridge-sgd": ridge_sgd,
+        "tail": tail,
+        "ridge": ridge,
+        "ridge-sgd-last": ridge_sgd_last,
+        "geometric-known-cov": averaging.geometric_path(known, log_discount),
+    }
     risks, chosen = {}, {}
     for name, path in paths.items():
         risks[name] = regression.excess_risk(path, problem)
@@ -160,7 +177,7 @@ def _excess_risk_experiment(config, result, name, dtype, timings):
     out = _seeds(config, name, params, problem, s, timings)
     for method in METHODS:
         result.add(name, method, "excess_risk", np.asarray(out.chosen[method]))
-    for method in ("geometric", "ridge-sgd", "ridge"):
+    for method in LAMBDA_PATHS:
         result.curves[f"{name}/{method}/excess_risk_vs_lambda"] = np.asarray(out.risks[method])
     result.curves[f"{name}/tail/excess_risk_vs_tau"] = np.asarray(out.risks["tail"])
     result.curves[f"{name}/polyak/excess_risk_vs_lambda"] = np.repeat(
@@ -168,7 +185,9 @@ def _excess_risk_experiment(config, result, name, dtype, timings):
     )
     lam_curves = {
         "geometric (one SGD pass)": out.risks["geometric"],
-        "ridge-sgd (one run per lambda)": out.risks["ridge-sgd"],
+        "ridge-sgd (averaged, one run per lambda)": out.risks["ridge-sgd"],
+        "ridge-sgd-last (last iterate)": out.risks["ridge-sgd-last"],
+        "geometric-known-cov (Sigma known)": out.risks["geometric-known-cov"],
         "ridge (closed form)": out.risks["ridge"],
         "polyak": result.curves[f"{name}/polyak/excess_risk_vs_lambda"],
     }
@@ -204,7 +223,7 @@ def _excess_risk_experiment(config, result, name, dtype, timings):
 
 def _summary(out: SeedOutput, lams: np.ndarray, taus: np.ndarray) -> dict:
     """Minimizers of the mean curves, and closed-form ridge at lambda* vs at the smallest lambda."""
-    means = {m: np.asarray(out.risks[m]).mean(axis=0) for m in ("geometric", "ridge-sgd", "ridge")}
+    means = {m: np.asarray(out.risks[m]).mean(axis=0) for m in LAMBDA_PATHS}
     info = {f"{m}_best_lambda_on_mean_curve": float(lams[np.argmin(v)]) for m, v in means.items()}
     info["tail_best_tau_on_mean_curve"] = int(
         taus[np.argmin(np.asarray(out.risks["tail"]).mean(0))]
@@ -321,7 +340,7 @@ def _identity_experiment(config, result, runs):
         z = np.abs(mean) / se
         mc_err = np.max(np.abs(mean), axis=1) / np.max(np.abs(np.asarray(lhs)), axis=1)
     result.add("identity", "geometric", "identity_error", np.array([exact_err.max()]))
-    result.add("identity", "ridge-sgd", "identity_error", np.array([mc_err.max()]))
+    result.add("identity", "ridge-sgd-last", "identity_error", np.array([mc_err.max()]))
     result.add("identity", "ridge", "identity_error", np.array([limit_err.max()]))
     import matplotlib.pyplot as plt
 

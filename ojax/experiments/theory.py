@@ -1,13 +1,20 @@
 """``ojax run theory``: every numbered result of the source documents with a computable
 right-hand side, measured against its bound over a range of horizons (:data:`ojax.theory.CHECKS`).
 
-One dataset per result (its name, e.g. ``notes-ogd``), one method per learner and instance.
-Metrics: ``measured``, ``bound`` and ``ratio`` (measured / bound) as curves ``(n_seeds, H)`` over
-the horizons; an identity gives single values (the largest difference over every horizon, the
-tolerance 1e-9 and their ratio); a result whose constant is not explicit gives ``measured``, the
-fitted log-log ``slope`` of its mean and the ``expected_slope`` instead of a bound. One figure
+One dataset per result (its name, e.g. ``notes-ogd``), one method per learner and instance,
+and one per falsifier (``falsifier:<what>``: a learner or instance that should break the result,
+see :mod:`ojax.theory.base`). Metrics: ``measured``, ``bound`` and ``ratio`` (measured / bound)
+as curves ``(n_seeds, H)`` over the horizons; an identity gives single values (the largest
+difference over every horizon, the tolerance 1e-9 and their ratio); a result whose constant is
+not explicit (``rate``) gives ``measured``, the fitted log-log ``slope`` of its mean and the
+``expected_slope`` instead of a bound; a ``shape`` check gives both (the slope of its mean
+ratio). The method ``verdict`` of each result holds the decision (:func:`ojax.theory.verdict`):
+``holds`` and ``sound`` (1 or 0) and the deciding values, ``learner_ratio`` /
+``falsifier_ratio`` (the learners' largest and the falsifiers' smallest ratio at the largest
+horizon) or ``learner_slope`` / ``falsifier_slope``. A result that does not hold, or that no
+falsifier breaks, is named on stderr and in ``config.json`` (``checks/NAME/verdict``). One figure
 per result: the measured quantity (median over seeds, a 10-90% quantile band, positive values
-only on the log axes) with its bound dashed in the same colour.
+only on the log axes) with its bound dashed in the same colour; falsifiers dotted, with crosses.
 """
 
 from __future__ import annotations
@@ -27,8 +34,20 @@ from matplotlib.figure import Figure
 
 from ojax.experiments.output import ExperimentConfig, ExperimentResult
 from ojax.plotting import quantile_band
-from ojax.theory import CHECKS, Check, CheckConfig, Outcome, fitted_slope
+from ojax.theory import (
+    CHECKS,
+    Check,
+    CheckConfig,
+    Outcome,
+    Verdict,
+    is_falsifier,
+    slope_of,
+    verdict,
+)
 from ojax.validation import InputError
+
+VERDICT = "verdict"
+"""The method of a result's decision rows (``holds``, ``sound`` and the deciding values)."""
 
 
 def check_seed(name: str) -> int:
@@ -47,7 +66,11 @@ def check_figure(check: Check, outcome: Outcome) -> Figure:
     x = np.asarray(outcome.horizons, np.float64)
     for method, curves in outcome.methods.items():
         measured = np.atleast_2d(curves.measured)
-        (line,) = ax.plot(x, _positive(np.median(measured, axis=0)), marker="o", ms=3, label=method)
+        median = _positive(np.median(measured, axis=0))
+        if is_falsifier(method):
+            (line,) = ax.plot(x, median, marker="x", ms=4, ls=":", label=method)
+        else:
+            (line,) = ax.plot(x, median, marker="o", ms=3, label=method)
         if measured.shape[0] > 1:
             _, low, high = quantile_band(measured)  # the band every ojax figure draws
             ax.fill_between(x, _positive(low), _positive(high), color=line.get_color(), alpha=0.2)
@@ -56,10 +79,12 @@ def check_figure(check: Check, outcome: Outcome) -> Figure:
             ax.plot(x, _positive(bound), "--", color=line.get_color(), lw=1)
         elif check.rate is not None:  # a reference line of the expected slope
             start = np.nanmedian(measured[:, 0])
-            ax.plot(x, start * (x / x[0]) ** check.rate, ":", color=line.get_color(), lw=1)
-    guide = {"bound": "dashed: bound", "identity": "dashed: tolerance"}.get(
-        check.kind, f"dotted: slope {check.rate:g}" if check.rate is not None else ""
-    )
+            ax.plot(x, start * (x / x[0]) ** check.rate, "-.", color=line.get_color(), lw=1)
+    guide = {
+        "bound": "dashed: bound",
+        "identity": "dashed: tolerance",
+        "shape": "dashed: the bound's form, constant 1",
+    }.get(check.kind, f"dash-dot: slope {check.rate:g}" if check.rate is not None else "")
     title = f"{check.name}: {check.result} ({check.document})"
     instance = textwrap.shorten(check.instance, 160)
     ax.set_title(f"{title}\n{textwrap.fill(instance, 90)}", fontsize=7)
@@ -74,24 +99,37 @@ def check_figure(check: Check, outcome: Outcome) -> Figure:
     return fig
 
 
-def add_outcome(result: ExperimentResult, check: Check, outcome: Outcome) -> None:
-    """The rows and curves of one check (see the module docstring)."""
+def add_outcome(
+    result: ExperimentResult, check: Check, outcome: Outcome, x64: bool = True
+) -> Verdict:
+    """The rows and curves of one check, its verdict rows last (see the module docstring)."""
     horizons = np.asarray(outcome.horizons, np.float64)
     for method, curves in outcome.methods.items():
         measured = np.atleast_2d(np.asarray(curves.measured, np.float64))
         bound = np.broadcast_to(np.asarray(curves.bound, np.float64), measured.shape)
+        if check.kind in ("rate", "shape"):
+            slope = slope_of(check.kind, horizons, curves)
+            result.add(check.name, method, "slope", np.array([slope]))
+            result.add(check.name, method, "expected_slope", np.array([check.expected_slope]))
         if check.kind == "identity":
             measured, bound = measured.max(axis=1), bound.max(axis=1)
         result.add(check.name, method, "measured", measured)
-        if check.kind == "rate":
-            result.add(check.name, method, "slope", np.array([fitted_slope(horizons, measured)]))
-            result.add(check.name, method, "expected_slope", np.array([float(check.rate or 0)]))
         if np.all(np.isfinite(bound)):
             result.add(check.name, method, "bound", bound)
             result.add(check.name, method, "ratio", measured / bound)
+    decided = verdict(check, outcome, x64)
+    value = "slope" if check.kind in ("rate", "shape") else "ratio"
+    for metric, number in (
+        ("holds", float(decided.holds)),
+        ("sound", float(decided.sound)),
+        (f"learner_{value}", decided.learner),
+        (f"falsifier_{value}", decided.falsifier),
+    ):
+        result.add(check.name, VERDICT, metric, np.array([number]))
+    return decided
 
 
-def describe(check: Check, outcome: Outcome) -> dict:
+def describe(check: Check, outcome: Outcome, decided: Verdict) -> dict:
     """What ``config.json`` records of a check."""
     return {
         "document": check.document,
@@ -102,7 +140,9 @@ def describe(check: Check, outcome: Outcome) -> dict:
         "horizon": check.horizon,
         "horizons": np.asarray(outcome.horizons).tolist(),
         "rate": check.rate,
+        "falsifier": check.falsifier,
         "note": check.note,
+        "verdict": decided._asdict(),
     }
 
 
@@ -140,8 +180,10 @@ def run_theory(config: ExperimentConfig) -> ExperimentResult:
     for check in config.progress(checks, desc="theory"):
         settings = CheckConfig(config.quick, config.seeds, check_seed(check.name), config.x64)
         outcome = check.compute(settings)
-        add_outcome(result, check, outcome)
-        described[check.name] = describe(check, outcome)
+        decided = add_outcome(result, check, outcome, config.x64)
+        described[check.name] = describe(check, outcome, decided)
         result.figures[f"theory_{check.name}.png"] = check_figure(check, outcome)
+        if decided.reason:
+            print(f"theory: {check.name} FAILS: {decided.reason}", file=sys.stderr)
     result.extra_config["checks"] = described
     return result

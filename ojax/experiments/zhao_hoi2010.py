@@ -13,7 +13,10 @@ throughout (the presets ``KernelPAParams.paper()``, ``OTLParams.paper()``, ... o
 :func:`ojax.transfer.run_kernel` (given orders: shipped in the files, or of a split file).
 
 Metrics per (dataset, method): ``mistake_rate`` (percent; the curve is the running average rate
-of mistakes against the number of samples), ``support_vectors`` (after each sample) and
+of mistakes against the number of samples), ``support_vectors`` (after each sample; COTL and
+COTL0 count an update once though it adds to both views' expansions), on the heterogeneous
+datasets ``support_vectors_per_view`` (the paper's Table 4 convention: each view's expansion
+counted, see :func:`per_view_support_vectors`) and
 ``seconds_per_trial`` (the vmapped run's time after compilation, divided by the number of
 permutations; the four homogeneous methods run together in one scan, so their seconds per trial
 is that of all four together). The paper's numbers are stored beside ours in ``config.json``
@@ -214,6 +217,21 @@ def table(
     return "\n".join(lines)
 
 
+def per_view_support_vectors(method: str, svs: np.ndarray, base: Any) -> np.ndarray:
+    """The paper's count of support vectors (Table 4): summed over the views' expansions.
+
+    COTL and COTL0 store each update once with both of its views (``svs``, ``|SV(h)|``
+    included for COTL); the paper counts it in each view's expansion, so its count is
+    ``2 (svs - |SV(h)|) + |SV(h)|`` (COTL0: ``2 svs``, about twice PA's). The other methods'
+    counts are the same either way (one view, or SCT's two classifiers counted apart).
+    """
+    svs = np.asarray(svs, np.float64)
+    if method not in ("COTL", "COTL0"):
+        return svs
+    base = float(np.sum(base))
+    return 2.0 * (svs - base) + base
+
+
 class Dataset(NamedTuple):
     """One dataset of an experiment: its name, its split, and the target orders of a split
     file (``None``: ``config.seeds`` random permutations)."""
@@ -257,6 +275,12 @@ def _run_dataset(
             rate, svs = rate[:-1], svs[:-1]
         result.add(dataset.name, method, "mistake_rate", rate)
         result.add(dataset.name, method, "support_vectors", svs)
+        if split.num_source_features < split.target_x.shape[1]:  # heterogeneous: two views
+            base = (
+                prepared.methods[method].base_support_vectors if method in prepared.methods else 0
+            )
+            per_view = per_view_support_vectors(method, svs, base)
+            result.add(dataset.name, method, "support_vectors_per_view", per_view)
         seconds = np.full(len(rate), per_trial)
         result.add(dataset.name, method, "seconds_per_trial", seconds, shared=shared)
         curves[dataset.name][method] = rate

@@ -274,6 +274,8 @@ CHECKS: tuple[Check, ...] = (
         "bound",
         "T",
         _adagrad,
+        falsifier="AdaGrad at eta / 100 (the wrong step: too slow to reach the box's corner) "
+        "and no learning (x_t = 0), on the same losses against the same bound",
         note="falsifiers on the same losses, against the same bound: AdaGrad at eta / 100 "
         "(too slow to reach the box's corner) and no learning (x_t = 0)",
     ),
@@ -289,6 +291,8 @@ CHECKS: tuple[Check, ...] = (
         "bound",
         "T",
         _ons,
+        falsifier="no learning (x_t = x_1 on the far side of the ball): linear regret against "
+        "the log T bound",
         note="alpha = 1/G^2 since f_t is 1-strongly convex (the paper's remark on strongly "
         "convex losses); log is natural. Falsifier: no learning (x_t = x_1 on the far side)",
     ),
@@ -302,6 +306,8 @@ CHECKS: tuple[Check, ...] = (
         "bound",
         "T",
         _adahedge,
+        falsifier="follow the leader on the FTL killer (V = 0, regret about T/2) and the uniform "
+        "mixture on the stochastic losses, each with its own V_T",
         note="the paper's text is not among the repository's sources: we recall this as its "
         "Theorem 6 (Theorem 8, the bound in L*, follows from it via Var <= h(1 - h); its "
         "constants are not restated here), and re-derived every constant: R_T <= 2 Delta_T (mix "
@@ -320,6 +326,8 @@ CHECKS: tuple[Check, ...] = (
         "bound",
         "T",
         _squint,
+        falsifier="follow the leader on the FTL killer and the uniform mixture on the stochastic "
+        "losses, each with its own R and V",
         note="the improper prior 1/eta (the paper's closed-form Squint). The regret form is "
         "derived here, not the paper's Theorem 4 (whose constants are not restated): every "
         "Phi(R_j, V_j) >= -(1 + ln(3T/4)) since |r| <= 1 gives eta R - eta^2 V >= -3T eta / 2. "

@@ -223,6 +223,8 @@ CHECKS: tuple[Check, ...] = (
         kind="bound",
         horizon="T (rounds)",
         compute=_kt,
+        falsifier="w = 0 (no learning) on the drift instance: it pays nothing while the best "
+        "comparator of each size gains about mu |u_i| T, linear in T",
         note=(
             _NOT_AT_HAND + " The learner is parameter_free.coin_betting('kt') (textbook KT, "
             "divisor k + 1), the registry's kt_coordinate. On the drift instance KT's wealth "
@@ -248,6 +250,8 @@ CHECKS: tuple[Check, ...] = (
         kind="bound",
         horizon="T (stochastic gradients)",
         compute=_schedule_free,
+        falsifier="x_T = x_1 (no learning): its gap F(x_1) - F(x*) stays of order G D, above "
+        "D G / sqrt(T)",
         note=(
             _NOT_AT_HAND + " An expectation bound, measured by a mean of independent runs. "
             "x_T is the average after T - 1 gradient steps (the mean of z_1 .. z_T)."
