@@ -31,10 +31,11 @@ from ojax.core import (  # noqa: E402
     Step,
     TaskInfo,
     Trace,
+    learner_factory,
     register_learner,
     tree_where,
 )
-from ojax.run import OCOParams, oco_predictor, run, run_entry, run_oco  # noqa: E402
+from ojax.runner import OCOParams, oco_predictor, run, run_entry, run_oco  # noqa: E402
 from ojax.validation import InputError, checked  # noqa: E402
 
 __all__ = [
@@ -52,6 +53,7 @@ __all__ = [
     "adapters",
     "averaging",
     "envs",
+    "learner_factory",
     "linear_predictor",
     "checked",
     "enable_compilation_cache",

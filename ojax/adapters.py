@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 import jax.numpy as jnp
 import optax
 
-from ojax.core import Array, OCOLearner, Params, Predictor, Step
+from ojax.core import Array, OCOLearner, Params, Predictor, Step, learner_factory
 from ojax.losses import Loss
 
 
@@ -23,6 +23,7 @@ class LinearPredictorState(NamedTuple):
     learner: Any  # the OCO learner's state
 
 
+@learner_factory
 def linear_predictor(learner: OCOLearner, loss: Loss, x0: Array) -> Predictor:
     """A linear predictor ``y_hat = <w, x>`` driven by an OCO learner on ``loss``.
 
@@ -49,8 +50,9 @@ def linear_predictor(learner: OCOLearner, loss: Loss, x0: Array) -> Predictor:
     return Predictor(init, predict, update, learner.check_params)
 
 
+@learner_factory
 def linear_weights(learner: OCOLearner) -> Callable[[Step], Array]:
-    """A ``record`` function for :func:`ojax.run.run`: the weights ``w_t`` of a linear predictor
+    """A ``record`` function for :func:`ojax.runner.run`: the weights ``w_t`` of a linear predictor
     that the prediction of step ``t`` was made with (before the update)."""
 
     def weights(step: Step) -> Array:
@@ -64,6 +66,7 @@ class OptaxState(NamedTuple):
     opt_state: Any  # the optax optimizer's state
 
 
+@learner_factory
 def optax_learner(
     make: Callable[..., optax.GradientTransformation],
     check_params: Callable[[Params], None] | None = None,

@@ -10,16 +10,22 @@ arguments. Code is written for one stream, one task, one seed; batching is the c
 * hyperparameters: ``jax.vmap(run, in_axes=(None, 0, None, None))(learner, grid, xs, ys)``
   with ``grid`` a params pytree whose leaves carry a leading grid axis;
 * tasks: ``jax.vmap(..., in_axes=(None, None, 0, 0))`` over stacked streams.
+
+A factory decorated with :func:`learner_factory` gives learners equal by value: two built with
+the same options are equal and hash-equal, so jit compiles once for both
+(:mod:`ojax.factory`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
 
+from ojax.factory import learner_factory as learner_factory  # re-exported
 from ojax.losses import LOSSES, OBJECTIVES
 
 Array = jax.Array
@@ -33,6 +39,18 @@ def _no_check(params: Params) -> None:
 
 def _no_check_start(params: Params, x0: Array) -> None:
     del params, x0
+
+
+def float_dtype(dtype: Any = None) -> Any:
+    """``dtype``, or JAX's default float (float64 under x64, else float32)."""
+    return jax.dtypes.canonicalize_dtype(jnp.float64 if dtype is None else dtype)
+
+
+def scalars(*values: float, dtype: Any = None) -> tuple[Array, ...]:
+    """``values`` as 0-d arrays of ``dtype`` (default: :func:`float_dtype`): what the
+    ``default()`` presets of the params classes are built from."""
+    dtype = float_dtype(dtype)
+    return tuple(jnp.asarray(v, dtype) for v in values)
 
 
 def tree_where(condition: Array, new: Any, old: Any) -> Any:
@@ -168,25 +186,32 @@ LEARNER_KINDS = ("oco", "predictor", "multi_task", "kernel")
 predictor (a :class:`Predictor` over a pool of examples visited in an ``order``)."""
 
 
-class LearnerEntry(NamedTuple):
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class LearnerEntry:
     """A registered learner: enough for tests, the CLI and the sweep engine to run it.
+
+    Built by keyword only. Required: ``name``, ``kind``, ``make``, ``default_params``,
+    ``params_grid``, ``stream``, ``objective``; optional: ``start``, ``dtyped``.
 
     Attributes:
       name: registry key.
       kind: one of :data:`LEARNER_KINDS`.
       make: ``(dim) -> learner`` for a problem of dimension ``dim``; ``dtype`` may be passed as a
         keyword (``make(dim, dtype=jnp.float64)``) when ``dtyped`` is True.
-      default_params: ``() -> params``.
+      default_params: ``() -> params``: the params class's ``default`` classmethod
+        (``OGDParams.default``), or for params nesting other learners' params a function
+        composing their defaults (``lambda: MechanicParams.default(OGDParams.default())``).
       params_grid: ``() -> params`` with a leading axis of a few distinct values (for the
         vmap-equals-loop test and sweeps).
-      make_stream: ``(key, num_steps, dim) -> (xs, ys[, mask[, order[, task_data]]])``: data this
-        learner is meant for, the arguments of :func:`ojax.run.run` (for OCO learners ``xs``
+      stream: the name of the data this learner is meant for in :data:`ojax.envs.STREAMS` (a
+        user's own entry may give the function itself): ``(key, num_steps, dim) -> (xs, ys[,
+        mask[, order[, task_data]]])``, the arguments of :func:`ojax.run` (for OCO learners ``xs``
         holds the data ``z_t`` of the losses and ``ys`` is ignored; for multi-task learners
         ``xs`` / ``ys`` / ``mask`` are task blocks; for kernel learners ``xs`` is the pool and
         ``order`` the visit order).
       objective: for OCO learners, the name of the :data:`ojax.losses.OBJECTIVES` entry their
         stream is played with; otherwise the name of the :data:`ojax.losses.LOSSES` entry
-        recorded by the runner (required, checked at registration: no silent default).
+        recorded by the runner (required, checked here: no silent default).
       start: for OCO learners, the start point: ``"zeros"`` or ``"uniform"`` (``1 / d`` in every
         coordinate: a prior on the simplex).
       dtyped: whether ``make`` takes a ``dtype`` keyword (the state's float dtype); otherwise the
@@ -198,10 +223,44 @@ class LearnerEntry(NamedTuple):
     make: Callable[..., Any]
     default_params: Callable[[], Params]
     params_grid: Callable[[], Params]
-    make_stream: Callable[[Array, int, int], tuple]
+    stream: str | Callable[[Array, int, int], tuple]
     objective: str
     start: str = "zeros"
     dtyped: bool = False
+
+    def __post_init__(self) -> None:
+        if self.kind not in LEARNER_KINDS:
+            raise ValueError(f"kind must be one of {list(LEARNER_KINDS)}, got {self.kind!r}")
+        table = OBJECTIVES if self.kind == "oco" else LOSSES
+        if self.objective not in table:
+            raise ValueError(
+                f"objective of {self.name!r} must name one of {sorted(table)} for a {self.kind} "
+                f"learner, got {self.objective!r}"
+            )
+        if self.start not in ("zeros", "uniform"):
+            raise ValueError(f"start must be 'zeros' or 'uniform', got {self.start!r}")
+        if not (isinstance(self.stream, str) or callable(self.stream)):
+            raise ValueError(
+                f"stream of {self.name!r} must be a name in ojax.envs.STREAMS or a function "
+                f"(key, num_steps, dim) -> data, got {self.stream!r}"
+            )
+
+    def _replace(self, **changes: Any) -> LearnerEntry:
+        """A copy with ``changes`` (as a ``NamedTuple``'s ``_replace``; checked again)."""
+        return dataclasses.replace(self, **changes)
+
+    @property
+    def make_stream(self) -> Callable[[Array, int, int], tuple]:
+        """The stream maker ``(key, num_steps, dim) -> data``: ``ojax.envs.STREAMS[stream]``."""
+        if callable(self.stream):
+            return self.stream
+        from ojax.envs import STREAMS  # the data layer, above the learners: named, looked up here
+
+        if self.stream not in STREAMS:
+            raise ValueError(
+                f"stream of {self.name!r} must name one of {sorted(STREAMS)}, got {self.stream!r}"
+            )
+        return STREAMS[self.stream]
 
 
 LEARNERS: dict[str, LearnerEntry] = {}
@@ -211,15 +270,5 @@ def register_learner(entry: LearnerEntry) -> LearnerEntry:
     """Adds ``entry`` to :data:`LEARNERS` (names are unique)."""
     if entry.name in LEARNERS:
         raise ValueError(f"learner {entry.name!r} is already registered")
-    if entry.kind not in LEARNER_KINDS:
-        raise ValueError(f"kind must be one of {list(LEARNER_KINDS)}, got {entry.kind!r}")
-    table = OBJECTIVES if entry.kind == "oco" else LOSSES
-    if entry.objective not in table:
-        raise ValueError(
-            f"objective of {entry.name!r} must name one of {sorted(table)} for a {entry.kind} "
-            f"learner, got {entry.objective!r}"
-        )
-    if entry.start not in ("zeros", "uniform"):
-        raise ValueError(f"start must be 'zeros' or 'uniform', got {entry.start!r}")
     LEARNERS[entry.name] = entry
     return entry

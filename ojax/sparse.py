@@ -22,7 +22,7 @@ import scipy.sparse as sp
 
 from ojax.core import Array, Params, Predictor, Trace
 from ojax.losses import Loss
-from ojax.run import Record, run
+from ojax.runner import Record, run
 from ojax.validation import InputError, check_finite, check_int, check_range
 
 

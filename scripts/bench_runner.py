@@ -54,7 +54,7 @@ from ojax.core import TaskInfo, tree_where
 from ojax.experiments.output import environment_info
 from ojax.experiments.timing import loop_ops
 from ojax.parameter_free import DirectionMagnitudeParams, direction_magnitude
-from ojax.run import entry_start
+from ojax.runner import entry_start
 from ojax.sparse import sparse_rows
 from ojax.transfer import LinearPAParams, linear_pa
 
@@ -214,9 +214,12 @@ def registry_cases(streams: int, steps: int, names: set[str] | None) -> list[Cas
     """Every registered learner of a kind with a scan on its own ``make_stream`` data."""
     cases = []
     keys = jax.random.split(jax.random.key(0), streams)
-    for name, entry in ojax.LEARNERS.items():
-        if entry.kind not in KINDS or (names and name not in names):
-            continue
+    chosen = [
+        (name, entry)
+        for name, entry in ojax.LEARNERS.items()
+        if entry.kind in KINDS and (not names or name in names)
+    ]  # kind by kind, in registration order within a kind
+    for name, entry in sorted(chosen, key=lambda item: KINDS.index(item[1].kind)):
         data = jax.vmap(lambda k, e=entry: e.make_stream(k, steps, DIM))(keys)
         xs, ys, *extra = data
         mask, order = (list(extra) + [None, None])[:2]

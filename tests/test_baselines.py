@@ -11,7 +11,7 @@ import pytest
 import reference_baselines as ref
 
 from ojax import LEARNERS, InputError, adapters, losses, oco, run, run_oco
-from ojax.oco.squint import log_evidence
+from ojax.oco.quantile_experts import log_evidence
 
 
 def _points(learner, params, x0, zs, objective=losses.linear_objective) -> np.ndarray:

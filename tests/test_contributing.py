@@ -1,4 +1,4 @@
-"""CONTRIBUTING.md stays true: its five steps run, in order, as one program."""
+"""CONTRIBUTING.md stays true: its steps run, in order, as one program."""
 
 from __future__ import annotations
 
@@ -6,11 +6,12 @@ import re
 from pathlib import Path
 
 import ojax
+from ojax.testing import CHECKS
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_the_five_steps_run(capsys):
+def test_the_steps_run(capsys):
     text = (ROOT / "CONTRIBUTING.md").read_text()
     blocks = re.findall(r"```python\n(.*?)```", text, re.S)
     assert len(blocks) == 4
@@ -18,7 +19,9 @@ def test_the_five_steps_run(capsys):
     try:
         for i, code in enumerate(blocks):
             exec(compile(code, f"CONTRIBUTING block {i + 1}", "exec"), scope)
-        assert "(3, 500)" in capsys.readouterr().out
+        out = capsys.readouterr().out
+        assert "(3, 500)" in out
+        assert str(tuple(CHECKS)) in out  # every common check ran on the new row
         entry = ojax.LEARNERS["adagrad_example"]
         # the registered learner runs like every other one
         data = entry.make_stream(scope["jax"].random.key(3), 30, 4)

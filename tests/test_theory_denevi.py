@@ -22,7 +22,7 @@ import pytest
 import ojax.theory as theory
 from ojax import losses
 from ojax.parameter_free import CoinBettingParams, coin_betting
-from ojax.run import run_oco
+from ojax.runner import run_oco
 from ojax.theory import denevi, denevi_tasks
 from ojax.theory.base import CheckConfig, fitted_slope, is_falsifier, verdict
 

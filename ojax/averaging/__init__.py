@@ -14,6 +14,7 @@
   ``lax.associative_scan`` and the time axis sharded across devices.
 """
 
+from ojax.averaging import registry as _registry  # noqa: F401  (registers the learners)
 from ojax.averaging.averagers import (
     AveragedParams,
     AveragedState,

@@ -39,7 +39,7 @@ from ojax.averaging.weights import (
     merge_weights,
     tail_weights,
 )
-from ojax.core import Array, OCOLearner, Params, State
+from ojax.core import Array, OCOLearner, Params, State, learner_factory, scalars
 from ojax.validation import InputError, check_finite, check_range
 
 
@@ -72,6 +72,11 @@ class AveragerState(NamedTuple):
 class GeometricParams(NamedTuple):
     log_discount: Array  # log rho <= 0, shape (); 0 is Polyak-Ruppert
 
+    @classmethod
+    def default(cls, dtype: Any = None) -> GeometricParams:
+        """``log_discount = -0.01`` (``rho = e^-0.01``)."""
+        return cls(*scalars(-0.01, dtype=dtype))
+
 
 class TailParams(NamedTuple):
     tail_start: Array  # tau >= 0, shape (), int32: the average of w_{tau+1}, w_{tau+2}, ...
@@ -91,6 +96,7 @@ def _merge_one(state: AveragerState, log_discount: Array, w: Array) -> AveragerS
     return AveragerState(a * state.average + b * w, state.count + 1)
 
 
+@learner_factory
 def polyak_averager() -> Averager:
     """Polyak-Ruppert averaging, ``w_bar_k = w_bar_{k-1} + (w_k - w_bar_{k-1}) / (k + 1)``.
 
@@ -113,6 +119,7 @@ def polyak_averager() -> Averager:
     return Averager(_init, update, _average)
 
 
+@learner_factory
 def geometric_averager() -> Averager:
     """Geometric averaging with discount ``rho = exp(log_discount)``, streamed.
 
@@ -144,6 +151,7 @@ def geometric_averager() -> Averager:
     return Averager(_init, update, _average, check_params)
 
 
+@learner_factory
 def tail_averager() -> Averager:
     """Tail averaging: the mean of ``w_{tau+1}, ..., w_k`` once ``k > tau``.
 
@@ -191,6 +199,7 @@ class AveragedState(NamedTuple):
     averager: AveragerState  # the running average of the inner iterates w_0, w_1, ...
 
 
+@learner_factory
 def averaged(learner: OCOLearner, averager: Averager) -> OCOLearner:
     """``learner`` whose state also carries ``averager`` over its iterates ``w_0, w_1, ...``.
 

@@ -27,7 +27,7 @@ References:
 from __future__ import annotations
 
 import functools
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -37,20 +37,21 @@ from jax.typing import ArrayLike
 from ojax import losses
 from ojax.adapters import linear_predictor
 from ojax.averaging.averagers import (
-    AveragedParams,
     Averager,
-    GeometricParams,
     averaged,
-    geometric_averager,
 )
 from ojax.averaging.weights import check_regularization
-from ojax.core import Array, LearnerEntry, OCOLearner, Predictor, register_learner
-from ojax.envs import regression
+from ojax.core import Array, OCOLearner, Predictor, learner_factory, scalars
 from ojax.validation import InputError, check_finite, check_positive, check_range, check_shape
 
 
 class SGDParams(NamedTuple):
     learning_rate: Array  # eta > 0, shape ()
+
+    @classmethod
+    def default(cls, dtype: Any = None) -> SGDParams:
+        """``learning_rate = 0.05``."""
+        return cls(*scalars(0.05, dtype=dtype))
 
 
 class SGDState(NamedTuple):
@@ -63,6 +64,11 @@ class RidgeSGDParams(NamedTuple):
     learning_rate: Array  # gamma > 0, shape ()
     regularization: Array  # lambda >= 0 with gamma lambda < 1, shape ()
 
+    @classmethod
+    def default(cls, dtype: Any = None) -> RidgeSGDParams:
+        """``learning_rate = 0.05``, ``regularization = 0.1``."""
+        return cls(*scalars(0.05, 0.1, dtype=dtype))
+
 
 class RidgeSGDState(NamedTuple):
     point: Array  # v_t, shape (d,)
@@ -71,6 +77,7 @@ class RidgeSGDState(NamedTuple):
     count: Array  # type: ignore[assignment]  # shadows tuple.count
 
 
+@learner_factory
 def sgd() -> OCOLearner:
     """Unconstrained gradient descent with a constant step: ``w_t = w_{t-1} - eta g_t``.
 
@@ -103,6 +110,7 @@ def sgd() -> OCOLearner:
     return OCOLearner(init, iterate, update, check_params)
 
 
+@learner_factory
 def ridge_sgd() -> OCOLearner:
     """Regularized gradient descent shrinking towards the start ``w_0``.
 
@@ -484,58 +492,6 @@ def expected_ridge_sgd(
     m, _ = jax.lax.scan(step, initial_point, None, length=num_steps)
     return m
 
-
-# ---------------------------------------------------------------------------------------------
-# registry
-# ---------------------------------------------------------------------------------------------
-
-
-def _f32(values) -> Array:
-    return jnp.asarray(values, jnp.float32)
-
-
-register_learner(
-    LearnerEntry(
-        name="least_squares_sgd",
-        kind="predictor",
-        make=lambda dim, dtype=jnp.float32: least_squares_sgd(jnp.zeros(dim, dtype)),
-        default_params=lambda: SGDParams(_f32(0.05)),
-        params_grid=lambda: SGDParams(_f32([0.01, 0.05, 0.1])),
-        make_stream=regression.regression_stream,
-        objective="square",
-        dtyped=True,
-    )
-)
-
-register_learner(
-    LearnerEntry(
-        name="least_squares_ridge_sgd",
-        kind="predictor",
-        make=lambda dim, dtype=jnp.float32: least_squares_ridge_sgd(jnp.zeros(dim, dtype)),
-        default_params=lambda: RidgeSGDParams(_f32(0.05), _f32(0.1)),
-        params_grid=lambda: RidgeSGDParams(_f32([0.02, 0.05, 0.08]), _f32([0.0, 0.1, 1.0])),
-        make_stream=regression.regression_stream,
-        objective="square",
-        dtyped=True,
-    )
-)
-
-register_learner(
-    LearnerEntry(
-        name="least_squares_sgd_geometric",
-        kind="predictor",
-        make=lambda dim, dtype=jnp.float32: least_squares_sgd(
-            jnp.zeros(dim, dtype), geometric_averager()
-        ),
-        default_params=lambda: AveragedParams(SGDParams(_f32(0.05)), GeometricParams(_f32(-0.01))),
-        params_grid=lambda: AveragedParams(
-            SGDParams(_f32([0.02, 0.05, 0.08])), GeometricParams(_f32([0.0, -0.01, -0.5]))
-        ),
-        make_stream=regression.regression_stream,
-        objective="square",
-        dtyped=True,
-    )
-)
 
 __all__ = [
     "RidgeSGDParams",

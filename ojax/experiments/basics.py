@@ -24,7 +24,7 @@ from ojax.core import Array, OCOLearner, Predictor
 from ojax.experiments.output import ExperimentConfig, ExperimentResult
 from ojax.losses import linear_objective, quadratic_objective
 from ojax.plotting import regret_figure
-from ojax.run import run_oco
+from ojax.runner import run_oco
 from ojax.sweep import sweep_experiment
 
 RADIUS = 2.0  # M in examples 3-4, B in examples 5-6
@@ -271,7 +271,7 @@ def example_parameter_free(
     from ojax import parameter_free
     from ojax.adapters import linear_predictor
     from ojax.losses import absolute
-    from ojax.run import run
+    from ojax.runner import run
 
     t_max = int(steps[-1])
     multipliers = {"OGD-tuned": 1.0, "OGD-step/10": 0.1, "OGD-stepx10": 10.0}

@@ -77,9 +77,8 @@ class Learners(NamedTuple):
     fixed: MultiTaskLearner  # the same within-task learner with a frozen bias
 
 
-@functools.cache
 def method_learners(method: str, dim: int, counter: str = "global") -> Learners:
-    """The learners of a method (cached, so repeated runs hit the compile caches)."""
+    """The learners of a method (equal by value: repeated runs hit the compile caches)."""
     check_choice("method", method, list(PF_METHODS) + list(SS_METHODS))
     if method in SS_METHODS:
         mode = SS_METHODS[method]

@@ -20,7 +20,7 @@ import numpy as np
 from ojax import metrics
 from ojax.core import LEARNERS, LearnerEntry
 from ojax.experiments.output import ExperimentResult, format_mean_std
-from ojax.run import run_entry
+from ojax.runner import run_entry
 from ojax.sweep import SweepResult, sweep
 from ojax.sweep.grid import fit_values, parse_number, shown
 from ojax.sweep.memory import TooSmallBudget
@@ -293,7 +293,7 @@ def _prepare(name: str, grid: Any, num_steps: Any, dim: Any, x0: str):
     if x0 not in ("auto", "zeros", "uniform"):
         raise InputError(f"x0 must be one of ['auto', 'zeros', 'uniform'], got {x0!r}")
     if x0 != "auto":
-        entry = entry._replace(start=x0)
+        entry = dataclasses.replace(entry, start=x0)
     try:  # a length or dimension the stream cannot draw, named before anything runs
         jax.eval_shape(lambda k: entry.make_stream(k, num_steps, dim), jax.random.key(0))
     except Exception as exc:
@@ -375,7 +375,7 @@ def sweep_learner(
     hyperparameters on its own synthetic stream; what ``ojax sweep`` runs.
 
     Each combination draws a stream ``entry.make_stream(key_seed, num_steps, dim)``, plays it
-    (:func:`ojax.run.run_entry`: ``run_oco`` on the objective for OCO learners, ``run`` on the
+    (:func:`ojax.runner.run_entry`: ``run_oco`` on the objective for OCO learners, ``run`` on the
     loss otherwise) with the default params where the grid overrides some fields, and records
     the average and cumulative loss at up to 200 checkpoints.
 

@@ -1,8 +1,8 @@
 """How the Zhao & Hoi (2010) experiments run their methods over target orders: given orders
 (the shipped ones, a split file) in one compiled vmap, or random permutations through the sweep
-engine. Methods of the same learner and shapes share one compiled program: the pools' learners
-are one object per size (:mod:`ojax.transfer.split`), and the runs record the target's own
-support vectors, the source classifier's ``|SV(h)|`` being added afterwards."""
+engine. Methods of the same learner and shapes share one compiled program: learners compare by
+value (:func:`ojax.learner_factory`), and the runs record the target's own support vectors, the
+source classifier's ``|SV(h)|`` being added afterwards."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ojax import losses, run, transfer
+from ojax.core import learner_factory
 from ojax.experiments.output import ExperimentConfig
 from ojax.sweep import sweep_experiment
 from ojax.sweep.fingerprint import shape_signature
@@ -44,12 +45,8 @@ def _compiled_run(learner: Any, args: tuple) -> tuple[Callable[[tuple], Any], fl
         _PROGRAMS.move_to_end(key)
         return hit, 0.0
     start = time.perf_counter()
-    origin = transfer.split.learner_origin(learner)
-    if origin is None:  # a learner of one's own: lowered as usual
-        fn: Callable = functools.partial(transfer.run_kernel, learner, keep_predictions=False)
-        lowered, out_tree = jax.jit(fn).lower(*args), None
-    else:  # described by its factory and size: kept in the program store
-        lowered, out_tree = _lower(functools.partial(_run_pool, *origin), args)
+    fn = functools.partial(transfer.run_kernel, learner, keep_predictions=False)
+    lowered, out_tree = _lower(fn, args)  # ojax's learners are kept in the program store
     compiled = lowered.compile()
     if out_tree is None:
         run = lambda a: compiled(*a)  # noqa: E731
@@ -59,12 +56,6 @@ def _compiled_run(learner: Any, args: tuple) -> tuple[Callable[[tuple], Any], fl
     while len(_PROGRAMS) > 8:
         _PROGRAMS.popitem(last=False)
     return run, time.perf_counter() - start
-
-
-def _run_pool(factory: Callable, capacity: int, *args: Any) -> Any:
-    """:func:`~ojax.transfer.run_kernel` of the pool learner ``factory(capacity, "pool")``."""
-    learner = transfer.split._learner(factory, capacity)
-    return transfer.run_kernel(learner, *args, keep_predictions=False)
 
 
 def _lower(fn: Callable, args: tuple) -> tuple[Any, Any]:
@@ -119,24 +110,16 @@ def _trial(learner: Any, params: Any, pool: Any, key: jax.Array):
     )[1]
 
 
-def _pool_trial(factory: Callable, capacity: int, _: Any, data: Any, key: jax.Array) -> Any:
-    """:func:`_trial` of the pool learner ``factory(capacity, "pool")``."""
-    return _trial(transfer.split._learner(factory, capacity), data[0], data[1], key)
+@learner_factory  # equal learners give equal cells: one compilation per learner and shapes
+def _trial_cell(learner: Any) -> Callable[[Any, Any, jax.Array], Any]:
+    """The sweep's function of one learner: :func:`_trial` on the pool and params in ``data``
+    (the sweep engine compiles once for every method and dataset of that learner and shapes,
+    and its program store describes the cell by the learner's key)."""
 
+    def cell(_: Any, data: Any, key: jax.Array) -> Any:
+        return _trial(learner, data[0], data[1], key)
 
-def _own_trial(learner: Any, _: Any, data: Any, key: jax.Array) -> Any:
-    return _trial(learner, data[0], data[1], key)
-
-
-@functools.lru_cache(maxsize=32)
-def _trial_fn(learner: Any) -> Callable[[Any, Any, jax.Array], Any]:
-    """The sweep's function of one learner (one object per learner: the sweep engine compiles
-    once for every method and dataset of that learner and shapes); a pool learner is named by
-    its factory and size, which the sweep's program store can describe."""
-    origin = transfer.split.learner_origin(learner)
-    if origin is None:
-        return functools.partial(_own_trial, learner)
-    return functools.partial(_pool_trial, *origin)
+    return cell
 
 
 def run_method(
@@ -146,7 +129,7 @@ def run_method(
     are vmapped, chunked and sharded as the configuration says; finished chunks resume)."""
     cell = sweep_experiment(
         config,
-        _trial_fn(method.learner),
+        _trial_cell(method.learner),
         key=key,
         data=(method.params, (method.xs, method.ys)),
         name=name,

@@ -35,7 +35,6 @@ References:
 
 from __future__ import annotations
 
-import functools
 from typing import Any, NamedTuple
 
 import jax
@@ -43,8 +42,16 @@ import jax.numpy as jnp
 import numpy as np
 
 from ojax import losses as _losses
-from ojax.core import Array, MultiTaskLearner, OCOLearner, Params, TaskInfo, tree_where
-from ojax.oco.ogd import OGDParams, ogd
+from ojax.core import (
+    Array,
+    MultiTaskLearner,
+    OCOLearner,
+    Params,
+    TaskInfo,
+    learner_factory,
+    tree_where,
+)
+from ojax.oco.gradient_descent import OGDParams, ogd
 from ojax.parameter_free.betting import DirectionMagnitudeParams, direction_magnitude
 from ojax.validation import InputError, check_choice, check_finite, check_int, check_shape
 
@@ -75,6 +82,11 @@ class FixedBiasParams(NamedTuple):
 
     within: Params  # the within-task OCO learner's params
     bias: Array  # theta, shape (d,) (or () for the same value in every coordinate)
+
+    @classmethod
+    def default(cls, within: Params, dtype: Any = None) -> FixedBiasParams:
+        """``within`` (the within-task learner's params) around the bias 0 (ITL)."""
+        return cls(within, _scalar(0.0, dtype))
 
     @classmethod
     def paper(
@@ -219,7 +231,7 @@ def check_bias(name: str, bias: Array, dim: int) -> None:
     check_finite(name, bias)
 
 
-@functools.cache
+@learner_factory
 def biased_within_task(
     dim: int, within: OCOLearner | None = None, loss: _losses.Loss = _losses.absolute
 ) -> MultiTaskLearner:
@@ -241,8 +253,7 @@ def biased_within_task(
       loss: a convex Lipschitz loss (static; the experiments use the absolute loss).
 
     Returns:
-      A :class:`~ojax.core.MultiTaskLearner` with params :class:`FixedBiasParams` (cached: the
-      same arguments give the same learner, so runs share their compilations). Its tasks are
+      A :class:`~ojax.core.MultiTaskLearner` with params :class:`FixedBiasParams`. Its tasks are
       independent: run it with ``independent_tasks=True``. Its state takes the params' dtype
       (``init`` sees only the params): build them in the data's dtype.
 
@@ -363,7 +374,7 @@ def _meta_learner(
     return MultiTaskLearner(init, begin_task, predict, update, end_task, check_params)
 
 
-@functools.cache
+@learner_factory
 def aggressive(
     dim: int,
     within: OCOLearner | None = None,
@@ -392,7 +403,7 @@ def aggressive(
       counter: ``"global"`` or ``"authors"`` (static).
 
     Returns:
-      A :class:`~ojax.core.MultiTaskLearner` with params :class:`MetaParams` (cached); its state
+      A :class:`~ojax.core.MultiTaskLearner` with params :class:`MetaParams`; its state
       takes the params' dtype (``init`` sees only the params): build them in the data's dtype.
 
     References:
@@ -411,7 +422,7 @@ def aggressive(
     return _meta_learner(*_roles(dim, within, meta), loss, "aggressive", counter, "mean")
 
 
-@functools.cache
+@learner_factory
 def lazy(
     dim: int,
     within: OCOLearner | None = None,
@@ -439,7 +450,7 @@ def lazy(
       meta_gradient: ``"mean"`` or ``"sum"`` of the task's gradients (static).
 
     Returns:
-      A :class:`~ojax.core.MultiTaskLearner` with params :class:`MetaParams` (cached); its state
+      A :class:`~ojax.core.MultiTaskLearner` with params :class:`MetaParams`; its state
       takes the params' dtype (``init`` sees only the params): build them in the data's dtype.
 
     References:

@@ -21,7 +21,6 @@ is one vmap of :func:`grid_score`. Everything traces, so seeds and grids are the
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Callable
 from typing import Any, NamedTuple
@@ -32,10 +31,19 @@ import numpy as np
 from jax.typing import ArrayLike
 
 from ojax import losses as _losses
-from ojax.core import Array, MultiTaskLearner, OCOLearner, Params, Step, TaskInfo, Trace
+from ojax.core import (
+    Array,
+    MultiTaskLearner,
+    OCOLearner,
+    Params,
+    Step,
+    TaskInfo,
+    Trace,
+    learner_factory,
+)
 from ojax.meta.learners import FixedBiasParams, params_dtype
 from ojax.meta.tasks import TaskBlock, TestPoints, check_task_block
-from ojax.run import run
+from ojax.runner import run
 from ojax.validation import InputError, check_shape
 
 
@@ -64,12 +72,13 @@ def test_error(w: Array, points: TestPoints, loss: _losses.Loss = _losses.absolu
 test_error.__test__ = False  # type: ignore[attr-defined]  # not a pytest test
 
 
-@functools.cache
+@learner_factory
 def task_summary(
     loss: _losses.Loss = _losses.absolute,
 ) -> Callable[[Any, Params, TaskInfo], TaskSummary]:
     """A ``task_record`` for :func:`ojax.run`: :class:`TaskSummary` of each task, with
-    ``TaskInfo.data`` the task's :class:`TestPoints` (cached per loss: one compilation)."""
+    ``TaskInfo.data`` the task's :class:`TestPoints` (equal losses give equal records: one
+    compilation)."""
 
     def record(state: Any, params: Params, task: TaskInfo) -> TaskSummary:
         return TaskSummary(test_error(task_average(state), task.data, loss), state.bias)
@@ -77,7 +86,7 @@ def task_summary(
     return record
 
 
-@functools.cache
+@learner_factory
 def weights_record(within: OCOLearner) -> Callable[[Step], Array]:
     """A per-step ``record`` for :func:`ojax.run`: the prediction vector ``w = u + theta`` of
     each step (``within``: the learner's within-task OCO learner)."""

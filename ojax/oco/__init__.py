@@ -1,9 +1,11 @@
-"""Online learning basics: FTL, FTRL, OGD, Hedge / EG, and prediction with expert advice; the
-classic adaptive baselines: AdaGrad, FTRL-Proximal, Online Newton Step, AdaHedge, Squint."""
+"""Online learning basics: FTL, FTRL, OGD (also with the doubling trick), Hedge / EG, and
+prediction with expert advice; the classic adaptive baselines: AdaGrad, FTRL-Proximal, Online
+Newton Step, AdaHedge, Squint."""
 
 from ojax.oco import registry as _registry  # noqa: F401  (registers the learners)
-from ojax.oco.adagrad import AdaGradParams, AdaGradState, adagrad
-from ojax.oco.adahedge import AdaHedgeParams, AdaHedgeState, adahedge
+from ojax.oco.adaptive_gradient import AdaGradParams, AdaGradState, adagrad
+from ojax.oco.adaptive_hedge import AdaHedgeParams, AdaHedgeState, adahedge
+from ojax.oco.doubling import DoublingState, ogd_doubling
 from ojax.oco.experts import (
     ExpertsParams,
     FollowBestExpertState,
@@ -11,14 +13,14 @@ from ojax.oco.experts import (
     follow_best_expert,
     halving,
 )
-from ojax.oco.ftl import FTLParams, FTLState, ftl
-from ojax.oco.ftrl import FTRLParams, FTRLState, ftrl
-from ojax.oco.ftrl_proximal import FTRLProximalParams, FTRLProximalState, ftrl_proximal
-from ojax.oco.hedge import HedgeParams, HedgeState, exponentiated_gradient, hedge
+from ojax.oco.exponential_weights import HedgeParams, HedgeState, exponentiated_gradient, hedge
+from ojax.oco.follow_the_leader import FTLParams, FTLState, ftl
+from ojax.oco.gradient_descent import OGDParams, OGDState, ogd
 from ojax.oco.mirror import OMDParams, OMDState, mirror_descent
-from ojax.oco.ogd import OGDParams, OGDState, ogd
-from ojax.oco.online_newton import OnlineNewtonParams, OnlineNewtonState, online_newton
-from ojax.oco.squint import SquintParams, SquintState, squint
+from ojax.oco.newton_step import OnlineNewtonParams, OnlineNewtonState, online_newton
+from ojax.oco.proximal_leader import FTRLProximalParams, FTRLProximalState, ftrl_proximal
+from ojax.oco.quantile_experts import SquintParams, SquintState, squint
+from ojax.oco.regularized_leader import FTRLParams, FTRLState, ftrl
 
 __all__ = [
     "AdaGradParams",
@@ -38,6 +40,7 @@ __all__ = [
     "HedgeState",
     "OGDParams",
     "OGDState",
+    "DoublingState",
     "OMDParams",
     "OMDState",
     "OnlineNewtonParams",
@@ -55,6 +58,7 @@ __all__ = [
     "hedge",
     "mirror_descent",
     "ogd",
+    "ogd_doubling",
     "online_newton",
     "squint",
 ]

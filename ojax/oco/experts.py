@@ -14,15 +14,20 @@ References:
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import jax.numpy as jnp
 
-from ojax.core import Array, Predictor
+from ojax.core import Array, Predictor, learner_factory
 
 
 class ExpertsParams(NamedTuple):
     """No hyperparameters (a placeholder so every learner takes params)."""
+
+    @classmethod
+    def default(cls, dtype: Any = None) -> ExpertsParams:
+        """No hyperparameters."""
+        return cls()
 
 
 class FollowBestExpertState(NamedTuple):
@@ -33,6 +38,7 @@ class HalvingState(NamedTuple):
     consistent: Array  # experts with no mistake so far, shape (m,), bool
 
 
+@learner_factory
 def follow_best_expert(num_experts: int) -> Predictor:
     """Follow the best expert of a finite class of ``num_experts`` (static).
 
@@ -58,6 +64,7 @@ def follow_best_expert(num_experts: int) -> Predictor:
     return Predictor(init, predict, update)
 
 
+@learner_factory
 def halving(num_experts: int) -> Predictor:
     """The halving algorithm (majority vote of the consistent experts) over ``num_experts``.
 

@@ -33,14 +33,13 @@ References:
 
 from __future__ import annotations
 
-import functools
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ojax.core import Array, OCOLearner
+from ojax.core import Array, OCOLearner, learner_factory, scalars
 from ojax.validation import InputError, check_choice, check_positive, check_range
 
 MIRROR_MAPS = ("p_norm", "quadratic", "entropy")
@@ -51,6 +50,12 @@ class OMDParams(NamedTuple):
     learning_rate: Array  # eta > 0, shape ()
     radius: Array  # radius of the "ball" domain (unused otherwise), shape ()
     mirror: Array  # q in (1, 2] (p_norm); A: (), (d,) or (d, d) (quadratic); unused (entropy)
+
+    @classmethod
+    def default(cls, dtype: Any = None) -> OMDParams:
+        """``learning_rate = 0.1``, ``radius = 1``, ``mirror = 1.5`` (the p-norm map's ``q``;
+        a scalar ``A`` of the quadratic map; unused by the entropy)."""
+        return cls(*scalars(0.1, 1.0, 1.5, dtype=dtype))
 
 
 class OMDState(NamedTuple):
@@ -125,7 +130,7 @@ def _concrete(*values: object) -> bool:
     return not any(isinstance(v, jax.core.Tracer) for v in values)
 
 
-@functools.cache  # the same options give the same learner: compile caches hit across callers
+@learner_factory
 def mirror_descent(mirror_map: str = "p_norm", feasible_set: str | None = None) -> OCOLearner:
     """Online mirror descent (greedy form, Bregman projection) with the given mirror map.
 

@@ -1,32 +1,30 @@
-"""Registry entries of the online learning basics, the classic adaptive baselines (AdaGrad,
-FTRL-Proximal, Online Newton Step, AdaHedge, Squint), and two optax optimizers via the adapter."""
+"""The registry table of the online learning basics, the classic adaptive baselines (AdaGrad,
+FTRL-Proximal, Online Newton Step, AdaHedge, Squint), and two optax optimizers via the adapter.
+
+One :class:`~ojax.core.LearnerEntry` per learner, by keyword; defaults come from the params
+classes' ``default()``, data from :data:`ojax.envs.STREAMS` by name.
+"""
 
 from __future__ import annotations
 
 import jax.numpy as jnp
-import numpy as np
 import optax
 
 from ojax.adapters import linear_predictor, optax_learner
-from ojax.core import Array, LearnerEntry, register_learner
-from ojax.envs.streams import (
-    expert_losses_stream,
-    linear_regression_stream,
-    realizable_advice_stream,
-    unit_ball_stream,
-)
+from ojax.core import Array, LearnerEntry, register_learner, scalars
 from ojax.losses import square
-from ojax.oco.adagrad import AdaGradParams, adagrad
-from ojax.oco.adahedge import AdaHedgeParams, adahedge
+from ojax.oco.adaptive_gradient import AdaGradParams, adagrad
+from ojax.oco.adaptive_hedge import AdaHedgeParams, adahedge
+from ojax.oco.doubling import ogd_doubling
 from ojax.oco.experts import ExpertsParams, follow_best_expert, halving
-from ojax.oco.ftl import FTLParams, ftl
-from ojax.oco.ftrl import FTRLParams, ftrl
-from ojax.oco.ftrl_proximal import FTRLProximalParams, ftrl_proximal
-from ojax.oco.hedge import HedgeParams, hedge
+from ojax.oco.exponential_weights import HedgeParams, hedge
+from ojax.oco.follow_the_leader import FTLParams, ftl
+from ojax.oco.gradient_descent import OGDParams, ogd
 from ojax.oco.mirror import OMDParams, mirror_descent
-from ojax.oco.ogd import OGDParams, ogd
-from ojax.oco.online_newton import OnlineNewtonParams, online_newton
-from ojax.oco.squint import SquintParams, squint
+from ojax.oco.newton_step import OnlineNewtonParams, online_newton
+from ojax.oco.proximal_leader import FTRLProximalParams, ftrl_proximal
+from ojax.oco.quantile_experts import SquintParams, squint
+from ojax.oco.regularized_leader import FTRLParams, ftrl
 from ojax.validation import check_positive
 
 
@@ -38,192 +36,211 @@ def _check_lr(params: dict) -> None:
     check_positive("learning_rate", params["learning_rate"])
 
 
-# numpy, not jnp: importing ojax must not start a JAX backend (jax takes a numpy scalar for an
-# Array leaf; its stubs do not)
-one: Array = np.float32(1.0)  # type: ignore[assignment]
+def _optax_sgd_default() -> dict:
+    (learning_rate,) = scalars(0.1)
+    return {"learning_rate": learning_rate}
+
+
+def _optax_cocob_default() -> dict:
+    learning_rate, alpha = scalars(1.0, 100.0)  # optax.contrib.cocob's defaults
+    return {"learning_rate": learning_rate, "alpha": alpha}
+
+
 ENTRIES = [
     LearnerEntry(
-        "ftl_quadratic",
-        "oco",
-        lambda d: ftl("quadratic"),
-        lambda: FTLParams(one),
-        lambda: FTLParams(_array(0.5, 2.0)),
-        unit_ball_stream,
-        "quadratic",
+        name="ftl_quadratic",
+        kind="oco",
+        make=lambda d: ftl("quadratic"),
+        default_params=FTLParams.default,
+        params_grid=lambda: FTLParams(_array(0.5, 2.0)),
+        stream="unit_ball",
+        objective="quadratic",
     ),
     LearnerEntry(
-        "ftl_linear",
-        "oco",
-        lambda d: ftl("linear"),
-        lambda: FTLParams(one),
-        lambda: FTLParams(_array(0.5, 2.0)),
-        unit_ball_stream,
-        "linear",
+        name="ftl_linear",
+        kind="oco",
+        make=lambda d: ftl("linear"),
+        default_params=FTLParams.default,
+        params_grid=lambda: FTLParams(_array(0.5, 2.0)),
+        stream="unit_ball",
+        objective="linear",
     ),
     LearnerEntry(
-        "ftrl",
-        "oco",
-        lambda d: ftrl(),
-        lambda: FTRLParams(jnp.asarray(10.0), one),
-        lambda: FTRLParams(_array(3.0, 30.0), _array(0.7, 1.5)),
-        unit_ball_stream,
-        "linear",
+        name="ftrl",
+        kind="oco",
+        make=lambda d: ftrl(),
+        default_params=FTRLParams.default,
+        params_grid=lambda: FTRLParams(_array(3.0, 30.0), _array(0.7, 1.5)),
+        stream="unit_ball",
+        objective="linear",
     ),
     LearnerEntry(
-        "ogd",
-        "oco",
-        lambda d: ogd(),
-        lambda: OGDParams(jnp.asarray(0.1), one),
-        lambda: OGDParams(_array(0.01, 0.3), _array(0.7, 1.5)),
-        unit_ball_stream,
-        "linear",
+        name="ogd",
+        kind="oco",
+        make=lambda d: ogd(),
+        default_params=OGDParams.default,
+        params_grid=lambda: OGDParams(_array(0.01, 0.3), _array(0.7, 1.5)),
+        stream="unit_ball",
+        objective="linear",
     ),
     LearnerEntry(
-        "ogd_decaying",
-        "oco",
-        lambda d: ogd(schedule="inverse_sqrt"),
-        lambda: OGDParams(jnp.asarray(0.1), one),
-        lambda: OGDParams(_array(0.01, 0.3), _array(0.7, 1.5)),
-        unit_ball_stream,
-        "linear",
+        name="ogd_decaying",
+        kind="oco",
+        make=lambda d: ogd(schedule="inverse_sqrt"),
+        default_params=OGDParams.default,
+        params_grid=lambda: OGDParams(_array(0.01, 0.3), _array(0.7, 1.5)),
+        stream="unit_ball",
+        objective="linear",
     ),
     LearnerEntry(
-        "hedge",
-        "oco",
-        lambda d: hedge(),
-        lambda: HedgeParams(jnp.asarray(0.5)),
-        lambda: HedgeParams(_array(0.1, 2.0)),
-        expert_losses_stream,
-        "linear",
+        name="ogd_doubling",
+        kind="oco",
+        make=lambda d: ogd_doubling(),
+        default_params=OGDParams.default,
+        params_grid=lambda: OGDParams(_array(0.01, 0.3), _array(0.7, 1.5)),
+        stream="unit_ball",
+        objective="linear",
+    ),
+    LearnerEntry(
+        name="hedge",
+        kind="oco",
+        make=lambda d: hedge(),
+        default_params=HedgeParams.default,
+        params_grid=lambda: HedgeParams(_array(0.1, 2.0)),
+        stream="expert_losses",
+        objective="linear",
         start="uniform",
     ),
     LearnerEntry(
-        "omd_pnorm",
-        "oco",
-        lambda d: mirror_descent("p_norm", "ball"),
-        lambda: OMDParams(jnp.asarray(0.1), one, np.float32(1.5)),  # type: ignore[arg-type]
-        lambda: OMDParams(_array(0.01, 0.3), _array(0.7, 1.5), _array(1.3, 1.8)),
-        unit_ball_stream,
-        "linear",
+        name="omd_pnorm",
+        kind="oco",
+        make=lambda d: mirror_descent("p_norm", "ball"),
+        default_params=OMDParams.default,
+        params_grid=lambda: OMDParams(_array(0.01, 0.3), _array(0.7, 1.5), _array(1.3, 1.8)),
+        stream="unit_ball",
+        objective="linear",
     ),
     LearnerEntry(
-        "omd_quadratic",
-        "oco",
-        lambda d: mirror_descent("quadratic", "ball"),
-        lambda: OMDParams(jnp.asarray(0.1), one, np.float32(2.0)),  # type: ignore[arg-type]
-        lambda: OMDParams(_array(0.01, 0.3), _array(0.7, 1.5), _array(0.5, 2.0)),
-        unit_ball_stream,
-        "linear",
+        name="omd_quadratic",
+        kind="oco",
+        make=lambda d: mirror_descent("quadratic", "ball"),
+        default_params=OMDParams.default,
+        params_grid=lambda: OMDParams(_array(0.01, 0.3), _array(0.7, 1.5), _array(0.5, 2.0)),
+        stream="unit_ball",
+        objective="linear",
     ),
     LearnerEntry(
-        "omd_entropy",
-        "oco",
-        lambda d: mirror_descent("entropy"),
-        lambda: OMDParams(jnp.asarray(0.5), one, one),
-        lambda: OMDParams(_array(0.1, 2.0), _array(1.0, 1.0), _array(1.0, 1.0)),
-        expert_losses_stream,
-        "linear",
+        name="omd_entropy",
+        kind="oco",
+        make=lambda d: mirror_descent("entropy"),
+        default_params=OMDParams.default,
+        params_grid=lambda: OMDParams(_array(0.1, 2.0), _array(1.0, 1.0), _array(1.0, 1.0)),
+        stream="expert_losses",
+        objective="linear",
         start="uniform",
     ),
     LearnerEntry(
-        "optax_sgd",
-        "oco",
-        lambda d: optax_learner(optax.sgd, _check_lr),
-        lambda: {"learning_rate": jnp.asarray(0.1)},
-        lambda: {"learning_rate": _array(0.01, 0.3)},
-        unit_ball_stream,
-        "quadratic",
+        name="optax_sgd",
+        kind="oco",
+        make=lambda d: optax_learner(optax.sgd, _check_lr),
+        default_params=_optax_sgd_default,
+        params_grid=lambda: {"learning_rate": _array(0.01, 0.3)},
+        stream="unit_ball",
+        objective="quadratic",
     ),
     LearnerEntry(
-        "optax_cocob",
-        "oco",
-        lambda d: optax_learner(optax.contrib.cocob, _check_lr),
-        lambda: {"learning_rate": jnp.asarray(1.0), "alpha": jnp.asarray(100.0)},
-        lambda: {"learning_rate": _array(0.5, 1.0), "alpha": _array(10.0, 100.0)},
-        unit_ball_stream,
-        "quadratic",
+        name="optax_cocob",
+        kind="oco",
+        make=lambda d: optax_learner(optax.contrib.cocob, _check_lr),
+        default_params=_optax_cocob_default,
+        params_grid=lambda: {"learning_rate": _array(0.5, 1.0), "alpha": _array(10.0, 100.0)},
+        stream="unit_ball",
+        objective="quadratic",
     ),
     LearnerEntry(
-        "ogd_square",
-        "predictor",
-        lambda d, dtype=jnp.float32: linear_predictor(ogd("none"), square, jnp.zeros(d, dtype)),
-        lambda: OGDParams(jnp.asarray(0.1), one),
-        lambda: OGDParams(_array(0.05, 0.5), _array(1.0, 2.0)),
-        linear_regression_stream,
-        "square",
+        name="ogd_square",
+        kind="predictor",
+        make=lambda d, dtype=jnp.float32: linear_predictor(
+            ogd("none"), square, jnp.zeros(d, dtype)
+        ),
+        default_params=OGDParams.default,
+        params_grid=lambda: OGDParams(_array(0.05, 0.5), _array(1.0, 2.0)),
+        stream="linear_regression",
+        objective="square",
         dtyped=True,
     ),
     LearnerEntry(
-        "follow_best_expert",
-        "predictor",
-        follow_best_expert,
-        ExpertsParams,
-        ExpertsParams,
-        realizable_advice_stream,
-        "mismatch",
+        name="follow_best_expert",
+        kind="predictor",
+        make=follow_best_expert,
+        default_params=ExpertsParams.default,
+        params_grid=ExpertsParams,
+        stream="realizable_advice",
+        objective="mismatch",
     ),
     LearnerEntry(
-        "halving",
-        "predictor",
-        halving,
-        ExpertsParams,
-        ExpertsParams,
-        realizable_advice_stream,
-        "mismatch",
+        name="halving",
+        kind="predictor",
+        make=halving,
+        default_params=ExpertsParams.default,
+        params_grid=ExpertsParams,
+        stream="realizable_advice",
+        objective="mismatch",
     ),
     # the classic adaptive baselines (issue 22)
     LearnerEntry(
-        "adagrad",
-        "oco",
-        lambda d: adagrad("box"),
-        lambda: AdaGradParams(jnp.asarray(2**0.5), jnp.asarray(0.0), one),
-        lambda: AdaGradParams(_array(0.1, 1.0), _array(0.0, 0.5), _array(0.7, 1.5)),
-        unit_ball_stream,
-        "linear",
+        name="adagrad",
+        kind="oco",
+        make=lambda d: adagrad("box"),
+        default_params=AdaGradParams.default,
+        params_grid=lambda: AdaGradParams(_array(0.1, 1.0), _array(0.0, 0.5), _array(0.7, 1.5)),
+        stream="unit_ball",
+        objective="linear",
     ),
     LearnerEntry(
-        "ftrl_proximal",
-        "oco",
-        lambda d: ftrl_proximal(),
-        lambda: FTRLProximalParams(jnp.asarray(0.5), one, jnp.asarray(0.01), jnp.asarray(0.01)),
-        lambda: FTRLProximalParams(
+        name="ftrl_proximal",
+        kind="oco",
+        make=lambda d: ftrl_proximal(),
+        default_params=FTRLProximalParams.default,
+        params_grid=lambda: FTRLProximalParams(
             _array(0.1, 1.0), _array(0.5, 1.0), _array(0.0, 0.05), _array(0.0, 0.1)
         ),
-        unit_ball_stream,
-        "quadratic",
+        stream="unit_ball",
+        objective="quadratic",
     ),
     LearnerEntry(
-        "online_newton",
-        "oco",
-        lambda d: online_newton(),
-        # Theorem 2's settings for 0.5 ||x - z||^2 on the unit ball: G = D = 2, alpha = 1/4
-        lambda: OnlineNewtonParams(jnp.asarray(1 / 32), jnp.asarray(256.0), one),
-        lambda: OnlineNewtonParams(_array(1 / 32, 1 / 8), _array(256.0, 16.0), _array(1.0, 1.5)),
-        unit_ball_stream,
-        "quadratic",
+        name="online_newton",
+        kind="oco",
+        make=lambda d: online_newton(),
+        default_params=OnlineNewtonParams.default,
+        params_grid=lambda: OnlineNewtonParams(
+            _array(1 / 32, 1 / 8), _array(256.0, 16.0), _array(1.0, 1.5)
+        ),
+        stream="unit_ball",
+        objective="quadratic",
     ),
     LearnerEntry(
-        "adahedge",
-        "oco",
-        lambda d: adahedge(),
-        AdaHedgeParams,
-        AdaHedgeParams,
-        expert_losses_stream,
-        "linear",
+        name="adahedge",
+        kind="oco",
+        make=lambda d: adahedge(),
+        default_params=AdaHedgeParams.default,
+        params_grid=AdaHedgeParams,
+        stream="expert_losses",
+        objective="linear",
         start="uniform",
     ),
     LearnerEntry(
-        "squint",
-        "oco",
-        lambda d: squint(),
-        SquintParams,
-        SquintParams,
-        expert_losses_stream,
-        "linear",
+        name="squint",
+        kind="oco",
+        make=lambda d: squint(),
+        default_params=SquintParams.default,
+        params_grid=SquintParams,
+        stream="expert_losses",
+        objective="linear",
         start="uniform",
     ),
 ]
-"""The registry entries of this family (a table: one ``LearnerEntry`` per learner)."""
+"""The registry table of this family (one ``LearnerEntry`` per learner)."""
 
 for _entry in ENTRIES:
     register_learner(_entry)

@@ -21,7 +21,7 @@ from ojax.parameter_free.betting import (
     dm_iterate,
     dm_update,
 )
-from ojax.parameter_free.cocob import CocobParams, CocobState, cocob
+from ojax.parameter_free.coin_backprop import CocobParams, CocobState, cocob
 from ojax.parameter_free.distance import (
     DAdaptParams,
     DAdaptState,
@@ -33,7 +33,7 @@ from ojax.parameter_free.distance import (
     dog,
     prodigy,
 )
-from ojax.parameter_free.mechanic import (
+from ojax.parameter_free.scale_tuner import (
     BETAS,
     MechanicParams,
     MechanicState,

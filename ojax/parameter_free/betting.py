@@ -44,14 +44,13 @@ References:
 
 from __future__ import annotations
 
-import functools
 import math
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import jax.numpy as jnp
 
 from ojax import projections
-from ojax.core import Array, LearnerEntry, OCOLearner, register_learner
+from ojax.core import Array, OCOLearner, learner_factory, scalars
 from ojax.validation import check_choice, check_positive
 
 BETTORS = ("kt", "ons")
@@ -129,6 +128,11 @@ class CoinBettingParams(NamedTuple):
     initial_wealth: Array  # W_0 > 0, shape ()
     gradient_scale: Array  # 1 / (L R) > 0, shape (); coins are grad * gradient_scale
 
+    @classmethod
+    def default(cls, dtype: Any = None) -> CoinBettingParams:
+        """``initial_wealth = 1``, ``gradient_scale = 1`` (gradients in the unit ball)."""
+        return cls(*scalars(1.0, 1.0, dtype=dtype))
+
 
 class CoinBettingState(NamedTuple):
     anchor: Array  # x0, shape (d,)
@@ -142,6 +146,7 @@ def _check_betting(params) -> None:
     check_positive("gradient_scale", params.gradient_scale)
 
 
+@learner_factory
 def coin_betting(bettor: str = "kt") -> OCOLearner:
     """Coordinate-wise one-dimensional coin betting (KT or ONS) as an OCO learner.
 
@@ -202,6 +207,11 @@ class DirectionMagnitudeParams(NamedTuple):
     initial_wealth: Array  # W_0 > 0 of the magnitude bettor, shape ()
     gradient_scale: Array  # 1 / (L R) > 0, shape (); multiplies coins and direction steps
 
+    @classmethod
+    def default(cls, dtype: Any = None) -> DirectionMagnitudeParams:
+        """``initial_wealth = 1``, ``gradient_scale = 1`` (gradients in the unit ball)."""
+        return cls(*scalars(1.0, 1.0, dtype=dtype))
+
 
 class DirectionMagnitudeState(NamedTuple):
     anchor: Array  # x0, shape (d,)
@@ -243,7 +253,7 @@ def dm_update(
     return DirectionMagnitudeState(state.anchor, direction, bet, own)
 
 
-@functools.cache
+@learner_factory
 def direction_magnitude(bettor: str = "ons") -> OCOLearner:
     """A d-dimensional parameter-free OCO learner: a unit-ball direction times a 1-D bet.
 
@@ -263,8 +273,7 @@ def direction_magnitude(bettor: str = "ons") -> OCOLearner:
       bettor: ``"kt"`` or ``"ons"`` (static).
 
     Returns:
-      An :class:`~ojax.core.OCOLearner` with params :class:`DirectionMagnitudeParams` (cached:
-      the same bettor gives the same learner, so the learners built on it share compilations).
+      An :class:`~ojax.core.OCOLearner` with params :class:`DirectionMagnitudeParams`.
 
     References:
       Cutkosky, A. and Orabona, F. (2018). Black-box reductions for parameter-free online
@@ -292,42 +301,3 @@ def direction_magnitude(bettor: str = "ons") -> OCOLearner:
         return dm_update(bettor, state, params, grad)
 
     return OCOLearner(init, iterate, update, _check_betting)
-
-
-def _register() -> None:
-    from ojax.envs.streams import unit_ball_stream
-
-    def grid(cls):
-        return lambda: cls(
-            jnp.asarray([0.5, 3.0], jnp.float32), jnp.asarray([1.0, 0.7], jnp.float32)
-        )
-
-    def default(cls):
-        return lambda: cls(jnp.asarray(1.0, jnp.float32), jnp.asarray(1.0, jnp.float32))
-
-    for bettor in BETTORS:
-        register_learner(
-            LearnerEntry(
-                f"direction_magnitude_{bettor}",
-                "oco",
-                lambda d, b=bettor: direction_magnitude(b),
-                default(DirectionMagnitudeParams),
-                grid(DirectionMagnitudeParams),
-                unit_ball_stream,
-                "linear",
-            )
-        )
-        register_learner(
-            LearnerEntry(
-                f"coin_betting_{bettor}",
-                "oco",
-                lambda d, b=bettor: coin_betting(b),
-                default(CoinBettingParams),
-                grid(CoinBettingParams),
-                unit_ball_stream,
-                "linear",
-            )
-        )
-
-
-_register()

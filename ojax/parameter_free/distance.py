@@ -16,12 +16,11 @@ References:
 
 from __future__ import annotations
 
-import functools
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import jax.numpy as jnp
 
-from ojax.core import Array, OCOLearner
+from ojax.core import Array, OCOLearner, learner_factory, scalars
 from ojax.validation import check_nonnegative, check_positive, check_range
 
 
@@ -37,6 +36,11 @@ def _safe_divide(numerator: Array, denominator: Array, default: Array) -> Array:
 class DoGParams(NamedTuple):
     initial_distance: Array  # r_eps > 0, shape (): the first step's "distance travelled"
 
+    @classmethod
+    def default(cls, dtype: Any = None) -> DoGParams:
+        """``initial_distance = 1e-4``."""
+        return cls(*scalars(1e-4, dtype=dtype))
+
 
 class DoGState(NamedTuple):
     anchor: Array  # x_0, shape (d,)
@@ -45,7 +49,7 @@ class DoGState(NamedTuple):
     sum_squares: Array  # sum_{i<t} ||g_i||^2, shape ()
 
 
-@functools.cache  # one learner object: callers share compilations
+@learner_factory
 def dog() -> OCOLearner:
     """DoG, Distance over Gradients (Ivgi, Hinder & Carmon 2023, Algorithm 1).
 
@@ -101,6 +105,11 @@ class DAdaptParams(NamedTuple):
     initial_d: Array  # d_0 > 0, shape (): the initial under-estimate of D (1e-6)
     learning_rate: Array  # gamma > 0, shape (): a multiplier of the adapted step (1)
 
+    @classmethod
+    def default(cls, dtype: Any = None) -> DAdaptParams:
+        """The paper's ``d_0 = 1e-6`` and ``learning_rate = 1``."""
+        return cls(*scalars(1e-6, 1.0, dtype=dtype))
+
 
 class DAdaptState(NamedTuple):
     point: Array  # x_k, shape (d,)
@@ -112,7 +121,7 @@ class DAdaptState(NamedTuple):
     count: Array  # type: ignore[assignment]  # shadows tuple.count
 
 
-@functools.cache  # one learner object: callers share compilations
+@learner_factory
 def dadapt_sgd() -> OCOLearner:
     """SGD with D-Adaptation (Defazio & Mishchenko 2023, Algorithm 3 of the preprint).
 
@@ -186,6 +195,12 @@ class ProdigyParams(NamedTuple):
     beta2: Array  # in [0, 1), shape (): the second moment's decay (0.999); r, s decay sqrt
     eps: Array  # >= 0, shape (): added to sqrt(v) as d_k eps (1e-8)
 
+    @classmethod
+    def default(cls, dtype: Any = None) -> ProdigyParams:
+        """The paper's ``d_0 = 1e-6``, ``learning_rate = 1``, ``beta1 = 0.9``,
+        ``beta2 = 0.999``, ``eps = 1e-8``."""
+        return cls(*scalars(1e-6, 1.0, 0.9, 0.999, 1e-8, dtype=dtype))
+
 
 class ProdigyState(NamedTuple):
     anchor: Array  # x_0, shape (d,)
@@ -197,7 +212,7 @@ class ProdigyState(NamedTuple):
     d: Array  # d_k, shape ()
 
 
-@functools.cache  # one learner object: callers share compilations
+@learner_factory
 def prodigy() -> OCOLearner:
     """Prodigy, Adam version (Mishchenko & Defazio 2024).
 

@@ -1,15 +1,25 @@
-"""Registry entries of the parameter-free baselines (COCOB, per-coordinate KT, DoG, Prodigy,
-D-Adaptation SGD, Mechanic on OGD, Schedule-Free SGD)."""
+"""The registry table of the parameter-free learners: KT / ONS coin betting and the
+direction-magnitude reduction, and the baselines COCOB, per-coordinate KT, DoG, Prodigy,
+D-Adaptation SGD, Mechanic on OGD, Schedule-Free SGD.
+
+One :class:`~ojax.core.LearnerEntry` per learner, by keyword; defaults come from the params
+classes' ``default()``, data from :data:`ojax.envs.STREAMS` by name.
+"""
 
 from __future__ import annotations
 
 import jax.numpy as jnp
 
 from ojax.core import Array, LearnerEntry, register_learner
-from ojax.envs.streams import unit_ball_stream
-from ojax.oco.ogd import OGDParams, ogd
-from ojax.parameter_free.betting import CoinBettingParams, coin_betting
-from ojax.parameter_free.cocob import CocobParams, cocob
+from ojax.oco.gradient_descent import OGDParams, ogd
+from ojax.parameter_free.betting import (
+    BETTORS,
+    CoinBettingParams,
+    DirectionMagnitudeParams,
+    coin_betting,
+    direction_magnitude,
+)
+from ojax.parameter_free.coin_backprop import CocobParams, cocob
 from ojax.parameter_free.distance import (
     DAdaptParams,
     DoGParams,
@@ -18,7 +28,7 @@ from ojax.parameter_free.distance import (
     dog,
     prodigy,
 )
-from ojax.parameter_free.mechanic import BETAS, MechanicParams, mechanic
+from ojax.parameter_free.scale_tuner import BETAS, MechanicParams, mechanic
 from ojax.parameter_free.schedule_free import ScheduleFreeParams, schedule_free_sgd
 
 
@@ -26,96 +36,114 @@ def _array(*values: float) -> Array:
     return jnp.asarray(values, jnp.float32)
 
 
-def _scalar(value: float) -> Array:
-    return jnp.asarray(value, jnp.float32)
+def _mechanic_grid() -> MechanicParams:
+    step = _array(1.0, 0.1)
+    base = OGDParams(step, jnp.ones_like(step))  # radius unused: no projection
+    return MechanicParams(
+        base, _array(1e-8, 1e-4), _array(0.01, 0.0), jnp.tile(_array(*BETAS), (2, 1))
+    )
 
 
-def _mechanic_params(ogd_step, s_init, decay, betas) -> MechanicParams:
-    base = OGDParams(ogd_step, jnp.ones_like(ogd_step))  # radius unused: no projection
-    return MechanicParams(base, s_init, decay, betas)
+def _betting_entries(bettor: str) -> list[LearnerEntry]:
+    """The KT or ONS bettor on its own (per coordinate) and in the direction-magnitude
+    reduction."""
+    return [
+        LearnerEntry(
+            name=f"direction_magnitude_{bettor}",
+            kind="oco",
+            make=lambda d: direction_magnitude(bettor),
+            default_params=DirectionMagnitudeParams.default,
+            params_grid=lambda: DirectionMagnitudeParams(_array(0.5, 3.0), _array(1.0, 0.7)),
+            stream="unit_ball",
+            objective="linear",
+        ),
+        LearnerEntry(
+            name=f"coin_betting_{bettor}",
+            kind="oco",
+            make=lambda d: coin_betting(bettor),
+            default_params=CoinBettingParams.default,
+            params_grid=lambda: CoinBettingParams(_array(0.5, 3.0), _array(1.0, 0.7)),
+            stream="unit_ball",
+            objective="linear",
+        ),
+    ]
 
 
 ENTRIES = [
+    *(entry for bettor in BETTORS for entry in _betting_entries(bettor)),
     LearnerEntry(
-        "cocob",
-        "oco",
-        lambda d: cocob(),
-        lambda: CocobParams(_scalar(100.0)),
-        lambda: CocobParams(_array(10.0, 100.0)),
-        unit_ball_stream,
-        "quadratic",
+        name="cocob",
+        kind="oco",
+        make=lambda d: cocob(),
+        default_params=CocobParams.default,
+        params_grid=lambda: CocobParams(_array(10.0, 100.0)),
+        stream="unit_ball",
+        objective="quadratic",
     ),
     LearnerEntry(
-        "kt_coordinate",
-        "oco",
-        lambda d: coin_betting("kt"),
-        lambda: CoinBettingParams(_scalar(1.0), _scalar(1.0)),
-        lambda: CoinBettingParams(_array(0.1, 2.0), _array(1.0, 0.7)),
-        unit_ball_stream,
-        "linear",
+        name="kt_coordinate",
+        kind="oco",
+        make=lambda d: coin_betting("kt"),
+        default_params=CoinBettingParams.default,
+        params_grid=lambda: CoinBettingParams(_array(0.1, 2.0), _array(1.0, 0.7)),
+        stream="unit_ball",
+        objective="linear",
     ),
     LearnerEntry(
-        "dog",
-        "oco",
-        lambda d: dog(),
-        lambda: DoGParams(_scalar(1e-4)),
-        lambda: DoGParams(_array(1e-4, 1e-2)),
-        unit_ball_stream,
-        "quadratic",
+        name="dog",
+        kind="oco",
+        make=lambda d: dog(),
+        default_params=DoGParams.default,
+        params_grid=lambda: DoGParams(_array(1e-4, 1e-2)),
+        stream="unit_ball",
+        objective="quadratic",
     ),
     LearnerEntry(
-        "prodigy",
-        "oco",
-        lambda d: prodigy(),
-        lambda: ProdigyParams(
-            _scalar(1e-6), _scalar(1.0), _scalar(0.9), _scalar(0.999), _scalar(1e-8)
-        ),
-        lambda: ProdigyParams(
+        name="prodigy",
+        kind="oco",
+        make=lambda d: prodigy(),
+        default_params=ProdigyParams.default,
+        params_grid=lambda: ProdigyParams(
             _array(1e-6, 1e-3),
             _array(1.0, 0.5),
             _array(0.9, 0.8),
             _array(0.999, 0.99),
             _array(1e-8, 1e-8),
         ),
-        unit_ball_stream,
-        "quadratic",
+        stream="unit_ball",
+        objective="quadratic",
     ),
     LearnerEntry(
-        "dadapt_sgd",
-        "oco",
-        lambda d: dadapt_sgd(),
-        lambda: DAdaptParams(_scalar(1e-6), _scalar(1.0)),
-        lambda: DAdaptParams(_array(1e-6, 1e-3), _array(1.0, 0.5)),
-        unit_ball_stream,
-        "quadratic",
+        name="dadapt_sgd",
+        kind="oco",
+        make=lambda d: dadapt_sgd(),
+        default_params=DAdaptParams.default,
+        params_grid=lambda: DAdaptParams(_array(1e-6, 1e-3), _array(1.0, 0.5)),
+        stream="unit_ball",
+        objective="quadratic",
     ),
     LearnerEntry(
-        "mechanic",
-        "oco",
-        lambda d: mechanic(ogd("none")),
-        lambda: _mechanic_params(_scalar(1.0), _scalar(1e-8), _scalar(0.01), _array(*BETAS)),
-        lambda: _mechanic_params(
-            _array(1.0, 0.1),
-            _array(1e-8, 1e-4),
-            _array(0.01, 0.0),
-            jnp.tile(_array(*BETAS), (2, 1)),
+        name="mechanic",
+        kind="oco",
+        make=lambda d: mechanic(ogd("none")),
+        default_params=lambda: MechanicParams.default(OGDParams.default()),
+        params_grid=_mechanic_grid,
+        stream="unit_ball",
+        objective="quadratic",
+    ),
+    LearnerEntry(
+        name="schedule_free_sgd",
+        kind="oco",
+        make=lambda d: schedule_free_sgd(),
+        default_params=ScheduleFreeParams.default,
+        params_grid=lambda: ScheduleFreeParams(
+            _array(0.5, 0.1), _array(0.9, 0.5), _array(0.0, 10.0)
         ),
-        unit_ball_stream,
-        "quadratic",
-    ),
-    LearnerEntry(
-        "schedule_free_sgd",
-        "oco",
-        lambda d: schedule_free_sgd(),
-        lambda: ScheduleFreeParams(_scalar(0.5), _scalar(0.9), _scalar(0.0)),
-        lambda: ScheduleFreeParams(_array(0.5, 0.1), _array(0.9, 0.5), _array(0.0, 10.0)),
-        unit_ball_stream,
-        "quadratic",
+        stream="unit_ball",
+        objective="quadratic",
     ),
 ]
-"""The registry entries of the parameter-free baselines (one ``LearnerEntry`` each; KT / ONS
-coin betting and the direction-magnitude learners are registered in
-:mod:`ojax.parameter_free.betting`)."""
+"""The registry table of this family (one ``LearnerEntry`` per learner)."""
 
 for _entry in ENTRIES:
     register_learner(_entry)

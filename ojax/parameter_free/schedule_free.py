@@ -23,12 +23,11 @@ References:
 
 from __future__ import annotations
 
-import functools
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import jax.numpy as jnp
 
-from ojax.core import Array, OCOLearner
+from ojax.core import Array, OCOLearner, learner_factory, scalars
 from ojax.validation import check_choice, check_nonnegative, check_positive, check_range
 
 AVERAGING = ("uniform", "weighted")
@@ -38,6 +37,11 @@ class ScheduleFreeParams(NamedTuple):
     learning_rate: Array  # gamma > 0, shape ()
     beta: Array  # in [0, 1], shape (): the interpolation weight of x in y (0.9)
     warmup_steps: Array  # T_warmup >= 0, shape () (0: no warmup)
+
+    @classmethod
+    def default(cls, dtype: Any = None) -> ScheduleFreeParams:
+        """``learning_rate = 0.5``, ``beta = 0.9``, no warmup."""
+        return cls(*scalars(0.5, 0.9, 0.0, dtype=dtype))
 
 
 class ScheduleFreeState(NamedTuple):
@@ -53,7 +57,7 @@ def schedule_free_average(state: ScheduleFreeState) -> Array:
     return state.x
 
 
-@functools.cache
+@learner_factory
 def schedule_free_sgd(averaging: str = "uniform") -> OCOLearner:
     """Schedule-Free SGD (Defazio et al. 2024), see the module docstring.
 

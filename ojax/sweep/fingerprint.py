@@ -1,6 +1,7 @@
 """The fingerprint of a sweep: a digest of everything that decides its numbers.
 
-``fn`` (module, qualified name, code, closure values, defaults), the user's ``config``, the grid,
+``fn`` (module, qualified name, code, closure values, defaults; a learner or cell that a
+:func:`~ojax.learner_factory` built, by its factory and arguments), the user's ``config``, the grid,
 tasks, data, number of seeds, key data, output shapes and dtypes, the versions of jax and ojax,
 and digests of ojax's source files and of the file defining ``fn``: an edited library or script
 never reuses old chunks. The chunk size and the devices change no number and are left out.
@@ -21,6 +22,8 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
+
+from ojax.factory import FactoryKey, factory_key
 
 
 def array_digest(value: Any) -> list:
@@ -58,6 +61,18 @@ def _describe_code(obj: types.CodeType, depth: int) -> list:
         consts,
         list(obj.co_names),
     ]
+
+
+def _describe_key(key: FactoryKey, depth: int) -> list:
+    """A factory-built object by its key: the factory (an ojax factory by its name, its code
+    being in ojax's source digest; another by its code) and the normalized arguments."""
+    factory = key.factory
+    module = getattr(factory, "__module__", "") or ""
+    if module == "ojax" or module.startswith("ojax."):
+        named = ["named", module, factory.__qualname__]
+    else:
+        named = describe(getattr(factory, "__wrapped__", factory), depth)
+    return ["keyed", named, [[name, describe(value, depth)] for name, value in key.arguments]]
 
 
 def _describe_container(obj: Any, depth: int) -> Any:
@@ -100,6 +115,9 @@ def describe(obj: Any, depth: int = 0) -> Any:
     nxt = depth + 1
     if obj is None or isinstance(obj, (bool, int, float, str)):
         return obj
+    key = obj if isinstance(obj, FactoryKey) else factory_key(obj)
+    if key is not None:  # no closure walk: the key says what the object is
+        return _describe_key(key, nxt)
     if isinstance(obj, (np.ndarray, np.generic, jax.Array)):
         return array_digest(obj)
     if isinstance(obj, Path):

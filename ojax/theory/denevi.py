@@ -37,9 +37,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from ojax import losses, meta
-from ojax.oco.ogd import OGDParams, ogd
+from ojax.oco.gradient_descent import OGDParams, ogd
 from ojax.parameter_free import CoinBettingParams, coin_betting, direction_magnitude
-from ojax.run import run_oco
+from ojax.runner import run_oco
 from ojax.sweep import programs
 from ojax.theory.base import Check, CheckConfig, Outcome, as_measured
 

@@ -24,7 +24,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ojax import losses, oco
-from ojax.run import run
+from ojax.runner import run
 from ojax.theory.base import Check, CheckConfig, Outcome, as_measured, log_horizons
 
 

@@ -16,7 +16,7 @@ import numpy as np
 from ojax import oco
 from ojax.core import Array
 from ojax.losses import linear_objective
-from ojax.run import run_oco
+from ojax.runner import run_oco
 from ojax.sweep import programs
 from ojax.theory.base import Check, CheckConfig, Outcome, as_measured
 from ojax.theory.notes import (

@@ -38,7 +38,7 @@ from ojax.parameter_free import (
     coin_betting,
     schedule_free_sgd,
 )
-from ojax.run import run_oco
+from ojax.runner import run_oco
 from ojax.sweep import programs
 from ojax.theory.base import Check, CheckConfig, Outcome, as_measured, log_horizons
 from ojax.theory.denevi import kt_bound

@@ -10,7 +10,7 @@ Every learner is an :class:`ojax.core.Predictor` run by :func:`ojax.run` (mistak
 * :mod:`ojax.transfer.runner`: the pool, the records, :func:`run_kernel` over orders;
 * :mod:`ojax.transfer.split`: :func:`run_split` on a split of one's own (source order and
   target orders), and the methods of a split ready to run;
-* :mod:`ojax.transfer.linear_pa`: linear PA-I, a plain predictor.
+* :mod:`ojax.transfer.linear_passive_aggressive`: linear PA-I, a plain predictor.
 
 Example (a split of one's own; orders are 0-based rows: MATLAB's ``ID_ALL`` minus 1)::
 
@@ -55,7 +55,7 @@ from ojax.transfer.kernels import (
     linear_kernel,
     squared_distances,
 )
-from ojax.transfer.linear_pa import LinearPAParams, LinearPAState, linear_pa
+from ojax.transfer.linear_passive_aggressive import LinearPAParams, LinearPAState, linear_pa
 from ojax.transfer.pa import (
     AveragedPAState,
     KernelPAParams,

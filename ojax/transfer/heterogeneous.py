@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 import jax.numpy as jnp
 
 from ojax import losses
-from ojax.core import Array, Predictor
+from ojax.core import Array, Predictor, learner_factory
 from ojax.transfer import kernels
 from ojax.transfer.kernels import SVBuffer
 from ojax.transfer.pa import (
@@ -44,6 +44,11 @@ class COTLParams(NamedTuple):
     width2: Array  # width of the second view's kernel, shape ()
     gamma1: Array  # co-regularization weight of f1, > 0, shape ()
     gamma2: Array  # co-regularization weight of f2, > 0, shape ()
+
+    @classmethod
+    def default(cls, dtype: Any = None) -> COTLParams:
+        """The paper's Table 4 (:meth:`paper`)."""
+        return cls.paper(dtype)
 
     @classmethod
     def paper(cls, dtype: Any = None) -> COTLParams:
@@ -68,6 +73,7 @@ class COTLState(NamedTuple):
         return kernels.held(self.buffer1)
 
 
+@learner_factory
 def cotl(
     capacity: int,
     mode: str = "gram",
@@ -155,6 +161,11 @@ class SCTParams(NamedTuple):
     width2: Array  # width of the second view's kernel (PA), shape ()
 
     @classmethod
+    def default(cls, dtype: Any = None) -> SCTParams:
+        """The paper's Table 4 (:meth:`paper`)."""
+        return cls.paper(dtype)
+
+    @classmethod
     def paper(cls, dtype: Any = None) -> SCTParams:
         """The paper's Table 4: ``C = 5``, width 4 on each view.
 
@@ -176,6 +187,7 @@ class SCTState(NamedTuple):
         return kernels.held(self.buffer1) + kernels.held(self.buffer2)
 
 
+@learner_factory
 def sct(
     capacity: int,
     mode: str = "gram",

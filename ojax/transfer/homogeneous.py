@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 import jax
 import jax.numpy as jnp
 
-from ojax.core import Array, Predictor
+from ojax.core import Array, Predictor, learner_factory, scalars
 from ojax.transfer import kernels
 from ojax.transfer.kernels import KernelPoint, SVBuffer
 from ojax.transfer.pa import (
@@ -45,6 +45,11 @@ class OTLParams(NamedTuple):
     C: Array  # PA-I aggressiveness of f, C > 0, shape ()
     width: Array  # width sigma_2 of f ("direct" mode), shape ()
     learning_rate: Array  # eta > 0 of the weights, shape () (ignored by OTL(fixed))
+
+    @classmethod
+    def default(cls, dtype: Any = None) -> OTLParams:
+        """The paper's OTL (:meth:`paper`)."""
+        return cls.paper(dtype)
 
     @classmethod
     def paper(cls, dtype: Any = None) -> OTLParams:
@@ -76,6 +81,7 @@ class OTLState(NamedTuple):
         return jnp.exp(self.log_weights)
 
 
+@learner_factory
 def otl(
     capacity: int,
     mode: str = "gram",
@@ -171,6 +177,12 @@ class HomOTL2Params(NamedTuple):
     beta: Array  # Hedge discount in (0, 1), shape ()
 
     @classmethod
+    def default(cls, dtype: Any = None) -> HomOTL2Params:
+        """The paper's ``C = 5`` and ``sigma_2 = 8``; ``beta = 0.9`` (the paper's depends on
+        the stream's length: :meth:`paper`)."""
+        return cls(*scalars(PAPER_C, PAPER_TARGET_WIDTH, 0.9, dtype=dtype))
+
+    @classmethod
     def paper(cls, num_steps: int, dtype: Any = None) -> HomOTL2Params:
         """``C = 5``, ``sigma_2 = 8`` and ``beta = sqrt(T) / (sqrt(T) + sqrt(ln 2))`` for a
         stream of ``num_steps = T`` examples.
@@ -199,6 +211,7 @@ def homotl2_weights(state: HomOTL2State, params: HomOTL2Params) -> Array:
     return jax.nn.softmax(state.mistakes.astype(params.beta.dtype) * jnp.log(params.beta))
 
 
+@learner_factory
 def homotl2(
     capacity: int,
     mode: str = "gram",
@@ -326,6 +339,7 @@ def _head_points(x: Any) -> tuple[KernelPoint, KernelPoint, KernelPoint]:
     return p_target._replace(offset=jnp.zeros_like(p_target.offset)), p_target, p_source
 
 
+@learner_factory
 def homogeneous_methods(
     capacity: int,
     mode: str = "pool",

@@ -31,7 +31,7 @@ from typing import Any, NamedTuple
 import jax.numpy as jnp
 
 from ojax import losses
-from ojax.core import Array, Predictor
+from ojax.core import Array, Predictor, learner_factory
 from ojax.transfer import kernels
 from ojax.transfer.kernels import KernelPoint, SVBuffer
 from ojax.validation import check_positive
@@ -88,6 +88,11 @@ class KernelPAParams(NamedTuple):
     width: Array  # Gaussian width sigma > 0 ("direct" mode; in "gram" mode it is in the Gram)
 
     @classmethod
+    def default(cls, dtype: Any = None) -> KernelPAParams:
+        """The paper's target PA (:meth:`paper`)."""
+        return cls.paper(dtype)
+
+    @classmethod
     def paper(cls, dtype: Any = None) -> KernelPAParams:
         """PA on the target as in the paper: ``C = 5``, ``sigma_2 = 8``.
 
@@ -123,6 +128,7 @@ def check_pa_params(params: KernelPAParams) -> None:
     check_positive("width", params.width)
 
 
+@learner_factory
 def kernel_pa(
     capacity: int,
     mode: str = "gram",
@@ -200,6 +206,7 @@ class AveragedPAState(NamedTuple):
         return kernels.held(self.buffer)
 
 
+@learner_factory
 def averaged_kernel_pa(
     capacity: int,
     mode: str = "gram",

@@ -31,7 +31,7 @@ import scipy.sparse as sp
 
 from ojax.core import Array
 from ojax.losses import zero_one
-from ojax.run import run
+from ojax.runner import run
 from ojax.transfer.kernels import (
     KernelPoint,
     SVBuffer,

@@ -20,16 +20,15 @@ Per-step outputs come out of one :class:`~ojax.core.Trace`:
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ojax.core import Array, Params, Predictor, Step, Trace
+from ojax.core import Array, Params, Predictor, Step, Trace, learner_factory
 from ojax.losses import zero_one
-from ojax.run import Record
+from ojax.runner import Record
 from ojax.sparse import run_orders
 from ojax.transfer.homogeneous import HomOTL2State, homotl2_weights
 from ojax.transfer.kernels import KernelPoint
@@ -153,7 +152,7 @@ def _base(base: Any) -> int | tuple[int, ...]:
     return int(arr) if arr.ndim == 0 else tuple(int(v) for v in arr)
 
 
-@functools.cache
+@learner_factory
 def _support_vectors_record(base: int | tuple[int, ...]) -> Record:
     def record(step: Step) -> Array:
         count = support_vectors(step.new_state) + jnp.asarray(base, jnp.int32)

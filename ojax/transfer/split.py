@@ -13,9 +13,8 @@ The paper's hyperparameters are the presets of the params classes (``KernelPAPar
 
 from __future__ import annotations
 
-import functools
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 import jax
@@ -150,25 +149,6 @@ class _Target(NamedTuple):
     dtype: Any
 
 
-_ORIGINS: dict[int, tuple[Callable[..., Predictor], int]] = {}
-
-
-@functools.lru_cache(maxsize=64)
-def _learner(factory: Callable[..., Predictor], capacity: int) -> Predictor:
-    """``factory(capacity, "pool")``, one object per factory and capacity: splits of the same
-    size share their learners, hence their compiled programs."""
-    learner = factory(capacity, "pool")
-    _ORIGINS[id(learner)] = (factory, capacity)
-    return learner
-
-
-def learner_origin(learner: Predictor) -> tuple[Callable[..., Predictor], int] | None:
-    """``(factory, capacity)`` of a learner of a :class:`MethodRun` built here (a short
-    description of it, for the program store), else ``None``."""
-    origin = _ORIGINS.get(id(learner))
-    return origin if origin is not None and _learner(*origin) is learner else None
-
-
 def _pool(target: _Target, views: Sequence[tuple[str, float]], offsets, heads=None):
     """The pool of :func:`~ojax.transfer.kernel_pool` from the set-up's arrays (already
     checked: no check and no device computation here)."""
@@ -196,16 +176,16 @@ def _method(name: str, params: Params, target: _Target, source_view: str) -> Met
     if name in ("PA", "PAIO"):
         view = "whole" if name == "PA" else source_view
         xs, ys = _pool(target, [(view, float(params.width))], h_out if name == "PAIO" else None)
-        return MethodRun(_learner(kernel_pa, n), params, xs, ys, n_h if name == "PAIO" else 0)
+        return MethodRun(kernel_pa(n, "pool"), params, xs, ys, n_h if name == "PAIO" else 0)
     if name in ("OTL", "OTL_fixed", "HomOTL2"):
         factory = {"OTL": homogeneous.otl, "OTL_fixed": homogeneous.otl_fixed}
-        learner = _learner(factory.get(name, homogeneous.homotl2), n)
+        learner = factory.get(name, homogeneous.homotl2)(n, "pool")
         xs, ys = _pool(target, [("whole", float(params.width))], h_out)
         return MethodRun(learner, params, xs, ys, n_h)
     views = [("view1", float(params.width1)), ("view2", float(params.width2))]
     with_h = name != "COTL0"
     xs, ys = _pool(target, views, (h_out if with_h else None, None))
-    learner = _learner(heterogeneous.sct if name == "SCT" else heterogeneous.cotl, n)
+    learner = (heterogeneous.sct if name == "SCT" else heterogeneous.cotl)(n, "pool")
     return MethodRun(learner, params, xs, ys, n_h if with_h else 0)
 
 
@@ -222,7 +202,7 @@ def _combined(params: Mapping[str, Params], target: _Target) -> MethodRun:
     views = [("whole", float(pa.width)), ("whole", float(paio.width))]
     xs, ys = _pool(target, views, (target.h_out, target.h_out), heads=4)
     n, n_h = len(target.y), target.n_h
-    learner = _learner(homogeneous.homogeneous_methods, n)
+    learner = homogeneous.homogeneous_methods(n, "pool")
     return MethodRun(learner, run_params, xs, ys, (0, n_h, n_h, n_h))
 
 

@@ -23,13 +23,13 @@ References:
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ojax.core import Array, OCOLearner
+from ojax.core import Array, OCOLearner, learner_factory, scalars
 from ojax.validation import InputError, check_nonnegative, check_positive
 
 
@@ -39,12 +39,18 @@ class FTRLProximalParams(NamedTuple):
     lambda1: Array  # L1 strength >= 0, shape ()
     lambda2: Array  # L2 strength >= 0, shape ()
 
+    @classmethod
+    def default(cls, dtype: Any = None) -> FTRLProximalParams:
+        """``alpha = 0.5``, ``beta = 1``, ``lambda1 = lambda2 = 0.01``."""
+        return cls(*scalars(0.5, 1.0, 0.01, 0.01, dtype=dtype))
+
 
 class FTRLProximalState(NamedTuple):
     z: Array  # z_i, shape (d,)
     n: Array  # n_i = sum of g_i^2, shape (d,)
 
 
+@learner_factory
 def ftrl_proximal() -> OCOLearner:
     """Per-coordinate FTRL-Proximal with L1 and L2 (unconstrained; it starts at ``w = 0``).
 

@@ -51,6 +51,7 @@ from ojax.core import (
     Step,
     TaskInfo,
     Trace,
+    learner_factory,
     tree_where,
 )
 from ojax.losses import LOSSES, OBJECTIVES, Loss, Objective
@@ -441,13 +442,13 @@ class OCOParams(NamedTuple):
     x0: Array  # the anchor / first point, shape (d,)
 
 
-@functools.cache
+@learner_factory
 def oco_predictor(learner: OCOLearner, objective: Objective) -> Predictor:
     """An OCO learner as a predictor of its own iterate (what :func:`run_oco` runs).
 
     ``predict`` plays ``w_t = iterate(state)``; ``update`` feeds it ``grad f(w_t; z_t)``; its
     params are :class:`OCOParams` (the learner's params and ``x0``: new start points never
-    recompile). Cached, so the same learner gives the same predictor (and compile cache hits).
+    recompile). Equal learners and objectives give equal predictors (one compilation).
     """
 
     def init(params: OCOParams) -> State:
@@ -466,10 +467,14 @@ def oco_predictor(learner: OCOLearner, objective: Objective) -> Predictor:
     return Predictor(init, predict, update, check_params)
 
 
-@functools.cache
+def _unbounded(bound: float) -> float:
+    return float("inf")
+
+
 def objective_loss(objective: Objective) -> Loss:
-    """An OCO objective ``f(w; z)`` as the runner's loss of the played point ``w``."""
-    return Loss(objective.name, objective.value, objective.grad, lambda bound: float("inf"))
+    """An OCO objective ``f(w; z)`` as the runner's loss of the played point ``w`` (equal
+    objectives give equal losses: one compilation)."""
+    return Loss(objective.name, objective.value, objective.grad, _unbounded)
 
 
 def run_oco(

@@ -15,17 +15,22 @@ References:
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
 
-from ojax.core import Array, OCOLearner
+from ojax.core import Array, OCOLearner, learner_factory, scalars
 from ojax.validation import check_positive
 
 
 class HedgeParams(NamedTuple):
     learning_rate: Array  # eta > 0, shape ()
+
+    @classmethod
+    def default(cls, dtype: Any = None) -> HedgeParams:
+        """``learning_rate = 0.5``."""
+        return cls(*scalars(0.5, dtype=dtype))
 
 
 class HedgeState(NamedTuple):
@@ -33,6 +38,7 @@ class HedgeState(NamedTuple):
     sum_grads: Array  # cumulative losses L_t, shape (m,)
 
 
+@learner_factory
 def hedge() -> OCOLearner:
     """Hedge / exponentiated gradient over the probability simplex (``x0`` is the prior).
 

@@ -12,19 +12,23 @@ References:
 
 from __future__ import annotations
 
-import functools
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import jax.numpy as jnp
 
 from ojax import projections
-from ojax.core import Array, OCOLearner
+from ojax.core import Array, OCOLearner, learner_factory, scalars
 from ojax.validation import check_choice, check_positive
 
 
 class OGDParams(NamedTuple):
     learning_rate: Array  # alpha > 0, shape ()
     radius: Array  # size of the feasible set, shape ()
+
+    @classmethod
+    def default(cls, dtype: Any = None) -> OGDParams:
+        """``learning_rate = 0.1``, ``radius = 1``."""
+        return cls(*scalars(0.1, 1.0, dtype=dtype))
 
 
 class OGDState(NamedTuple):
@@ -33,7 +37,7 @@ class OGDState(NamedTuple):
     count: Array  # type: ignore[assignment]  # shadows tuple.count
 
 
-@functools.cache  # the same options give the same learner: compile caches hit across callers
+@learner_factory
 def ogd(feasible_set: str = "l2_ball", schedule: str = "constant") -> OCOLearner:
     """Projected online gradient descent.
 

@@ -29,13 +29,12 @@ References:
 
 from __future__ import annotations
 
-import functools
 from typing import Any, NamedTuple
 
 import jax.numpy as jnp
 import numpy as np
 
-from ojax.core import Array, OCOLearner, State
+from ojax.core import Array, OCOLearner, State, float_dtype, learner_factory, scalars
 from ojax.validation import check_nonnegative, check_positive, check_range
 
 BETAS = (0.9, 0.99, 0.999, 0.9999, 0.99999, 0.999999)
@@ -53,6 +52,13 @@ class MechanicParams(NamedTuple):
     weight_decay: Array  # lambda >= 0, shape () (the paper's 0.01)
     betas: Array  # each in [0, 1), shape (n,): one bettor per decay (see BETAS)
 
+    @classmethod
+    def default(cls, base: Any, dtype: Any = None) -> MechanicParams:
+        """The paper's ``s_init = 1e-8``, ``weight_decay = 0.01`` and :data:`BETAS` on top of
+        the base learner's params ``base``."""
+        s_init, weight_decay = scalars(1e-8, 0.01, dtype=dtype)
+        return cls(base, s_init, weight_decay, jnp.asarray(BETAS, float_dtype(dtype)))
+
 
 class MechanicState(NamedTuple):
     anchor: Array  # x_ref, shape (d,)
@@ -63,7 +69,7 @@ class MechanicState(NamedTuple):
     reward: Array  # r, shape (n,)
 
 
-@functools.cache  # the same base gives the same learner (shared compilations)
+@learner_factory
 def mechanic(base: OCOLearner, eps: float = 1e-8) -> OCOLearner:
     """Mechanic (Cutkosky, Defazio & Mehta 2023, Algorithm 1) on top of ``base``.
 

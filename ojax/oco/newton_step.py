@@ -23,14 +23,13 @@ References:
 
 from __future__ import annotations
 
-import functools
 from typing import Any, NamedTuple
 
 import jax.numpy as jnp
 import numpy as np
 
 from ojax import projections
-from ojax.core import Array, OCOLearner
+from ojax.core import Array, OCOLearner, float_dtype, learner_factory
 from ojax.validation import check_choice, check_positive
 
 
@@ -38,6 +37,12 @@ class OnlineNewtonParams(NamedTuple):
     gamma: Array  # the step's inverse scale gamma > 0, shape ()
     epsilon: Array  # A_0 = epsilon I, epsilon > 0, shape ()
     radius: Array  # radius of the L2 ball K, shape ()
+
+    @classmethod
+    def default(cls, dtype: Any = None) -> OnlineNewtonParams:
+        """Theorem 2's settings for ``0.5 ||x - z||^2`` on the unit ball (``alpha = 1/4``,
+        ``G = D = 2``): ``gamma = 1/32``, ``epsilon = 256``, ``radius = 1``."""
+        return cls.paper(0.25, 2.0, 2.0, 1.0, dtype=float_dtype(dtype))
 
     @classmethod
     def paper(
@@ -56,7 +61,7 @@ class OnlineNewtonState(NamedTuple):
     matrix: Array  # A_t (A_0 = epsilon I), shape (d, d)
 
 
-@functools.cache  # the same options give the same learner: compile caches hit across callers
+@learner_factory
 def online_newton(feasible_set: str = "l2_ball") -> OCOLearner:
     """Online Newton Step with the generalized projection onto the L2 ball (or none).
 

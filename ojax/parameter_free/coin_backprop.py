@@ -23,17 +23,21 @@ References:
 
 from __future__ import annotations
 
-import functools
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import jax.numpy as jnp
 
-from ojax.core import Array, OCOLearner
+from ojax.core import Array, OCOLearner, learner_factory, scalars
 from ojax.validation import check_positive
 
 
 class CocobParams(NamedTuple):
     alpha: Array  # alpha > 0, shape (): the bet is at most theta / (alpha L) early on (100)
+
+    @classmethod
+    def default(cls, dtype: Any = None) -> CocobParams:
+        """The paper's ``alpha = 100``."""
+        return cls(*scalars(100.0, dtype=dtype))
 
 
 class CocobState(NamedTuple):
@@ -54,7 +58,7 @@ def _bet(state: CocobState, alpha: Array) -> Array:
     )
 
 
-@functools.cache  # one learner object: callers share compilations
+@learner_factory
 def cocob() -> OCOLearner:
     """COCOB-Backprop (Orabona & Tommasi 2017, Algorithm 2) as an OCO learner.
 

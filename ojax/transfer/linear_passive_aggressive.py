@@ -12,12 +12,11 @@ References:
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
-import jax
 import jax.numpy as jnp
 
-from ojax.core import Array, LearnerEntry, Predictor, register_learner
+from ojax.core import Array, Predictor, learner_factory, scalars
 from ojax.losses import hinge
 from ojax.validation import check_int, check_positive
 
@@ -25,11 +24,17 @@ from ojax.validation import check_int, check_positive
 class LinearPAParams(NamedTuple):
     C: Array  # aggressiveness C > 0, shape ()
 
+    @classmethod
+    def default(cls, dtype: Any = None) -> LinearPAParams:
+        """``C = 1``."""
+        return cls(*scalars(1.0, dtype=dtype))
+
 
 class LinearPAState(NamedTuple):
     weights: Array  # w, shape (d,)
 
 
+@learner_factory
 def linear_pa(dim: int, sparse: bool = False) -> Predictor:
     """Linear PA-I over ``dim`` features (static), on dense rows or on sparse rows.
 
@@ -80,33 +85,4 @@ def linear_pa(dim: int, sparse: bool = False) -> Predictor:
     return Predictor(init, predict, update, check_params)
 
 
-def classification_stream(key: Array, num_steps: int, dim: int) -> tuple[Array, Array]:
-    """Gaussian inputs labelled by a random hyperplane, 10% of the labels flipped (+-1)."""
-    k1, k2, k3 = jax.random.split(key, 3)
-    w_star = jax.random.normal(k1, (dim,))
-    xs = jax.random.normal(k2, (num_steps, dim))
-    ys = jnp.where(xs @ w_star >= 0, 1.0, -1.0)
-    flip = jax.random.bernoulli(k3, 0.1, (num_steps,))
-    return xs, jnp.where(flip, -ys, ys)
-
-
-def _register() -> None:
-    def grid(*values: float) -> Array:
-        return jnp.asarray(values, jnp.float32)
-
-    register_learner(
-        LearnerEntry(
-            "linear_pa",
-            "predictor",
-            linear_pa,
-            lambda: LinearPAParams(jnp.asarray(1.0)),
-            lambda: LinearPAParams(grid(0.01, 0.2)),
-            classification_stream,
-            "hinge",
-        )
-    )
-
-
-_register()
-
-__all__ = ["LinearPAParams", "LinearPAState", "classification_stream", "linear_pa"]
+__all__ = ["LinearPAParams", "LinearPAState", "linear_pa"]

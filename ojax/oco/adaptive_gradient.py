@@ -29,14 +29,13 @@ References:
 
 from __future__ import annotations
 
-import functools
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import jax.numpy as jnp
 import numpy as np
 
 from ojax import projections
-from ojax.core import Array, OCOLearner
+from ojax.core import Array, OCOLearner, learner_factory, scalars
 from ojax.validation import check_choice, check_nonnegative, check_positive
 
 ADAGRAD_SETS = ("none", "box", "l2_ball")
@@ -47,13 +46,19 @@ class AdaGradParams(NamedTuple):
     delta: Array  # delta >= 0 (> 0 on the L2 ball), shape ()
     radius: Array  # size of the feasible set, shape ()
 
+    @classmethod
+    def default(cls, dtype: Any = None) -> AdaGradParams:
+        """``learning_rate = sqrt(2)`` (``D_inf / sqrt(2)`` on the box ``[-1, 1]^d``),
+        ``delta = 0``, ``radius = 1``."""
+        return cls(*scalars(2**0.5, 0.0, 1.0, dtype=dtype))
+
 
 class AdaGradState(NamedTuple):
     point: Array  # x_t, shape (d,)
     sum_squares: Array  # sum_{s <= t} g_s^2 per coordinate, shape (d,)
 
 
-@functools.cache  # the same options give the same learner: compile caches hit across callers
+@learner_factory
 def adagrad(feasible_set: str = "box") -> OCOLearner:
     """Diagonal AdaGrad (composite mirror descent), projected in the metric ``H_t``.
 

@@ -17,18 +17,23 @@ References:
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
 
 from ojax import projections
-from ojax.core import Array, OCOLearner
+from ojax.core import Array, OCOLearner, learner_factory, scalars
 from ojax.validation import check_choice, check_positive
 
 
 class FTLParams(NamedTuple):
     radius: Array  # size of the feasible set, shape ()
+
+    @classmethod
+    def default(cls, dtype: Any = None) -> FTLParams:
+        """``radius = 1``."""
+        return cls(*scalars(1.0, dtype=dtype))
 
 
 class FTLState(NamedTuple):
@@ -38,6 +43,7 @@ class FTLState(NamedTuple):
     count: Array  # type: ignore[assignment]  # shadows tuple.count
 
 
+@learner_factory
 def ftl(objective: str = "quadratic", feasible_set: str = "l2_ball") -> OCOLearner:
     """Follow the leader.
 

@@ -13,10 +13,10 @@ References:
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ojax import projections
-from ojax.core import Array, OCOLearner
+from ojax.core import Array, OCOLearner, learner_factory, scalars
 from ojax.validation import check_choice, check_positive
 
 
@@ -24,12 +24,18 @@ class FTRLParams(NamedTuple):
     regularization: Array  # lambda > 0, shape ()
     radius: Array  # size of the feasible set, shape ()
 
+    @classmethod
+    def default(cls, dtype: Any = None) -> FTRLParams:
+        """``regularization = 10``, ``radius = 1``."""
+        return cls(*scalars(10.0, 1.0, dtype=dtype))
+
 
 class FTRLState(NamedTuple):
     anchor: Array  # x0, shape (d,)
     sum_grads: Array  # sum of the gradients seen, shape (d,)
 
 
+@learner_factory
 def ftrl(feasible_set: str = "l2_ball") -> OCOLearner:
     """FTRL with the squared-norm regularizer on linearized losses (lazy projection).
 

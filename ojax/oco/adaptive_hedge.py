@@ -24,17 +24,22 @@ References:
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
 
-from ojax.core import Array, OCOLearner
+from ojax.core import Array, OCOLearner, learner_factory
 from ojax.validation import check_positive
 
 
 class AdaHedgeParams(NamedTuple):
     """No hyperparameters: the learning rate is set from the data."""
+
+    @classmethod
+    def default(cls, dtype: Any = None) -> AdaHedgeParams:
+        """No hyperparameters."""
+        return cls()
 
 
 class AdaHedgeState(NamedTuple):
@@ -43,6 +48,7 @@ class AdaHedgeState(NamedTuple):
     gap: Array  # Delta_{t-1}, the cumulative mixability gap, shape ()
 
 
+@learner_factory
 def adahedge() -> OCOLearner:
     """AdaHedge over ``K`` experts (``x0`` is the prior: uniform in the paper).
 

@@ -32,17 +32,22 @@ References:
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import jax.numpy as jnp
 from jax.scipy.special import log_ndtr, logsumexp, ndtr
 
-from ojax.core import Array, OCOLearner
+from ojax.core import Array, OCOLearner, learner_factory
 from ojax.validation import check_positive
 
 
 class SquintParams(NamedTuple):
     """No hyperparameters: the prior over experts is ``x0``, the one over rates is fixed."""
+
+    @classmethod
+    def default(cls, dtype: Any = None) -> SquintParams:
+        """No hyperparameters."""
+        return cls()
 
 
 class SquintState(NamedTuple):
@@ -93,6 +98,7 @@ def log_evidence(regret: Array, variance: Array) -> Array:
     return jnp.where(small, near, closed)
 
 
+@learner_factory
 def squint() -> OCOLearner:
     """Squint over ``K`` experts with losses in ``[0, 1]`` (``x0`` is the prior over experts).
 
