@@ -924,12 +924,13 @@ def test_attack_08_one_huge_task_among_many_small_ones(tmp_path):
 def test_attack_09_tasks_without_features_or_a_meta_test(tmp_path, arrays, message):
     from ojax import meta
     from ojax.datasets import DataError, load_tasks_file
+    from ojax.validation import InputError
 
     if "x" in arrays:
         arrays = {**arrays, "y": np.ones(6), "task": np.repeat([0, 1], 3)}
     with pytest.raises(DataError, match=message):
         load_tasks_file(_tasks(tmp_path / "t.npz", **arrays))
-    with pytest.raises(meta.tasks.InputError, match="has no features"):
+    with pytest.raises(InputError, match="has no features"):
         meta.TaskBlock.from_tasks([(np.ones((2, 0)), np.ones(2), np.ones((1, 0)), np.ones(1))])
 
 

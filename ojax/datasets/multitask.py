@@ -31,7 +31,7 @@ import numpy as np
 from ojax.core import Array
 from ojax.datasets.npz import members, read_arrays
 from ojax.datasets.paths import DataError, check_regular, data_file
-from ojax.meta.tasks import TaskBlock, pad_bytes, pad_tasks
+from ojax.tasks import TaskBlock, pad_bytes, pad_tasks
 from ojax.validation import InputError, real_array
 
 
