@@ -23,8 +23,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
-from ojax import compile_log, distributed
-from ojax.sweep import processes, programs
+from ojax import compile_log, distributed, programs
+from ojax.sweep import processes
 from ojax.sweep.fingerprint import configuration, describe, manifest, shape_signature
 from ojax.sweep.grid import Axis, as_arrays, grid_axes, leading_size
 from ojax.sweep.memory import (
@@ -160,7 +160,7 @@ class _Flat:
 
 
 def _lower(jitted, name: str | None, args: tuple) -> tuple[jax.stages.Lowered, bool]:
-    """``(lowered chunk program, over leaves?)``: from :mod:`ojax.sweep.programs` when it holds
+    """``(lowered chunk program, over leaves?)``: from :mod:`ojax.programs` when it holds
     the program (no trace), else traced (and exported there for the next process when ``name``
     is given). Exported programs take and give leaves: the store keeps no pytree types."""
     if name is None:

@@ -14,7 +14,7 @@ from typing import Any
 
 import jax
 
-from ojax.sweep import programs
+from ojax import programs
 from ojax.sweep.fingerprint import shape_signature
 from ojax.validation import InputError, fmt_bytes, host_memory
 

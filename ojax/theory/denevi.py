@@ -36,11 +36,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ojax import losses, meta
+from ojax import losses, meta, programs
 from ojax.oco.gradient_descent import OGDParams, ogd
 from ojax.parameter_free import CoinBettingParams, coin_betting, direction_magnitude
 from ojax.runner import run_oco
-from ojax.sweep import programs
 from ojax.theory.base import Check, CheckConfig, Outcome, as_measured
 
 EPSILON = 1.0  # the initial wealth of every bettor (the paper's 1)
