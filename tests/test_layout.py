@@ -21,8 +21,7 @@ import of the module that defines it.
 
 A data table is a module-level assignment of a literal (a list, tuple, dict or set display,
 e.g. a registry's ``ENTRIES``); its lines do not count toward the 600 of its module. A
-function's lines are its code's: from ``def`` to its last line, its docstring aside (the
-``Args`` / ``Returns`` / ``Examples`` the docstrings are asked for never push code out).
+function's lines run from its ``def`` to its last line, its docstring included.
 """
 
 from __future__ import annotations
@@ -188,14 +187,6 @@ def data_table_lines(tree: ast.Module) -> int:
     return lines
 
 
-def docstring_lines(node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
-    first = node.body[0]
-    if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
-        if isinstance(first.value.value, str):
-            return first.end_lineno - first.lineno + 1
-    return 0
-
-
 def size_violations(table: dict[str, Path] = MODULES) -> tuple[list[str], list[str]]:
     modules, functions = [], []
     for module, path in table.items():
@@ -206,7 +197,7 @@ def size_violations(table: dict[str, Path] = MODULES) -> tuple[list[str], list[s
             modules.append(f"{module}: {count} lines")
         for node in ast.walk(tree):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                span = node.end_lineno - node.lineno + 1 - docstring_lines(node)
+                span = node.end_lineno - node.lineno + 1
                 if span > MAX_FUNCTION_LINES:
                     functions.append(f"{module}:{node.lineno} {node.name}: {span} lines")
     return sorted(modules), sorted(functions)

@@ -269,7 +269,9 @@ def sgd_pass(xs: Array, ys: Array, eta: Array, w0: Array, store: bool) -> Array:
     """One unchecked, jitted SGD pass: the iterates ``w_0..w_n`` ``(n+1, d)`` when ``store``,
     else ``w_n``."""
     last, after = sgd_scan(xs, ys, eta, w0, store=store)
-    return jnp.concatenate([w0[None, :], after], axis=0) if store else last
+    if after is None:
+        return last
+    return jnp.concatenate([w0[None, :], after], axis=0)
 
 
 def check_data(
