@@ -254,14 +254,16 @@ class LearnerEntry:
         """The stream maker ``(key, num_steps, dim) -> data``: ``ojax.envs.STREAMS[stream]``."""
         if callable(self.stream):
             return self.stream
-        from ojax.envs import STREAMS  # the data layer, above the learners: named, looked up here
-
         if self.stream not in STREAMS:
             raise ValueError(
                 f"stream of {self.name!r} must name one of {sorted(STREAMS)}, got {self.stream!r}"
             )
         return STREAMS[self.stream]
 
+
+STREAMS: dict[str, Callable[..., tuple]] = {}
+"""Stream name -> stream maker, filled by the data layer (:data:`ojax.envs.STREAMS` is this
+table): the learners name their data and never import it."""
 
 LEARNERS: dict[str, LearnerEntry] = {}
 

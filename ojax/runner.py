@@ -412,15 +412,9 @@ def run(
     """
     _check_learner(learner, params)
     multi = _is_multi_task(learner)
+    pooled, masked = order is not None, mask is not None
     options = _Options(
-        loss,
-        record,
-        task_record,
-        keep_predictions,
-        task_sums,
-        independent_tasks,
-        order is not None,
-        mask is not None,
+        loss, record, task_record, keep_predictions, task_sums, independent_tasks, pooled, masked
     )
     if multi:
         if order is not None:

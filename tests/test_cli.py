@@ -25,9 +25,9 @@ def test_list_prints_every_experiment(capsys):
 
 
 def test_run_basics_quick_writes_the_contract(tmp_path):
-    from ojax.sweep import engine
+    from ojax.sweep import chunk
 
-    engine._COMPILED.clear()  # this process may have compiled the same programs already
+    chunk.COMPILED.clear()  # this process may have compiled the same programs already
     out = tmp_path / "basics"
     assert cli.main(["run", "basics", "--quick", "--seeds", "3", "--out", str(out), "--quiet"]) == 0
     with open(out / "results.csv") as f:

@@ -59,6 +59,16 @@ EXPECTED = {
         "(6, 4, 750) (6, 750)",
         "final error by step:",
     ],
+    "guides/add-a-dataset.md": [
+        "tiny.npz\nrefused: data file 'tiny.npz' not found",
+        "(120, 5) float32 [-1.0, 1.0]",
+        "refused: y must hold labels -1 and +1",
+        "refused: x has values that are not finite",
+        "refused: expected x (n, d), y (n,), got (120, 5), (119,)",
+        "refused: expected arrays 'x' and 'y', found ['x']",
+        "tiny: mistakes",
+        "\nTrue\n",  # every shipped file is in the folder and the README
+    ],
     "guides/sweeps.md": [
         "('seed', 'learning_rate')\n(20, 3, 500)\n(3, 500)\n{'learning_rate':",
         "1 0\nTrue",  # resumed: every chunk loaded, none computed, the same arrays
@@ -69,6 +79,8 @@ EXPECTED = {
 NOT_RUN = {"distributed.md": "several processes on several hosts (tests/test_distributed.py)"}
 # Names a page registers in global registries, removed after it ran.
 REGISTERED = {"guides/add-a-learner.md": ["adagrad_norm_guide"]}
+# Names a page adds to the stream table (ojax.envs.STREAMS), removed after it ran.
+STREAMS_ADDED = {"guides/add-a-dataset.md": ["tiny"]}
 
 
 def python_blocks(page: str) -> list[str]:
@@ -99,6 +111,8 @@ def test_guide_code_runs(page, tmp_path, monkeypatch, capsys):
     finally:
         for name in REGISTERED.get(page, []):
             ojax.LEARNERS.pop(name, None)
+        for name in STREAMS_ADDED.get(page, []):
+            ojax.envs.STREAMS.pop(name, None)
         plt.close("all")
         jax.config.update("jax_enable_x64", x64)
     out = capsys.readouterr().out

@@ -8,7 +8,6 @@ function gathers its params, data and keys on the device, its batch axis sharded
 
 from __future__ import annotations
 
-import collections
 import functools
 import math
 import os
@@ -23,9 +22,10 @@ import jax.numpy as jnp
 import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
-from ojax import compile_log, distributed
-from ojax.sweep import processes, programs
-from ojax.sweep.fingerprint import configuration, describe, manifest, shape_signature
+from ojax import distributed
+from ojax.sweep import processes
+from ojax.sweep.chunk import BATCH_AXIS, Layout, compile_chunk
+from ojax.sweep.fingerprint import configuration, describe, manifest
 from ojax.sweep.grid import Axis, as_arrays, grid_axes, leading_size
 from ojax.sweep.memory import (
     check_output_memory,
@@ -38,140 +38,6 @@ from ojax.sweep.memory import (
 from ojax.sweep.results import SweepResult, SweepStats
 from ojax.sweep.store import open_store, prepare, save_chunk
 from ojax.validation import InputError
-
-BATCH_AXIS = "batch"
-"""Name of the mesh axis the combinations are sharded over."""
-
-
-# --------------------------------------------------------------------------------------------
-# the jitted chunk
-
-
-class Layout(NamedTuple):
-    """The combinations: C order over ``(seed, *hyperparameters, [task])``."""
-
-    sizes: tuple[int, ...]  # (num_seeds, *hyperparameter sizes, [num_tasks])
-    kind: str  # "none", "product", "stacked"
-    names: tuple[str, ...]  # hyperparameter axis names
-    has_tasks: bool
-
-    @property
-    def total(self) -> int:
-        return math.prod(self.sizes)
-
-    @property
-    def axis_names(self) -> tuple[str, ...]:
-        return ("seed", *self.names, *(("task",) if self.has_tasks else ()))
-
-
-def _chunk_fn(fn, layout: Layout, sharding, index, hyper, tasks, data, keys):
-    coords = jnp.unravel_index(index, layout.sizes)
-    key = keys[coords[0]]
-    hyper_coords = coords[1 : 1 + len(layout.names)]
-    if layout.kind == "none":
-        params = None
-    elif layout.kind == "product":
-        params = {
-            name: jax.tree.map(lambda a, c=c: a[c], hyper[name])
-            for name, c in zip(layout.names, hyper_coords)
-        }
-    else:
-        params = jax.tree.map(lambda a: a[hyper_coords[0]], hyper)
-    if layout.has_tasks:
-        data = jax.tree.map(lambda a: a[coords[-1]], tasks)
-
-    def constrain(tree):
-        return jax.tree.map(lambda a: jax.lax.with_sharding_constraint(a, sharding), tree)
-
-    params, key = constrain(params), constrain(key)
-    if layout.has_tasks:
-        data = constrain(data)
-    out = jax.vmap(fn, in_axes=(0, 0 if layout.has_tasks else None, 0))(params, data, key)
-    return constrain(out)
-
-
-_COMPILED: collections.OrderedDict = collections.OrderedDict()
-_COMPILED_MAX = 8
-
-
-def _memory_used(executable: Any) -> int:
-    try:
-        analysis = executable.memory_analysis()
-    except Exception:  # pragma: no cover - backends without a memory analysis
-        return 0
-    if analysis is None:  # pragma: no cover
-        return 0
-    return int(
-        analysis.temp_size_in_bytes
-        + analysis.argument_size_in_bytes
-        + analysis.output_size_in_bytes
-    )
-
-
-def _compile(fn, layout, mesh, chunk, hyper, tasks, data, keys, options=(), label="sweep"):
-    """``((executable, bytes it uses per device), compile seconds)``; 0 seconds when cached.
-
-    ``options`` are XLA compiler options as ``(name, value)`` pairs; ``label`` names the
-    program in :mod:`ojax.compile_log`."""
-    batch = NamedSharding(mesh, PartitionSpec(BATCH_AXIS))
-    signature = shape_signature((hyper, tasks, data, keys))
-    key = (fn, layout, batch, chunk, signature, jax.config.jax_enable_x64, options)
-    try:
-        hit = _COMPILED.get(key)
-    except TypeError:  # an unhashable fn: no cache
-        hit, key = None, None
-    if hit is not None:
-        _COMPILED.move_to_end(key)
-        return hit, 0.0
-    start = time.perf_counter()
-    index = jax.ShapeDtypeStruct((chunk,), jnp.int32, sharding=batch)
-    jitted = jax.jit(functools.partial(_chunk_fn, fn, layout, batch))
-    args = (index, hyper, tasks, data, keys)
-    with compile_log.program(label):
-        name = None
-        if mesh.devices.size == 1:  # the program store holds single-device programs
-            parts = [list(layout), chunk, repr(signature), [list(o) for o in options]]
-            name = programs.entry_name("chunk", fn, parts)
-        lowered, flat = _lower(jitted, name, args)
-        executable = lowered.compile(compiler_options=dict(options) or None)
-    if flat:
-        executable = _Flat(executable)
-    compiled = (executable, _memory_used(executable))
-    seconds = time.perf_counter() - start
-    if key is not None:
-        _COMPILED[key] = compiled
-        while len(_COMPILED) > _COMPILED_MAX:
-            _COMPILED.popitem(last=False)
-    return compiled, seconds
-
-
-class _Flat:
-    """A compiled program over the leaves of the chunk's arguments, called with the pytrees
-    (its outputs are the leaves of the chunk's outputs, in order)."""
-
-    def __init__(self, compiled: Any):
-        self.compiled = compiled
-
-    def __call__(self, *args: Any) -> list:
-        return self.compiled(*jax.tree.leaves(args))
-
-    def memory_analysis(self) -> Any:
-        return self.compiled.memory_analysis()
-
-
-def _lower(jitted, name: str | None, args: tuple) -> tuple[jax.stages.Lowered, bool]:
-    """``(lowered chunk program, over leaves?)``: from :mod:`ojax.sweep.programs` when it holds
-    the program (no trace), else traced (and exported there for the next process when ``name``
-    is given). Exported programs take and give leaves: the store keeps no pytree types."""
-    if name is None:
-        return jitted.lower(*args), False
-    stored = programs.exported_program(name, jitted, args)
-    if stored is None:  # something export does not take (e.g. a host callback)
-        return jitted.lower(*args), False
-    try:  # cold and warm processes lower the same module: the compilation cache serves it
-        return jax.jit(stored[0].call).lower(*jax.tree.leaves(args)), True
-    except Exception:  # a stored program this JAX cannot call: trace as usual
-        return jitted.lower(*args), False
 
 
 def _put(value: np.ndarray, sharding: NamedSharding) -> jax.Array:
@@ -360,12 +226,12 @@ def _compiled_chunk(plan: _Plan, sizing: _Sizing, options: tuple):
     args: tuple[Any, Any, Any, Any] = jax.tree.map(
         functools.partial(_put, sharding=replicated), (plan.hyper, plan.tasks, plan.data, plan.keys)
     )
-    (compiled, used), seconds = _compile(
+    (compiled, used), seconds = compile_chunk(
         plan.fn, plan.layout, mesh, chunk, *args, options, plan.name
     )
     if sizing.derived and chunk > n_dev and used > sizing.budget:  # the estimate was short
         chunk = shrunk_chunk(chunk, n_dev, sizing.budget, used)
-        (compiled, used), more = _compile(
+        (compiled, used), more = compile_chunk(
             plan.fn, plan.layout, mesh, chunk, *args, options, plan.name
         )
         seconds += more

@@ -17,11 +17,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ojax import oco
+from ojax import oco, programs
 from ojax.core import Array, OCOLearner
 from ojax.losses import linear_objective, quadratic_objective
 from ojax.runner import run_oco
-from ojax.sweep import programs
 from ojax.theory.base import Check, CheckConfig, Outcome, as_measured, log_horizons
 from ojax.theory.notes import _at, _dtype, _precision, _rng
 

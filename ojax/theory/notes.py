@@ -20,11 +20,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ojax import oco
+from ojax import oco, programs
 from ojax.core import Array, OCOLearner
 from ojax.losses import Objective, linear_objective, quadratic_objective
 from ojax.runner import run_oco
-from ojax.sweep import programs
 from ojax.theory.base import Check, CheckConfig, Outcome, as_measured, log_horizons
 
 RADIUS = 1.0  # B (or M): the feasible ball, and the bound on the data's norm

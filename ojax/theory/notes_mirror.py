@@ -13,11 +13,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ojax import oco
+from ojax import oco, programs
 from ojax.core import Array
 from ojax.losses import linear_objective
 from ojax.runner import run_oco
-from ojax.sweep import programs
 from ojax.theory.base import Check, CheckConfig, Outcome, as_measured
 from ojax.theory.notes import (
     DIM,

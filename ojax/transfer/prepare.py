@@ -29,6 +29,7 @@ import jax.numpy as jnp
 import numpy as np
 import scipy.sparse as sp
 
+from ojax import programs
 from ojax.core import Array
 from ojax.losses import zero_one
 from ojax.runner import run
@@ -108,10 +109,8 @@ class _Inputs(NamedTuple):
 @functools.lru_cache(maxsize=16)
 def _setup_program(views: tuple[str, ...], dtype: str) -> Callable[[_Inputs], SetupArrays]:
     """The jitted set-up of these Gram views in ``dtype``, kept traced on disk beside the
-    compilation cache (:func:`ojax.sweep.programs.jit`): a warm process neither traces nor
+    compilation cache (:func:`ojax.programs.jit`): a warm process neither traces nor
     lowers it."""
-    from ojax.sweep import programs
-
     return programs.jit(functools.partial(_program, views=views, dtype=dtype))
 
 
