@@ -7,7 +7,7 @@ never import it (the data layer sits above the learners).
 
 from collections.abc import Callable
 
-from ojax.envs import kernel_pools, regression, streams
+from ojax.envs import adversaries, kernel_pools, regression, streams
 from ojax.envs.multitask import (
     LowVarianceParams,
     low_variance_tasks,
@@ -35,6 +35,7 @@ here to name it in an entry."""
 __all__ = [
     "STREAMS",
     "LowVarianceParams",
+    "adversaries",
     "kernel_pools",
     "low_variance_tasks",
     "regression",

@@ -21,7 +21,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from ojax import oco
-from ojax.core import Array, OCOLearner
+from ojax.core import Array, OCOLearner, Step
+from ojax.envs import adversaries
+from ojax.game import run_env
 from ojax.losses import Objective, linear_objective, quadratic_objective
 from ojax.runner import run_oco
 from ojax.sweep import programs
@@ -113,28 +115,23 @@ def _play(
 def _adaptive(
     learner: OCOLearner, params: object, x0: Array, adversary: Callable, num_steps: int
 ) -> tuple[Array, Array]:
-    """An adaptive adversary: the linear loss ``z_t = adversary(w_t)`` answers the played point;
-    returns the losses ``<w_t, z_t>`` and ``zs``."""
-
-    def step(state, _):
-        w = learner.iterate(state, params)
-        z = adversary(w)
-        return learner.update(state, params, z), (jnp.vdot(w, z), z)
-
-    _, (losses, zs) = jax.lax.scan(step, learner.init(params, x0), None, length=num_steps)
-    return losses, zs
-
-
-def _sign(w: Array) -> Array:
-    """The worst linear loss of the box: ``sign(w)`` with ties to +1."""
-    return jnp.where(w >= 0, 1.0, -1.0).astype(w.dtype)
+    """An adaptive adversary: the linear loss ``z_t = adversary(w_t)`` answers the played point
+    (the environment :func:`ojax.envs.adversaries.answer`); returns the losses ``<w_t, z_t>``
+    and ``zs``."""
+    env = adversaries.answer(adversary)
+    _, _, trace = run_env(
+        learner, params, env, None, jax.random.key(0), num_steps, linear_objective, x0=x0,
+        record=_data,
+    )  # fmt: skip
+    return trace.loss, trace.record
 
 
-def _toward(w: Array) -> Array:
-    """The adaptive adversary of OGD: the unit loss along the played point (``e_1`` at 0)."""
-    norm = jnp.linalg.norm(w)
-    first = jnp.zeros_like(w).at[0].set(1.0)
-    return jnp.where(norm > 0, w / jnp.where(norm > 0, norm, 1.0), first)
+def _data(step: Step) -> Array:
+    return step.x
+
+
+_sign = adversaries.sign
+_toward = adversaries.toward
 
 
 def _regret_linear(losses, zs, best: Callable[[np.ndarray], np.ndarray], steps) -> np.ndarray:

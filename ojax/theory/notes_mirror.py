@@ -8,14 +8,17 @@ stochastic instance drawn from ``CheckConfig.seed`` and an adversarial one).
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 from ojax import oco
-from ojax.core import Array
-from ojax.losses import linear_objective
+from ojax.core import Array, Environment, Predictor, Step
+from ojax.envs import adversaries
+from ojax.game import run_env
+from ojax.losses import linear_objective, square
 from ojax.runner import run_oco
 from ojax.sweep import programs
 from ojax.theory.base import Check, CheckConfig, Outcome, as_measured
@@ -44,24 +47,61 @@ NUM_EXPERTS = 10
 # ----------------------------------------------------------------------------- least squares
 
 
-def _ridge(xs: Array, ys: Array, adversarial: Array, lam: float) -> tuple[Array, Array]:
+class _RidgeState(NamedTuple):
+    a_inv: Array  # A_{t-1}^{-1}, A_0 = lambda I
+    b: Array  # sum_s y_s x_s
+
+
+def _ridge_learner() -> Predictor:
     """Online ridge regression (FTRL with (lambda/2)||w||^2 on 0.5 (<w, x_t> - y_t)^2):
-    ``w_t = A_{t-1}^{-1} b_{t-1}``, ``A_t^{-1}`` by Sherman-Morrison. Where ``adversarial``,
-    the label is ``-sign(<w_t, x_t>)`` (ties to -1) instead of ``ys``. Returns the losses and
-    the labels."""
-    dtype = xs.dtype
+    ``w_t = A_{t-1}^{-1} b_{t-1}``, ``A_t^{-1}`` by Sherman-Morrison (params: ``lambda``)."""
 
-    def step(carry, example):
-        a_inv, b = carry
-        x, given = example
-        p = jnp.vdot(a_inv @ b, x)
-        y = jnp.where(adversarial, jnp.where(p >= 0, -1.0, 1.0).astype(dtype), given)
-        ax = a_inv @ x
-        a_inv = a_inv - jnp.outer(ax, ax) / (1.0 + jnp.vdot(x, ax))
-        return (a_inv, b + y * x), (0.5 * (p - y) ** 2, y)
+    def init(lam: Array) -> _RidgeState:
+        return _RidgeState(jnp.eye(DIM, dtype=lam.dtype) / lam, jnp.zeros(DIM, lam.dtype))
 
-    init = (jnp.eye(xs.shape[1], dtype=dtype) / lam, jnp.zeros(xs.shape[1], dtype))
-    return jax.lax.scan(step, init, (xs, ys))[1]
+    def predict(state: _RidgeState, lam: Array, x: Array) -> Array:
+        return jnp.vdot(state.a_inv @ state.b, x)
+
+    def update(state: _RidgeState, lam: Array, x: Array, y: Array) -> _RidgeState:
+        ax = state.a_inv @ x
+        a_inv = state.a_inv - jnp.outer(ax, ax) / (1.0 + jnp.vdot(x, ax))
+        return _RidgeState(a_inv, state.b + y * x)
+
+    return Predictor(init, predict, update)
+
+
+_RIDGE = _ridge_learner()
+
+
+def _against_sign() -> Environment:
+    """The examples ``(x_t, y_t)`` given in the params ``(xs, ys, adversarial)``; where
+    ``adversarial``, the label answers the prediction: ``-sign(p_t)`` (ties to -1)."""
+
+    def context(t: Array, params: tuple) -> Array:
+        return params[0][t]
+
+    def step(t: Array, params: tuple, p: Array, key: Array) -> tuple[Array, Array]:
+        _, ys, adversarial = params
+        return t + 1, jnp.where(adversarial, jnp.where(p >= 0, -1.0, 1.0).astype(p.dtype), ys[t])
+
+    return Environment(lambda key, params: jnp.zeros((), jnp.int32), step, context)
+
+
+_AGAINST_SIGN = _against_sign()
+
+
+def _ridge(xs: Array, ys: Array, adversarial: Array, lam: float) -> tuple[Array, Array]:
+    """Online ridge regression on ``(xs, ys)``, or (``adversarial``) against the sign
+    adversary; returns the losses and the labels."""
+    _, _, trace = run_env(
+        _RIDGE, jnp.asarray(lam, xs.dtype), _AGAINST_SIGN, (xs, ys, adversarial),
+        jax.random.key(0), xs.shape[0], square, record=_label,
+    )  # fmt: skip
+    return trace.loss, trace.record
+
+
+def _label(step: Step) -> Array:
+    return step.y
 
 
 def _ols_regret(xs: np.ndarray, ys: np.ndarray, losses: np.ndarray, steps: np.ndarray):
@@ -113,9 +153,7 @@ def _spd(dim: int) -> np.ndarray:
     return basis @ np.diag(np.linspace(0.5, 4.0, dim)) @ basis.T
 
 
-def _heaviest(w: Array) -> Array:
-    """The adaptive adversary of Hedge: loss 1 on the expert of largest weight."""
-    return jax.nn.one_hot(jnp.argmax(w), w.shape[-1], dtype=w.dtype)
+_heaviest = adversaries.heaviest
 
 
 def _omd_setup(name: str, config: CheckConfig, num_steps: int) -> tuple:
