@@ -215,21 +215,25 @@ def _check_round(learner, params, x0, env, env_params, key, game: _Game) -> None
     keep the state's shapes and dtypes."""
     play, learn = _play(learner, params, x0, env, env_params, game)
 
-    def one():
+    def answer():  # the environment's answer alone (before the loss is taken of it)
         state = learner.init(params, x0) if game.oco else learner.init(params)
-        env_state, action, x, y, value, told = play(state, env.init(key, env_params), key)
-        return state, action, y, told, learn(state, told)
+        env_state = env.init(key, env_params)
+        if not game.oco:
+            action = learner.predict(state, params, env.context(env_state, env_params))
+        elif game.feedback == "bandit":
+            action = jnp.zeros((), jnp.int32)
+        else:
+            action = learner.iterate(state, params)
+        return state, action, env.step(env_state, env_params, action, key)[1]
 
     try:
-        state, action, y, told, new = jax.eval_shape(one)
+        state, action, y = jax.eval_shape(answer)
     except (TypeError, ValueError, IndexError) as exc:
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise InputError(f"env: its answer does not fit the learner ({first})") from None
-    if game.oco:
-        want = jnp.shape(x0)
-        if y.shape != want:
-            raise InputError(f"env: its z_t must have x0's shape {want}, got {y.shape}")
-    elif y.shape != action.shape:
+        raise InputError(f"env: it cannot answer the learner's play ({first})") from None
+    if game.oco and y.shape != jnp.shape(x0):
+        raise InputError(f"env: its z_t must have x0's shape {jnp.shape(x0)}, got {y.shape}")
+    if not game.oco and y.shape != action.shape:
         raise InputError(
             f"env: its label must have a prediction's shape {action.shape}, got {y.shape}"
         )
@@ -242,6 +246,18 @@ def _check_round(learner, params, x0, env, env_params, key, game: _Game) -> None
                 f"({', '.join(sorted({str(t) for t in floats}))}); give x0 / the learner the "
                 "environment's dtype"
             )
+
+    def one():
+        state = learner.init(params, x0) if game.oco else learner.init(params)
+        env_state, action, x, y, value, told = play(state, env.init(key, env_params), key)
+        return state, action, y, told, learn(state, told)
+
+    try:
+        state, action, y, told, new = jax.eval_shape(one)
+    except (TypeError, ValueError, IndexError) as exc:
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise InputError(f"env: its answer does not fit the learner ({first})") from None
+
     def kinds(tree: Any, weak: bool) -> list:  # a weakly typed start takes the update's dtype
         return [(a.shape, None if weak else a.dtype) for a in jax.tree.leaves(tree)]
 

@@ -2,7 +2,8 @@
 adversaries that answer the play, and K-armed bandits.
 
 * :func:`fixed`: the data ``z_t`` fixed in advance (params: ``zs`` of shape ``(T, d)``), the
-  environment that ignores the play (``run_env`` on it is ``run_oco``, bit for bit);
+  environment that ignores the play (``run_env`` on it is ``run_oco``, bit for bit), and
+  :func:`examples`, its predictor form (``ojax.run``);
 * :func:`answer`: an adaptive adversary ``z_t = adversary(w_t)`` of the played point, with the
   notes' adversaries :func:`toward` (OGD), :func:`heaviest` (Hedge) and :func:`sign` (the box);
 * :func:`opposite`: nature answering the opposite of a binary prediction over fixed advice
@@ -38,6 +39,21 @@ def fixed() -> Environment:
         return t + 1, zs[t]
 
     return Environment(_counter, step)
+
+
+def _row(t: Array, params: tuple) -> Array:
+    return jax.tree.map(lambda a: a[t], params[0])
+
+
+@learner_factory
+def examples() -> Environment:
+    """The examples ``(xs[t], ys[t])`` of a predictor's stream whatever it predicts (params:
+    ``(xs, ys)``; ``run_env`` on it is ``ojax.run``)."""
+
+    def step(t: Array, params: tuple, y_hat: Array, key: Array) -> tuple[Array, Array]:
+        return t + 1, params[1][t]
+
+    return Environment(_counter, step, _row)
 
 
 @learner_factory

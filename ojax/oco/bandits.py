@@ -20,8 +20,9 @@ the estimates (with ``L^_t`` the cumulative estimates, ``x0`` the prior, uniform
   against the best arm is at most ``2 sqrt(2 K T ln K) + (sqrt(2 K T / ln K) + 1) ln(2 / delta)``.
 
 Played with full information (``g_t`` the whole loss vector) the same update is a valid OCO
-learner on the simplex (what the common checks run), but the estimates are then those of a
-bandit learner that saw every arm: use ``hedge`` for full information.
+learner on the simplex (what the common checks run), its estimates those of a bandit learner
+that saw every arm; EXP3 then needs ``gamma > 0`` (its default) to keep ``1 / p_t`` bounded.
+Use ``hedge`` for full information.
 """
 
 from __future__ import annotations
@@ -41,8 +42,9 @@ class EXP3Params(NamedTuple):
 
     @classmethod
     def default(cls, dtype: Any = None) -> EXP3Params:
-        """``learning_rate = 0.1``, ``exploration = 0``."""
-        return cls(*scalars(0.1, 0.0, dtype=dtype))
+        """``learning_rate = 0.1``, ``exploration = 0.1`` (``p_t >= gamma / K``: every
+        estimate at most ``K / gamma``)."""
+        return cls(*scalars(0.1, 0.1, dtype=dtype))
 
 
 class EXP3IXParams(NamedTuple):
@@ -62,6 +64,13 @@ class BanditState(NamedTuple):
 
 def _weights(state: BanditState, eta: Array) -> Array:
     return jax.nn.softmax(state.log_prior - eta * state.sum_estimates)
+
+
+def _estimate(feedback: Array, p: Array) -> Array:
+    """``g / p`` on the played arm, 0 on the others (also where an arm's ``p`` underflowed to
+    0: never ``0 / 0``)."""
+    seen = feedback != 0
+    return jnp.where(seen, feedback / jnp.where(seen, p, 1.0), 0.0).astype(feedback.dtype)
 
 
 def _init(params: Any, x0: Array) -> BanditState:
@@ -93,7 +102,7 @@ def exp3() -> OCOLearner:
 
     def update(state: BanditState, params: EXP3Params, feedback: Array) -> BanditState:
         p = iterate(state, params)
-        return BanditState(state.log_prior, state.sum_estimates + feedback / p)
+        return BanditState(state.log_prior, state.sum_estimates + _estimate(feedback, p))
 
     def check_params(params: EXP3Params) -> None:
         check_positive("learning_rate", params.learning_rate)
@@ -111,7 +120,7 @@ def exp3_ix() -> OCOLearner:
 
     def update(state: BanditState, params: EXP3IXParams, feedback: Array) -> BanditState:
         p = iterate(state, params)
-        estimate = feedback / (p + params.implicit_exploration)
+        estimate = _estimate(feedback, p + params.implicit_exploration)
         return BanditState(state.log_prior, state.sum_estimates + estimate)
 
     def check_params(params: EXP3IXParams) -> None:
