@@ -319,12 +319,12 @@ def run_env(
       >>> env = adversaries.answer(adversaries.heaviest)  # loss 1 on the heaviest expert
       >>> _, _, tr = run_env(oco.hedge(), oco.HedgeParams(jnp.float32(1.0)), env, None,
       ...                    jax.random.key(0), 4, losses.linear_objective, x0=jnp.full(2, 0.5))
-      >>> print(tr.loss.round(4))
-      [0.5    0.7311 0.5    0.7311]
+      >>> print([round(float(v), 4) for v in tr.loss])
+      [0.5, 0.7311, 0.5, 0.7311]
     """
     oco = _check_options(learner, env, loss, x0, feedback, delay, num_steps)
     check_params_type(learner.check_params, params)
-    if oco:
+    if isinstance(learner, OCOLearner) and x0 is not None:  # (oco: checked above)
         learner.check_start(params, x0)
         x0 = jnp.asarray(x0)
     env.check_params(env_params)

@@ -91,8 +91,9 @@ def exp3() -> OCOLearner:
       >>> learner, params = oco.exp3(), oco.EXP3Params(jnp.float32(1.0), jnp.float32(0.0))
       >>> state = learner.init(params, jnp.full(2, 0.5))
       >>> state = learner.update(state, params, jnp.array([0.0, 1.0]))  # arm 1 paid 1
-      >>> print(learner.iterate(state, params).round(4))  # its estimate 1 / 0.5 = 2
-      [0.8808 0.1192]
+      >>> p = learner.iterate(state, params)  # arm 1's estimate: 1 / 0.5 = 2
+      >>> print([round(float(v), 4) for v in p])
+      [0.8808, 0.1192]
     """
 
     def iterate(state: BanditState, params: EXP3Params) -> Array:

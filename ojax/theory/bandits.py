@@ -29,6 +29,7 @@ bound without its delay term (``B G sqrt(T)``) against the runs with the longest
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -148,7 +149,7 @@ def delayed_ogd_bound(steps: np.ndarray, eta: float, delay: int) -> np.ndarray:
     return RADIUS**2 / (2 * eta) + eta * np.asarray(steps, np.float64) * (delay + 0.5)
 
 
-def _ball_regret(losses: np.ndarray, zs: np.ndarray, steps: np.ndarray) -> np.ndarray:
+def _ball_regret(losses: Any, zs: Any, steps: np.ndarray) -> np.ndarray:
     """``sum <w_t, z_t> + B ||sum z_t||`` (the best point of the ball) at each horizon."""
     paid = np.cumsum(np.asarray(losses, np.float64), axis=-1)[..., steps - 1]
     sums = np.cumsum(np.asarray(zs, np.float64), axis=-2)[..., steps - 1, :]
@@ -180,7 +181,9 @@ def _delayed(config: CheckConfig) -> Outcome:
         env = adversaries.answer(adversaries.toward)
         trace = run_env(oco.ogd(), params, env, None, key, t_max, linear_objective, x0=x0,
                         delay=delay, record=_record_z)[2]  # fmt: skip
-        adversarial = _ball_regret(trace.loss[None], np.asarray(trace.record)[None], steps)
+        adversarial = _ball_regret(
+            np.asarray(trace.loss)[None], np.asarray(trace.record)[None], steps
+        )
         methods[f"OGD,d={delay}@adversarial"] = as_measured(adversarial, bound)
         if delay == DELAYS[-1]:  # the bound without the delay term (d = 0's), on this run
             free = delayed_ogd_bound(steps, RADIUS / math.sqrt(t_max), 0)
