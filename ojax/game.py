@@ -54,6 +54,7 @@ from ojax.runner import Record
 from ojax.validation import (
     InputError,
     check_finite,
+    check_magnitude,
     check_mask,
     check_params_type,
     check_shape,
@@ -328,6 +329,12 @@ def run_env(
         learner.check_start(params, x0)
         x0 = jnp.asarray(x0)
     env.check_params(env_params)
+    leaves = jax.tree.leaves(env_params)
+    for i, leaf in enumerate(leaves):  # the data an environment holds: finite, not overflowing
+        if jnp.issubdtype(jnp.result_type(leaf), jnp.inexact):
+            label = "env_params" if len(leaves) == 1 else f"env_params[leaf {i}]"
+            check_finite(label, leaf)
+            check_magnitude(label, leaf)
     _check_key(key)
     if mask is not None:
         check_shape("mask", mask, (num_steps,))

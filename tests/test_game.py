@@ -303,6 +303,8 @@ def _refused(match, **changes):
 
 def test_bad_input_is_refused_before_anything_runs():
     _refused("feedback must be one of", feedback="partial")
+    nan = jnp.ones((5, 2)).at[3, 1].set(jnp.nan)
+    _refused("env_params must be finite", env=adversaries.fixed(), env_params=nan)
     _refused("delay must be an int >= 0", delay=-1)
     _refused("num_steps must be an int >= 1", num_steps=0)
     _refused("env must be an ojax.core.Environment", env=lambda w: w)
