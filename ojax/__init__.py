@@ -24,6 +24,7 @@ from ojax.cache import enable_compilation_cache  # noqa: E402
 from ojax.core import (  # noqa: E402
     LEARNER_KINDS,
     LEARNERS,
+    Environment,
     LearnerEntry,
     MultiTaskLearner,
     OCOLearner,
@@ -35,12 +36,14 @@ from ojax.core import (  # noqa: E402
     register_learner,
     tree_where,
 )
+from ojax.game import run_env  # noqa: E402
 from ojax.runner import OCOParams, oco_predictor, run, run_entry, run_oco  # noqa: E402
 from ojax.validation import InputError, checked  # noqa: E402
 
 __all__ = [
     "LEARNERS",
     "LEARNER_KINDS",
+    "Environment",
     "InputError",
     "LearnerEntry",
     "MultiTaskLearner",
@@ -69,6 +72,7 @@ __all__ = [
     "register_learner",
     "run",
     "run_entry",
+    "run_env",
     "run_oco",
     "sweep",
     "transfer",

@@ -69,6 +69,13 @@ EXPECTED = {
         "tiny: mistakes",
         "\nTrue\n",  # every shipped file is in the folder and the README
     ],
+    "guides/environments.md": [
+        "bound B G sqrt(T) 44.7 True",  # OGD against one's own adaptive adversary
+        "(1000,) EXP3 mean",  # 1000 seeds of a bandit in one vmap
+        "EXP3-IX 95% quantile",
+        "d=0: regret",
+        "d=50: regret",
+    ],
     "guides/sweeps.md": [
         "('seed', 'learning_rate')\n(20, 3, 500)\n(3, 500)\n{'learning_rate':",
         "1 0\nTrue",  # resumed: every chunk loaded, none computed, the same arrays

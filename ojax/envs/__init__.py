@@ -6,7 +6,7 @@ never import it (the data layer sits above the learners).
 """
 
 from ojax.core import STREAMS
-from ojax.envs import kernel_pools, regression, streams
+from ojax.envs import adversaries, kernel_pools, regression, streams
 from ojax.envs.multitask import (
     LowVarianceParams,
     low_variance_tasks,
@@ -36,6 +36,7 @@ STREAMS.update(
 __all__ = [
     "STREAMS",
     "LowVarianceParams",
+    "adversaries",
     "kernel_pools",
     "low_variance_tasks",
     "regression",

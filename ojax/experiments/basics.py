@@ -20,9 +20,11 @@ import numpy as np
 from jax.typing import ArrayLike
 
 from ojax import metrics, oco
-from ojax.core import Array, OCOLearner, Predictor
+from ojax.core import Array, OCOLearner, Predictor, Step
+from ojax.envs import adversaries
 from ojax.experiments.output import ExperimentConfig, ExperimentResult
-from ojax.losses import linear_objective, quadratic_objective
+from ojax.game import run_env
+from ojax.losses import linear_objective, mismatch, quadratic_objective
 from ojax.plotting import regret_figure
 from ojax.runner import run_oco
 from ojax.sweep import sweep_experiment
@@ -74,20 +76,21 @@ def _ball_stream(key: Array, num_steps: int, dim: int, radius: float, drift: flo
 
 
 def _adversarial_binary(predictor: Predictor, num_steps: int) -> Array:
-    """Example 1: nature answers the opposite of the learner over H = {always 0, always 1};
-    returns the regret after each step."""
+    """Example 1: nature answers the opposite of the learner over H = {always 0, always 1}
+    (the environment :func:`ojax.envs.adversaries.opposite`); returns the regret after each
+    step."""
     advice = jnp.array([0, 1], jnp.int32)
-    params = oco.ExpertsParams()
-
-    def step(state, _):
-        guess = predictor.predict(state, params, advice)
-        label = 1 - guess
-        return predictor.update(state, params, advice, label), label
-
-    _, labels = jax.lax.scan(step, predictor.init(params), None, length=num_steps)
-    ones = jnp.cumsum(labels)
+    _, _, trace = run_env(
+        predictor, oco.ExpertsParams(), adversaries.opposite(), advice, jax.random.key(0),
+        num_steps, mismatch, record=_label,
+    )  # fmt: skip
+    ones = jnp.cumsum(trace.record)
     count = jnp.arange(1, num_steps + 1)
     return count - jnp.minimum(ones, count - ones)  # learner errs every step
+
+
+def _label(step: Step) -> Array:
+    return step.y
 
 
 def _realizable_mistakes(predictor: Predictor, key: Array, num_steps: int) -> Array:
@@ -107,16 +110,19 @@ def _realizable_mistakes(predictor: Predictor, key: Array, num_steps: int) -> Ar
 
 
 def _adversarial_hedge(learner: OCOLearner, params, num_steps: int) -> tuple[Array, Array]:
-    """Example 7, adaptive adversary: loss 1 on the expert Hedge weighs most, 0 elsewhere."""
+    """Example 7, adaptive adversary: loss 1 on the expert Hedge weighs most, 0 elsewhere
+    (:func:`ojax.envs.adversaries.heaviest`)."""
     x0 = jnp.full(NUM_EXPERTS, 1.0 / NUM_EXPERTS)
+    env = adversaries.answer(adversaries.heaviest)
+    _, _, trace = run_env(
+        learner, params, env, None, jax.random.key(0), num_steps, linear_objective, x0=x0,
+        record=_data,
+    )  # fmt: skip
+    return trace.loss, trace.record
 
-    def step(state, _):
-        w = learner.iterate(state, params)
-        z = jax.nn.one_hot(jnp.argmax(w), NUM_EXPERTS, dtype=w.dtype)
-        return learner.update(state, params, z), (jnp.vdot(w, z), z)
 
-    _, (paid, zs) = jax.lax.scan(step, learner.init(params, x0), None, length=num_steps)
-    return paid, zs
+def _data(step: Step) -> Array:
+    return step.x
 
 
 def _tuned_runs(

@@ -9,6 +9,7 @@ checks exposes a tuple ``CHECKS`` and is listed in :data:`MODULES`.
 from __future__ import annotations
 
 from ojax.theory import (
+    bandits,
     baselines,
     denevi,
     denevi_tasks,
@@ -41,7 +42,7 @@ from ojax.theory.base import (
 )
 
 MODULES = (notes, notes_mirror, notes_experts, notes_convex, denevi, denevi_tasks, neu_rosasco,
-           zhao_hoi, parameter_free_baselines, baselines)  # fmt: skip
+           zhao_hoi, parameter_free_baselines, baselines, bandits)  # fmt: skip
 """The modules of checks, in the order ``ojax run theory`` runs them."""
 
 CHECKS: dict[str, Check] = {check.name: check for module in MODULES for check in module.CHECKS}
