@@ -44,6 +44,7 @@ _SLOW_MODULES = {
     "test_bench_peers.py",
     "test_packaging.py",
     "test_distributed.py",
+    "test_bench_gpu.py",  # five compilations of the learners at the test size
 }
 _SLOW_TESTS = {
     "test_check_holds_at_quick_sizes",  # tests/test_theory.py: one `ojax run theory --quick`
