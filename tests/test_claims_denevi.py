@@ -24,9 +24,9 @@ from tolerances import scaled_atol
 from ojax import InputError, meta
 from ojax.datasets import multitask as mt_data
 from ojax.envs import multitask as mt_env
-from ojax.experiments import ExperimentConfig
 from ojax.experiments import denevi2020 as den
 from ojax.experiments import denevi2020_variance as var
+from ojax.experiments.denevi2020 import DeneviConfig as ExperimentConfig
 
 SIZE = den.QUICK_SYNTHETIC._replace(num_tasks=40, num_validation=2, num_test=10, num_checkpoints=3)
 RATIOS = [1 / 64, 1 / 16, 1.0, 256.0]

@@ -13,8 +13,9 @@ import pytest
 
 from ojax import InputError, envs, meta
 from ojax.datasets import DataError, load_lenk, load_schools, split_tasks
-from ojax.experiments import EXPERIMENTS, ExperimentConfig
+from ojax.experiments import EXPERIMENTS
 from ojax.experiments import denevi2020 as den
+from ojax.experiments.denevi2020 import DeneviConfig as ExperimentConfig
 
 
 def test_environment_has_unit_rows_and_snr_one(x64):

@@ -22,6 +22,7 @@ from jax.typing import ArrayLike
 from ojax import metrics, oco
 from ojax.core import Array, OCOLearner, Predictor
 from ojax.experiments.output import ExperimentConfig, ExperimentResult
+from ojax.experiments.spec import ExperimentSpec
 from ojax.losses import linear_objective, quadratic_objective
 from ojax.plotting import regret_figure
 from ojax.runner import run_oco
@@ -427,3 +428,14 @@ def _figure(dataset: str, methods: dict, steps: np.ndarray, seeds: int):
         bounds = {}
     title = f"{TITLES[dataset]}, {seeds} seed{'' if seeds == 1 else 's'}"
     return regret_figure(steps, regrets, bounds, title=title, shared_bounds=shared)
+
+
+SPEC = ExperimentSpec(
+    name="basics",
+    summary="online learning basics: examples 1-8 (experts, FTL, FTRL, OGD, Hedge) against their "
+    "regret bounds",
+    run=run_basics,
+    default_seeds=10,
+    figures=("basics_{dataset}.png",),
+    page="reproductions/notes.md",
+)
