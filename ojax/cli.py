@@ -190,7 +190,7 @@ def _add_experiment_options(parser: argparse.ArgumentParser) -> None:
         for spec, f in owners:
             by_help.setdefault(f.metadata["help"], []).append(spec.name)
         text = "; ".join(f"{_takers(names)}: {text}" for text, names in by_help.items())
-        kind = Path if field.metadata["file"] else str
+        kind = field.metadata["type"] or (Path if field.metadata["file"] else str)
         parser.add_argument(
             flag,
             dest=field.name,

@@ -59,6 +59,11 @@ EXPECTED = {
         "(6, 4, 750) (6, 750)",
         "final error by step:",
     ],
+    "guides/add-an-experiment.md": [
+        "flags: ['--horizon']",
+        "unit-ball  OGD     regret",
+        "exit 0\nexit 2\nexit 2",  # a bad value, a flag of another experiment: refused
+    ],
     "guides/sweeps.md": [
         "('seed', 'learning_rate')\n(20, 3, 500)\n(3, 500)\n{'learning_rate':",
         "1 0\nTrue",  # resumed: every chunk loaded, none computed, the same arrays
@@ -69,6 +74,7 @@ EXPECTED = {
 NOT_RUN = {"distributed.md": "several processes on several hosts (tests/test_distributed.py)"}
 # Names a page registers in global registries, removed after it ran.
 REGISTERED = {"guides/add-a-learner.md": ["adagrad_norm_guide"]}
+REGISTERED_EXPERIMENTS = {"guides/add-an-experiment.md": ["ogd-regret"]}
 
 
 def python_blocks(page: str) -> list[str]:
@@ -99,6 +105,10 @@ def test_guide_code_runs(page, tmp_path, monkeypatch, capsys):
     finally:
         for name in REGISTERED.get(page, []):
             ojax.LEARNERS.pop(name, None)
+        for name in REGISTERED_EXPERIMENTS.get(page, []):
+            from ojax.experiments import EXPERIMENTS
+
+            EXPERIMENTS.pop(name, None)
         plt.close("all")
         jax.config.update("jax_enable_x64", x64)
     out = capsys.readouterr().out

@@ -64,10 +64,14 @@ def option(
     metavar: str | None = None,
     choices: tuple[str, ...] | None = None,
     file: bool = False,
+    type: Callable[[str], Any] | None = None,
 ) -> Any:
-    """A field of an experiment's config that is also its flag ``--field-name`` (its type: the
-    field's, ``Path`` for a ``file``). ``help`` says what it does for this experiment."""
-    metadata = {"help": help, "metavar": metavar, "choices": choices, "file": file}
+    """A field of an experiment's config that is also its flag ``--field-name``: ``None``
+    (its ``default``) unless given. ``help`` says what it does for this experiment; ``type``
+    parses the flag's text (default ``str``; ``Path`` for a ``file``, whose bytes enter the
+    run's identity; a ``choices`` value is kept as text); raise ``argparse.ArgumentTypeError``
+    (or ``ValueError``) there for a bad value."""
+    metadata = {"help": help, "metavar": metavar, "choices": choices, "file": file, "type": type}
     return dataclasses.field(default=default, metadata=metadata)
 
 
