@@ -190,11 +190,13 @@ def _add_experiment_options(parser: argparse.ArgumentParser) -> None:
         for spec, f in owners:
             by_help.setdefault(f.metadata["help"], []).append(spec.name)
         text = "; ".join(f"{_takers(names)}: {text}" for text, names in by_help.items())
-        kind = field.metadata["type"] or (Path if field.metadata["file"] else str)
+        kind: Callable[[str], Any] = field.metadata["type"] or (
+            Path if field.metadata["file"] else str
+        )
         parser.add_argument(
             flag,
             dest=field.name,
-            type=None if field.metadata["choices"] else kind,
+            type=str if field.metadata["choices"] else kind,
             choices=field.metadata["choices"],
             metavar=field.metadata["metavar"],
             help=text,

@@ -20,12 +20,13 @@ tasks, on unseen tasks, as a curve over ``t``). On the real datasets the unseen 
 last 20% of each seed's shuffled tasks and the curve stops before them; the other two metrics use
 all tasks, as the authors do.
 
-Every seed is one cell of :func:`ojax.sweep.sweep_experiment`: the cell draws that seed's tasks
-(seed ``s`` from ``jax.random.key(s)``), runs the method with :func:`ojax.meta.run_meta` and
-measures it, so no seed's data exist outside its cell and ``--seeds`` is bounded by time, not
-memory. The sweep's seed axis has length 1 and the seed numbers are its task axis, which keeps
-the draws of ``jax.random.key(s)``. A tuned baseline's cell evaluates the whole step grid (one
-vmap), selects in hindsight and on validation tasks, and runs the selected steps.
+Every seed is one cell of :func:`ojax.sweep.sweep_experiment`, over the explicit seeds
+``0 .. S - 1`` (the engine's seed axis; seed ``s`` runs with the key ``jax.random.key(s)``, so a
+seed's numbers do not depend on how many seeds run): the cell draws that seed's tasks from its
+key, runs the method with :func:`ojax.meta.run_meta` and measures it, so no seed's data exist
+outside its cell and ``--seeds`` is bounded by time, not memory. A tuned baseline's cell
+evaluates the whole step grid (one vmap), selects in hindsight and on validation tasks, and runs
+the selected steps.
 """
 
 from __future__ import annotations
@@ -83,25 +84,23 @@ QUICK_SYNTHETIC = SyntheticSize(num_tasks=80, num_validation=10, num_test=20, nu
 
 @functools.lru_cache(maxsize=64)
 def _run_cell(learners: Learners, draw: Callable, checkpoints: tuple[int, ...]):
-    """``(_, (seed, params), key) -> Outputs`` (one function per learner: compiled once)."""
+    """``(_, params, key) -> Outputs`` (one function per learner: compiled once)."""
     points = np.asarray(checkpoints, np.int32)
 
-    def cell(_, task, key):
-        seed, params = task
-        return run_method(learners, params, draw(seed), points)
+    def cell(_, params, key):
+        return run_method(learners, params, draw(key), points)
 
     return cell
 
 
 @functools.lru_cache(maxsize=64)
 def _best_bias_cell(learners: Learners, draw: Callable, checkpoints: tuple[int, ...]):
-    """``(_, (seed, params), key) -> Outputs`` of ``Best-bias``: ``params`` (ITL's) around the
-    best bias in hindsight of the seed's training tasks (``meta.best_bias_in_hindsight``)."""
+    """``(_, params, key) -> Outputs`` of ``Best-bias``: ``params`` (ITL's) around the best
+    bias in hindsight of the seed's training tasks (``meta.best_bias_in_hindsight``)."""
     points = np.asarray(checkpoints, np.int32)
 
-    def cell(_, task, key):
-        seed, params = task
-        data = draw(seed)
+    def cell(_, params, key):
+        data = draw(key)
         bias = meta.best_bias_in_hindsight(data.train).astype(params.bias.dtype)
         return run_method(learners, params._replace(bias=bias), data, points)
 
@@ -112,33 +111,28 @@ def _best_bias_cell(learners: Learners, draw: Callable, checkpoints: tuple[int, 
 def _tune_cell(
     learners: Learners, draw: Callable, checkpoints: tuple[int, ...], grid_size: int, dtype
 ):
-    """``(_, seed, key) -> Tuned`` of a tuned baseline over its ``grid_size^2`` step grid."""
+    """``(_, _, key) -> Tuned`` of a tuned baseline over its ``grid_size^2`` step grid."""
     points = np.asarray(checkpoints, np.int32)
     grid = meta.MetaParams.step_grid(grid_size, dtype=dtype)
 
-    def cell(_, seed, key):
-        return tune_method(learners, grid, draw(seed), points)
+    def cell(_, __, key):
+        return tune_method(learners, grid, draw(key), points)
 
     return cell
 
 
-def _sweep(config: ExperimentConfig, cell, tasks, name: str) -> tuple[Any, float]:
-    """The cell over every seed (the seed numbers ride on the sweep's task axis); returns the
-    outputs with a leading seed axis and the compile seconds."""
+def _sweep(config: ExperimentConfig, cell, setting: Setting, name: str, data=None):
+    """The cell over the seeds ``0 .. S - 1`` (the engine's seed axis, seed ``s`` with the key
+    ``jax.random.key(s)``); returns the outputs ``(S, ...)`` and the compile seconds."""
     result = sweep_experiment(
         config,
         cell,
-        key=0,
-        tasks=tasks,
-        num_seeds=1,
+        seeds=np.arange(setting.num_seeds),
+        data=data,
         name=name,
         compiler_options=COMPILER_OPTIONS,
     )
-    return jax.tree.map(lambda a: a[0], result.outputs), result.stats.compile_seconds
-
-
-def _seeds(setting: Setting):
-    return jnp.arange(setting.num_seeds, dtype=jnp.int32)
+    return result.outputs, result.stats.compile_seconds
 
 
 CURVE_BYTES = 2**26
@@ -192,7 +186,7 @@ def _tuned_info(tuned: Tuned, grid: Params) -> dict[str, Any]:
 def _check_memory(setting: Setting, num_methods: int, num_checkpoints: int) -> None:
     """Every seed's per-point errors of every method stay on the host until the figures are
     drawn: exit early, naming the memory, when they cannot fit (``--seeds 100000``)."""
-    shapes = jax.eval_shape(setting.draw, 0).train
+    shapes = jax.eval_shape(setting.draw, jax.random.key(0)).train
     tasks, points = shapes.x_train.shape[:2]
     itemsize = np.dtype(setting.dtype).itemsize
     # errors and mask (the sweep's outputs) and the curve derived from them, per seed and method
@@ -225,7 +219,7 @@ def run_methods(
         label = f"{setting.dataset}-{name}" + ("" if counter == "global" else f"-{counter}")
         if name in SS_METHODS:
             cell = _tune_cell(learners, setting.draw, checkpoints, grid_size, setting.dtype)
-            tuned, seconds = _sweep(config, cell, _seeds(setting), label)
+            tuned, seconds = _sweep(config, cell, setting, label)
             grid = meta.MetaParams.step_grid(grid_size, dtype=setting.dtype)
             extra[name] = _tuned_info(tuned, grid)
             out = tuned.hindsight
@@ -238,12 +232,9 @@ def run_methods(
                 meta_wealth,
                 setting.oracle_bias,
             )
-            by_seed = jax.tree.map(
-                lambda a: jnp.broadcast_to(a, (setting.num_seeds, *jnp.shape(a))), params
-            )
             make = _best_bias_cell if name == BEST_BIAS else _run_cell
             cell = make(learners, setting.draw, checkpoints)
-            out, seconds = _sweep(config, cell, (_seeds(setting), by_seed), label)
+            out, seconds = _sweep(config, cell, setting, label, data=params)
         compile_seconds += seconds
         curves[name] = curves_of(out)
     return curves, extra, compile_seconds
@@ -412,7 +403,7 @@ def run_wealth(config: DeneviConfig) -> ExperimentResult:
     size = QUICK_SYNTHETIC if config.quick else SyntheticSize()
     wealths = WEALTH_GRID[::3] if config.quick else WEALTH_GRID
     methods, own = list(PF_METHODS), config.tasks is not None
-    if own:
+    if config.tasks is not None:
         name, methods = Path(config.tasks).stem, _real_methods(True, methods)
         setting = real_setting(
             _tasks(config, _own_loader(config)), name, config.seeds, _dtype(config)

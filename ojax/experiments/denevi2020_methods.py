@@ -1,8 +1,8 @@
-"""The methods of the Denevi et al. (2020) experiments and how a seed draws its tasks (the
-synthetic low-variance environment and the real-data protocol, seed ``s`` from
-``jax.random.key(s)``), shared by :mod:`ojax.experiments.denevi2020` and
-:mod:`ojax.experiments.denevi2020_variance`: one seed of one method is :func:`run_method`
-(or :func:`tune_method` for a tuned baseline), traceable."""
+"""The methods of the Denevi et al. (2020) experiments and how a seed draws its tasks from its
+key (the synthetic low-variance environment and the real-data protocol; seed ``s`` runs with
+``jax.random.key(s)``, the sweep engine's key of the explicit seed ``s``), shared by
+:mod:`ojax.experiments.denevi2020` and :mod:`ojax.experiments.denevi2020_variance`: one seed of
+one method is :func:`run_method` (or :func:`tune_method` for a tuned baseline), traceable."""
 
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ class Setting(NamedTuple):
     """What one dataset's run needs."""
 
     dataset: str
-    draw: Callable[[Any], SeedData]  # seed number -> that seed's tasks (traceable)
+    draw: Callable[[Any], SeedData]  # the seed's PRNG key -> its tasks (traceable)
     num_seeds: int
     dim: int
     dtype: Any
@@ -73,12 +73,13 @@ class SyntheticSize(NamedTuple):
 
 
 def synthetic_data(
-    seed: Any, size: SyntheticSize, dtype, params: mt_env.LowVarianceParams | None = None
+    key: Any, size: SyntheticSize, dtype, params: mt_env.LowVarianceParams | None = None
 ) -> SeedData:
-    """Seed ``seed``'s synthetic tasks, drawn from ``jax.random.key(seed)`` (traceable)."""
+    """A seed's synthetic tasks, drawn from its PRNG ``key`` (seed ``s``:
+    ``jax.random.key(s)``) (traceable)."""
     params = params or mt_env.default_low_variance_params(dtype)
     split = mt_env.synthetic_split(
-        jax.random.key(seed),
+        key,
         params,
         size.num_tasks,
         size.num_validation,
@@ -138,8 +139,8 @@ def real_setting(
     num_tasks = data.x.shape[0]
     seen = num_tasks - max(1, int(round(heldout_fraction * num_tasks)))
 
-    def draw(seed):
-        blocks = mt_data.split_tasks_core(jax.random.key(seed), *arrays, width)
+    def draw(key):
+        blocks = mt_data.split_tasks_core(key, *arrays, width)
         return SeedData(blocks, None, meta.task_slice(blocks, seen, num_tasks))
 
     points = int(np.sum(data.mask) - np.sum(data.num_test))  # every seed's training points

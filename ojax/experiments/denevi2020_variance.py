@@ -93,13 +93,13 @@ def fixed_bias(method: str, env: mt_env.LowVarianceParams, data: den.SeedData, d
 
 @functools.lru_cache(maxsize=32)
 def _cell(method: str, size: den.SyntheticSize, dtype, checkpoints: tuple[int, ...], grid: int):
-    """``(env params, seed, key) -> Outputs`` (or ``Tuned``) of one method (compiled once)."""
+    """``(env params, _, key) -> Outputs`` (or ``Tuned``) of one method (compiled once)."""
     points = np.asarray(checkpoints, np.int32)
     learners = den.method_learners("ITL" if method == BEST_BIAS else method, size.dim)
     steps = meta.MetaParams.step_grid(grid, dtype=dtype) if method in den.SS_METHODS else None
 
-    def cell(env, seed, key):
-        data = den.synthetic_data(seed, size, dtype, env)
+    def cell(env, _, key):
+        data = den.synthetic_data(key, size, dtype, env)
         if steps is not None:
             return den.tune_method(learners, steps, data, points)
         if method in ("ITL", "Oracle", BEST_BIAS):
@@ -144,7 +144,6 @@ def sweep_variance(
     per_run = size.num_tasks * size.num_train * (2 * np.dtype(dtype).itemsize + 1)
     check_output_memory(num_seeds * len(ratios), per_run * len(methods))
     env = environment_grid(ratios, dtype)
-    seeds = jnp.arange(num_seeds, dtype=jnp.int32)
     curves: dict[str, dict[str, dict[str, np.ndarray]]] = {}
     compile_s = 0.0
     for method in progress(methods):
@@ -153,15 +152,13 @@ def sweep_variance(
             config,
             cell,
             env,
-            key=0,
-            tasks=seeds,
-            num_seeds=1,
+            seeds=np.arange(num_seeds),
             name=f"variance-{method}",
             settings={"ratios": ratios, "size": size._asdict(), "grid_size": grid_size},
             compiler_options=den.COMPILER_OPTIONS,
         )
         compile_s += result.stats.compile_seconds
-        out = jax.tree.map(lambda a: np.asarray(a[0]), result.outputs)  # (V, S, ...)
+        out = jax.tree.map(lambda a: np.asarray(a).swapaxes(0, 1), result.outputs)  # (V, S, ...)
         if method in den.SS_METHODS:
             out = out.hindsight
         curves[method] = {

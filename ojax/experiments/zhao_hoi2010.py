@@ -324,7 +324,7 @@ def _dataset_keys(count: int) -> list[jax.Array]:
 
 
 def _run(
-    config: ExperimentConfig,
+    config: ZhaoHoiConfig,
     datasets: list[Dataset],
     prepare: Callable[[transfer_data.Split], transfer.TransferSetup],
     methods: tuple[str, ...],
@@ -359,7 +359,7 @@ def _run(
         loader.shutdown(wait=False, cancel_futures=True)
     result.compile_seconds = compile_total
     result.figures["mistake_rate.png"] = _figure(curves, title, details)
-    split_file = getattr(config, "split", None)
+    split_file = config.split
     result.extra_config.update(
         {
             "paper_mistake_rate": paper,
@@ -385,7 +385,7 @@ def _run(
     return result
 
 
-def _split_file_dataset(config: ExperimentConfig, default: str, heterogeneous: bool) -> Dataset:
+def _split_file_dataset(config: ZhaoHoiConfig, default: str, heterogeneous: bool) -> Dataset:
     """The dataset of the split file ``config.split`` (see the module doc for its layout)."""
     assert config.split is not None  # callers come here only with a split file
     split_file = transfer_data.load_split_file(config.split)
@@ -430,11 +430,9 @@ def _drift_split(name: str, rows: np.ndarray, data_dir: Any, orders: np.ndarray)
     return split
 
 
-def _selected(config: ExperimentConfig, experiment: str, names: list[str]):
+def _selected(config: ZhaoHoiConfig, experiment: str, names: list[str]):
     """``(place, name)`` of the datasets to run: all of ``names``, or ``config.dataset``."""
-    chosen = dataset_option(
-        experiment, getattr(config, "dataset", None), config.split, config.data_dir
-    )
+    chosen = dataset_option(experiment, config.dataset, config.split, config.data_dir)
     if chosen is None:
         return list(enumerate(names))
     return [(names.index(chosen) if chosen in names else 0, chosen)]
@@ -446,7 +444,7 @@ def run_homogeneous(config: HomogeneousConfig) -> ExperimentResult:
     ``config.split``: its dataset and orders only). The drift streams run on their shipped
     orders unless ``config.order`` is ``"uniform"`` (:data:`ORDERS`)."""
     order = order_option(config)
-    if getattr(config, "split", None) is not None:
+    if config.split is not None:
         datasets = [_split_file_dataset(config, "usenet2", heterogeneous=False)]
     else:
         names = ["usenet2"] if config.quick else ["usenet2", "newsgroup4", "spambase"]
@@ -477,9 +475,9 @@ def run_homogeneous(config: HomogeneousConfig) -> ExperimentResult:
     return result
 
 
-def _with_per_feature(config: ExperimentConfig, datasets: list[Dataset]) -> bool:
+def _with_per_feature(config: ZhaoHoiConfig, datasets: list[Dataset]) -> bool:
     """Whether the run adds spambase with per-feature scaling (a whole run that has it)."""
-    own = getattr(config, "split", None) is not None
+    own = config.split is not None
     return not config.quick and not own and any(d.name == "spambase" for d in datasets)
 
 
@@ -491,7 +489,7 @@ def run_heterogeneous(config: ZhaoHoiConfig) -> ExperimentResult:
     ``config.dataset``: that one only; with a split file ``config.split``: its dataset and
     orders only (the source sees the first half of the features).
     """
-    if getattr(config, "split", None) is not None:
+    if config.split is not None:
         datasets = [_split_file_dataset(config, "spambase", heterogeneous=True)]
     else:
         names = ["spambase", "mushrooms"] if config.quick else ["a7a", "mushrooms", "spambase"]
