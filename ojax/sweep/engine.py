@@ -215,6 +215,12 @@ def _keys(key: Any, num_seeds: int) -> jax.Array:
     return jax.random.split(key, num_seeds)
 
 
+def _num_seeds(num_seeds: Any, key: Any, seeds: Any) -> Any:
+    if (seeds is None) == (num_seeds is None or key is None):
+        raise InputError("give num_seeds and key (keys split from key), or explicit seeds")
+    return len(seed_keys(seeds)) if seeds is not None else num_seeds
+
+
 def seed_keys(seeds: Any) -> jax.Array:
     """The keys of explicit integer seeds: ``jax.random.key(s)`` for each ``s`` of ``seeds``
     (a non-empty 1-D sequence of integers in ``[-2**31, 2**31)``), stacked."""
@@ -524,9 +530,8 @@ def sweep(
     """Evaluates ``fn(params, data, key)`` on every (seed, hyperparameter, task) combination.
 
     ``out[s, h_1, ..., h_k, t] = fn(params[h_1, ..., h_k], tasks[t] or data, keys[s])`` with
-    ``keys = jax.random.split(key, num_seeds)`` (or, with explicit ``seeds``,
-    ``keys[s] = jax.random.key(seeds[s])``), vmapped in chunks, each chunk one call of a
-    function compiled once (see :mod:`ojax.sweep` and ``docs/guides/sweeps.md``).
+    ``keys = jax.random.split(key, num_seeds)`` (or :func:`seed_keys` of ``seeds``), vmapped in
+    chunks, each chunk one call of a function compiled once (see :mod:`ojax.sweep`).
 
     Args:
       fn: ``(params, data, key) -> pytree of arrays`` for ONE combination (static: it keys the
@@ -537,9 +542,7 @@ def sweep(
         :func:`stacked`). Every value must be finite and fit the dtype it runs in.
       num_seeds: number of seeds, ``>= 1``.
       key: a PRNG key (or an int seed) split into ``num_seeds`` keys.
-      seeds: instead of ``num_seeds`` and ``key``: explicit integer seeds, seed ``s`` run with
-        ``jax.random.key(seeds[s])`` (:func:`seed_keys`), so a seed's numbers do not depend
-        on how many seeds run.
+      seeds: explicit integer seeds instead (keys :func:`seed_keys`, ``jax.random.key(s)``).
       tasks: optional pytree with a leading task axis; ``fn`` gets one task's slice.
       data: optional data shared by every combination (not with ``tasks``).
       memory_budget: bytes one device may use for a chunk (default: half a GPU's memory, or a
@@ -570,9 +573,7 @@ def sweep(
         combination, ``out_dir`` holding another configuration (nothing is written then).
     """
     start = time.perf_counter()
-    if (seeds is None) == (num_seeds is None or key is None):
-        raise InputError("give num_seeds and key (keys split from key), or explicit seeds")
-    num_seeds = len(seed_keys(seeds)) if seeds is not None else num_seeds
+    num_seeds = _num_seeds(num_seeds, key, seeds)
     _check_options(fn, num_seeds, tasks, data, chunk_size, memory_budget, num_steps)
     plan = _plan(fn, grid, name, num_seeds, key, tasks, data, seeds)
     sizing = _size(plan, devices, memory_budget, chunk_size)
