@@ -12,6 +12,7 @@ import importlib
 import importlib.util
 import pkgutil
 import re
+import sys
 import types
 from pathlib import Path
 
@@ -97,7 +98,11 @@ def test_guide_code_runs(page, tmp_path, monkeypatch, capsys):
     blocks = python_blocks(page)
     assert blocks, f"{page} has no python block"
     monkeypatch.chdir(tmp_path)
-    scope: dict = {"__name__": f"docs_{Path(page).stem.replace('-', '_')}"}
+    # the page runs as a module that is imported (as a script's __main__ is): a dataclass needs
+    # its module in sys.modules
+    module = types.ModuleType(f"docs_{Path(page).stem.replace('-', '_')}")
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    scope: dict = module.__dict__
     x64 = jax.config.jax_enable_x64
     try:
         for i, code in enumerate(blocks):
