@@ -239,7 +239,7 @@ import optax
 
 import ojax
 from ojax import envs, meta, parameter_free
-from ojax.experiments import EXPERIMENTS, ExperimentConfig
+from ojax.experiments import EXPERIMENTS
 # %% [markdown]
 ## The environment: task vectors around 4 * 1, signal-to-noise ratio 1
 # %%
