@@ -94,7 +94,7 @@ class ZhaoHoiConfig(ExperimentConfig):
     def header(self) -> str:
         if self.split is None:
             return super().header()
-        return f"{self.seeds} order{'' if self.seeds == 1 else 's'} of {Path(self.split).name}"
+        return f"{self.seeds} order{'' if self.seeds == 1 else 's'}"  # the split's orders
 
 
 @dataclasses.dataclass(frozen=True)
