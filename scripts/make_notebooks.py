@@ -272,7 +272,7 @@ import optax
 
 import ojax
 from ojax import envs, meta, parameter_free
-from ojax.experiments import EXPERIMENTS, ExperimentConfig
+from ojax.experiments import EXPERIMENTS
 # %% [markdown]
 ## The environment: task vectors around 4 * 1, signal-to-noise ratio 1
 # %%
@@ -339,9 +339,9 @@ import matplotlib.pyplot as plt
 
 from ojax.experiments.output import results_table
 
-config = ExperimentConfig('denevi2020-synthetic', seeds=3, out=Path('unused'),
-                          quick=True, quiet=True)
-result = EXPERIMENTS['denevi2020-synthetic'].load()(config)
+spec = EXPERIMENTS['denevi2020-synthetic']
+config = spec.config(spec.name, seeds=3, out=Path('unused'), quick=True, quiet=True)
+result = spec.run(config)
 print('\n'.join(results_table([r for r in result.rows if r.metric == 'cumulative_error'])))
 plt.show()  # the three panels
 """

@@ -13,8 +13,9 @@ import pytest
 
 from ojax import InputError, envs, meta
 from ojax.datasets import DataError, load_lenk, load_schools, split_tasks
-from ojax.experiments import EXPERIMENTS, ExperimentConfig
+from ojax.experiments import EXPERIMENTS
 from ojax.experiments import denevi2020 as den
+from ojax.experiments.denevi2020 import DeneviConfig as ExperimentConfig
 
 
 def test_environment_has_unit_rows_and_snr_one(x64):
@@ -119,7 +120,7 @@ def test_each_seed_cell_draws_its_own_tasks_and_equals_a_direct_run(tmp_path):
         num_tasks=6, num_validation=2, num_test=3, num_checkpoints=3
     )
     setting = den.synthetic_setting(2, size, jnp.float32)
-    data = setting.draw(jnp.int32(1))
+    data = setting.draw(jax.random.key(1))
     direct, _ = envs.low_variance_tasks(jax.random.key(1), num_tasks=11, dtype=jnp.float32)
     np.testing.assert_array_equal(data.train.x_train, direct.x_train[:6])
     np.testing.assert_array_equal(data.unseen.y_test, direct.y_test[8:])

@@ -12,6 +12,7 @@ import importlib
 import importlib.util
 import pkgutil
 import re
+import sys
 import types
 from pathlib import Path
 
@@ -76,6 +77,11 @@ EXPECTED = {
         "d=0: regret",
         "d=50: regret",
     ],
+    "guides/add-an-experiment.md": [
+        "flags: ['--horizon']",
+        "unit-ball  OGD     regret",
+        "exit 0\nexit 2\nexit 2",  # a bad value, a flag of another experiment: refused
+    ],
     "guides/sweeps.md": [
         "('seed', 'learning_rate')\n(20, 3, 500)\n(3, 500)\n{'learning_rate':",
         "1 0\nTrue",  # resumed: every chunk loaded, none computed, the same arrays
@@ -88,6 +94,7 @@ NOT_RUN = {"distributed.md": "several processes on several hosts (tests/test_dis
 REGISTERED = {"guides/add-a-learner.md": ["adagrad_norm_guide"]}
 # Names a page adds to the stream table (ojax.envs.STREAMS), removed after it ran.
 STREAMS_ADDED = {"guides/add-a-dataset.md": ["tiny"]}
+REGISTERED_EXPERIMENTS = {"guides/add-an-experiment.md": ["ogd-regret"]}
 
 
 def python_blocks(page: str) -> list[str]:
@@ -110,7 +117,11 @@ def test_guide_code_runs(page, tmp_path, monkeypatch, capsys):
     blocks = python_blocks(page)
     assert blocks, f"{page} has no python block"
     monkeypatch.chdir(tmp_path)
-    scope: dict = {"__name__": f"docs_{Path(page).stem.replace('-', '_')}"}
+    # the page runs as a module that is imported (as a script's __main__ is): a dataclass needs
+    # its module in sys.modules
+    module = types.ModuleType(f"docs_{Path(page).stem.replace('-', '_')}")
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    scope: dict = module.__dict__
     x64 = jax.config.jax_enable_x64
     try:
         for i, code in enumerate(blocks):
@@ -120,6 +131,10 @@ def test_guide_code_runs(page, tmp_path, monkeypatch, capsys):
             ojax.LEARNERS.pop(name, None)
         for name in STREAMS_ADDED.get(page, []):
             ojax.envs.STREAMS.pop(name, None)
+        for name in REGISTERED_EXPERIMENTS.get(page, []):
+            from ojax.experiments import EXPERIMENTS
+
+            EXPERIMENTS.pop(name, None)
         plt.close("all")
         jax.config.update("jax_enable_x64", x64)
     out = capsys.readouterr().out

@@ -9,7 +9,8 @@ import math
 import numpy as np
 import pytest
 
-from ojax.theory import CHECKS, CheckConfig, bandits, verdict, within_bound
+from ojax.experiments.theory import CHECKS
+from ojax.theory import CheckConfig, bandits, verdict, within_bound
 
 QUICK = CheckConfig(quick=True, num_seeds=2, seed=0, x64=True)
 NAMES = [check.name for check in bandits.CHECKS]

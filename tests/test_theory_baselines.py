@@ -12,8 +12,8 @@ import pytest
 from scipy import integrate
 
 from ojax import losses, oco, run_oco
-from ojax.experiments.theory import selected_checks
-from ojax.theory import CHECKS, CheckConfig, within_bound
+from ojax.experiments.theory import CHECKS, selected_checks
+from ojax.theory import CheckConfig, within_bound
 from ojax.theory import baselines as checks
 
 QUICK = CheckConfig(quick=True, num_seeds=2, seed=0, x64=True)

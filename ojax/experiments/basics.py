@@ -23,6 +23,7 @@ from ojax import metrics, oco
 from ojax.core import Array, OCOLearner, Predictor, Step
 from ojax.envs import adversaries
 from ojax.experiments.output import ExperimentConfig, ExperimentResult
+from ojax.experiments.spec import ExperimentSpec
 from ojax.game import run_env
 from ojax.losses import linear_objective, mismatch, quadratic_objective
 from ojax.plotting import regret_figure
@@ -433,3 +434,14 @@ def _figure(dataset: str, methods: dict, steps: np.ndarray, seeds: int):
         bounds = {}
     title = f"{TITLES[dataset]}, {seeds} seed{'' if seeds == 1 else 's'}"
     return regret_figure(steps, regrets, bounds, title=title, shared_bounds=shared)
+
+
+SPEC = ExperimentSpec(
+    name="basics",
+    summary="online learning basics: examples 1-8 (experts, FTL, FTRL, OGD, Hedge) against their "
+    "regret bounds",
+    run=run_basics,
+    default_seeds=10,
+    figures=("basics_{dataset}.png",),
+    page="reproductions/notes.md",
+)

@@ -56,6 +56,7 @@ import numpy as np
 from ojax import averaging
 from ojax.envs import regression
 from ojax.experiments.output import ExperimentConfig, ExperimentResult
+from ojax.experiments.spec import ExperimentSpec
 from ojax.plotting import curves_figure
 from ojax.sweep import sweep_experiment
 
@@ -427,3 +428,19 @@ def run_experiment(config: ExperimentConfig) -> ExperimentResult:
 
 
 __all__ = ["METHODS", "run_experiment"]
+
+
+SPEC = ExperimentSpec(
+    name="neu-rosasco2018",
+    summary="Neu & Rosasco 2018: geometric / tail / Polyak-Ruppert averaging as regularization, "
+    "the regularization path from one SGD pass",
+    run=run_experiment,
+    default_seeds=50,
+    figures=(
+        "{dataset}_excess_risk_vs_lambda.png",
+        "{dataset}_excess_risk_vs_tau.png",
+        "ill-conditioned_noise_sweep.png",
+        "identity.png",
+    ),
+    page="reproductions/neu-rosasco2018.md",
+)

@@ -1,6 +1,7 @@
 """What an experiment returns and how ``ojax run`` writes it (the INTERFACE.md contract).
 
-An experiment is a function ``(ExperimentConfig) -> ExperimentResult``. The writer puts into
+An experiment is a function ``(config) -> ExperimentResult`` (its config: an
+:class:`~ojax.experiments.spec.ExperimentConfig`). The writer puts into
 the output folder ``results.csv`` (one row per dataset, method and metric: mean and std over
 seeds of the final value), ``curves.npz`` (``DATASET/METHOD/METRIC`` -> ``(n_seeds, length)``),
 the PNG figures and ``config.json``. Everything is first written to a temporary folder inside the
@@ -25,38 +26,9 @@ from typing import Any
 import numpy as np
 
 from ojax import compile_log
+from ojax.experiments.spec import ExperimentConfig
 
 RESULT_COLUMNS = ("experiment", "dataset", "method", "metric", "mean", "std", "n_seeds")
-
-
-@dataclasses.dataclass
-class ExperimentConfig:
-    """The options of ``ojax run`` (see INTERFACE.md)."""
-
-    name: str
-    seeds: int
-    out: Path
-    data_dir: Path | None = None
-    quick: bool = False
-    x64: bool = False
-    devices: int | None = None
-    quiet: bool = False
-    resume: bool = True
-    memory_budget: float | None = None  # bytes; None: the sweep engine's default
-    tasks: Path | None = None  # one's own tasks (.npz), for the denevi2020 real-data protocol
-    split: Path | None = None  # one's own transfer split (.npz), for the zhao-hoi2010 methods
-    order: str | None = None  # zhao-hoi2010-homogeneous: "shipped" (None) or "uniform" orders
-    dataset: str | None = None  # zhao-hoi2010-*: run this dataset only (None: all of them)
-    compile_cache: str | None = None  # JAX's persistent compilation cache folder (None: off)
-
-    def progress(self, iterable: Iterable, desc: str, total: int | None = None) -> Iterable:
-        """``iterable`` wrapped in a progress bar on stderr (none when ``quiet``; plain lines
-        when stderr is not a terminal, see :func:`ojax.progress.progress_bar`)."""
-        if self.quiet:
-            return iterable
-        from ojax.progress import progress_bar
-
-        return progress_bar(iterable, desc=desc, total=total)
 
 
 @dataclasses.dataclass
@@ -200,13 +172,13 @@ def environment_info() -> dict[str, Any]:
     }
 
 
-def _jsonable(value: Any) -> Any:
+def jsonable(value: Any) -> Any:
     if isinstance(value, Path):
         return str(value)
     if isinstance(value, Mapping):
-        return {str(k): _jsonable(v) for k, v in value.items()}
+        return {str(k): jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
+        return [jsonable(v) for v in value]
     if isinstance(value, np.generic):
         return value.item()
     if isinstance(value, np.ndarray):
@@ -254,9 +226,9 @@ def write_result(
             plt.close(fig)
         settings = {k: v for k, v in dataclasses.asdict(config).items()}
         info = {
-            **_jsonable(settings),
+            **jsonable(settings),
             **environment_info(),
-            **_jsonable(result.extra_config),
+            **jsonable(result.extra_config),
             "wall_seconds": wall_seconds,
             "compile_seconds": result.compile_seconds,
             "programs": compile_log.summary(),

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ojax.experiments.lock import LOCK, FolderLock, check_free
-from ojax.experiments.output import TMP_PREFIX, _jsonable
+from ojax.experiments.output import TMP_PREFIX, jsonable
 from ojax.sweep.store import atomic_json, read_json
 from ojax.validation import InputError
 
@@ -81,7 +81,7 @@ def _remove(path: Path) -> None:
 
 def _plain(value: Any) -> Any:
     """``value`` as it reads back from JSON (tuples -> lists, paths -> strings)."""
-    return json.loads(json.dumps(_jsonable(value), default=str))
+    return json.loads(json.dumps(jsonable(value), default=str))
 
 
 def _describe(identity: Mapping[str, Any], keys: list[str]) -> str:

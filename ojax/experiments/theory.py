@@ -1,5 +1,6 @@
 """``ojax run theory``: every numbered result of the source documents with a computable
-right-hand side, measured against its bound over a range of horizons (:data:`ojax.theory.CHECKS`).
+right-hand side, measured against its bound over a range of horizons (:func:`checks`: those
+of the modules :data:`SPEC` lists).
 
 One dataset per result (its name, e.g. ``notes-ogd``), one method per learner and instance,
 and one per falsifier (``falsifier:<what>``: a learner or instance that should break the result,
@@ -19,9 +20,13 @@ only on the log axes) with its bound dashed in the same colour; falsifiers dotte
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import importlib
 import sys
 import textwrap
 import zlib
+from typing import Any
 
 import matplotlib
 
@@ -33,9 +38,9 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from ojax.experiments.output import ExperimentConfig, ExperimentResult
+from ojax.experiments.spec import ExperimentSpec, option
 from ojax.plotting import quantile_band
 from ojax.theory import (
-    CHECKS,
     Check,
     CheckConfig,
     Outcome,
@@ -146,6 +151,39 @@ def describe(check: Check, outcome: Outcome, decided: Verdict) -> dict:
     }
 
 
+CHECK_MODULES = (
+    "notes",
+    "notes_mirror",
+    "notes_experts",
+    "notes_convex",
+    "denevi",
+    "denevi_tasks",
+    "neu_rosasco",
+    "zhao_hoi",
+    "parameter_free_baselines",
+    "baselines",
+    "bandits",
+)
+"""The modules of :mod:`ojax.theory` whose ``CHECKS`` ``ojax run theory`` runs, in order
+(imported when first needed: computing some checks' constants takes seconds)."""
+
+
+@functools.cache
+def checks() -> dict[str, Check]:
+    """Every check of the theory experiment (:data:`SPEC` ``.checks``), by name."""
+    found: dict[str, Check] = {}
+    for module in SPEC.checks:
+        for check in importlib.import_module(f"ojax.theory.{module}").CHECKS:
+            found[check.name] = check
+    return found
+
+
+def __getattr__(name: str) -> Any:
+    if name == "CHECKS":  # ``CHECKS``: :func:`checks`, loaded on first use
+        return checks()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def selected_checks(value: str | None) -> list[Check]:
     """The checks ``--dataset`` names: every check (``None``), else comma-separated check names
     or documents (``notes``, ``denevi2020``, ``neu-rosasco2018``, ``zhao-hoi2010``,
@@ -154,30 +192,44 @@ def selected_checks(value: str | None) -> list[Check]:
     Raises:
       InputError: a name that is neither a check nor a document.
     """
+    every = checks()
     if value is None:
-        return list(CHECKS.values())
-    documents = sorted({c.document for c in CHECKS.values()})
+        return list(every.values())
+    documents = sorted({c.document for c in every.values()})
     picked: dict[str, Check] = {}
     for name in (part.strip() for part in value.split(",")):
-        if name in CHECKS:
-            picked[name] = CHECKS[name]
+        if name in every:
+            picked[name] = every[name]
         elif name in documents:
-            picked.update({n: c for n, c in CHECKS.items() if c.document == name})
+            picked.update({n: c for n, c in every.items() if c.document == name})
         else:
             raise InputError(
                 f"--dataset: {name!r} is neither a check of theory nor a document; choose "
-                f"check names ({', '.join(CHECKS)}) or documents ({', '.join(documents)})"
+                f"check names ({', '.join(every)}) or documents ({', '.join(documents)})"
             )
-    return [c for n, c in CHECKS.items() if n in picked]
+    return [c for n, c in every.items() if n in picked]
 
 
-def run_theory(config: ExperimentConfig) -> ExperimentResult:
-    """Runs every check of :data:`ojax.theory.CHECKS` (or those of ``config.dataset``, see
+@dataclasses.dataclass(frozen=True)
+class TheoryConfig(ExperimentConfig):
+    """The options of ``ojax run theory``."""
+
+    dataset: str | None = option(
+        help="theory: these checks only (comma-separated check names or documents, e.g. notes)",
+        metavar="NAME",
+    )
+
+    def check(self, seeds_given: bool = True) -> tuple[ExperimentConfig, dict[str, Any]]:
+        selected_checks(self.dataset)  # the names are checked before anything runs
+        return super().check(seeds_given)
+
+
+def run_theory(config: TheoryConfig) -> ExperimentResult:
+    """Runs every check of :func:`checks` (or those of ``config.dataset``, see
     :func:`selected_checks`) and draws one figure per check."""
     result = ExperimentResult()
     described = {}
-    checks = selected_checks(getattr(config, "dataset", None))
-    for check in config.progress(checks, desc="theory"):
+    for check in config.progress(selected_checks(config.dataset), desc="theory"):
         settings = CheckConfig(config.quick, config.seeds, check_seed(check.name), config.x64)
         outcome = check.compute(settings)
         decided = add_outcome(result, check, outcome, config.x64)
@@ -187,3 +239,17 @@ def run_theory(config: ExperimentConfig) -> ExperimentResult:
             print(f"theory: {check.name} FAILS: {decided.reason}", file=sys.stderr)
     result.extra_config["checks"] = described
     return result
+
+
+SPEC = ExperimentSpec(
+    name="theory",
+    summary="the documents' numbered results (lemmas, theorems, propositions) against their "
+    "bounds over a range of horizons",
+    run=run_theory,
+    config=TheoryConfig,
+    default_seeds=10,
+    quick_seeds=2,
+    figures=("theory_{dataset}.png",),
+    checks=CHECK_MODULES,
+    page="reproductions/index.md",
+)

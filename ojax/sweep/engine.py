@@ -81,6 +81,23 @@ def _keys(key: Any, num_seeds: int) -> jax.Array:
     return jax.random.split(key, num_seeds)
 
 
+def _num_seeds(num_seeds: Any, key: Any, seeds: Any) -> Any:
+    if (seeds is None) == (num_seeds is None or key is None):
+        raise InputError("give num_seeds and key (keys split from key), or explicit seeds")
+    return len(seed_keys(seeds)) if seeds is not None else num_seeds
+
+
+def seed_keys(seeds: Any) -> jax.Array:
+    """The keys of explicit integer seeds: ``jax.random.key(s)`` for each ``s`` of ``seeds``
+    (a non-empty 1-D sequence of integers in ``[-2**31, 2**31)``), stacked."""
+    values = np.asarray(seeds)
+    if values.ndim != 1 or values.size == 0 or values.dtype.kind not in "iu":
+        raise InputError(f"seeds must be a non-empty 1-D sequence of integers, got {seeds!r}")
+    if values.min() < -(2**31) or values.max() >= 2**31:
+        raise InputError(f"seeds must lie in [-2**31, 2**31), got {values.min()}..{values.max()}")
+    return jax.vmap(jax.random.key)(jnp.asarray(values, jnp.int32))
+
+
 # --------------------------------------------------------------------------------------------
 # the steps of a sweep
 
@@ -121,7 +138,7 @@ class _Plan(NamedTuple):
     keys: jax.Array
 
 
-def _plan(fn, grid, name, num_seeds, key, tasks, data) -> _Plan:
+def _plan(fn, grid, name, num_seeds, key, tasks, data, seeds=None) -> _Plan:
     name = name or getattr(fn, "__name__", None) or "sweep"
     kind, axes = grid_axes(grid)
     hyper = (
@@ -135,7 +152,7 @@ def _plan(fn, grid, name, num_seeds, key, tasks, data) -> _Plan:
         num_tasks = leading_size("tasks", tasks)
     if data is not None:
         data = as_arrays("data", data)
-    keys = _keys(key, int(num_seeds))
+    keys = _keys(key, int(num_seeds)) if seeds is None else seed_keys(seeds)
     layout = Layout(
         (int(num_seeds), *(a.size for a in axes), *(() if num_tasks is None else (num_tasks,))),
         kind,
@@ -359,8 +376,9 @@ def sweep(
     fn: Callable[[Any, Any, jax.Array], Any],
     grid: Any = None,
     *,
-    num_seeds: int,
-    key: Any,
+    num_seeds: int | None = None,
+    key: Any = None,
+    seeds: Any = None,
     tasks: Any = None,
     data: Any = None,
     memory_budget: float | None = None,
@@ -378,8 +396,8 @@ def sweep(
     """Evaluates ``fn(params, data, key)`` on every (seed, hyperparameter, task) combination.
 
     ``out[s, h_1, ..., h_k, t] = fn(params[h_1, ..., h_k], tasks[t] or data, keys[s])`` with
-    ``keys = jax.random.split(key, num_seeds)``, vmapped in chunks, each chunk one call of a
-    function compiled once (see :mod:`ojax.sweep` and ``docs/guides/sweeps.md``).
+    ``keys = jax.random.split(key, num_seeds)`` (or :func:`seed_keys` of ``seeds``), vmapped in
+    chunks, each chunk one call of a function compiled once (see :mod:`ojax.sweep`).
 
     Args:
       fn: ``(params, data, key) -> pytree of arrays`` for ONE combination (static: it keys the
@@ -390,6 +408,7 @@ def sweep(
         :func:`stacked`). Every value must be finite and fit the dtype it runs in.
       num_seeds: number of seeds, ``>= 1``.
       key: a PRNG key (or an int seed) split into ``num_seeds`` keys.
+      seeds: explicit integer seeds instead (keys :func:`seed_keys`, ``jax.random.key(s)``).
       tasks: optional pytree with a leading task axis; ``fn`` gets one task's slice.
       data: optional data shared by every combination (not with ``tasks``).
       memory_budget: bytes one device may use for a chunk (default: half a GPU's memory, or a
@@ -420,8 +439,9 @@ def sweep(
         combination, ``out_dir`` holding another configuration (nothing is written then).
     """
     start = time.perf_counter()
+    num_seeds = _num_seeds(num_seeds, key, seeds)
     _check_options(fn, num_seeds, tasks, data, chunk_size, memory_budget, num_steps)
-    plan = _plan(fn, grid, name, num_seeds, key, tasks, data)
+    plan = _plan(fn, grid, name, num_seeds, key, tasks, data, seeds)
     sizing = _size(plan, devices, memory_budget, chunk_size)
     store = _open(plan, sizing, out_dir, resume, config)
     options = tuple(sorted((compiler_options or {}).items()))
@@ -439,7 +459,8 @@ def sweep_experiment(
     fn: Callable[[Any, Any, jax.Array], Any],
     grid: Any = None,
     *,
-    key: Any,
+    key: Any = None,
+    seeds: Any = None,
     tasks: Any = None,
     data: Any = None,
     name: str | None = None,
@@ -451,7 +472,7 @@ def sweep_experiment(
 ) -> SweepResult:
     """Runs one cell of an experiment through :func:`sweep`, with seeds as the sweep axis.
 
-    Honours the :class:`~ojax.experiments.output.ExperimentConfig`: ``config.seeds`` seeds,
+    Honours the :class:`~ojax.experiments.ExperimentConfig`: ``config.seeds`` seeds,
     ``config.devices``, ``config.memory_budget``, ``config.resume`` and ``config.quiet``; the
     chunk files go under ``config.out/.sweep/``.
 
@@ -463,12 +484,14 @@ def sweep_experiment(
       data: as in :func:`sweep`.
       num_steps: as in :func:`sweep`.
       chunk_size: as in :func:`sweep`.
-      key: the cell's PRNG key (or an int seed).
+      key: the PRNG key (or an int seed) split into the seeds' keys.
+      seeds: instead of ``key``: explicit integer seeds, seed ``s``'s key
+        ``jax.random.key(seeds[s])`` (e.g. ``range(config.seeds)``: a seed's numbers then do
+        not depend on how many seeds run).
       name: a label (default: ``fn.__name__``); it names the chunk folder.
       settings: anything else that decides the numbers (enters the configuration hash with
         the experiment's name, ``quick`` and ``x64``).
-      num_seeds: overrides ``config.seeds``; e.g. ``1`` when the seeds' data are already
-        drawn and passed as ``tasks`` (a leading seed axis), which then is the ``task`` axis.
+      num_seeds: overrides ``config.seeds`` (without ``seeds``).
       compiler_options: as in :func:`sweep`.
 
     Returns:
@@ -477,8 +500,9 @@ def sweep_experiment(
     return sweep(
         fn,
         grid,
-        num_seeds=int(config.seeds if num_seeds is None else num_seeds),
+        num_seeds=None if seeds is not None else int(num_seeds or config.seeds),
         key=key,
+        seeds=seeds,
         tasks=tasks,
         data=data,
         memory_budget=config.memory_budget,
