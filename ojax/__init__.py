@@ -36,6 +36,7 @@ from ojax.core import (  # noqa: E402
     tree_where,
 )
 from ojax.runner import OCOParams, oco_predictor, run, run_entry, run_oco  # noqa: E402
+from ojax.state_io import load_state, save_state  # noqa: E402
 from ojax.validation import InputError, checked  # noqa: E402
 
 __all__ = [
@@ -58,6 +59,7 @@ __all__ = [
     "checked",
     "enable_compilation_cache",
     "linear_weights",
+    "load_state",
     "losses",
     "meta",
     "metrics",
@@ -70,6 +72,7 @@ __all__ = [
     "run",
     "run_entry",
     "run_oco",
+    "save_state",
     "sweep",
     "transfer",
     "tree_where",
