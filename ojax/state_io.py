@@ -37,7 +37,7 @@ import numpy as np
 
 from ojax.datasets.npz import read_arrays
 from ojax.datasets.paths import DataError
-from ojax.factory import factory_key
+from ojax.factory import FactoryKey, factory_key
 
 FORMAT = "ojax-state"
 FORMAT_VERSION = 1
@@ -63,10 +63,33 @@ def _version() -> str:
     return __version__
 
 
+def _text(value: Any) -> str:
+    """A normalized factory argument as text that is the same in every process: functions by
+    their qualified name (never their address), arrays by dtype, shape and digest."""
+    if isinstance(value, FactoryKey):
+        arguments = ", ".join(f"{name}={_text(v)}" for name, v in value.arguments)
+        return f"{value.factory.__module__}.{value.factory.__qualname__}({arguments})"
+    if isinstance(value, tuple) and len(value) == 4 and value[0] == "array":
+        return f"array({value[1]}{list(value[2])}, sha256={value[3][:16]})"
+    if isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], str):
+        kind, item = value  # ("int", 3), ("dtype", "float32"), ("Loss", (fields...))
+        if kind in ("int", "float", "bool", "complex", "dtype"):
+            return str(item)
+        if isinstance(item, tuple):
+            return f"{kind}({', '.join(_text(v) for v in item)})"
+    if isinstance(value, tuple):
+        return "(" + ", ".join(_text(v) for v in value) + ")"
+    if callable(value) and hasattr(value, "__qualname__"):
+        return f"{getattr(value, '__module__', '?')}.{value.__qualname__}"
+    return repr(value)
+
+
 def learner_identity(learner: Any) -> str | None:
-    """What a learner is equal by, as text (``None`` for a learner no factory built)."""
+    """What a learner is equal by, as text that is the same in every process (``None`` for a
+    learner no :func:`~ojax.factory.learner_factory` built): the factory and its arguments,
+    functions among them by qualified name."""
     key = factory_key(learner)
-    return None if key is None else repr(key)
+    return None if key is None else _text(key)
 
 
 def state_classes() -> dict[str, type]:
