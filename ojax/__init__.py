@@ -37,9 +37,11 @@ from ojax.core import (  # noqa: E402
 )
 from ojax.runner import OCOParams, oco_predictor, run, run_entry, run_oco  # noqa: E402
 from ojax.state_io import load_state, save_state  # noqa: E402
+from ojax.streaming import BlockReader, run_blocks, run_drawn  # noqa: E402
 from ojax.validation import InputError, checked  # noqa: E402
 
 __all__ = [
+    "BlockReader",
     "LEARNERS",
     "LEARNER_KINDS",
     "InputError",
@@ -70,6 +72,8 @@ __all__ = [
     "projections",
     "register_learner",
     "run",
+    "run_blocks",
+    "run_drawn",
     "run_entry",
     "run_oco",
     "save_state",

@@ -59,6 +59,12 @@ EXPECTED = {
         "(6, 4, 750) (6, 750)",
         "final error by step:",
     ],
+    "guides/environments.md": [
+        "True True 1000",  # T steps = T/2, saved, loaded, T/2 more
+        "refused: a state of the learner ojax.adapters.linear_predictor(",
+        "LinearPredictorState",
+        "True\n(1000,) True\n(100, 1000)",  # blocks from disk; drawn in the scan; vmapped
+    ],
     "guides/sweeps.md": [
         "('seed', 'learning_rate')\n(20, 3, 500)\n(3, 500)\n{'learning_rate':",
         "1 0\nTrue",  # resumed: every chunk loaded, none computed, the same arrays
