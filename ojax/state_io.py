@@ -323,7 +323,7 @@ def _build(path: Path, node: Any, leaves: list, classes: dict, depth: int, used:
 
 def _compare(path: Path, got: dict, want: dict, where: str = "state") -> None:
     """Raises on the first place the file's description differs from ``like``'s."""
-    for key in ("kind", "type", "fields", "keys"):
+    for key in ("kind", "type", "fields", "keys", "index"):
         if got.get(key) != want.get(key):
             raise _fail(
                 path,
@@ -367,7 +367,9 @@ def load_state(
     if like is not None:
         want_leaves: list[tuple[str, Any]] = []
         _compare(path, tree if isinstance(tree, dict) else {}, _describe(like, want_leaves, ""))
-        for (where, want), (name, dtype, shape) in zip(want_leaves, specs):
+        if len(want_leaves) != len(specs):
+            raise _fail(path, f"{len(specs)} leaves in the file, {len(want_leaves)} asked for")
+        for (where, want), (_, dtype, shape) in zip(want_leaves, specs):
             if (tuple(np.shape(want)), np.dtype(want.dtype).name) != (shape, dtype):
                 raise _fail(
                     path,

@@ -7,13 +7,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from tolerances import scaled_atol
 
 import ojax
 from ojax import averaging, losses, oco
 from ojax.datasets.paths import DataError
 from ojax.envs.streams import linear_regression_rows, linear_regression_stream
 from ojax.streaming import BlockReader, run_blocks, run_drawn
-from tolerances import scaled_atol
 
 N, D = 1000, 10
 
@@ -105,7 +105,9 @@ def test_a_stream_drawn_in_blocks_inside_the_scan_equals_its_materialised_run(x6
                 assert _same(got, state)
                 np.testing.assert_array_equal(got_trace.loss, trace.loss)
             else:  # the geometric average: XLA fuses its weights otherwise inside this program
-                np.testing.assert_array_equal(got.learner.learner.point, state.learner.learner.point)
+                np.testing.assert_array_equal(
+                    got.learner.learner.point, state.learner.learner.point
+                )
                 for a, b in zip(jax.tree.leaves(got), jax.tree.leaves(state)):
                     np.testing.assert_allclose(a, b, rtol=0, atol=scaled_atol(b, 8 * eps))
                 np.testing.assert_array_equal(got_trace.loss, trace.loss)

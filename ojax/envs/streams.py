@@ -254,11 +254,13 @@ def linear_regression_rows(
       True True
     """
     size, dim = check_int("size", size, low=1), check_int("dim", dim, low=1)
-    if not isinstance(start, jax.core.Tracer) and (int(start) + size) * (dim + 1) >= 2**32:
-        raise InputError(
-            f"start, size: rows up to {int(start) + size} of dim {dim} need (start + size) * "
-            f"(dim + 1) < 2^32 draws, got {(int(start) + size) * (dim + 1)}"
-        )
+    if not isinstance(start, jax.core.Tracer):
+        end = int(np.asarray(start)) + size
+        if end * (dim + 1) >= 2**32:
+            raise InputError(
+                f"start, size: rows up to {end} of dim {dim} need (start + size) * (dim + 1) "
+                f"< 2^32 draws, got {end * (dim + 1)}"
+            )
     return _linear_regression_rows(key, jnp.asarray(start, jnp.uint32), size, dim)
 
 
