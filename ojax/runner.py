@@ -313,7 +313,12 @@ def _check_learner(learner: Any, params: Params) -> None:
     check_params_type(learner.check_params, params)
 
 
-def _check_stream(learner, params, xs, ys, mask, order) -> tuple[Array, Array | None]:
+def _check_stream(
+    learner, params, xs, ys, mask, order, state=None, first_task=0
+) -> tuple[Array, Array | None]:
+    if first_task != 0:
+        raise InputError(f"first_task: task indices are for a MultiTaskLearner, got {first_task}")
+    _check_start_state(learner, params, state)
     n = _leading("xs", xs)
     if order is not None:
         check_shape("ys", ys, (n,) + tuple(jnp.shape(ys)[1:]))
@@ -330,7 +335,9 @@ def _check_stream(learner, params, xs, ys, mask, order) -> tuple[Array, Array | 
     return mask, order
 
 
-def _check_tasks(learner, params, xs, ys, mask, task_data) -> Array:
+def _check_tasks(learner, params, xs, ys, mask, task_data, state=None, first_task=0) -> Array:
+    check_int("first_task", first_task, low=0)
+    _check_start_state(learner, params, state)
     leading = {jnp.shape(leaf)[:2] for leaf in jax.tree.leaves(xs) if jnp.ndim(leaf) >= 2}
     if len(leading) != 1 or any(jnp.ndim(leaf) < 2 for leaf in jax.tree.leaves(xs)):
         raise InputError(
@@ -405,15 +412,11 @@ def run(
         state then has a leading task axis.
       keep_predictions: store the predictions in ``Trace.prediction`` (else ``None``); one
         ``(n, ...)`` output written per step, so pass False when only the losses are needed.
-      state: start from this state (a state the learner's ``init`` or an earlier run returned,
-        e.g. read back by :func:`ojax.load_state`) instead of ``learner.init(params)``: a run of
-        ``T`` steps equals a run of its first ``k`` steps continued from their final state over
-        the other ``T - k``, bit for bit. Every counter the learner keeps (step index ``t``,
-        averages, sums) is in its state and continues; the trace covers this call's steps only
-        (``Trace.loss[i]`` is step ``k + i`` of the whole run: offset cumulative means by
-        ``k``, see ``docs/guides/environments.md``).
-      first_task: for a multi-task learner, the ``TaskInfo.index`` of this call's first task
-        (the number of tasks run before, when continuing with ``state``); default 0.
+      state: start from this state (one an earlier run returned, or :func:`ojax.load_state`
+        read) instead of ``learner.init(params)``: ``T`` steps equal ``k`` steps continued over
+        ``T - k``, bit for bit; counters in the state continue, the trace covers this call
+        (``docs/guides/environments.md``).
+      first_task: a multi-task learner's ``TaskInfo.index`` of this call's first task.
 
     Returns:
       The final state and the :class:`~ojax.core.Trace`; :class:`~ojax.validation.InputError`
@@ -445,18 +448,13 @@ def run(
     if multi:
         if order is not None:
             raise InputError("order: pools with an order are for streams, not task blocks")
-        mask = _check_tasks(learner, params, xs, ys, mask, task_data)
-        _check_start_state(learner, params, state)
-        first = check_int("first_task", first_task, low=0)
-        return _tasks(learner, params, xs, ys, mask, task_data, options, state, first)
+        mask = _check_tasks(learner, params, xs, ys, mask, task_data, state, first_task)
+        return _tasks(learner, params, xs, ys, mask, task_data, options, state, first_task)
     if task_data is not None or task_record is not None or task_sums or independent_tasks:
         raise InputError(
             "task_data / task_record / task_sums / independent_tasks need a MultiTaskLearner"
         )
-    if first_task != 0:
-        raise InputError(f"first_task: task indices are for a MultiTaskLearner, got {first_task}")
-    mask, order = _check_stream(learner, params, xs, ys, mask, order)
-    _check_start_state(learner, params, state)
+    mask, order = _check_stream(learner, params, xs, ys, mask, order, state, first_task)
     return _stream(learner, params, xs, ys, order, mask, options, state)
 
 
