@@ -5,9 +5,10 @@ A run of ``T`` steps is the same run as its first ``B`` steps continued from the
 
 * :func:`run_blocks` feeds a :class:`BlockReader` (a ``.npy`` pair, an ``.npz`` or arrays
   already open) to :func:`ojax.run` ``block`` rows at a time: memory is one block plus the
-  state, whatever the length of the stream. Blocks are read with positioned reads into fresh
-  arrays, not through a memory map: the pages of a map stay in the process's resident set
-  until the kernel drops them (how a 400 MB memory-mapped stream once peaked at 1.03 GiB).
+  state, whatever the length of the stream: only one block is ever handed to JAX (a whole
+  memory-mapped array given to ``ojax.run`` becomes one device array of the whole stream).
+  Blocks of a file are read with positioned reads into fresh arrays (a compressed ``.npz``
+  member forward, as it inflates).
 * :func:`run_drawn` draws a synthetic stream block by block inside one jitted scan (``draw(data,
   start, size)`` gives rows ``start .. start + size``), so the stream is never materialised:
   memory is one block, and the run is ``jax.vmap``-able over seeds like any other.
@@ -197,7 +198,8 @@ def run_blocks(
       block: rows per call (each block size compiles once).
       state: continue from this state (default: ``learner.init(params)``).
       dtype: cast the rows to this dtype first (e.g. ``np.float32`` for a float64 file).
-      record, keep_predictions: as in :func:`ojax.run` (kept on the host, ``n`` rows each).
+      record: as in :func:`ojax.run` (kept on the host, ``n`` rows).
+      keep_predictions: as in :func:`ojax.run` (kept on the host, ``n`` rows).
 
     Returns:
       The final state and the :class:`~ojax.core.Trace` of all ``n`` steps (NumPy arrays).
@@ -242,12 +244,16 @@ def run_drawn(
     never materialised (memory: one block); works under ``jit`` / ``vmap``.
 
     Args:
-      learner, params, loss, record, keep_predictions: as in :func:`ojax.run`.
+      learner: a predictor (static).
+      params: its hyperparameters.
       draw: the rows of the stream.
       data: what ``draw`` reads (a key, a problem), passed at call time.
       num_steps: ``n`` (static).
+      loss: the loss recorded per step.
       block: rows per draw (static); a last, shorter block draws ``n mod block`` rows.
       state: continue from this state (default: ``learner.init(params)``).
+      record: as in :func:`ojax.run`.
+      keep_predictions: as in :func:`ojax.run`.
 
     Returns:
       The final state and the :class:`~ojax.core.Trace` of the ``n`` steps.
