@@ -38,9 +38,12 @@ from ojax.core import (  # noqa: E402
 )
 from ojax.game import run_env  # noqa: E402
 from ojax.runner import OCOParams, oco_predictor, run, run_entry, run_oco  # noqa: E402
+from ojax.state_io import load_state, save_state  # noqa: E402
+from ojax.streaming import BlockReader, run_blocks, run_drawn  # noqa: E402
 from ojax.validation import InputError, checked  # noqa: E402
 
 __all__ = [
+    "BlockReader",
     "LEARNERS",
     "LEARNER_KINDS",
     "Environment",
@@ -61,6 +64,7 @@ __all__ = [
     "checked",
     "enable_compilation_cache",
     "linear_weights",
+    "load_state",
     "losses",
     "meta",
     "metrics",
@@ -71,9 +75,12 @@ __all__ = [
     "projections",
     "register_learner",
     "run",
+    "run_blocks",
+    "run_drawn",
     "run_entry",
     "run_env",
     "run_oco",
+    "save_state",
     "sweep",
     "transfer",
     "tree_where",

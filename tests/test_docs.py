@@ -76,6 +76,10 @@ EXPECTED = {
         "EXP3-IX 95% quantile",
         "d=0: regret",
         "d=50: regret",
+        "True True 1000",  # T steps = T/2, saved, loaded, T/2 more
+        "refused: a state of the learner ojax.adapters.linear_predictor(",
+        "LinearPredictorState",
+        "True\n(1000,) True\n(100, 1000)",  # blocks from disk; drawn in the scan; vmapped
     ],
     "guides/add-an-experiment.md": [
         "flags: ['--horizon']",

@@ -11,7 +11,8 @@ import counts, a function-local one included):
    ``cache``), process helpers (``progress``, ``interrupt``, ``distributed``, ``rendezvous``,
    ``compile_log``) and ``plotting``;
 1. ``learners``: ``oco``, ``parameter_free``, ``averaging``, ``meta``, ``transfer``;
-2. ``data``: ``envs``, ``datasets`` (streams name the learners they feed; learners name their
+2. ``data``: ``envs``, ``datasets``, ``state_io`` (state files), ``streaming`` (streams
+   read in blocks) (streams name the learners they feed; learners name their
    streams in ``ojax.core.STREAMS`` and never import them);
 3. ``sweep``: the engine;
 4. ``studies``: ``experiments``, ``theory``;
@@ -43,7 +44,7 @@ LAYERS = {
         "progress", "interrupt", "distributed", "rendezvous", "plotting",
     ),
     "learners": ("oco", "parameter_free", "averaging", "meta", "transfer"),
-    "data": ("envs", "datasets"),
+    "data": ("envs", "datasets", "state_io", "streaming"),
     "sweep": ("sweep",),
     "studies": ("experiments", "theory"),
     "cli": ("cli",),
