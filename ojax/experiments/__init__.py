@@ -144,6 +144,17 @@ for _fields in [
         None,
     ),
     (
+        "parameter-free-benchmark",
+        "every parameter-free learner and tuned OGD / AdaGrad on progressive validation of linear "
+        "models, each hidden constant swept over 8 decades (one sweep per method and loss)",
+        "ojax.experiments.parameter_free_benchmark:run_benchmark",
+        30,
+        2,
+        ("a1a.libsvm.gz", "spambase.csv.gz", "mushrooms_keel.csv.gz", "usenet2.mat"),
+        ("a1a.libsvm.gz", "usenet2.mat"),
+        None,
+    ),
+    (
         "zhao-hoi2010-homogeneous",
         "Zhao & Hoi 2010: online transfer learning, homogeneous domains (usenet2, newsgroup4, "
         "spambase)",
