@@ -5,8 +5,8 @@ The claims (regression, absolute loss: 1-Lipschitz, so KT's coins stay in [-1, 1
 * KT's regret is within the log factor of its bound of tuned OGD's at every ``||u||``:
   ``Regret_KT(u) <= eps + sqrt(ln(1 + 24 T^2 ||u||^2 / eps^2)) Regret_OGD*(u)``, the ratio of
   KT's bound ``eps + ||u|| sqrt(T ln(1 + 24 T^2 ||u||^2 / eps^2))`` (Orabona & Pal 2016) to tuned
-  OGD's ``||u|| sqrt(T)``; OGD at one fixed step (tuned at ``||u|| = 1``) is not, at the ends
-  of the range of norms, where its step is 100x off;
+  OGD's ``||u|| sqrt(T)``; OGD at one fixed step (tuned at ``||u|| = 1``) is not at
+  ``||u|| = 1e-2`` and ``1e-1``, where its step is 100x and 10x too large;
 * KT does better against tuned OGD than OGD with a step 10x off the tuned one, at every norm;
 * COCOB's average loss moves by less than 2x over 8 decades of its constant, OGD's by more than
   10x over its steps.
@@ -68,8 +68,10 @@ def test_kt_regret_within_log_factors_of_tuned_ogd_and_a_fixed_step_is_not(small
         allowed = 1.0 + _log_factor(norm) * tuned  # eps = KT's default initial wealth, 1
         assert _regret(sweeps, "KT", norm) <= allowed, norm
         broken.append(_regret(sweeps, "OGD", norm, fixed) > allowed)
-    assert broken[0] and broken[-1], broken  # ||u|| = 1e-2 and 1e2: the fixed step is 100x off
-    assert not broken[len(broken) // 2]  # at ||u|| = 1 it is the tuned step
+    # ||u|| = 1e-2, 1e-1: the fixed step is 100x, 10x too large; at ||u|| = 1 it is the tuned
+    # one. (At ||u|| >= 10 and T = 300 even tuned OGD's regret times the log factor exceeds
+    # what never learning costs, sum |y_t|: nothing can break the bound there.)
+    assert broken[:3] == [True, True, False], broken
 
 
 @pytest.mark.slow
