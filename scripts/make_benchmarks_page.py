@@ -33,6 +33,7 @@ BENCHMARKS = {
     "distributed": "the same chunked sweep on 1 and on 2 processes",
     "e2e": "every `ojax run` experiment end to end in a fresh process, cold and warm",
     "runner": "`ojax.run` beside a hand-written `lax.scan` / `fori_loop` of each learner's update",
+    "parameter_free": "ojax's parameter-free learners beside optax.contrib's under jax.vmap",
 }
 STANDARD = ("case", "ojax_seconds", "ojax_compile_seconds", "baseline", "baseline_seconds", "ratio")
 
