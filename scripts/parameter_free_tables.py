@@ -8,6 +8,7 @@ average loss at the default constant, its sensitivity to that constant, and the 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -30,6 +31,20 @@ def _table(
     return [head, "", *lines, ""]
 
 
+def _cell(mean_std: Callable) -> Callable:
+    """``mean_std`` that names a diverged (NaN) or unbounded (inf) value instead."""
+
+    def cell(value: Any) -> str:
+        if value is None:
+            return "n/a"
+        mean = value[0]
+        if math.isnan(mean):
+            return "diverged"
+        return "inf (a constant diverged)" if math.isinf(mean) else mean_std(value)
+
+    return cell
+
+
 def _norm(dataset: str) -> float:
     return float(dataset.rsplit("=", 1)[1])
 
@@ -38,6 +53,7 @@ def headline(res: Any, mean_std: Callable) -> list[str]:
     """The page's tables from a run's results (``res.rows``: ``(dataset, method, metric)`` ->
     ``(mean, std, n_seeds)``)."""
     rows = res.rows
+    mean_std = _cell(mean_std)
     datasets = list(dict.fromkeys(d for (d, _, _) in rows))
     classification = [d for d in datasets if not d.startswith("regression-")]
     methods = [m for m in _methods(rows, "average_loss") if m != FIXED]

@@ -31,7 +31,9 @@ Rows (``results.csv``): ``METHOD@constant=VALUE`` for every grid point (``averag
 at its default constant (OGD / AdaGrad: at the step best in hindsight on the seeds' mean,
 ``OGD-fixed``: OGD at the step best for ``||u|| = 1`` kept at every norm), ``best_average_loss``
 (the best grid point) and ``sensitivity`` (per seed, the worst over the grid's average loss
-divided by the best; 1 is perfectly parameter-free).
+divided by the best; 1 is perfectly parameter-free). A run that diverges (the square loss's
+coins outside ``[-1, 1]`` blow the bettors' wealth up) has NaN rows, and makes its method's
+sensitivity ``inf``; it is never chosen as the best.
 """
 
 from __future__ import annotations
@@ -341,13 +343,14 @@ def sweep_method(
     settings = {"size": size._asdict(), "grid": grid.tolist(), "method": method}
     outputs: dict[str, dict[str, np.ndarray]] = {}
     compile_s = 0.0
-    for loss in size.classification_losses if streams is not None else ():
+    tasks = () if streams is None else tuple(streams)
+    for loss in size.classification_losses if tasks else ():
         res = sweep_experiment(
             config,
             classification_cell(method, loss),
             params,
             key=0,
-            tasks=tuple(streams),
+            tasks=tasks,
             name=f"pfb-{method}-{loss}",
             settings={**settings, "loss": loss},
         )

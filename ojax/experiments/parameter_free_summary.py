@@ -16,12 +16,22 @@ FIXED_NORM = 1.0  # OGD-fixed: the step best in hindsight at ||u|| = 1, kept at 
 REGRET_METHODS = ("KT", "ONS", "KT-coordinate", "COCOB", "DoG", "OGD")
 
 
+def finite(values: np.ndarray) -> np.ndarray:
+    """``values`` with NaN (a diverged run) as ``inf``, so that it is never the best."""
+    return np.where(np.isnan(values), np.inf, values)
+
+
+def best_index(average_loss: np.ndarray) -> int:
+    """The grid point of the lowest mean average loss over seeds (diverged runs last)."""
+    return int(np.argmin(finite(average_loss.mean(axis=0))))
+
+
 def chosen_index(method: str, grid: np.ndarray, average_loss: np.ndarray) -> int:
     """The grid point a method's summary row reports: its default constant, or (a baseline)
     the point of the lowest mean average loss over seeds (best in hindsight)."""
     default = pfb.METHODS[method].default
     if default is None:
-        return int(np.argmin(average_loss.mean(axis=0)))
+        return best_index(average_loss)
     return int(np.argmin(np.abs(np.log(grid / default))))
 
 
@@ -39,8 +49,11 @@ def _add_method(result: ExperimentResult, method: str, sweep: Any) -> None:
         idx = chosen_index(method, sweep.grid, avg)
         result.add(dataset, method, "average_loss", avg[:, idx])
         result.add(dataset, method, other, metrics[other][:, idx])
-        result.add(dataset, method, "best_average_loss", avg[:, int(np.argmin(avg.mean(0)))])
-        result.add(dataset, method, "sensitivity", avg.max(axis=1) / avg.min(axis=1))
+        result.add(dataset, method, "best_average_loss", avg[:, best_index(avg)])
+        # per seed worst / best; a diverged grid point (NaN) makes it inf
+        result.add(
+            dataset, method, "sensitivity", finite(avg).max(axis=1) / finite(avg).min(axis=1)
+        )
 
 
 def fixed_step_index(sweep: Any, loss: str, norms: tuple[float, ...]) -> int | None:
@@ -48,8 +61,7 @@ def fixed_step_index(sweep: Any, loss: str, norms: tuple[float, ...]) -> int | N
     the run has no such norm)."""
     if FIXED_NORM not in norms:
         return None
-    avg = sweep.outputs[pfb.regression_name(loss, FIXED_NORM)]["average_loss"]
-    return int(np.argmin(avg.mean(axis=0)))
+    return best_index(sweep.outputs[pfb.regression_name(loss, FIXED_NORM)]["average_loss"])
 
 
 def build_result(sweeps: dict[str, Any], size: pfb.Size) -> ExperimentResult:
@@ -123,10 +135,10 @@ def regret_curves(sweeps: dict[str, Any], size: pfb.Size, loss: str) -> dict[str
             idx = chosen_index(method, sweep.grid, metrics["average_loss"])
             values.append(metrics["regret"][:, idx].mean())
         out[method if method != "OGD" else "OGD (tuned per norm)"] = np.asarray(values)
-    idx = fixed_step_index(sweeps["OGD"], loss, size.norms) if "OGD" in sweeps else None
-    if idx is not None:
+    fixed = fixed_step_index(sweeps["OGD"], loss, size.norms) if "OGD" in sweeps else None
+    if fixed is not None:
         out["OGD-fixed (tuned at ||u||=1)"] = np.asarray(
-            [sweeps["OGD"].outputs[n]["regret"][:, idx].mean() for n in names]
+            [sweeps["OGD"].outputs[n]["regret"][:, fixed].mean() for n in names]
         )
     return out
 
