@@ -40,7 +40,7 @@ from ojax.experiments.output import environment_info
 DIM = 20
 
 
-def _ojax_pairs() -> dict[str, tuple[Any, Any]]:
+def ojax_pairs() -> dict[str, tuple[Any, Any]]:
     ogd_base = oco.OGDParams(jnp.float32(1.0), jnp.float32(1.0))
     return {
         "cocob": (parameter_free.cocob(), parameter_free.CocobParams.default()),
@@ -130,7 +130,7 @@ def timed(fn: Callable, args: tuple, repeats: int) -> tuple[float, float, float]
 
 def bench(stream_counts: list[int], num_steps: int, repeats: int) -> list[dict[str, Any]]:
     rows = []
-    pairs = _ojax_pairs()
+    pairs = ojax_pairs()
     for count in stream_counts:
         data = streams(count, num_steps)
         for name, (learner, params) in pairs.items():

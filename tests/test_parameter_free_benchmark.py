@@ -188,3 +188,23 @@ def test_cli_missing_data_exits_2_and_writes_nothing(tmp_path, capsys):
     assert len(err) == 1 and "a1a.libsvm.gz" in err[0]
     assert not out.exists()
     assert "parameter-free-benchmark" in EXPERIMENTS
+
+
+def _bench_script():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "scripts" / "bench_parameter_free.py"
+    spec = importlib.util.spec_from_file_location("bench_parameter_free", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("argv", [["--streams", "0"], ["--streams", "a,b"], ["--steps", "0"]])
+def test_bench_script_refuses_bad_options(argv, tmp_path, capsys):
+    bench = _bench_script()
+    assert bench.main([*argv, "--out", str(tmp_path / "b")]) == 2
+    assert "bench_parameter_free: --streams" in capsys.readouterr().err
+    assert not (tmp_path / "b").exists()
+    assert set(bench.OPTAX) == set(bench.ojax_pairs())  # every ojax learner has its peer
