@@ -13,6 +13,7 @@ from ojax.experiments import (
     denevi2020,
     denevi2020_variance,
     neu_rosasco2018,
+    parameter_free_benchmark,
     theory,
     zhao_hoi2010,
 )
@@ -29,6 +30,7 @@ SPECS: tuple[ExperimentSpec, ...] = (
     denevi2020.SCHOOLS,
     denevi2020.LENK,
     neu_rosasco2018.SPEC,
+    parameter_free_benchmark.SPEC,
     zhao_hoi2010.HOMOGENEOUS,
     zhao_hoi2010.HETEROGENEOUS,
 )
