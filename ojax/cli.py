@@ -1,4 +1,4 @@
-"""The ``ojax`` command: ``ojax list``, ``ojax run NAME [options]`` (see INTERFACE.md).
+"""The ``ojax`` command: ``ojax list``, ``run NAME``, ``sweep LEARNER``, ``plot OUT``.
 
 Bad input (an unknown experiment, a bad option value, a missing or malformed data file, an
 ``--out`` that is a file, cannot be written or holds another run) exits with status 2 and a
@@ -18,6 +18,7 @@ from pathlib import Path
 
 from ojax import compile_log, interrupt
 from ojax.cache import compilation_cache_dir, enable_compilation_cache
+from ojax.experiments import figures
 from ojax.experiments.output import ExperimentConfig, results_table
 from ojax.experiments.run_folder import CHUNK_STORE, RunFolder
 from ojax.validation import InputError
@@ -132,6 +133,7 @@ def _add_engine_options(parser: argparse.ArgumentParser) -> None:
         help="JAX's persistent compilation cache (default: $OJAX_COMPILATION_CACHE, else "
         "~/.cache/ojax/jax); 'off' disables it",
     )
+    figures.add_figure_format(parser)
 
 
 _OUT_RULE = (
@@ -145,25 +147,17 @@ _OUT_RULE = (
 
 
 def _add_overwrite(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--overwrite",
-        action="store_true",
-        help="replace a different run in --out (its files are removed first)",
-    )
+    text = "replace a different run in --out (its files are removed first)"
+    parser.add_argument("--overwrite", action="store_true", help=text)
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="ojax", description="ojax: online learning in JAX.")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     listing = commands.add_parser("list", help="list the experiments (or the learners)")
-    listing.add_argument(
-        "--learners",
-        action="store_true",
-        help="list the registered learners (what `ojax sweep` runs) and their fields",
-    )
-    run = commands.add_parser(
-        "run", help="run an experiment and write its results", epilog=_OUT_RULE
-    )
+    text = "list the registered learners (what `ojax sweep` runs) and their fields"
+    listing.add_argument("--learners", action="store_true", help=text)
+    run = commands.add_parser("run", help="run an experiment, write its results", epilog=_OUT_RULE)
     run.add_argument("name", help="experiment name (see `ojax list`)")
     run.add_argument("--seeds", type=_positive_int, help="number of seeds (default: the paper's)")
     run.add_argument("--out", type=Path, help="output folder (default: results/NAME)")
@@ -225,6 +219,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_overwrite(sweep)
     sweep.add_argument("--chunk-size", type=_positive_int, help="combinations per chunk")
     _add_engine_options(sweep)
+    figures.add_plot_command(commands)
     return parser
 
 
@@ -311,6 +306,7 @@ def _engine_config(args: argparse.Namespace, **fields) -> ExperimentConfig:
     cache = compilation_cache_dir(args.compile_cache)
     fields.setdefault("compile_cache", None if cache is None else str(cache))
     return ExperimentConfig(
+        figure_formats=figures.formats(args.figure_format),
         x64=args.x64,
         devices=args.devices,
         quiet=args.quiet,
@@ -582,6 +578,8 @@ def _main(argv: Sequence[str] | None) -> int:
     try:
         if args.command == "list":
             return _list(args.learners)
+        if args.command == "plot":
+            return figures.plot_command(args.out, args.figure_format)
         _join(args)
         if args.command == "sweep":
             return _sweep(args)

@@ -435,37 +435,39 @@ def run_methods(
 # the experiments
 
 
-def _figures(
-    dataset: str, curves, checkpoints, title: str, setting_text: str, points: Any = None
-) -> dict[str, Any]:
-    from ojax.plotting import curves_figure
+PANELS = {  # metric -> (x label, y label)
+    "cumulative_error": ("iterations (points seen)", "average online absolute error so far"),
+    "test_error": ("number of tasks", "test absolute error"),
+    "meta_test_error": ("number of training tasks", "meta-test error on unseen tasks"),
+}
 
-    some = next(iter(curves.values()))
-    n, t = some["cumulative_error"].shape[1], some["test_error"].shape[1]
-    points = np.arange(1, n + 1) if points is None else points
-    err, unseen = "test absolute error", "meta-test error on unseen tasks"
-    panels = [
-        (
-            "cumulative_error",  # the metric's name (INTERFACE.md): a running mean, not a sum
-            points,
-            "running average of the online errors",
-            "iterations (points seen)",
-            "average online absolute error so far",
-        ),
-        ("test_error", np.arange(1, t + 1), "multi-task test error", "number of tasks", err),
-        ("meta_test_error", np.asarray(checkpoints), unseen, "number of training tasks", err),
-    ]
-    return {
-        f"{dataset}_{metric}.png": curves_figure(
-            x,
-            {m: c[metric] for m, c in curves.items()},
-            title=f"{title}\n{what} ({setting_text})",
-            xlabel=xlabel,
-            ylabel=ylabel,
-            fit_from=len(x) // 20,  # past the first points, where the averages start high
-        )
-        for metric, x, what, xlabel, ylabel in panels
-    }
+
+def figures(run) -> dict[str, Any]:
+    """The plot function of ``denevi2020-synthetic``, ``-schools`` and ``-lenk``
+    (:mod:`ojax.experiments.figures`): per dataset and metric, every method's curve (mean and
+    10-90% band over seeds) against its positions, ``DATASET_METRIC``."""
+    from ojax.plotting import curves_figure, display_name
+
+    out = {}
+    datasets = dict.fromkeys(key.split("/")[0] for key in run.curves)
+    for dataset in datasets:
+        for metric, (xlabel, ylabel) in PANELS.items():
+            found = {
+                key.split("/")[1]: curve
+                for key, curve in run.curves.items()
+                if key.startswith(f"{dataset}/") and key.endswith(f"/{metric}")
+            }
+            if not found:
+                continue
+            x = next(iter(found.values())).steps
+            out[f"{dataset}_{metric}"] = curves_figure(
+                x,
+                {display_name(m): c.values for m, c in found.items()},
+                xlabel=xlabel,
+                ylabel=ylabel,
+                fit_from=len(x) // 20,  # past the first points, where the averages start high
+            )
+    return out
 
 
 def _dtype(config: ExperimentConfig):
@@ -476,14 +478,13 @@ def _finish(
     result: ExperimentResult, setting: Setting, curves, extra, compile_s, title, start: float
 ) -> ExperimentResult:
     dataset = setting.dataset
-    for method, metrics in curves.items():
-        for metric in METRICS:
-            result.add(dataset, method, metric, metrics[metric])
-    text = f"{setting.num_seeds} seeds, d={setting.dim}"
     points = curve_points(setting.num_points, setting.num_seeds)
     if points is not None:  # many seeds: the curves were kept at these points only
         result.extra_config[f"{dataset}_cumulative_error_points"] = points.tolist()
-    result.figures.update(_figures(dataset, curves, setting.checkpoints, title, text, points))
+    positions = {"cumulative_error": points, "meta_test_error": np.asarray(setting.checkpoints)}
+    for method, metrics in curves.items():
+        for metric in METRICS:
+            result.add(dataset, method, metric, metrics[metric], steps=positions.get(metric))
     result.extra_config.update(
         {
             f"{dataset}_tuned_steps": extra,
@@ -550,32 +551,33 @@ def run_wealth(config: ExperimentConfig) -> ExperimentResult:
             "wealth_grid": [float(w) for w in wealths],
         }
     )
-    result = _finish(result, setting, curves, {}, compile_s, "Initial wealth sweep", start)
-    result.figures["synthetic_wealth_sensitivity.png"] = _wealth_figure(curves, wealths)
-    return result
+    return _finish(result, setting, curves, {}, compile_s, "Initial wealth sweep", start)
 
 
-def _wealth_figure(curves, wealths):
-    import matplotlib.pyplot as plt
+def wealth_figures(run) -> dict[str, Any]:
+    """The plot function of ``denevi2020-wealth``: the panels of :func:`figures` and
+    ``synthetic_wealth_sensitivity``, each method's final cumulative error against the initial
+    wealth (``config.json``'s ``wealth_grid``)."""
+    from ojax.plotting import band, display_name, legend, new_figure, style
 
-    from ojax.plotting import band, legend, style
-
-    fig, ax = plt.subplots(figsize=(6, 4))
+    out = figures(run)
+    wealths = np.asarray(run.config["wealth_grid"], np.float64)
+    fig, ax = new_figure()
     for i, method in enumerate(PF_METHODS):
-        finals = np.stack(
-            [curves[f"{method}@wealth={w:g}"]["cumulative_error"][:, -1] for w in wealths], axis=1
-        )
-        band(ax, wealths, finals, method, marker="o", **style(i))
+        keys = [f"synthetic/{method}@wealth={w:g}/cumulative_error" for w in wealths]
+        if not all(k in run.curves for k in keys):
+            continue
+        finals = np.stack([run.curves[k].values[:, -1] for k in keys], axis=1)
+        band(ax, wealths, finals, display_name(method), **style(i, every=None))
     ax.set(
         xscale="log",
         xlabel="initial wealth (inner = meta)",
-        ylabel="final running average of the online errors",
-        title=f"Sensitivity to the initial wealth ({finals.shape[0]} seeds)\n"
-        "mean and 10-90% band over seeds",
+        ylabel="final average online error",
     )
     ax.grid(alpha=0.3)
-    legend(fig, ax, len(PF_METHODS))
-    return fig
+    legend(fig, ax)
+    out["synthetic_wealth_sensitivity"] = fig
+    return out
 
 
 def _final_stats(curves) -> dict[str, Any]:
