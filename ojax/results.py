@@ -79,6 +79,19 @@ class Results:
         return self.curves[key]
 
 
+def split_key(key: str) -> tuple[str, str, str]:
+    """``"DATASET/METHOD/METRIC"`` -> ``(dataset, method, metric)`` (a method's name may hold
+    a ``/``, e.g. ``OGD-step/10``).
+
+    Examples:
+      >>> split_key("parameter-free/OGD-step/10/regret")
+      ('parameter-free', 'OGD-step/10', 'regret')
+    """
+    dataset, _, rest = key.partition("/")
+    method, _, metric = rest.rpartition("/")
+    return dataset, method, metric
+
+
 def curve_positions(curves: dict[str, np.ndarray], steps: dict[str, Any]) -> dict[str, Any]:
     """The arrays ``curves.npz`` holds: each curve and, beside it (``KEY:steps``), its positions,
     those of ``steps`` or else ``1..length`` (a per-step curve)."""

@@ -47,6 +47,7 @@ from ojax.datasets import multitask as mt_data
 from ojax.envs import multitask as mt_env
 from ojax.experiments.output import ExperimentConfig, ExperimentResult
 from ojax.parameter_free import direction_magnitude
+from ojax.results import split_key
 from ojax.sweep import check_output_memory, sweep_experiment
 from ojax.validation import check_choice
 
@@ -449,11 +450,11 @@ def figures(run) -> dict[str, Any]:
     from ojax.plotting import curves_figure, display_name
 
     out = {}
-    datasets = dict.fromkeys(key.split("/")[0] for key in run.curves)
+    datasets = dict.fromkeys(split_key(key)[0] for key in run.curves)
     for dataset in datasets:
         for metric, (xlabel, ylabel) in PANELS.items():
             found = {
-                key.split("/")[1]: curve
+                split_key(key)[1]: curve
                 for key, curve in run.curves.items()
                 if key.startswith(f"{dataset}/") and key.endswith(f"/{metric}")
             }
