@@ -119,15 +119,17 @@ def parse_figure_formats(values: str | Iterable[str]) -> tuple[str, ...]:
 
 
 def save_figure(fig: Figure, folder: str | Path, stem: str, formats: Sequence[str] = ("png",)):
-    """Writes ``fig`` as ``folder/stem.FORMAT`` for each format (PNG at :data:`DPI` dpi, no
-    time stamp in the files' metadata) and closes it; returns the paths."""
+    """Writes ``fig`` as ``folder/stem.FORMAT`` for each format (PNG at :data:`DPI` dpi; no
+    time stamp in the files, fixed SVG ids: the same figure gives the same file) and closes
+    it; returns the paths."""
     paths = []
     for fmt in parse_figure_formats(formats):
         path = Path(folder) / f"{stem}.{fmt}"
         metadata: dict[str, Any] = {"png": {"Software": None}, "pdf": {"CreationDate": None}}.get(
             fmt, {"Date": None}
         )
-        fig.savefig(path, format=fmt, dpi=DPI, metadata=metadata)
+        with plt.rc_context({"svg.hashsalt": "ojax"}):  # SVG ids the same from run to run
+            fig.savefig(path, format=fmt, dpi=DPI, metadata=metadata)
         paths.append(path)
     plt.close(fig)
     return paths
