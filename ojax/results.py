@@ -19,7 +19,7 @@ Examples:
   >>> out = tempfile.mkdtemp()
   >>> main(["sweep", "ogd_square", "--grid", "learning_rate=0.1,1", "--seeds", "2",
   ...       "--steps", "50", "--quiet", "--out", out])  # doctest: +ELLIPSIS
-  ...
+  dataset ...
   0
   >>> run = load(out, pandas=False)
   >>> print(run.table[0]["method"], run.table[0]["metric"], run.table[0]["n_seeds"])
@@ -46,6 +46,9 @@ STEPS_SUFFIX = ":steps"
 
 FILES = ("results.csv", "curves.npz", "config.json")
 """The data files of a run (the figures are drawn from them)."""
+
+RESULT_COLUMNS = ("experiment", "dataset", "method", "metric", "mean", "std", "n_seeds")
+"""The columns of ``results.csv`` (INTERFACE.md)."""
 
 
 class Curve(NamedTuple):

@@ -28,9 +28,7 @@ from typing import Any
 import numpy as np
 
 from ojax import compile_log
-from ojax.results import curve_positions
-
-RESULT_COLUMNS = ("experiment", "dataset", "method", "metric", "mean", "std", "n_seeds")
+from ojax.results import RESULT_COLUMNS, curve_positions
 
 
 @dataclasses.dataclass
