@@ -151,7 +151,7 @@ def clipped_texts(fig: Figure, tolerance: float = 1.0) -> list[str]:
             or extent.y1 > box.y1 + tolerance
         )
 
-    ticks = set()  # tick labels: only those drawn count, through their axis's extent
+    ticks: set[int] = set()  # tick labels: only those drawn count, through their axis's extent
     clipped = []
     for ax in fig.axes:
         for axis in (ax.xaxis, ax.yaxis):

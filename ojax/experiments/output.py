@@ -263,8 +263,7 @@ def write_result(
                     ]
                 )
         arrays = curve_positions(result.curves, result.steps)
-        # numpy's stubs match **arrays against savez_compressed's allow_pickle: bool too
-        np.savez_compressed(tmp / "curves.npz", **arrays)  # type: ignore[arg-type]
+        np.savez_compressed(tmp / "curves.npz", **arrays)
         formats = tuple(getattr(config, "figure_formats", None) or ("png",))
         for name, fig in result.figures.items():
             save_figure(fig, tmp, Path(name).stem, formats)

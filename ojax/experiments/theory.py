@@ -133,7 +133,7 @@ def add_outcome(
             slope = slope_of(check.kind, horizons, curves)
             result.add(check.name, method, "slope", np.array([slope]))
             result.add(check.name, method, "expected_slope", np.array([check.expected_slope]))
-        steps = horizons
+        steps: np.ndarray | None = horizons
         if check.kind == "identity":  # the figure's curves over the horizons (no rows)
             result.curves[f"{check.name}/{method}/measured_by_horizon"] = measured
             result.steps[f"{check.name}/{method}/measured_by_horizon"] = horizons
