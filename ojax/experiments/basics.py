@@ -416,6 +416,7 @@ TITLES = {
     "hedge": f"Example 7: Hedge over {NUM_EXPERTS} experts",
     "parameter-free": "Example 8: coin betting vs OGD, absolute loss, d = 5",
 }
+"""What each example's figure shows: its caption (the figures carry no title)."""
 
 
 def figures(run) -> dict[str, Any]:

@@ -476,7 +476,7 @@ def _dtype(config: ExperimentConfig):
 
 
 def _finish(
-    result: ExperimentResult, setting: Setting, curves, extra, compile_s, title, start: float
+    result: ExperimentResult, setting: Setting, curves, extra, compile_s, start: float
 ) -> ExperimentResult:
     dataset = setting.dataset
     points = curve_points(setting.num_points, setting.num_seeds)
@@ -518,8 +518,7 @@ def run_synthetic(config: ExperimentConfig) -> ExperimentResult:
             "aggressive_counter": "global",
         }
     )
-    title = "Synthetic (Denevi et al. 2020)"
-    return _finish(result, setting, curves, extra, compile_s, title, start)
+    return _finish(result, setting, curves, extra, compile_s, start)
 
 
 WEALTH_GRID = 10.0 ** np.arange(-3.0, 4.0)
@@ -552,7 +551,7 @@ def run_wealth(config: ExperimentConfig) -> ExperimentResult:
             "wealth_grid": [float(w) for w in wealths],
         }
     )
-    return _finish(result, setting, curves, {}, compile_s, "Initial wealth sweep", start)
+    return _finish(result, setting, curves, {}, compile_s, start)
 
 
 def wealth_figures(run) -> dict[str, Any]:
@@ -588,7 +587,7 @@ def _final_stats(curves) -> dict[str, Any]:
     }
 
 
-def _run_real(config: ExperimentConfig, dataset: str, loader, title: str) -> ExperimentResult:
+def _run_real(config: ExperimentConfig, dataset: str, loader) -> ExperimentResult:
     start = time.perf_counter()
     data = loader(config.data_dir, np.float64 if config.x64 else np.float32)
     if config.quick:  # a few tasks only
@@ -617,7 +616,7 @@ def _run_real(config: ExperimentConfig, dataset: str, loader, title: str) -> Exp
             "aggressive_counter": "global",
         }
     )
-    return _finish(result, setting, curves, extra, compile_s, title, start)
+    return _finish(result, setting, curves, extra, compile_s, start)
 
 
 def _own_tasks(config: ExperimentConfig) -> ExperimentResult | None:
@@ -630,7 +629,7 @@ def _own_tasks(config: ExperimentConfig) -> ExperimentResult | None:
     def loader(data_dir, dtype):
         return mt_data.load_tasks_file(path, dtype)
 
-    return _run_real(config, name, loader, f"your tasks ({name})")
+    return _run_real(config, name, loader)
 
 
 def run_schools(config: ExperimentConfig) -> ExperimentResult:
@@ -638,11 +637,11 @@ def run_schools(config: ExperimentConfig) -> ExperimentResult:
     with ``--tasks FILE``, the same protocol on one's own tasks
     (:func:`ojax.datasets.load_tasks_file` gives the ``.npz`` layout)."""
     own = _own_tasks(config)
-    return own if own is not None else _run_real(config, "schools", mt_data.load_schools, "Schools")
+    return own if own is not None else _run_real(config, "schools", mt_data.load_schools)
 
 
 def run_lenk(config: ExperimentConfig) -> ExperimentResult:
     """``denevi2020-lenk``: Lenk (180 people x 20 computers), without the Oracle; with
     ``--tasks FILE``, the same protocol on one's own tasks."""
     own = _own_tasks(config)
-    return own if own is not None else _run_real(config, "lenk", mt_data.load_lenk, "Lenk")
+    return own if own is not None else _run_real(config, "lenk", mt_data.load_lenk)
