@@ -87,6 +87,17 @@ def test_no_text_is_clipped_in_any_figure_kind():
         assert _rendered_clipping(fig) == [], what
 
 
+def test_the_longest_theory_heading_is_not_clipped():
+    from ojax.experiments import theory
+    from ojax.theory import CHECKS
+
+    check = max(CHECKS.values(), key=lambda c: len(f"{c.name}{c.result}{c.document}"))
+    x = np.array([10.0, 100.0, 1000.0])
+    methods = {"learner": (np.sqrt(x)[None] * [[1.0], [1.2]], 2 * np.sqrt(x)[None]),
+               "falsifier:no-learning": (x[None], None)}  # fmt: skip
+    assert _rendered_clipping(theory.check_figure(check, x, methods)) == []
+
+
 def test_the_clipping_check_can_fail():
     fig, ax = plt.subplots(figsize=(3, 2))  # no layout, a legend right of the axes
     ax.plot([1, 2], [1, 2], label="a label far too long to fit beside the axes")

@@ -112,7 +112,8 @@ def check_figure(check: Check, horizons, methods) -> Figure:
     }.get(check.kind, f"dash-dot: slope {check.rate:g}" if check.rate is not None else "")
     title = f"{check.name}: {check.result} ({check.document})"
     instance = textwrap.shorten(check.instance, 160)
-    ax.set_title(f"{title}\n{textwrap.fill(instance, 90)}", fontsize=7)  # a check, not a paper's
+    heading = f"{textwrap.fill(title, 100)}\n{textwrap.fill(instance, 100)}"
+    ax.set_title(heading, fontsize=7)  # a diagnostic of a check, not a paper's figure
     ax.set(xlabel=check.horizon, ylabel=f"measured ({guide})")
     ax.set_xscale("log")
     ax.set_yscale("log")
