@@ -16,6 +16,7 @@ from ojax import (  # noqa: E402  # noqa: E402
     oco,
     parameter_free,
     projections,
+    results,  # ojax.results.load(OUT): a finished run's table and curves
     sweep,  # noqa: E402  (the package: ojax.sweep.sweep, sweep_experiment)
     transfer,
 )
@@ -74,6 +75,7 @@ __all__ = [
     "parameter_free",
     "projections",
     "register_learner",
+    "results",
     "run",
     "run_blocks",
     "run_drawn",

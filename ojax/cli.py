@@ -1,4 +1,4 @@
-"""The ``ojax`` command: ``ojax list``, ``ojax run NAME [options]`` (see INTERFACE.md).
+"""The ``ojax`` command: ``ojax list``, ``run NAME``, ``sweep LEARNER``, ``plot OUT``.
 
 Bad input (an unknown experiment, a bad option value, a missing or malformed data file, an
 ``--out`` that is a file, cannot be written or holds another run) exits with status 2 and a
@@ -19,6 +19,7 @@ from typing import Any
 
 from ojax import compile_log, interrupt
 from ojax.cache import compilation_cache_dir, enable_compilation_cache
+from ojax.experiments import figures
 from ojax.experiments.output import results_table
 from ojax.experiments.run_folder import CHUNK_STORE, RunFolder
 from ojax.experiments.spec import ExperimentConfig
@@ -134,6 +135,7 @@ def _add_engine_options(parser: argparse.ArgumentParser) -> None:
         help="JAX's persistent compilation cache (default: $OJAX_COMPILATION_CACHE, else "
         "~/.cache/ojax/jax); 'off' disables it",
     )
+    figures.add_figure_format(parser)
 
 
 _OUT_RULE = (
@@ -147,11 +149,8 @@ _OUT_RULE = (
 
 
 def _add_overwrite(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--overwrite",
-        action="store_true",
-        help="replace a different run in --out (its files are removed first)",
-    )
+    text = "replace a different run in --out (its files are removed first)"
+    parser.add_argument("--overwrite", action="store_true", help=text)
 
 
 def _experiment_flags() -> dict[str, list]:
@@ -207,14 +206,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="ojax", description="ojax: online learning in JAX.")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     listing = commands.add_parser("list", help="list the experiments (or the learners)")
-    listing.add_argument(
-        "--learners",
-        action="store_true",
-        help="list the registered learners (what `ojax sweep` runs) and their fields",
-    )
-    run = commands.add_parser(
-        "run", help="run an experiment and write its results", epilog=_OUT_RULE
-    )
+    text = "list the registered learners (what `ojax sweep` runs) and their fields"
+    listing.add_argument("--learners", action="store_true", help=text)
+    run = commands.add_parser("run", help="run an experiment, write its results", epilog=_OUT_RULE)
     run.add_argument("name", help="experiment name (see `ojax list`)")
     run.add_argument("--seeds", type=_positive_int, help="number of seeds (default: the paper's)")
     run.add_argument("--out", type=Path, help="output folder (default: results/NAME)")
@@ -250,6 +244,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_overwrite(sweep)
     sweep.add_argument("--chunk-size", type=_positive_int, help="combinations per chunk")
     _add_engine_options(sweep)
+    figures.add_plot_command(commands)
     return parser
 
 
@@ -426,6 +421,7 @@ def _experiment_config(spec, args: argparse.Namespace) -> tuple[ExperimentConfig
         out=args.out or Path("results") / spec.name,
         data_dir=args.data_dir,
         quick=args.quick,
+        figure_formats=figures.formats(args.figure_format),
         **_engine_options(args),
         **given,
     )
@@ -506,7 +502,10 @@ def _sweep(args: argparse.Namespace) -> int:
             f"unknown learner {args.learner!r}; choose one of: {', '.join(sorted(LEARNERS))}"
         )
     out = args.out or Path("results") / f"sweep-{args.learner}"
-    config = ExperimentConfig(name="sweep", seeds=args.seeds, out=out, **_engine_options(args))
+    formats = figures.formats(args.figure_format)
+    config = ExperimentConfig(
+        name="sweep", seeds=args.seeds, out=out, figure_formats=formats, **_engine_options(args)
+    )
     identity = {
         "experiment": "sweep",
         "learner": args.learner,
@@ -575,6 +574,8 @@ def _main(argv: Sequence[str] | None) -> int:
     try:
         if args.command == "list":
             return _list(args.learners)
+        if args.command == "plot":
+            return figures.plot_command(args.out, args.figure_format)
         _join(args)
         if args.command == "sweep":
             return _sweep(args)

@@ -333,16 +333,19 @@ print(meta.cumulative_error(traces.loss, traces.mask)[:, -1].round(3))
 ## The experiment (quick configuration) and its three panels
 
 What `ojax run denevi2020-synthetic --quick --seeds 3` computes, without writing files: the rows
-(mean and std over seeds of the final values) and the figures (`result.figures`).
+(mean and std over seeds of the final values) and the figures (`figures.draw_result`: what `ojax
+run` writes and `ojax plot` redraws from the files).
 # %%
 import matplotlib.pyplot as plt
 
+from ojax.experiments import figures
 from ojax.experiments.output import results_table
 
 spec = EXPERIMENTS['denevi2020-synthetic']
 config = spec.config(spec.name, seeds=3, out=Path('unused'), quick=True, quiet=True)
 result = spec.run(config)
 print('\n'.join(results_table([r for r in result.rows if r.metric == 'cumulative_error'])))
+panels = figures.draw_result('denevi2020-synthetic', result)
 plt.show()  # the three panels
 """
 )

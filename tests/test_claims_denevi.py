@@ -231,10 +231,12 @@ def test_the_experiment_gives_the_direct_numbers(direct, monkeypatch, tmp_path):
             np.testing.assert_allclose(row.mean, expected.mean(), rtol=1e-12)
             curve = result.curves[f"synthetic/{var.label(method, r)}/test_error"]
             np.testing.assert_allclose(curve[:, -1], direct.finals[method].test[v, :2], rtol=1e-12)
-    assert set(result.figures) == {"synthetic_variance_gain.png"}
     import matplotlib.pyplot as plt
 
-    plt.close(result.figures["synthetic_variance_gain.png"])
+    from ojax.experiments import figures
+
+    assert set(figures.draw_result("denevi2020-variance", result)) == {"synthetic_variance_gain"}
+    plt.close("all")
     gains = result.extra_config["gain_over_itl_test_error"]
     assert set(gains) == {var.BEST_BIAS} and gains[var.BEST_BIAS]["mean"][0] > 1.0
 

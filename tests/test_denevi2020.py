@@ -13,7 +13,7 @@ import pytest
 
 from ojax import InputError, envs, meta
 from ojax.datasets import DataError, load_lenk, load_schools, split_tasks
-from ojax.experiments import EXPERIMENTS
+from ojax.experiments import EXPERIMENTS, figures
 from ojax.experiments import denevi2020 as den
 from ojax.experiments.denevi2020 import DeneviConfig as ExperimentConfig
 
@@ -183,11 +183,15 @@ def test_quick_synthetic_reproduces_the_paper_qualitatively(tmp_path):
     assert mt.shape[1] == len(result.extra_config["synthetic_meta_test_checkpoints"])
     # The learned bias helps on unseen tasks: after training, far better than the initial 0.
     assert np.all(mt[:, -1] < mt[:, 0] - 0.5)
-    assert set(result.figures) == {
-        "synthetic_cumulative_error.png",
-        "synthetic_test_error.png",
-        "synthetic_meta_test_error.png",
+    drawn = figures.draw_result("denevi2020-synthetic", result)
+    assert set(drawn) == {
+        "synthetic_cumulative_error",
+        "synthetic_test_error",
+        "synthetic_meta_test_error",
     }
+    from ojax.plotting import clipped_texts
+
+    assert all(clipped_texts(fig) == [] for fig in drawn.values())  # nothing cut at the edges
     assert result.compile_seconds and result.compile_seconds > 0
 
 

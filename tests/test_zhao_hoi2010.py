@@ -10,7 +10,8 @@ import pytest
 
 from ojax import transfer
 from ojax.datasets import transfer as transfer_data
-from ojax.experiments import EXPERIMENTS, zhao_hoi2010
+from ojax.experiments import EXPERIMENTS, figures, zhao_hoi2010
+from ojax.plotting import clipped_texts
 
 
 def _config(name, tmp_path, data_dir, seeds=20):
@@ -61,7 +62,9 @@ def test_homogeneous_outputs(homogeneous):
     # OTL = |SV(h)| + PA's count at the same width; PAIO counts h's
     assert sv["OTL"].mean == pytest.approx(sv["PA"].mean + source)
     assert sv["PAIO"].mean > source
-    assert "mistake_rate.png" in homogeneous.figures
+    drawn = figures.draw_result("zhao-hoi2010-homogeneous", homogeneous)
+    assert set(drawn) == {"mistake_rate"}
+    assert clipped_texts(drawn["mistake_rate"]) == []
     assert "| usenet2 | OTL |" in homogeneous.extra_config["table"]
     assert "paper_mistake_rate" in homogeneous.extra_config
     assert homogeneous.compile_seconds > 0

@@ -27,6 +27,7 @@ from ojax.experiments.spec import ExperimentSpec
 from ojax.game import run_env
 from ojax.losses import linear_objective, mismatch, quadratic_objective
 from ojax.plotting import regret_figure
+from ojax.results import split_key
 from ojax.runner import run_oco
 from ojax.sweep import sweep_experiment
 
@@ -386,10 +387,10 @@ def run_basics(config: ExperimentConfig) -> ExperimentResult:
         for dataset, methods in jobs[name]().items():
             for method, (regret, bound) in methods.items():
                 regret = np.asarray(regret, np.float64)
-                result.add(dataset, method, "regret", regret)
+                result.add(dataset, method, "regret", regret, steps=steps)
                 if bound is not None:
-                    result.add(dataset, method, "bound", np.tile(bound, (regret.shape[0], 1)))
-            result.figures[f"basics_{dataset}.png"] = _figure(dataset, methods, steps, seeds)
+                    tiled = np.tile(bound, (regret.shape[0], 1))
+                    result.add(dataset, method, "bound", tiled, steps=steps)
     result.compile_seconds = sum(compile_seconds)
     return result
 
@@ -422,18 +423,34 @@ TITLES = {
     "hedge": f"Example 7: Hedge over {NUM_EXPERTS} experts",
     "parameter-free": "Example 8: coin betting vs OGD, absolute loss, d = 5",
 }
+"""What each example's figure shows: its caption (the figures carry no title)."""
 
 
-def _figure(dataset: str, methods: dict, steps: np.ndarray, seeds: int):
-    """Each method's regret with its own bound (the lower bound T/2 of example 1 for all)."""
+def figures(run) -> dict[str, Any]:
+    """The plot function of ``basics`` (:mod:`ojax.experiments.figures`): ``basics_DATASET``,
+    each method's regret with its own bound (the lower bound T/2 of example 1 for all)."""
+    datasets: dict[str, dict[str, tuple[np.ndarray, np.ndarray | None]]] = {}
+    steps: dict[str, np.ndarray] = {}
+    for key, curve in run.curves.items():
+        dataset, method, metric = split_key(key)
+        if metric == "regret":
+            bound = run.curves.get(f"{dataset}/{method}/bound")
+            datasets.setdefault(dataset, {})[method] = (
+                curve.values,
+                None if bound is None else bound.values[0],
+            )
+            steps[dataset] = curve.steps
+    return {f"basics_{d}": _figure(d, m, steps[d]) for d, m in datasets.items()}
+
+
+def _figure(dataset: str, methods: dict, steps: np.ndarray):
     regrets = {m: np.asarray(r) for m, (r, _) in methods.items()}
     bounds = {m: b for m, (_, b) in methods.items() if b is not None}
     shared = {}
     if dataset in LOWER_BOUNDS:
         shared = {LOWER_BOUNDS[dataset]: next(iter(bounds.values()))}
         bounds = {}
-    title = f"{TITLES[dataset]}, {seeds} seed{'' if seeds == 1 else 's'}"
-    return regret_figure(steps, regrets, bounds, title=title, shared_bounds=shared)
+    return regret_figure(steps, regrets, bounds, shared_bounds=shared)
 
 
 SPEC = ExperimentSpec(

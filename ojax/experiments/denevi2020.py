@@ -67,6 +67,7 @@ from ojax.experiments.denevi2020_methods import (  # noqa: F401 (re-exported)
 )
 from ojax.experiments.output import ExperimentConfig, ExperimentResult
 from ojax.experiments.spec import ExperimentSpec, option
+from ojax.results import split_key
 from ojax.sweep import check_output_memory, sweep_experiment
 
 METRICS = ("cumulative_error", "test_error", "meta_test_error")
@@ -244,37 +245,39 @@ def run_methods(
 # the experiments
 
 
-def _figures(
-    dataset: str, curves, checkpoints, title: str, setting_text: str, points: Any = None
-) -> dict[str, Any]:
-    from ojax.plotting import curves_figure
+PANELS = {  # metric -> (x label, y label)
+    "cumulative_error": ("iterations (points seen)", "average online absolute error so far"),
+    "test_error": ("number of tasks", "test absolute error"),
+    "meta_test_error": ("number of training tasks", "meta-test error on unseen tasks"),
+}
 
-    some = next(iter(curves.values()))
-    n, t = some["cumulative_error"].shape[1], some["test_error"].shape[1]
-    points = np.arange(1, n + 1) if points is None else points
-    err, unseen = "test absolute error", "meta-test error on unseen tasks"
-    panels = [
-        (
-            "cumulative_error",  # the metric's name (INTERFACE.md): a running mean, not a sum
-            points,
-            "running average of the online errors",
-            "iterations (points seen)",
-            "average online absolute error so far",
-        ),
-        ("test_error", np.arange(1, t + 1), "multi-task test error", "number of tasks", err),
-        ("meta_test_error", np.asarray(checkpoints), unseen, "number of training tasks", err),
-    ]
-    return {
-        f"{dataset}_{metric}.png": curves_figure(
-            x,
-            {m: c[metric] for m, c in curves.items()},
-            title=f"{title}\n{what} ({setting_text})",
-            xlabel=xlabel,
-            ylabel=ylabel,
-            fit_from=len(x) // 20,  # past the first points, where the averages start high
-        )
-        for metric, x, what, xlabel, ylabel in panels
-    }
+
+def figures(run) -> dict[str, Any]:
+    """The plot function of ``denevi2020-synthetic``, ``-schools`` and ``-lenk``
+    (:mod:`ojax.experiments.figures`): per dataset and metric, every method's curve (mean and
+    10-90% band over seeds) against its positions, ``DATASET_METRIC``."""
+    from ojax.plotting import curves_figure, display_name
+
+    out = {}
+    datasets = dict.fromkeys(split_key(key)[0] for key in run.curves)
+    for dataset in datasets:
+        for metric, (xlabel, ylabel) in PANELS.items():
+            found = {
+                split_key(key)[1]: curve
+                for key, curve in run.curves.items()
+                if key.startswith(f"{dataset}/") and key.endswith(f"/{metric}")
+            }
+            if not found:
+                continue
+            x = next(iter(found.values())).steps
+            out[f"{dataset}_{metric}"] = curves_figure(
+                x,
+                {display_name(m): c.values for m, c in found.items()},
+                xlabel=xlabel,
+                ylabel=ylabel,
+                fit_from=len(x) // 20,  # past the first points, where the averages start high
+            )
+    return out
 
 
 def _dtype(config: ExperimentConfig):
@@ -282,17 +285,16 @@ def _dtype(config: ExperimentConfig):
 
 
 def _finish(
-    result: ExperimentResult, setting: Setting, curves, extra, compile_s, title, start: float
+    result: ExperimentResult, setting: Setting, curves, extra, compile_s, start: float
 ) -> ExperimentResult:
     dataset = setting.dataset
-    for method, metrics in curves.items():
-        for metric in METRICS:
-            result.add(dataset, method, metric, metrics[metric])
-    text = f"{setting.num_seeds} seeds, d={setting.dim}"
     points = curve_points(setting.num_points, setting.num_seeds)
     if points is not None:  # many seeds: the curves were kept at these points only
         result.extra_config[f"{dataset}_cumulative_error_points"] = points.tolist()
-    result.figures.update(_figures(dataset, curves, setting.checkpoints, title, text, points))
+    positions = {"cumulative_error": points, "meta_test_error": np.asarray(setting.checkpoints)}
+    for method, metrics in curves.items():
+        for metric in METRICS:
+            result.add(dataset, method, metric, metrics[metric], steps=positions.get(metric))
     result.extra_config.update(
         {
             f"{dataset}_tuned_steps": extra,
@@ -384,8 +386,7 @@ def run_synthetic(config: DeneviConfig) -> ExperimentResult:
             "aggressive_counter": "global",
         }
     )
-    title = "Synthetic (Denevi et al. 2020)"
-    return _finish(result, setting, curves, extra, compile_s, title, start)
+    return _finish(result, setting, curves, extra, compile_s, start)
 
 
 WEALTH_GRID = 10.0 ** np.arange(-3.0, 4.0)
@@ -427,33 +428,34 @@ def run_wealth(config: DeneviConfig) -> ExperimentResult:
             **({} if own else {"synthetic_size": size._asdict()}),
         }
     )
-    result = _finish(result, setting, curves, {}, compile_s, "Initial wealth sweep", start)
-    figure = _wealth_figure(curves, wealths, methods)
-    result.figures[f"{setting.dataset}_wealth_sensitivity.png"] = figure
-    return result
+    return _finish(result, setting, curves, {}, compile_s, start)
 
 
-def _wealth_figure(curves, wealths, methods):
-    import matplotlib.pyplot as plt
+def wealth_figures(run) -> dict[str, Any]:
+    """The plot function of ``denevi2020-wealth``: the panels of :func:`figures` and
+    ``DATASET_wealth_sensitivity``, each method's final cumulative error against the initial
+    wealth (``config.json``'s ``wealth_grid``)."""
+    from ojax.plotting import band, display_name, legend, new_figure, style
 
-    from ojax.plotting import band, legend, style
-
-    fig, ax = plt.subplots(figsize=(6, 4))
-    for i, method in enumerate(methods):
-        finals = np.stack(
-            [curves[f"{method}@wealth={w:g}"]["cumulative_error"][:, -1] for w in wealths], axis=1
-        )
-        band(ax, wealths, finals, method, marker="o", **style(i))
+    out = figures(run)
+    wealths = np.asarray(run.config["wealth_grid"], np.float64)
+    dataset = split_key(next(iter(run.curves)))[0]  # synthetic, or one's own tasks' name
+    fig, ax = new_figure()
+    for i, method in enumerate(PF_METHODS):
+        keys = [f"{dataset}/{method}@wealth={w:g}/cumulative_error" for w in wealths]
+        if not all(k in run.curves for k in keys):
+            continue
+        finals = np.stack([run.curves[k].values[:, -1] for k in keys], axis=1)
+        band(ax, wealths, finals, display_name(method), **style(i, every=None))
     ax.set(
         xscale="log",
         xlabel="initial wealth (inner = meta)",
-        ylabel="final running average of the online errors",
-        title=f"Sensitivity to the initial wealth ({finals.shape[0]} seeds)\n"
-        "mean and 10-90% band over seeds",
+        ylabel="final average online error",
     )
     ax.grid(alpha=0.3)
-    legend(fig, ax, len(methods))
-    return fig
+    legend(fig, ax)
+    out[f"{dataset}_wealth_sensitivity"] = fig
+    return out
 
 
 def _final_stats(curves) -> dict[str, Any]:
@@ -467,7 +469,7 @@ def _tasks_run(setting: Setting) -> dict[str, Any]:
     return {"dataset": setting.dataset, "seeds": setting.num_seeds, "dim": setting.dim}
 
 
-def _run_real(config: DeneviConfig, dataset: str, loader, title: str) -> ExperimentResult:
+def _run_real(config: DeneviConfig, dataset: str, loader) -> ExperimentResult:
     start = time.perf_counter()
     own = config.tasks is not None
     data = _tasks(config, loader)
@@ -493,14 +495,14 @@ def _run_real(config: DeneviConfig, dataset: str, loader, title: str) -> Experim
             **({"tasks_run": _tasks_run(setting), "oracle": NO_ORACLE} if own else {}),
         }
     )
-    return _finish(result, setting, curves, extra, compile_s, title, start)
+    return _finish(result, setting, curves, extra, compile_s, start)
 
 
 def run_own_tasks(config: DeneviConfig) -> ExperimentResult:
     """The real-data protocol on one's own tasks file (``config.tasks``, the ``.npz`` layout of
     :func:`ojax.datasets.load_tasks_file`): the methods without the Oracle, with Best-bias."""
     name = Path(config.tasks).stem  # type: ignore[arg-type]
-    return _run_real(config, name, _own_loader(config), f"your tasks ({name})")
+    return _run_real(config, name, _own_loader(config))
 
 
 def run_schools(config: DeneviConfig) -> ExperimentResult:
@@ -508,7 +510,7 @@ def run_schools(config: DeneviConfig) -> ExperimentResult:
     (with ``--tasks FILE``: the same protocol on one's own tasks, see :func:`run_own_tasks`)."""
     if config.tasks is not None:
         return run_own_tasks(config)
-    return _run_real(config, "schools", mt_data.load_schools, "Schools")
+    return _run_real(config, "schools", mt_data.load_schools)
 
 
 def run_lenk(config: DeneviConfig) -> ExperimentResult:
@@ -516,7 +518,7 @@ def run_lenk(config: DeneviConfig) -> ExperimentResult:
     ``--tasks FILE``: the same protocol on one's own tasks)."""
     if config.tasks is not None:
         return run_own_tasks(config)
-    return _run_real(config, "lenk", mt_data.load_lenk, "Lenk")
+    return _run_real(config, "lenk", mt_data.load_lenk)
 
 
 def _spec(name: str, summary: str, run, quick_seeds: int, **fields) -> ExperimentSpec:

@@ -179,29 +179,44 @@ def final_gains(curves, ratios, metric: str = "test_error") -> dict[str, np.ndar
     return {m: itl - finals(m) for m in curves if m != "ITL"}
 
 
-def _gain_figure(gains: dict[str, np.ndarray], ratios) -> Any:
-    import matplotlib.pyplot as plt
+def figures(run) -> dict[str, Any]:
+    """The plot function of ``denevi2020-variance`` (:mod:`ojax.experiments.figures`):
+    ``synthetic_variance_gain``, each method's gain over ITL (final test error, median and
+    10-90% over seeds) against ``Var / ||m||^2`` (``config.json``'s ``variance_ratios``)."""
+    ratios = np.asarray(run.config["variance_ratios"], np.float64)
+    curves: dict[str, dict[str, dict[str, np.ndarray]]] = {}
+    for method in METHODS:
+        keys = {label(method, r): f"synthetic/{label(method, r)}/test_error" for r in ratios}
+        if all(k in run.curves for k in keys.values()):
+            curves[method] = {n: {"test_error": run.curves[k].values} for n, k in keys.items()}
+    if "ITL" not in curves:
+        return {}
+    return {"synthetic_variance_gain": _gain_figure(final_gains(curves, ratios), ratios)}
 
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
+
+def _gain_figure(gains: dict[str, np.ndarray], ratios) -> Any:
+    from ojax.plotting import display_name, legend, new_figure, style
+
+    fig, axes = new_figure(1, 2, width=9.0, height=3.6, sharey=True)
     groups = (
         (axes[0], [m for m in META_LEARNERS if m in gains], "meta-learners"),
         (axes[1], [m for m in ("Oracle", BEST_BIAS) if m in gains], "fixed biases"),
     )
+    index = 0
     for ax, methods, title in groups:
         for method in methods:
             lo, mid, hi = np.quantile(gains[method], [0.1, 0.5, 0.9], axis=0)
-            style = "--" if method in den.SS_METHODS else "-"
-            (line,) = ax.plot(ratios, mid, style, marker="o", label=method)
-            ax.fill_between(ratios, lo, hi, color=line.get_color(), alpha=0.2, lw=0)
+            line_style = style(index, every=None)
+            (line,) = ax.plot(ratios, mid, label=display_name(method), **line_style)
+            ax.fill_between(ratios, lo, hi, color=line.get_color(), alpha=0.15, lw=0)
+            index += 1
         ax.axhline(0.0, color="black", lw=0.8)
         ax.axvline(1.0, color="grey", lw=0.8, ls=":")
-        ax.set(xscale="log", xlabel="Var / ||m||^2 (second moment fixed)", title=title)
+        ax.set(xscale="log", xlabel="Var / ||m||^2 (second moment fixed)")
+        ax.set_title(title, fontsize="medium")  # the panel's group of methods
         ax.grid(alpha=0.3)
-        if methods:
-            ax.legend(fontsize="small")
-    axes[0].set_ylabel("gain over ITL (final test error, ITL - method)")
-    fig.suptitle("Gain of a bias against the tasks' variance (median, 10-90% over seeds)")
-    fig.tight_layout()
+    axes[0].set_ylabel("gain over ITL (final test error)")
+    legend(fig)
     return fig
 
 
@@ -224,12 +239,16 @@ def run_variance(config: den.DeneviConfig) -> ExperimentResult:
         progress=lambda it: config.progress(it, "denevi2020-variance methods"),
     )
     result = ExperimentResult()
+    positions = {
+        "cumulative_error": den.curve_points(size.num_tasks * size.num_train, config.seeds),
+        "meta_test_error": task_checkpoints(size.num_tasks, size.num_checkpoints),
+    }
     for by_ratio in got.curves.values():
         for name, metrics in by_ratio.items():
             for metric in den.METRICS:
-                result.add("synthetic", name, metric, metrics[metric])
+                steps = positions.get(metric)
+                result.add("synthetic", name, metric, metrics[metric], steps=steps)
     gains = final_gains(got.curves, ratios)
-    result.figures["synthetic_variance_gain.png"] = _gain_figure(gains, ratios)
     mean, spread = mean_and_spread(ratios)
     result.extra_config.update(
         {

@@ -20,6 +20,7 @@ import numpy as np
 from ojax import metrics
 from ojax.core import LEARNERS, LearnerEntry
 from ojax.experiments.output import ExperimentResult, format_mean_std
+from ojax.results import split_key
 from ojax.runner import run_entry
 from ojax.sweep import SweepResult, sweep
 from ojax.sweep.grid import fit_values, parse_number, shown
@@ -169,34 +170,42 @@ def _learner_run(entry: LearnerEntry, learner: Any, base: Any, num_steps: int, d
     return learner_run
 
 
-def _figures(result, name, dataset, methods, marks, axes, res, num_seeds, num_steps, dim) -> None:
-    """``average_loss.png`` (every method's curve) and, for one grid axis, ``sensitivity.png``
-    (the final average loss against the value)."""
-    import matplotlib.pyplot as plt
+def figures(run) -> dict[str, Any]:
+    """The plot function of ``ojax sweep`` (:mod:`ojax.experiments.figures`): ``average_loss``
+    (every grid point's curve against the step, labelled by its values) and, for one grid axis,
+    ``sensitivity`` (the final average loss against the value)."""
+    from ojax.plotting import band, curves_figure, legend, new_figure, style
 
-    from ojax.plotting import band, curves_figure
-
-    result.figures["average_loss.png"] = curves_figure(
-        marks,
-        {m: result.curves[f"{dataset}/{m}/average_loss"] for m in methods},
-        title=f"{name} on {dataset} (d={dim}, {num_seeds} seeds)",
-        xlabel="step t",
-        ylabel="average loss",
-        logx=True,
-    )
-    if len(axes) != 1:
-        return
-    (field,) = axes
-    values = np.asarray(axes[field], dtype=np.float64)
-    final = np.asarray(res.outputs["average_loss"])[..., -1]  # (seeds, k)
-    fig, ax = plt.subplots(figsize=(5, 4))
-    band(ax, values, final, f"final average loss, T={num_steps}", marker="o")
+    found = {k: c for k, c in run.curves.items() if k.endswith("/average_loss")}
+    if not found:
+        return {}
+    labels = {k: split_key(k)[1].partition("@")[2].replace(",", ", ") for k in found}
+    learner = run.config.get("learner", "")
+    out = {
+        "average_loss": curves_figure(
+            next(iter(found.values())).steps,
+            {labels[k] or learner: c.values for k, c in found.items()},
+            xlabel="step t",
+            ylabel=f"average loss of {learner}" if learner else "average loss",
+            logx=True,
+        )
+    }
+    grid = run.config.get("grid") or {}
+    if len(grid) != 1:
+        return out
+    ((field, values),) = grid.items()
+    values = np.asarray(values, dtype=np.float64)
+    final = np.stack([c.values[:, -1] for c in found.values()], axis=1)  # (seeds, k)
+    steps = int(next(iter(found.values())).steps[-1])
+    fig, ax = new_figure(width=5.0, height=3.6)
+    band(ax, values, final, f"final average loss, T = {steps}", **style(0, every=None))
     if values.min() > 0 and values.max() / values.min() > 10:
         ax.set_xscale("log")
-    ax.set(xlabel=field, ylabel="average loss", title=f"{name}: sensitivity")
+    ax.set(xlabel=field, ylabel="average loss")
     ax.grid(alpha=0.3)
-    fig.tight_layout()
-    result.figures["sensitivity.png"] = fig
+    legend(fig, ax)
+    out["sensitivity"] = fig
+    return out
 
 
 def value_labels(values: np.ndarray) -> list[str]:
@@ -246,10 +255,7 @@ def _experiment_result(
         methods[method] = where
         for metric in ("average_loss", "cumulative_loss"):
             curves = np.asarray(res.outputs[metric])[(slice(None), *where)]
-            result.add(dataset, method, metric, curves)
-    marks = _checkpoints(num_steps)
-    with np.errstate(invalid="ignore"):  # a diverged value's NaN curves are drawn as gaps
-        _figures(result, name, dataset, methods, marks, axes, res, num_seeds, num_steps, dim)
+            result.add(dataset, method, metric, curves, steps=_checkpoints(num_steps))
     final = np.asarray(res.outputs["average_loss"])[..., -1]  # (seeds, *grid)
     try:
         best = res.best(lambda o: o["average_loss"][..., -1]) if names else None

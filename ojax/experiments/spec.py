@@ -26,7 +26,8 @@ class ExperimentConfig(EngineOptions):
 
     ``name``: the experiment; ``seeds``: the number of seeds (runs); ``out``: the output folder;
     ``data_dir``: the folder of the real datasets (``None``: the shipped ones); ``quick``: the
-    small configuration of ``--quick``.
+    small configuration of ``--quick``; ``figure_formats``: the files of each figure
+    (``--figure-format``: png, pdf, svg).
     """
 
     name: str
@@ -34,6 +35,7 @@ class ExperimentConfig(EngineOptions):
     out: Path
     data_dir: Path | None = None
     quick: bool = False
+    figure_formats: tuple[str, ...] = ("png",)
 
     def check(self, seeds_given: bool = True) -> tuple[ExperimentConfig, dict[str, Any]]:
         """Checks the experiment's own options before anything runs (raises

@@ -86,6 +86,7 @@ from ojax.experiments.zhao_hoi2010_runs import (  # noqa: F401 (re-exported)
     run_method,
     time_method,
 )
+from ojax.results import split_key
 from ojax.transfer.pa import PAPER_C, PAPER_LEARNING_RATE, PAPER_SOURCE_WIDTH, PAPER_TARGET_WIDTH
 from ojax.validation import InputError
 
@@ -156,27 +157,37 @@ def window_rate(rate: np.ndarray, window: int) -> np.ndarray:
     return np.clip(out, 0.0, 100.0)
 
 
-def _figure(curves: dict[str, dict[str, np.ndarray]], title: str, details: dict[str, Any]):
-    """Per dataset: the average rate of mistakes against the number of samples (the paper's
-    Figure 3) and, below, the rate over a sliding window, with the drift's block boundaries
-    dotted where the orders keep the blocks."""
-    import matplotlib.pyplot as plt
+def figures(run) -> dict[str, Any]:
+    """The plot function of ``zhao-hoi2010-*`` (:mod:`ojax.experiments.figures`):
+    ``mistake_rate``, per dataset the average rate of mistakes against the number of samples
+    (the paper's Figure 3) and, below, the rate over a sliding window, with the drift's block
+    boundaries dotted where the orders keep the blocks (``config.json``'s ``datasets_detail``)."""
+    curves: dict[str, dict[str, np.ndarray]] = {}
+    for key, curve in run.curves.items():
+        dataset, method, metric = split_key(key)
+        if metric == "mistake_rate":
+            curves.setdefault(dataset, {})[method] = curve.values
+    return (
+        {"mistake_rate": _figure(curves, run.config.get("datasets_detail", {}))} if curves else {}
+    )
 
-    from ojax.plotting import band, fit_limits, style
+
+def _figure(curves: dict[str, dict[str, np.ndarray]], details: dict[str, Any]):
+    from ojax.plotting import band, display_name, fit_limits, legend, new_figure, style
 
     names = list(curves)
-    fig, axes = plt.subplots(
-        2, len(names), figsize=(max(5.4 * len(names), 6.6), 7.2), squeeze=False, sharex="col"
+    fig, axes = new_figure(
+        2, len(names), width=max(4.2 * len(names), 6.4), height=6.4, squeeze=False, sharex="col"
     )
     for col, name in enumerate(names):
-        info = details[name]
+        info = details.get(name, {})
         top, bottom = axes[0, col], axes[1, col]
         length = next(iter(curves[name].values())).shape[-1]
         window = info["block"] // 5 if info.get("block") else max(length // 20, 10)
         x = np.arange(1, length + 1)
         drawn: tuple[list, list] = ([], [])
         for i, (method, values) in enumerate(curves[name].items()):
-            label = method.replace("_", "(") + (")" if "_" in method else "")
+            label = display_name(method)
             drawn[0].extend(band(top, x, values, label, **style(i)))
             later = window_rate(values, window)[:, window - 1 :]  # full windows only
             drawn[1].extend(band(bottom, x[window - 1 :], later, label, **style(i)))
@@ -185,18 +196,14 @@ def _figure(curves: dict[str, dict[str, np.ndarray]], title: str, details: dict[
             for edge in info.get("block_edges", []):
                 ax.axvline(edge, color="0.4", lw=0.9, ls=":", zorder=1)
             ax.grid(alpha=0.3)
-        top.set(
-            title=f"{name}: d={info['features']}, {info['runs']}",
-            ylabel="average rate of mistakes (%)",
-        )
-        edges = " (dotted: concept changes)" if info.get("block_edges") else ""
+        top.set_title(name, fontsize="medium")  # the panel's dataset
+        top.set(ylabel="average rate of mistakes (%)" if col == 0 else "")
+        edges = "\n(dotted: concept changes)" if info.get("block_edges") else ""
         bottom.set(
             xlabel=f"number of target samples{edges}",
             ylabel=f"mistakes in the last {window} samples (%)",
         )
-        top.legend(fontsize="small")
-    fig.suptitle(f"{title}\n(mean over runs, 10-90% band)", fontsize="medium")
-    fig.tight_layout()
+    legend(fig)
     return fig
 
 
@@ -358,7 +365,6 @@ def _run(
     finally:
         loader.shutdown(wait=False, cancel_futures=True)
     result.compile_seconds = compile_total
-    result.figures["mistake_rate.png"] = _figure(curves, title, details)
     split_file = config.split
     result.extra_config.update(
         {
