@@ -182,7 +182,10 @@ def final_gains(curves, ratios, metric: str = "test_error") -> dict[str, np.ndar
 def figures(run) -> dict[str, Any]:
     """The plot function of ``denevi2020-variance`` (:mod:`ojax.experiments.figures`):
     ``synthetic_variance_gain``, each method's gain over ITL (final test error, median and
-    10-90% over seeds) against ``Var / ||m||^2`` (``config.json``'s ``variance_ratios``)."""
+    10-90% over seeds) against ``Var / ||m||^2`` (``config.json``'s ``variance_ratios``); on
+    one's own tasks (one variance, no grid), the figures of the real-data protocol."""
+    if "variance_ratios" not in run.config:
+        return den.figures(run)
     ratios = np.asarray(run.config["variance_ratios"], np.float64)
     curves: dict[str, dict[str, dict[str, np.ndarray]]] = {}
     for method in METHODS:
