@@ -89,7 +89,7 @@ def test_no_text_is_clipped_in_any_figure_kind():
 
 def test_the_longest_theory_heading_is_not_clipped():
     from ojax.experiments import theory
-    from ojax.theory import CHECKS
+    from ojax.experiments.theory import CHECKS
 
     check = max(CHECKS.values(), key=lambda c: len(f"{c.name}{c.result}{c.document}"))
     x = np.array([10.0, 100.0, 1000.0])
