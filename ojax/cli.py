@@ -555,8 +555,9 @@ def _sweep(args: argparse.Namespace) -> int:
         wall = time.perf_counter() - start
         written = _write(folder, config, result, wall)
         folder.finish(written)
-    rows = [r for r in result.rows if r.metric == "average_loss"]
-    print("\n".join(results_table(rows)))  # cumulative_loss (T x average) is in results.csv
+    metric = result.extra_config["metric"]  # average_loss, or cumulative_error for task blocks
+    rows = [r for r in result.rows if r.metric == metric]
+    print("\n".join(results_table(rows)))  # the other metrics (regret, ...) are in results.csv
     if result.extra_config.get("grid"):
         print(best_line(result, rows))
     print(f"ojax: wrote {out}/ ({', '.join(p.name for p in written)})")

@@ -17,20 +17,15 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ojax import metrics
 from ojax.core import LEARNERS, LearnerEntry
 from ojax.experiments.output import ExperimentResult, format_mean_std
-from ojax.runner import run_entry
+from ojax.experiments.sweep_metrics import checkpoints, comparator, primary_metric, sweep_metrics
 from ojax.sweep import SweepResult, sweep
 from ojax.sweep.grid import fit_values, parse_number, shown
 from ojax.sweep.memory import TooSmallBudget
 from ojax.validation import InputError
 
 _MAX_STEPS = 2**31 - 1
-
-
-def _checkpoints(num_steps: int, count: int = 200) -> np.ndarray:
-    return np.unique(np.linspace(1, num_steps, min(count, num_steps)).round().astype(np.int64))
 
 
 def _with(base: Any, overrides: Mapping[str, Any]) -> Any:
@@ -149,51 +144,68 @@ def _check_grid(learner: Any, base: Any, axes: Mapping, given: Mapping) -> None:
 
 
 def _learner_run(entry: LearnerEntry, learner: Any, base: Any, num_steps: int, dim: int):
-    """``(params, data, key) -> {"average_loss", "cumulative_loss"}`` at the checkpoints."""
-    take = jnp.asarray(_checkpoints(num_steps) - 1)
+    """`(params, data, key) -> {metric: curve at the checkpoints}`
+    (`ojax.experiments.sweep_metrics`)."""
 
     def learner_run(params, data, key):
         p = _with(base, params or {})
-        trace = run_entry(entry, learner, p, entry.make_stream(key, num_steps, dim))
-        if trace.loss.shape != (num_steps,):
-            raise InputError(
-                f"{entry.name} ({entry.kind}) gives losses of shape {trace.loss.shape}, not one "
-                f"per step ({num_steps},); ojax sweep records a loss per step"
-            )
-        values = trace.loss.astype(jnp.result_type(float))
-        return {
-            "average_loss": metrics.average_loss(values)[take],
-            "cumulative_loss": metrics.cumulative_loss(values)[take],
-        }
+        return sweep_metrics(entry, learner, p, entry.make_stream(key, num_steps, dim))
 
     return learner_run
 
 
+def _stream_shape(entry: LearnerEntry, num_steps: int, dim: int) -> tuple:
+    return jax.eval_shape(lambda k: tuple(entry.make_stream(k, num_steps, dim)), jax.random.key(0))
+
+
+def _positions(entry: LearnerEntry, num_steps: int, dim: int, length: int) -> np.ndarray:
+    """The 1-based steps (tasks, for task blocks) of the curves' `length` checkpoints."""
+    total = _stream_shape(entry, num_steps, dim)[0].shape[0] if entry.kind == "multi_task" else 0
+    marks = checkpoints(total or num_steps)
+    assert len(marks) == length, (len(marks), length)
+    return marks
+
+
+def _comparator(entry: LearnerEntry, num_steps: int, dim: int) -> str | None:
+    return comparator(entry, _stream_shape(entry, num_steps, dim))
+
+
+def dataset_name(entry: LearnerEntry) -> str:
+    """The dataset column of a sweep: the entry's stream name (`kernel_pool`, `unit_ball`), or
+    the stream function's name without `_stream` for a user's own function."""
+    if isinstance(entry.stream, str):
+        return entry.stream
+    return getattr(entry.stream, "__name__", "stream").removesuffix("_stream")
+
+
 def _figures(result, name, dataset, methods, marks, axes, res, num_seeds, num_steps, dim) -> None:
-    """``average_loss.png`` (every method's curve) and, for one grid axis, ``sensitivity.png``
-    (the final average loss against the value)."""
+    """``METRIC.png`` (every method's curve of the primary metric: ``average_loss``, or
+    ``cumulative_error`` over tasks) and, for one grid axis, ``sensitivity.png`` (its final
+    value against the value)."""
     import matplotlib.pyplot as plt
 
     from ojax.plotting import band, curves_figure
 
-    result.figures["average_loss.png"] = curves_figure(
+    metric = result.extra_config["metric"]
+    label = metric.replace("_", " ")
+    result.figures[f"{metric}.png"] = curves_figure(
         marks,
-        {m: result.curves[f"{dataset}/{m}/average_loss"] for m in methods},
+        {m: result.curves[f"{dataset}/{m}/{metric}"] for m in methods},
         title=f"{name} on {dataset} (d={dim}, {num_seeds} seeds)",
-        xlabel="step t",
-        ylabel="average loss",
+        xlabel="task t" if metric == "cumulative_error" else "step t",
+        ylabel=label,
         logx=True,
     )
     if len(axes) != 1:
         return
     (field,) = axes
     values = np.asarray(axes[field], dtype=np.float64)
-    final = np.asarray(res.outputs["average_loss"])[..., -1]  # (seeds, k)
+    final = np.asarray(res.outputs[metric])[..., -1]  # (seeds, k)
     fig, ax = plt.subplots(figsize=(5, 4))
-    band(ax, values, final, f"final average loss, T={num_steps}", marker="o")
+    band(ax, values, final, f"final {label}, T={num_steps}", marker="o")
     if values.min() > 0 and values.max() / values.min() > 10:
         ax.set_xscale("log")
-    ax.set(xlabel=field, ylabel="average loss", title=f"{name}: sensitivity")
+    ax.set(xlabel=field, ylabel=label, title=f"{name}: sensitivity")
     ax.grid(alpha=0.3)
     fig.tight_layout()
     result.figures["sensitivity.png"] = fig
@@ -234,9 +246,11 @@ def _experiment_result(
     entry: LearnerEntry, axes: Mapping, res: SweepResult, num_seeds: int, num_steps: int, dim: int
 ) -> ExperimentResult:
     """The rows (method ``NAME@field=value,...``), curves, figures and configuration."""
-    name = entry.name
-    dataset = getattr(entry.make_stream, "__name__", "stream").removesuffix("_stream")
+    name, metric = entry.name, primary_metric(entry.kind)
+    dataset = dataset_name(entry)
     result = ExperimentResult()
+    result.extra_config = {"metric": metric}
+    length = res.outputs[metric].shape[-1]
     names = list(axes)
     methods = {}
     shown_values = {f: value_labels(axes[f]) for f in names}
@@ -244,20 +258,22 @@ def _experiment_result(
         label = ",".join(f"{f}={shown_values[f][i]}" for f, i in zip(names, where))
         method = f"{name}@{label}" if label else name
         methods[method] = where
-        for metric in ("average_loss", "cumulative_loss"):
-            curves = np.asarray(res.outputs[metric])[(slice(None), *where)]
-            result.add(dataset, method, metric, curves)
-    marks = _checkpoints(num_steps)
+        for output in res.outputs:
+            curves = np.asarray(res.outputs[output])[(slice(None), *where)]
+            result.add(dataset, method, output, curves)
+    marks = _positions(entry, num_steps, dim, length)
     with np.errstate(invalid="ignore"):  # a diverged value's NaN curves are drawn as gaps
         _figures(result, name, dataset, methods, marks, axes, res, num_seeds, num_steps, dim)
-    final = np.asarray(res.outputs["average_loss"])[..., -1]  # (seeds, *grid)
+    final = np.asarray(res.outputs[metric])[..., -1]  # (seeds, *grid)
     try:
-        best = res.best(lambda o: o["average_loss"][..., -1]) if names else None
+        best = res.best(lambda o: o[metric][..., -1]) if names else None
     except InputError:  # every value diverged: the rows and curves say so (NaN / inf)
         best = None
     result.compile_seconds = res.stats.compile_seconds
     result.extra_config = {
         "learner": name,
+        "metric": metric,
+        "regret_comparator": _comparator(entry, num_steps, dim),
         "kind": entry.kind,
         "objective": entry.objective,
         "grid": {f: np.asarray(v).tolist() for f, v in axes.items()},
@@ -268,7 +284,7 @@ def _experiment_result(
         if best is None
         else {
             "params": {k: float(v) for k, v in best["params"].items()},
-            "average_loss": best["value"],
+            metric: best["value"],
         },
         "sweep": dataclasses.asdict(res.stats),
     }
@@ -335,17 +351,20 @@ def best_line(result: ExperimentResult, rows: Sequence[Any]) -> str:
 
     def shown(row) -> str:
         mean, std = format_mean_std(row.mean, row.std)
-        return f"{row.method.partition('@')[2]}: final average loss {mean} +- {std}"
+        label = row.metric.replace("_", " ")
+        return f"{row.method.partition('@')[2]}: final {label} {mean} +- {std}"
 
     if not finite:
         which = "the only value" if len(rows) == 1 else f"all {len(rows)} values"
+        label = rows[0].metric.replace("_", " ") if rows else "average loss"
         return (
-            f"ojax: no value converged: the final average loss is NaN or infinite for {which} "
+            f"ojax: no value converged: the final {label} is NaN or infinite for {which} "
             "of the grid (try smaller values); the table and results.csv hold them"
         )
     line = f"ojax: best {shown(finite[0])}"
     if len(finite) == 1 and len(ranked) > 1:
-        return f"{line}; every other value diverged (final average loss NaN or infinite)"
+        label = finite[0].metric.replace("_", " ")
+        return f"{line}; every other value diverged (final {label} NaN or infinite)"
     if len(ranked) > 1:
         final = [result.curves[f"{r.dataset}/{r.method}/{r.metric}"][:, -1] for r in ranked[:2]]
         wins = int((~(final[1] <= final[0])).sum())  # a NaN of the runner-up is a win
@@ -377,7 +396,9 @@ def sweep_learner(
     Each combination draws a stream ``entry.make_stream(key_seed, num_steps, dim)``, plays it
     (:func:`ojax.runner.run_entry`: ``run_oco`` on the objective for OCO learners, ``run`` on the
     loss otherwise) with the default params where the grid overrides some fields, and records
-    the average and cumulative loss at up to 200 checkpoints.
+    the curves of :mod:`ojax.experiments.sweep_metrics` at up to 200 checkpoints: the average
+    and cumulative loss and the regret against the best fixed comparator in hindsight (where
+    the loss allows it), or, for multi-task learners, the cumulative, per-task and test error.
 
     Args:
       name: the learner's registry name.
@@ -400,9 +421,8 @@ def sweep_learner(
       progress: as in :func:`ojax.sweep.sweep`.
 
     Returns:
-      ``(ExperimentResult, SweepResult)``: the INTERFACE.md rows (dataset: the stream's name,
-      method ``NAME@field=value,...``, metrics ``average_loss`` and ``cumulative_loss``),
-      curves, figures, and the raw sweep.
+      ``(ExperimentResult, SweepResult)``: the rows (dataset: the stream's name, method
+      ``NAME@field=value,...``, the metrics above), curves, figures, and the raw sweep.
 
     Raises:
       InputError: an unknown learner or field, a bad option, a grid value refused (above).
