@@ -214,11 +214,21 @@ def check_shape(name: str, value: Any, expected: Sequence[int | None]) -> None:
         raise InputError(f"{name} must have shape {want}, got shape {shape}")
 
 
+def _value_set(allowed: Sequence[float]) -> str:
+    """``{-1, +1}``: a set of allowed values as a set (never an interval's brackets)."""
+    signed = any(float(v) < 0 for v in allowed)
+    shown = [f"{float(v):+g}" if signed else f"{float(v):g}" for v in allowed]
+    return "{" + ", ".join(shown) + "}"
+
+
 def check_labels(name: str, value: Any, allowed: Sequence[float] = (-1.0, 1.0)) -> None:
-    """Raises unless every element of ``value`` is one of ``allowed``."""
+    """Raises unless every element of ``value`` is one of ``allowed`` (a set of values: the
+    message reads ``must take only the values {-1, +1}``)."""
     if _is_tracer(value):
         ok = jnp.isin(value, jnp.asarray(allowed, value.dtype))
-        _traced_check(ok, f"{name} must take values in {list(allowed)}, got {{}}", value)
+        _traced_check(
+            ok, f"{name} must take only the values {_value_set(allowed)}, got {{}}", value
+        )
         return
     arr = _values(name, value)
     if arr is None:
@@ -226,7 +236,8 @@ def check_labels(name: str, value: Any, allowed: Sequence[float] = (-1.0, 1.0)) 
     bad = ~np.isin(arr, np.asarray(allowed))
     if bad.any():
         raise InputError(
-            f"{name} must take values in {list(allowed)}, got {_show(np.unique(arr[bad]))}"
+            f"{name} must take only the values {_value_set(allowed)}, got "
+            f"{_show(np.unique(arr[bad]))}"
         )
 
 

@@ -652,7 +652,7 @@ def test_a_mask_must_be_boolean_or_zeros_and_ones():
 
     with pytest.raises(InputError, match="mask must be boolean .* got dtype float32"):
         _ogd_run(jnp.full(3, 0.5))
-    with pytest.raises(InputError, match=r"mask must take values in \[0, 1\], got 2"):
+    with pytest.raises(InputError, match=r"mask must take only the values \{0, 1\}, got 2"):
         _ogd_run(jnp.asarray([1, 2, 1]))
     np.testing.assert_array_equal(
         _ogd_run(jnp.asarray([1, 0, 1])), _ogd_run(jnp.asarray([True, False, True]))
