@@ -211,6 +211,15 @@ def _figures(result, name, dataset, methods, marks, axes, res, num_seeds, num_st
     result.figures["sensitivity.png"] = fig
 
 
+def shortest(value: Any) -> float | int | bool:
+    """A number as the shortest text of its own dtype reads back (`0.01` for float32's
+    `0.009999999776482582`), as a Python number for config.json."""
+    scalar = np.asarray(value)[()]
+    if scalar.dtype.kind == "f":
+        return float(str(scalar))
+    return scalar.item()
+
+
 def value_labels(values: np.ndarray) -> list[str]:
     """The values of one grid axis as method labels: ``%g`` (``0.1``, ``1e+30``), or, where two
     distinct values would print alike (``0.1`` and ``0.1000001``), each value's shortest text
@@ -283,7 +292,7 @@ def _experiment_result(
         "best": None
         if best is None
         else {
-            "params": {k: float(v) for k, v in best["params"].items()},
+            "params": {k: shortest(v) for k, v in best["params"].items()},
             metric: best["value"],
         },
         "sweep": dataclasses.asdict(res.stats),

@@ -248,7 +248,12 @@ def cumulative_error(
     float64; with ``points`` (1-based numbers of real points, increasing), only its values
     there (``(..., len(points))``: the same numbers, less memory for many runs).
 
-    Every batch element must have the same number of real points.
+    Every batch element must have the same number of real points. Host (NumPy) code: its
+    length is the number of real points, a value, so it cannot run inside `jax.jit` or
+    `jax.vmap` (a traced argument raises :class:`InputError`); call it on the run's outputs
+    (`jax.device_get` of the losses and mask), or, inside a trace, take
+    `jnp.cumsum(jnp.where(mask, errors, 0.0).ravel()) / jnp.maximum(jnp.cumsum(mask.ravel(),
+    dtype=errors.dtype), 1.0)` (one value per slot, padding included).
 
     Examples:
       >>> import numpy as np
@@ -259,6 +264,14 @@ def cumulative_error(
       >>> print(meta.cumulative_error(errors, np.ones((2, 2), bool), points=[2, 4]))
       [2.  1.5]
     """
+    given = {"errors": errors, "mask": mask, "points": points}
+    traced = [name for name, value in given.items() if isinstance(value, jax.core.Tracer)]
+    if traced:
+        raise InputError(
+            f"meta.cumulative_error: {', '.join(traced)} is traced (inside jax.jit / jax.vmap); "
+            "it is NumPy code whose length is the number of real points: call it outside the "
+            "trace, on concrete arrays"
+        )
     errors = np.asarray(errors)
     mask = np.broadcast_to(np.asarray(mask, bool), errors.shape)
     lead = errors.shape[:-2]

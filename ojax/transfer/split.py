@@ -385,7 +385,7 @@ def check_orders(name: str, orders: Any, pool: int) -> np.ndarray:
 class SplitResult(NamedTuple):
     """One method on every target order (:func:`run_split`)."""
 
-    mistakes: np.ndarray  # (P, T) 1.0 where the prediction was wrong (before the update)
+    mistakes: np.ndarray  # (P, T) int32, 1 where the prediction was wrong (before the update)
     support_vectors: np.ndarray  # (P, T) int, after each step (h's included where counted)
     mistake_rate: np.ndarray  # (P, T) average rate of mistakes (percent) after each sample
     scores: np.ndarray  # (P, T) the scores; the prediction is sign(score), sign(0) = +1
@@ -458,7 +458,7 @@ def run_split(
     results = {}
     for name, method in setup.methods.items():
         _, trace = method.run(target_orders)
-        mistakes = np.asarray(trace.loss)
+        mistakes = np.asarray(trace.loss).astype(np.int32)  # counts: 0 / 1 per step
         results[name] = SplitResult(
             mistakes, np.asarray(trace.record), mistake_rate(mistakes), np.asarray(trace.prediction)
         )
