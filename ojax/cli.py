@@ -1,4 +1,5 @@
-"""The ``ojax`` command: ``ojax list``, ``ojax run NAME [options]`` (see INTERFACE.md).
+"""The ``ojax`` command: ``ojax list``, ``ojax run NAME [options]`` (the command line page:
+docs/cli.md).
 
 Bad input (an unknown experiment, a bad option value, a missing or malformed data file, an
 ``--out`` that is a file, cannot be written or holds another run) exits with status 2 and a
@@ -494,7 +495,7 @@ def _run(args: argparse.Namespace) -> int:
         wall = time.perf_counter() - start
         written = _write(folder, config, result, wall)
         folder.finish(written)
-    print("\n".join(results_table(result.rows)))  # --quiet hides progress only (INTERFACE.md)
+    print("\n".join(results_table(result.rows)))  # --quiet hides progress only (docs/cli.md)
     names = ", ".join(p.name for p in written)
     print(f"ojax: {spec.name} finished in {wall:.1f} s; wrote {config.out}/ ({names})")
     return 0

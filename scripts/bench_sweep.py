@@ -15,7 +15,7 @@ average loss and a 100-point average-loss curve per stream.
   1000 streams. Target: ratio >= 1 (no fewer steps per second), peak memory within 24 GiB.
 
 Times are medians after compilation; compile time is reported apart. Writes DIR/bench.json
-(INTERFACE.md format; default DIR: results/bench_sweep).
+(the format of docs/cli.md; default DIR: results/bench_sweep).
 """
 
 from __future__ import annotations

@@ -59,3 +59,16 @@ def test_the_best_float32_value_is_its_shortest_text(tmp_path):
     assert cli.main([*argv, "--dim", "2", "--out", str(out), "--quiet"]) == 0
     best = json.loads((out / "config.json").read_text())["best"]["params"]["learning_rate"]
     assert best in (0.01, 0.3)  # not 0.009999999776482582 (float32's value as a double)
+
+
+def test_the_command_line_page_is_in_the_repository_and_cited():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    page = (root / "docs" / "cli.md").read_text()
+    assert "cli.md" in (root / "mkdocs.yml").read_text()
+    for name in ("ridge-sgd-last", "geometric-known-cov", "support_vectors_per_view", "falsifier:"):
+        assert name in page, name
+    assert "experiment,dataset,method,metric,mean,std,n_seeds" in page
+    cited = [p for p in (root / "ojax").rglob("*.py") if "INTERFACE.md" in p.read_text()]
+    assert not cited, f"{cited} cite INTERFACE.md, which is not in the repository: cite docs/cli.md"

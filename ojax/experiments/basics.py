@@ -1,6 +1,6 @@
 """The examples of the online learning notes, each against its regret bound.
 
-One dataset per example (INTERFACE.md): ``experts-adversarial`` (1), ``experts-realizable`` (2),
+One dataset per example (docs/cli.md): ``experts-adversarial`` (1), ``experts-realizable`` (2),
 ``ftl-quadratic`` (3), ``ftl-linear`` (4), ``ftrl-linear`` (5), ``ogd`` (6), ``hedge`` (7),
 ``parameter-free`` (8). Each records, per method, the regret at a grid of horizons T and the bound
 at those horizons, as curves over seeds. Learners whose tuning depends on the horizon (FTRL, OGD,

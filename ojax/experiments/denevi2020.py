@@ -446,7 +446,7 @@ def _figures(
     err, unseen = "test absolute error", "meta-test error on unseen tasks"
     panels = [
         (
-            "cumulative_error",  # the metric's name (INTERFACE.md): a running mean, not a sum
+            "cumulative_error",  # the metric's name (docs/cli.md): a running mean, not a sum
             points,
             "running average of the online errors",
             "iterations (points seen)",

@@ -1,5 +1,5 @@
 """A registered learner on its own synthetic stream, over seeds and a grid of its
-hyperparameters: what ``ojax sweep`` runs, as INTERFACE.md rows, curves and figures.
+hyperparameters: what ``ojax sweep`` runs, as the rows of docs/cli.md, curves and figures.
 
 The grid's values are parsed exactly (numbers, or numeric text as the command line passes it),
 checked before anything runs (finite, fitting the dtype of the learner's params, accepted by the

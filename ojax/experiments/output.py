@@ -1,4 +1,4 @@
-"""What an experiment returns and how ``ojax run`` writes it (the INTERFACE.md contract).
+"""What an experiment returns and how ``ojax run`` writes it (the contract of docs/cli.md).
 
 An experiment is a function ``(ExperimentConfig) -> ExperimentResult``. The writer puts into
 the output folder ``results.csv`` (one row per dataset, method and metric: mean and std over
@@ -31,7 +31,7 @@ RESULT_COLUMNS = ("experiment", "dataset", "method", "metric", "mean", "std", "n
 
 @dataclasses.dataclass
 class ExperimentConfig:
-    """The options of ``ojax run`` (see INTERFACE.md)."""
+    """The options of ``ojax run`` (see docs/cli.md, the command line page)."""
 
     name: str
     seeds: int
