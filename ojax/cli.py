@@ -180,8 +180,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--split",
         type=Path,
         metavar="FILE",
-        help="your own transfer split (.npz: source_order, target_orders[, dataset]; 0-based "
-        "rows) for zhao-hoi2010-* (see ojax.datasets.transfer.load_split_file)",
+        help="your own transfer split (.npz: source_order, target_orders, and dataset or your "
+        "own x, y; 0-based rows) for zhao-hoi2010-* (see ojax.datasets.transfer.load_split_file)",
     )
     run.add_argument(
         "--order",

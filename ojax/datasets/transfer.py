@@ -285,9 +285,12 @@ def heterogeneous_split(
 class SplitFile(NamedTuple):
     """A split of one's own read from an ``.npz`` file (:func:`load_split_file`)."""
 
-    dataset: str | None  # the dataset it indexes, or None (the caller's default)
+    dataset: str | None  # the shipped dataset it indexes, or the name of its own features
     source_order: np.ndarray  # (S,) int64, 0-based dataset rows in the order h learns them
     target_orders: np.ndarray  # (P, T) int64, 0-based dataset rows, one target stream per row
+    x: np.ndarray | None = None  # (N, d) float64, the file's own features (None: `dataset`'s)
+    y: np.ndarray | None = None  # (N,) float64 in {-1, +1}, the labels of `x`
+    num_source_features: int | None = None  # heterogeneous: the source's view (default d // 2)
 
 
 def _split_array(path: Path, archive: Any, key: str, ndims: tuple[int, ...]) -> np.ndarray:
@@ -310,23 +313,32 @@ def load_split_file(path: str | os.PathLike) -> SplitFile:
       them;
     * ``target_orders``: ``(P, T)`` integers (or ``(T,)`` for one stream), 0-based rows of the
       dataset, one target stream per row (the target pool is the set of rows they visit);
-    * ``dataset`` (optional): a string, the dataset's name (e.g. ``"usenet2"``).
+    * the data the rows index, one of: ``dataset``, a string naming a shipped dataset
+      (``"usenet2"``); or the file's own features ``x`` ``(N, d)`` (finite numbers) and labels
+      ``y`` ``(N,)`` in ``{-1, +1}`` (``dataset`` then only names them; default ``"own"``);
+    * ``num_source_features`` (optional, own features of a heterogeneous split): the source's
+      view, the first ``k`` features (default ``d // 2``); the target sees all ``d``.
 
+    A file with neither ``dataset`` nor ``x`` and ``y`` is refused (never a default dataset).
     MATLAB's 1-based indices (the authors' toolbox's ``ID_ALL``) must be converted with ``- 1``;
     indices that count rows of the target block only must be offset by the source size.
 
     Examples:
       >>> import tempfile, numpy as np
       >>> path = tempfile.mkdtemp() + "/split.npz"
-      >>> np.savez(path, source_order=np.arange(3), target_orders=np.array([[4, 3], [3, 4]]))
-      >>> print(load_split_file(path).target_orders.tolist())
-      [[4, 3], [3, 4]]
+      >>> x, y = np.eye(5), np.array([1.0, -1.0, 1.0, -1.0, 1.0])
+      >>> np.savez(path, source_order=np.arange(3), target_orders=np.array([[4, 3], [3, 4]]),
+      ...          x=x, y=y)
+      >>> split = load_split_file(path)
+      >>> print(split.dataset, split.target_orders.tolist(), split.x.shape)
+      own [[4, 3], [3, 4]] (5, 5)
     """
     path = Path(path)
     check_regular(path, "split file")
     if not path.is_file():
         raise DataError(f"split file {str(path)!r} not found (expected an .npz file)")
-    archive = read_arrays(path, ("source_order", "target_orders", "dataset"))
+    keys = ("source_order", "target_orders", "dataset", "x", "y", "num_source_features")
+    archive = read_arrays(path, keys)
     source = _split_array(path, archive, "source_order", (1,))
     target = np.atleast_2d(_split_array(path, archive, "target_orders", (1, 2)))
     dataset = None
@@ -335,7 +347,40 @@ def load_split_file(path: str | os.PathLike) -> SplitFile:
         if name.ndim != 0 or name.dtype.kind != "U":
             raise DataError(f"{path}: 'dataset' must be one string, got {name!r}")
         dataset = str(name)
-    return SplitFile(dataset, source, target)
+    if "x" not in archive and "y" not in archive:
+        if dataset is None:
+            raise DataError(
+                f"{path}: a split file needs the data its rows index: 'dataset' (a shipped "
+                f"dataset's name, e.g. 'usenet2') or its own features 'x' (N, d) and labels 'y' "
+                f"(N,) in {{-1, +1}} (keys found: {members(path)})"
+            )
+        return SplitFile(dataset, source, target)
+    x, y, k = _own_features(path, archive)
+    return SplitFile(dataset or "own", source, target, x, y, k)
+
+
+def _own_features(path: Path, archive: Any) -> tuple[np.ndarray, np.ndarray, int | None]:
+    """``(x, y, num_source_features)`` of a split file with its own features, checked."""
+    for key in ("x", "y"):
+        if key not in archive:
+            raise DataError(f"{path}: own features need both 'x' and 'y', got no {key!r}")
+    x, y = np.asarray(archive["x"]), np.asarray(archive["y"])
+    if x.ndim != 2 or x.shape[0] == 0 or x.dtype.kind not in "iuf":
+        raise DataError(f"{path}: 'x' must be an (N, d) numeric array, got {x.dtype} {x.shape}")
+    if y.shape != (x.shape[0],) or y.dtype.kind not in "iuf":
+        raise DataError(f"{path}: 'y' must be ({x.shape[0]},) numbers, got {y.dtype} {y.shape}")
+    x, y = x.astype(np.float64), y.astype(np.float64)
+    if not np.isfinite(x).all():
+        raise DataError(f"{path}: 'x' must be finite, got NaN or inf")
+    if not np.isin(y, (-1.0, 1.0)).all():
+        raise DataError(f"{path}: 'y' must take only the values {{-1, +1}}, got {np.unique(y)}")
+    k = None
+    if "num_source_features" in archive:
+        value = np.asarray(archive["num_source_features"])
+        if value.ndim != 0 or value.dtype.kind not in "iu":
+            raise DataError(f"{path}: 'num_source_features' must be one integer, got {value!r}")
+        k = int(value)
+    return x, y, k
 
 
 def _check_rows(name: str, rows: np.ndarray, n: int) -> None:
@@ -356,26 +401,53 @@ def split_from_orders(
     heterogeneous: bool = False,
     scaling: str = "rows",
 ) -> tuple[Split, np.ndarray]:
-    """The :class:`Split` of a named dataset given by row orders (0-based rows of the file).
+    """The :class:`Split` of a named dataset given by row orders (0-based rows of the file):
+    :func:`split_from_arrays` on its features and labels."""
+    _check_orders(source_order, target_orders)
+    x, y = load_dataset(name, data_dir)
+    return split_from_arrays(
+        x, y, source_order, target_orders, heterogeneous=heterogeneous, scaling=scaling
+    )
 
-    The source is the rows ``source_order`` in that order (its first ``d // 2`` features when
-    ``heterogeneous``); the target pool is the distinct rows of ``target_orders`` in increasing
-    order. Returns the split and the target orders as ``(P, T)`` int32 positions in that pool.
-    """
-    source_order = np.asarray(source_order)
-    target_orders = np.atleast_2d(np.asarray(target_orders))
+
+def _check_orders(source_order: Any, target_orders: Any) -> None:
     for key, arr in (("source_order", source_order), ("target_orders", target_orders)):
+        arr = np.asarray(arr)
         if arr.size == 0 or not np.issubdtype(arr.dtype, np.integer):
             raise InputError(f"{key} must be non-empty integers, got dtype {arr.dtype}")
-    x, y = load_dataset(name, data_dir)
+
+
+def split_from_arrays(
+    x: Any,
+    y: Any,
+    source_order: Any,
+    target_orders: Any,
+    *,
+    heterogeneous: bool = False,
+    scaling: str = "rows",
+    num_source_features: int | None = None,
+) -> tuple[Split, np.ndarray]:
+    """The :class:`Split` of features ``x`` ``(N, d)`` and labels ``y`` ``(N,)`` given by row
+    orders (0-based rows of ``x``).
+
+    The features are scaled (``scaling``, as the shipped datasets); the source is the rows
+    ``source_order`` in that order (its first ``num_source_features`` features, default
+    ``d // 2``, when ``heterogeneous``: the source's view; the target sees all ``d``); the
+    target pool is the distinct rows of ``target_orders`` in increasing order. Returns the
+    split and the target orders as ``(P, T)`` int32 positions in that pool.
+    """
+    _check_orders(source_order, target_orders)
+    source_order = np.asarray(source_order)
+    target_orders = np.atleast_2d(np.asarray(target_orders))
     _check_rows("source_order", source_order, x.shape[0])
     _check_rows("target_orders", target_orders, x.shape[0])
     x = scale(x, scaling)
     pool = np.unique(target_orders)
     orders = np.searchsorted(pool, target_orders).astype(np.int32)
     source_x = _take(x, source_order)
-    k = x.shape[1] // 2 if heterogeneous else x.shape[1]
+    k = x.shape[1]
     if heterogeneous:
+        k = x.shape[1] // 2 if num_source_features is None else num_source_features
         source_x, _ = view_split(source_x, k)
     return Split(source_x, y[source_order], _take(x, pool), y[pool], k), orders
 
@@ -401,6 +473,7 @@ __all__ = [
     "minmax_rows",
     "scale",
     "shipped_orders",
+    "split_from_arrays",
     "split_from_orders",
     "view_split",
 ]

@@ -46,9 +46,12 @@ zhao-hoi2010-homogeneous --split my_split.npz``): an ``.npz`` file with the arra
   loaded, before any split) forming the source, in the order ``h`` learns them;
 * ``target_orders``: ``(P, T)`` integers, 0-based rows of the dataset file, one target stream
   per row (the target pool is the set of rows they visit; ``P`` replaces ``--seeds``);
-* ``dataset`` (optional): a string, the dataset's name (default ``"usenet2"`` for the
-  homogeneous experiment, ``"spambase"`` for the heterogeneous one, where the source sees the
-  first ``d // 2`` features).
+* the data they index: ``dataset``, a shipped dataset's name (``"usenet2"``; the
+  heterogeneous experiment's source sees its first ``d // 2`` features), or the file's own
+  features ``x`` ``(N, d)`` and labels ``y`` ``(N,)`` in ``{-1, +1}`` (scaled as the shipped
+  ones, per-row min-max; heterogeneous: the source's view is the first
+  ``num_source_features`` features, default ``d // 2``, the target sees all ``d``); a file
+  with neither is refused.
 
 MATLAB's 1-based indices (the authors' toolbox's ``ID_ALL``) must be converted with ``- 1``, and
 indices counting rows of the target block only must be offset by the source size. Only that
@@ -379,15 +382,17 @@ def _run(
 def _split_file_dataset(config: ExperimentConfig, default: str, heterogeneous: bool) -> Dataset:
     """The dataset of the split file ``config.split`` (see the module doc for its layout)."""
     assert config.split is not None  # callers come here only with a split file
-    split_file = transfer_data.load_split_file(config.split)
-    name = split_file.dataset or default
-    split, orders = transfer_data.split_from_orders(
-        name,
-        split_file.source_order,
-        split_file.target_orders,
-        config.data_dir,
-        heterogeneous=heterogeneous,
-    )
+    file = transfer_data.load_split_file(config.split)  # a dataset's name, or its own x and y
+    name, rows = file.dataset or default, (file.source_order, file.target_orders)
+    if file.x is not None:
+        k = file.num_source_features
+        split, orders = transfer_data.split_from_arrays(
+            file.x, file.y, *rows, heterogeneous=heterogeneous, num_source_features=k
+        )
+    else:
+        split, orders = transfer_data.split_from_orders(
+            name, *rows, config.data_dir, heterogeneous=heterogeneous
+        )
     return Dataset(name, lambda: split, orders)
 
 
