@@ -53,6 +53,7 @@ EXPERIMENTS: dict[str, ExperimentSpec] = {}
 
 
 def register_experiment(spec: ExperimentSpec) -> None:
+    """Adds `spec` to `EXPERIMENTS` under its name (what `ojax list` and `ojax run` see)."""
     EXPERIMENTS[spec.name] = spec
 
 
