@@ -25,6 +25,14 @@ from ojax.runner import run_entry
 STEPS, DIM, SEEDS = 48, 3, 2
 
 
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    import matplotlib.pyplot as plt
+
+    plt.close("all")  # each sweep draws its figures
+
+
 def _keys():
     return jax.random.split(jax.random.key(0), SEEDS)  # the sweep's seeds (ojax.sweep)
 
