@@ -1,10 +1,10 @@
-"""The `ojax` command: `ojax list`, `ojax run NAME [options]` (the command line page:
+"""The ``ojax`` command: ``ojax list``, ``ojax run NAME [options]`` (the command line page:
 docs/cli.md).
 
 Bad input (an unknown experiment, a bad option value, a missing or malformed data file, an
-`--out` that is a file, cannot be written or holds another run) exits with status 2 and a
+``--out`` that is a file, cannot be written or holds another run) exits with status 2 and a
 one-line message, before anything is written. An output folder holds one run only
-(:class:`ojax.experiments.run_folder.RunFolder`; `--overwrite` replaces another run).
+(:class:`ojax.experiments.run_folder.RunFolder`; ``--overwrite`` replaces another run).
 """
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ _MAX_BYTES = 2**50
 
 
 def parse_bytes(text: str) -> int:
-    """`"512M"`, `"2G"`, `"1.5g"`, `"1000000"` -> bytes."""
+    """``"512M"``, ``"2G"``, ``"1.5g"``, ``"1000000"`` -> bytes."""
     raw = text.strip().lower().removesuffix("ib").removesuffix("b")
     unit = raw[-1] if raw and raw[-1] in _UNITS else ""
     try:
@@ -104,7 +104,7 @@ def _seed(text: str) -> int:
 
 
 def _add_engine_options(parser: argparse.ArgumentParser) -> None:
-    """The options shared by `run` and `sweep`: precision and the sweep engine's."""
+    """The options shared by ``run`` and ``sweep``: precision and the sweep engine's."""
     parser.add_argument("--x64", action="store_true", help="compute in float64")
     parser.add_argument("--devices", type=_positive_int, help="shard over the first N devices")
     parser.add_argument("--memory-budget", type=parse_bytes, help="memory budget, e.g. 4G")
@@ -232,7 +232,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _grid_axis(text: str) -> tuple[str, list[str]]:
-    """`"learning_rate=0.01,1e-3"` -> `("learning_rate", ["0.01", "1e-3"])`: the values as
+    """``"learning_rate=0.01,1e-3"`` -> ``("learning_rate", ["0.01", "1e-3"])``: the values as
     typed, each checked to be a finite number. The sweep parses them exactly in the dtype of
     the learner's params (refusing what does not fit it) and reports them as typed."""
     from ojax.sweep.grid import parse_number
@@ -252,7 +252,7 @@ def _grid_axis(text: str) -> tuple[str, list[str]]:
 
 def learner_lines() -> list[str]:
     """One line per registered learner: name, kind, its stream and loss, and its scalar
-    hyperparameter fields with their defaults (what `--grid FIELD=...` can sweep)."""
+    hyperparameter fields with their defaults (what ``--grid FIELD=...`` can sweep)."""
     import numpy as np
 
     from ojax.core import LEARNERS
@@ -302,7 +302,7 @@ def _list(learners: bool = False) -> int:
 
 
 def _engine_config(args: argparse.Namespace, **fields) -> ExperimentConfig:
-    """Checks the options `run` and `sweep` share and returns the configuration the sweep
+    """Checks the options ``run`` and ``sweep`` share and returns the configuration the sweep
     engine reads (:func:`_start` switches float64 on)."""
     import jax
 
@@ -324,7 +324,7 @@ def _engine_config(args: argparse.Namespace, **fields) -> ExperimentConfig:
 
 
 def _device_label(count: int | None) -> str:
-    """`"cpu"`, `"gpu (NVIDIA H200)"`, `"4 x gpu (...)"`: what the run computes on."""
+    """``"cpu"``, ``"gpu (NVIDIA H200)"``, ``"4 x gpu (...)"``: what the run computes on."""
     import jax
 
     device = jax.local_devices()[0]
@@ -336,7 +336,7 @@ def _device_label(count: int | None) -> str:
 
 def _join(args: argparse.Namespace) -> None:
     """A multi-process run (the three flags, or a job JAX detects): checks the flags, then
-    `jax.distributed.initialize` (before anything else uses JAX)."""
+    ``jax.distributed.initialize`` (before anything else uses JAX)."""
     from ojax import distributed
 
     given = (args.coordinator, args.num_processes, args.process_id)
@@ -359,7 +359,7 @@ def _write(folder, config: ExperimentConfig, result, wall: float) -> list[Path]:
 
 def _start(folder: RunFolder, label: str, seeds: int, args: argparse.Namespace, runs: str = "seed"):
     """The last check (the output folder), then float64 if asked and the header line on stderr:
-    `ojax: running NAME: N seeds[, quick][, float64] on DEVICE` (`N orders` for a split
+    ``ojax: running NAME: N seeds[, quick][, float64] on DEVICE`` (``N orders`` for a split
     file, whose target orders are the runs). Returns the folder (in a
     multi-process run, wrapped: the processes agree, process 0 writes)."""
     from ojax import distributed
@@ -386,7 +386,7 @@ def _start(folder: RunFolder, label: str, seeds: int, args: argparse.Namespace, 
 
 
 def _own_data(spec, args: argparse.Namespace) -> dict:
-    """Checks `--tasks` / `--split` (the right experiment, a readable file of the documented
+    """Checks ``--tasks`` / ``--split`` (the right experiment, a readable file of the documented
     layout) and returns their part of the run's identity (the path and a digest of the file)."""
     own: dict = {}
     for option in ("tasks", "split"):
@@ -420,7 +420,7 @@ def _own_data(spec, args: argparse.Namespace) -> dict:
 
 
 def _run_identity(spec, seeds: int | None, quick: bool, x64: bool, data_dir, own=None) -> dict:
-    """What makes two `ojax run` runs the same; checks the data files it reads first."""
+    """What makes two ``ojax run`` runs the same; checks the data files it reads first."""
     folder = None
     files = () if own and "tasks" in own else spec.files(quick)
     if files:
@@ -434,7 +434,7 @@ def _run_identity(spec, seeds: int | None, quick: bool, x64: bool, data_dir, own
 
 
 def _legacy_run_identity(spec, config: dict) -> dict | None:
-    """The identity of a run written before `.ojax-run.json` existed, from its config.json."""
+    """The identity of a run written before ``.ojax-run.json`` existed, from its config.json."""
     old = {k: config.get(k) for k in ("seeds", "quick", "x64", "data_dir")}
     if config.get("name") != spec.name:
         return {"experiment": config.get("name"), **old}
@@ -568,7 +568,7 @@ def _sweep(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the `ojax` console script; returns the exit status."""
+    """Entry point of the ``ojax`` console script; returns the exit status."""
     try:
         return _main(argv)
     except BrokenPipeError:  # the reader of stdout went away (`ojax list | head -1`)

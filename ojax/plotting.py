@@ -37,8 +37,8 @@ MARKERS = ("o", "s", "^", "v", "D", "x", "+", "*")
 def quantile_band(
     curves: np.ndarray, quantiles: tuple[float, float] = QUANTILES
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """`(mean, low, high)` over seeds of `curves` (`(n_seeds, length)`): the mean and the
-    two quantiles (linear interpolation), each `(length,)`.
+    """``(mean, low, high)`` over seeds of ``curves`` (``(n_seeds, length)``): the mean and the
+    two quantiles (linear interpolation), each ``(length,)``.
 
     Examples:
       >>> mean, low, high = quantile_band(np.array([[1.0, 10.0], [3.0, 1000.0]]), (0.0, 1.0))
@@ -54,7 +54,7 @@ def quantile_band(
 
 
 def style(index: int) -> dict:
-    """The line style of the `index`-th method drawn: a distinct dash pattern, and a width
+    """The line style of the ``index``-th method drawn: a distinct dash pattern, and a width
     that shrinks with the drawing order (a later line over an equal earlier one leaves it
     visible on both sides)."""
     return {
@@ -73,8 +73,8 @@ def band(
     quantiles: tuple[float, float] = QUANTILES,
     **line_style,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Plots the mean of `curves` (`(n_seeds, len(x))`) and shades the band between the
-    `quantiles` over seeds (none for one seed); returns `(mean, low, high)`."""
+    """Plots the mean of ``curves`` (``(n_seeds, len(x))``) and shades the band between the
+    ``quantiles`` over seeds (none for one seed); returns ``(mean, low, high)``."""
     mean, low, high = quantile_band(curves, quantiles)
     (line,) = ax.plot(x, mean, label=label, **line_style)
     if np.atleast_2d(curves).shape[0] > 1:
@@ -84,8 +84,8 @@ def band(
 
 
 def fit_limits(ax: Axes, values: Sequence[np.ndarray], *, log: bool = False, bounds=None) -> None:
-    """Sets the y range to the drawn `values` with a small margin (so the differences between
-    methods fill the panel), kept within `bounds` `(low, high)` (e.g. `(0, 100)` for a rate
+    """Sets the y range to the drawn ``values`` with a small margin (so the differences between
+    methods fill the panel), kept within ``bounds`` ``(low, high)`` (e.g. ``(0, 100)`` for a rate
     in percent)."""
     data = np.concatenate([np.ravel(v) for v in values])
     data = data[np.isfinite(data)]
@@ -118,8 +118,8 @@ def curves_figure(
     fit_from: int = 0,
 ) -> Figure:
     """One panel of several methods' curves, each a mean with a quantile band over seeds, the y
-    range fitted to the curves from index `fit_from` on (e.g. past the first steps of a running
-    average), within `ylim` when given."""
+    range fitted to the curves from index ``fit_from`` on (e.g. past the first steps of a running
+    average), within ``ylim`` when given."""
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     drawn: list[np.ndarray] = []
     for i, (name, values) in enumerate(curves.items()):
@@ -161,9 +161,9 @@ def regret_figure(
     """Regret against the horizon T on log-log axes, each method with its own bound.
 
     Args:
-      regrets: method -> `(n_seeds, len(horizons))` regrets.
+      regrets: method -> ``(n_seeds, len(horizons))`` regrets.
       bounds: method -> its bound at the horizons, drawn dashed in the method's colour and
-        labelled with it; every key must be a method of `regrets` (a bound is drawn only for
+        labelled with it; every key must be a method of ``regrets`` (a bound is drawn only for
         the algorithm it bounds). Methods with no bound are left out.
       shared_bounds: label -> values, drawn in black: a statement about every method drawn (e.g.
         the lower bound T/2 that holds for any learner), labelled as such by the caller.

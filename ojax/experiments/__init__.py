@@ -1,8 +1,8 @@
-"""The experiments of `ojax run`: one module per paper, each `config -> result`.
+"""The experiments of ``ojax run``: one module per paper, each ``config -> result``.
 
 :data:`EXPERIMENTS` maps a name to its description, the function that runs it
-(`"module:function"`, imported only when run), the paper's number of seeds, the seeds of
-`--quick` and the dataset files it reads.
+(``"module:function"``, imported only when run), the paper's number of seeds, the seeds of
+``--quick`` and the dataset files it reads.
 """
 
 from __future__ import annotations
@@ -16,13 +16,13 @@ from ojax.experiments.output import ExperimentConfig, ExperimentResult, Row, wri
 
 
 class ExperimentSpec(NamedTuple):
-    """An experiment of `ojax run`.
+    """An experiment of ``ojax run``.
 
-    `quick_seeds`: the seeds of `--quick` without `--seeds` (`None`: `default_seeds`).
-    `data_files`: the dataset files it reads (checked before anything runs or is written);
-    `quick_data_files`: those of `--quick` (`None`: `data_files`).
-    `own_data`: `"tasks"` or `"split"` when the experiment takes one's own tasks
-    (`--tasks FILE`) or transfer split (`--split FILE`) instead of its dataset, else `None`.
+    ``quick_seeds``: the seeds of ``--quick`` without ``--seeds`` (``None``: ``default_seeds``).
+    ``data_files``: the dataset files it reads (checked before anything runs or is written);
+    ``quick_data_files``: those of ``--quick`` (``None``: ``data_files``).
+    ``own_data``: ``"tasks"`` or ``"split"`` when the experiment takes one's own tasks
+    (``--tasks FILE``) or transfer split (``--split FILE``) instead of its dataset, else ``None``.
     """
 
     name: str
@@ -39,7 +39,7 @@ class ExperimentSpec(NamedTuple):
         return getattr(importlib.import_module(module), function)
 
     def seeds(self, quick: bool) -> int:
-        """The number of seeds when `--seeds` is not given."""
+        """The number of seeds when ``--seeds`` is not given."""
         return (self.quick_seeds or self.default_seeds) if quick else self.default_seeds
 
     def files(self, quick: bool) -> tuple[str, ...]:

@@ -1,30 +1,30 @@
 """Denevi, Stamos & Pontil (2020): parameter-free learning of multiple low-variance tasks.
 
-Experiments (`ojax run NAME`):
+Experiments (``ojax run NAME``):
 
-* `denevi2020-synthetic`: the main figure, on the synthetic low-variance environment;
-* `denevi2020-wealth`: the same with the initial wealths swept over a log grid;
-* `denevi2020-schools` and `denevi2020-lenk`: the real datasets of Appendix E.
+* ``denevi2020-synthetic``: the main figure, on the synthetic low-variance environment;
+* ``denevi2020-wealth``: the same with the initial wealths swept over a log grid;
+* ``denevi2020-schools`` and ``denevi2020-lenk``: the real datasets of Appendix E.
 
-Methods: `ITL` and `Oracle` (the within-task learner with bias 0 and with the true task mean),
-`Aggressive` / `Lazy` (ONS bettors, the paper's refined variant), `Aggressive_KT` /
-`Lazy_KT` (KT bettors), and the tuned OGD baselines `Aggressive_SS` / `Lazy_SS` whose
+Methods: ``ITL`` and ``Oracle`` (the within-task learner with bias 0 and with the true task mean),
+``Aggressive`` / ``Lazy`` (ONS bettors, the paper's refined variant), ``Aggressive_KT`` /
+``Lazy_KT`` (KT bettors), and the tuned OGD baselines ``Aggressive_SS`` / ``Lazy_SS`` whose
 20 x 20 step grid runs as one vmap and is selected in hindsight on the final cumulative error (as
-the authors do); the honest selection on validation tasks is reported in `config.json`. ITL and
+the authors do); the honest selection on validation tasks is reported in ``config.json``. ITL and
 the Oracle use the ONS bettor.
 
-Metrics: `cumulative_error` (running mean of the online errors over all points),
-`test_error` (running mean over tasks of each task's test error of its averaged iterate) and
-`meta_test_error` (the within-task learner started from the bias learned after `t` training
-tasks, on unseen tasks, as a curve over `t`). On the real datasets the unseen tasks are the
+Metrics: ``cumulative_error`` (running mean of the online errors over all points),
+``test_error`` (running mean over tasks of each task's test error of its averaged iterate) and
+``meta_test_error`` (the within-task learner started from the bias learned after ``t`` training
+tasks, on unseen tasks, as a curve over ``t``). On the real datasets the unseen tasks are the
 last 20% of each seed's shuffled tasks and the curve stops before them; the other two metrics use
 all tasks, as the authors do.
 
 Every seed is one cell of :func:`ojax.sweep.sweep_experiment`: the cell draws that seed's tasks
-(seed `s` from `jax.random.key(s)`), runs the method with :func:`ojax.meta.run_meta` and
-measures it, so no seed's data exist outside its cell and `--seeds` is bounded by time, not
+(seed ``s`` from ``jax.random.key(s)``), runs the method with :func:`ojax.meta.run_meta` and
+measures it, so no seed's data exist outside its cell and ``--seeds`` is bounded by time, not
 memory. The sweep's seed axis has length 1 and the seed numbers are its task axis, which keeps
-the draws of `jax.random.key(s)`. A tuned baseline's cell evaluates the whole step grid (one
+the draws of ``jax.random.key(s)``. A tuned baseline's cell evaluates the whole step grid (one
 vmap), selects in hindsight and on validation tasks, and runs the selected steps.
 """
 
@@ -66,7 +66,7 @@ COMPILER_OPTIONS = {"xla_backend_optimization_level": 1}
 
 
 def step_grid(num: int = 20) -> np.ndarray:
-    """The authors' step grid `10^linspace(-6, 4, num)`."""
+    """The authors' step grid ``10^linspace(-6, 4, num)``."""
     return 10.0 ** np.linspace(-6.0, 4.0, num)
 
 
@@ -102,7 +102,7 @@ def method_params(
     meta_wealth: float = 1.0,
     oracle_bias: Any = None,
 ) -> Params:
-    """The paper's params of a parameter-free method (ITL: bias 0; the Oracle: `oracle_bias`)."""
+    """The paper's params of a parameter-free method (ITL: bias 0; the Oracle: ``oracle_bias``)."""
     check_choice("method", method, list(PF_METHODS))
     if method in ("ITL", "Oracle"):
         bias = jnp.zeros(dim, dtype) if method == "ITL" else jnp.asarray(oracle_bias, dtype)
@@ -128,7 +128,7 @@ class Outputs(NamedTuple):
 
 
 def run_method(learners: Learners, params: Params, data: SeedData, checkpoints: Any) -> Outputs:
-    """One seed of one method: the online run and the meta-test at `checkpoints` (traceable)."""
+    """One seed of one method: the online run and the meta-test at ``checkpoints`` (traceable)."""
     learner, fixed = learners
     trace = meta.run_meta(learner, params, data.train, independent_tasks=learner is fixed)
     if learner is fixed:  # one bias throughout: one meta-test, the same at every checkpoint
@@ -150,7 +150,7 @@ class Tuned(NamedTuple):
 
 
 def tune_method(learners: Learners, grid: Params, data: SeedData, checkpoints: Any) -> Tuned:
-    """One seed of a tuned baseline: every pair of `grid` (one vmap), then the selected pairs'
+    """One seed of a tuned baseline: every pair of ``grid`` (one vmap), then the selected pairs'
     runs (traceable). A diverging pair (non-finite score) is never selected."""
     learner, fixed = learners
     scores = jax.vmap(lambda p: meta.grid_score(learner, fixed, p, data.train, data.validation))(
@@ -193,18 +193,6 @@ def _checkpoints(num_tasks: int, num: int) -> np.ndarray:
 
 
 class SyntheticSize(NamedTuple):
-    """SyntheticSize: a record of the fields below.
-
-    Attributes:
-      num_tasks: `int`
-      num_validation: `int`
-      num_test: `int`
-      num_points: `int`
-      num_train: `int`
-      dim: `int`
-      num_checkpoints: `int`
-    """
-
     num_tasks: int = 400
     num_validation: int = 20
     num_test: int = 50
@@ -220,7 +208,7 @@ QUICK_SYNTHETIC = SyntheticSize(num_tasks=80, num_validation=10, num_test=20, nu
 def synthetic_data(
     seed: Any, size: SyntheticSize, dtype, params: mt_env.LowVarianceParams | None = None
 ) -> SeedData:
-    """Seed `seed`'s synthetic tasks, drawn from `jax.random.key(seed)` (traceable)."""
+    """Seed ``seed``'s synthetic tasks, drawn from ``jax.random.key(seed)`` (traceable)."""
     params = params or mt_env.default_low_variance_params(dtype)
     split = mt_env.synthetic_split(
         jax.random.key(seed),
@@ -242,7 +230,7 @@ def synthetic_setting(
     dtype,
     params: mt_env.LowVarianceParams | None = None,
 ) -> Setting:
-    """The synthetic environment (seed `s` draws from `jax.random.key(s)`)."""
+    """The synthetic environment (seed ``s`` draws from ``jax.random.key(s)``)."""
     params = params or mt_env.default_low_variance_params(dtype)
     oracle = jnp.full((size.dim,), params.task_mean, dtype)
     return Setting(
@@ -265,13 +253,13 @@ def real_setting(
     heldout_fraction: float = 0.2,
     num_checkpoints: int = 21,
 ) -> Setting:
-    """Tasks of a real dataset (seed `s`: `jax.random.key(s)` shuffles the task order and
+    """Tasks of a real dataset (seed ``s``: ``jax.random.key(s)`` shuffles the task order and
     splits each task).
 
-    All tasks form the training stream (the authors' protocol). The last `heldout_fraction` of
+    All tasks form the training stream (the authors' protocol). The last ``heldout_fraction`` of
     each seed's shuffled tasks also serve as the unseen tasks of the meta-test, measured only
-    for biases learned before any of them arrived (checkpoints `t <= T - H`): the learners are
-    online, so this equals training on the first `T - H` tasks alone.
+    for biases learned before any of them arrived (checkpoints ``t <= T - H``): the learners are
+    online, so this equals training on the first ``T - H`` tasks alone.
     """
     arrays = (
         jnp.asarray(data.x, dtype),
@@ -298,7 +286,7 @@ def real_setting(
 
 @functools.lru_cache(maxsize=64)
 def _run_cell(learners: Learners, draw: Callable, checkpoints: tuple[int, ...]):
-    """`(_, (seed, params), key) -> Outputs` (one function per learner: compiled once)."""
+    """``(_, (seed, params), key) -> Outputs`` (one function per learner: compiled once)."""
     points = np.asarray(checkpoints, np.int32)
 
     def cell(_, task, key):
@@ -312,7 +300,7 @@ def _run_cell(learners: Learners, draw: Callable, checkpoints: tuple[int, ...]):
 def _tune_cell(
     learners: Learners, draw: Callable, checkpoints: tuple[int, ...], grid_size: int, dtype
 ):
-    """`(_, seed, key) -> Tuned` of a tuned baseline over its `grid_size^2` step grid."""
+    """``(_, seed, key) -> Tuned`` of a tuned baseline over its ``grid_size^2`` step grid."""
     points = np.asarray(checkpoints, np.int32)
     grid = meta.MetaParams.step_grid(grid_size, dtype=dtype)
 
@@ -347,8 +335,8 @@ many points, e.g. ``--seeds 10000``) are kept at evenly spaced points (:func:`cu
 
 
 def curve_points(num_points: int, num_seeds: int) -> np.ndarray | None:
-    """The 1-based points at which the cumulative error curve is kept: `None` (every point)
-    while `num_seeds x num_points` float64 values fit in :data:`CURVE_BYTES`, else evenly
+    """The 1-based points at which the cumulative error curve is kept: ``None`` (every point)
+    while ``num_seeds x num_points`` float64 values fit in :data:`CURVE_BYTES`, else evenly
     spaced points, the first and the last included (the final values do not change)."""
     keep = max(2, CURVE_BYTES // (8 * max(1, num_seeds)))
     if num_points <= keep:
@@ -357,7 +345,7 @@ def curve_points(num_points: int, num_seeds: int) -> np.ndarray | None:
 
 
 def _curves(out: Outputs) -> dict[str, np.ndarray]:
-    """The three curves of every seed (`out` has leading seed axes)."""
+    """The three curves of every seed (``out`` has leading seed axes)."""
     seeds = math.prod(out.errors.shape[:-2])
     points = curve_points(int(np.sum(out.mask[(0,) * (out.mask.ndim - 2)])), seeds)
     return {
@@ -391,7 +379,7 @@ def _tuned_info(tuned: Tuned, grid: Params) -> dict[str, Any]:
 
 def _check_memory(setting: Setting, num_methods: int, num_checkpoints: int) -> None:
     """Every seed's per-point errors of every method stay on the host until the figures are
-    drawn: exit early, naming the memory, when they cannot fit (`--seeds 100000`)."""
+    drawn: exit early, naming the memory, when they cannot fit (``--seeds 100000``)."""
     shapes = jax.eval_shape(setting.draw, 0).train
     tasks, points = shapes.x_train.shape[:2]
     itemsize = np.dtype(setting.dtype).itemsize
@@ -411,11 +399,11 @@ def run_methods(
     counter: str = "global",
     progress: Callable = lambda it: it,
 ) -> tuple[dict[str, dict[str, np.ndarray]], dict[str, Any], float]:
-    """Runs `methods` on every seed of a setting.
+    """Runs ``methods`` on every seed of a setting.
 
     Returns:
-      `(curves, extra, compile_seconds)` with `curves[method][metric]` of shape
-      `(S, length)` and, per tuned method, its selected steps in `extra`.
+      ``(curves, extra, compile_seconds)`` with ``curves[method][metric]`` of shape
+      ``(S, length)`` and, per tuned method, its selected steps in ``extra``.
     """
     checkpoints = tuple(int(c) for c in setting.checkpoints)
     _check_memory(setting, len(methods), len(checkpoints))
@@ -508,7 +496,7 @@ def _finish(
 
 
 def run_synthetic(config: ExperimentConfig) -> ExperimentResult:
-    """`denevi2020-synthetic`: all eight methods on the low-variance environment."""
+    """``denevi2020-synthetic``: all eight methods on the low-variance environment."""
     start = time.perf_counter()
     size = QUICK_SYNTHETIC if config.quick else SyntheticSize()
     setting = synthetic_setting(config.seeds, size, _dtype(config))
@@ -536,10 +524,10 @@ WEALTH_GRID = 10.0 ** np.arange(-3.0, 4.0)
 
 
 def run_wealth(config: ExperimentConfig) -> ExperimentResult:
-    """`denevi2020-wealth`: the parameter-free methods with initial wealths on a log grid.
+    """``denevi2020-wealth``: the parameter-free methods with initial wealths on a log grid.
 
     The same initial wealth is used for the inner and the meta bettors; method names carry the
-    suffix `@wealth=VALUE`. The wealth is a runtime parameter, so the grid reuses one compiled
+    suffix ``@wealth=VALUE``. The wealth is a runtime parameter, so the grid reuses one compiled
     function per learner.
     """
     start = time.perf_counter()
@@ -630,7 +618,7 @@ def _run_real(config: ExperimentConfig, dataset: str, loader, title: str) -> Exp
 
 
 def _own_tasks(config: ExperimentConfig) -> ExperimentResult | None:
-    """The real-data protocol on the user's tasks file (`config.tasks`), if one is given."""
+    """The real-data protocol on the user's tasks file (``config.tasks``), if one is given."""
     path = config.tasks
     if path is None:
         return None
@@ -643,15 +631,15 @@ def _own_tasks(config: ExperimentConfig) -> ExperimentResult | None:
 
 
 def run_schools(config: ExperimentConfig) -> ExperimentResult:
-    """`denevi2020-schools`: Schools (139 tasks of 22 to 251 students), without the Oracle;
-    with `--tasks FILE`, the same protocol on one's own tasks
-    (:func:`ojax.datasets.load_tasks_file` gives the `.npz` layout)."""
+    """``denevi2020-schools``: Schools (139 tasks of 22 to 251 students), without the Oracle;
+    with ``--tasks FILE``, the same protocol on one's own tasks
+    (:func:`ojax.datasets.load_tasks_file` gives the ``.npz`` layout)."""
     own = _own_tasks(config)
     return own if own is not None else _run_real(config, "schools", mt_data.load_schools, "Schools")
 
 
 def run_lenk(config: ExperimentConfig) -> ExperimentResult:
-    """`denevi2020-lenk`: Lenk (180 people x 20 computers), without the Oracle; with
-    `--tasks FILE`, the same protocol on one's own tasks."""
+    """``denevi2020-lenk``: Lenk (180 people x 20 computers), without the Oracle; with
+    ``--tasks FILE``, the same protocol on one's own tasks."""
     own = _own_tasks(config)
     return own if own is not None else _run_real(config, "lenk", mt_data.load_lenk, "Lenk")

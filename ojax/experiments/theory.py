@@ -1,18 +1,18 @@
-"""`ojax run theory`: every numbered result of the source documents with a computable
+"""``ojax run theory``: every numbered result of the source documents with a computable
 right-hand side, measured against its bound over a range of horizons (:data:`ojax.theory.CHECKS`).
 
-One dataset per result (its name, e.g. `notes-ogd`), one method per learner and instance,
-and one per falsifier (`falsifier:<what>`: a learner or instance that should break the result,
-see :mod:`ojax.theory.base`). Metrics: `measured`, `bound` and `ratio` (measured / bound)
-as curves `(n_seeds, H)` over the horizons; an identity gives single values (the largest
+One dataset per result (its name, e.g. ``notes-ogd``), one method per learner and instance,
+and one per falsifier (``falsifier:<what>``: a learner or instance that should break the result,
+see :mod:`ojax.theory.base`). Metrics: ``measured``, ``bound`` and ``ratio`` (measured / bound)
+as curves ``(n_seeds, H)`` over the horizons; an identity gives single values (the largest
 difference over every horizon, the tolerance 1e-9 and their ratio); a result whose constant is
-not explicit (`rate`) gives `measured`, the fitted log-log `slope` of its mean and the
-`expected_slope` instead of a bound; a `shape` check gives both (the slope of its mean
-ratio). The method `verdict` of each result holds the decision (:func:`ojax.theory.verdict`):
-`holds` and `sound` (1 or 0) and the deciding values, `learner_ratio` /
-`falsifier_ratio` (the learners' largest and the falsifiers' smallest ratio at the largest
-horizon) or `learner_slope` / `falsifier_slope`. A result that does not hold, or that no
-falsifier breaks, is named on stderr and in `config.json` (`checks/NAME/verdict`). One figure
+not explicit (``rate``) gives ``measured``, the fitted log-log ``slope`` of its mean and the
+``expected_slope`` instead of a bound; a ``shape`` check gives both (the slope of its mean
+ratio). The method ``verdict`` of each result holds the decision (:func:`ojax.theory.verdict`):
+``holds`` and ``sound`` (1 or 0) and the deciding values, ``learner_ratio`` /
+``falsifier_ratio`` (the learners' largest and the falsifiers' smallest ratio at the largest
+horizon) or ``learner_slope`` / ``falsifier_slope``. A result that does not hold, or that no
+falsifier breaks, is named on stderr and in ``config.json`` (``checks/NAME/verdict``). One figure
 per result: the measured quantity (median over seeds, a 10-90% quantile band, positive values
 only on the log axes) with its bound dashed in the same colour; falsifiers dotted, with crosses.
 """
@@ -130,7 +130,7 @@ def add_outcome(
 
 
 def describe(check: Check, outcome: Outcome, decided: Verdict) -> dict:
-    """What `config.json` records of a check."""
+    """What ``config.json`` records of a check."""
     return {
         "document": check.document,
         "result": check.result,
@@ -147,9 +147,9 @@ def describe(check: Check, outcome: Outcome, decided: Verdict) -> dict:
 
 
 def selected_checks(value: str | None) -> list[Check]:
-    """The checks `--dataset` names: every check (`None`), else comma-separated check names
-    or documents (`notes`, `denevi2020`, `neu-rosasco2018`, `zhao-hoi2010`,
-    `baselines`).
+    """The checks ``--dataset`` names: every check (``None``), else comma-separated check names
+    or documents (``notes``, ``denevi2020``, ``neu-rosasco2018``, ``zhao-hoi2010``,
+    ``baselines``).
 
     Raises:
       InputError: a name that is neither a check nor a document.
@@ -172,7 +172,7 @@ def selected_checks(value: str | None) -> list[Check]:
 
 
 def run_theory(config: ExperimentConfig) -> ExperimentResult:
-    """Runs every check of :data:`ojax.theory.CHECKS` (or those of `config.dataset`, see
+    """Runs every check of :data:`ojax.theory.CHECKS` (or those of ``config.dataset``, see
     :func:`selected_checks`) and draws one figure per check."""
     result = ExperimentResult()
     described = {}

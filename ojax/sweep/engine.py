@@ -48,7 +48,7 @@ BATCH_AXIS = "batch"
 
 
 class Layout(NamedTuple):
-    """The combinations: C order over `(seed, *hyperparameters, [task])`."""
+    """The combinations: C order over ``(seed, *hyperparameters, [task])``."""
 
     sizes: tuple[int, ...]  # (num_seeds, *hyperparameter sizes, [num_tasks])
     kind: str  # "none", "product", "stacked"
@@ -109,9 +109,9 @@ def _memory_used(executable: Any) -> int:
 
 
 def _compile(fn, layout, mesh, chunk, hyper, tasks, data, keys, options=(), label="sweep"):
-    """`((executable, bytes it uses per device), compile seconds)`; 0 seconds when cached.
+    """``((executable, bytes it uses per device), compile seconds)``; 0 seconds when cached.
 
-    `options` are XLA compiler options as `(name, value)` pairs; `label` names the
+    ``options`` are XLA compiler options as ``(name, value)`` pairs; ``label`` names the
     program in :mod:`ojax.compile_log`."""
     batch = NamedSharding(mesh, PartitionSpec(BATCH_AXIS))
     signature = shape_signature((hyper, tasks, data, keys))
@@ -160,8 +160,8 @@ class _Flat:
 
 
 def _lower(jitted, name: str | None, args: tuple) -> tuple[jax.stages.Lowered, bool]:
-    """`(lowered chunk program, over leaves?)`: from :mod:`ojax.sweep.programs` when it holds
-    the program (no trace), else traced (and exported there for the next process when `name`
+    """``(lowered chunk program, over leaves?)``: from :mod:`ojax.sweep.programs` when it holds
+    the program (no trace), else traced (and exported there for the next process when ``name``
     is given). Exported programs take and give leaves: the store keeps no pytree types."""
     if name is None:
         return jitted.lower(*args), False
@@ -325,7 +325,7 @@ class _Store(NamedTuple):
 
 
 def _open(plan: _Plan, sizing: _Sizing, out_dir, resume: bool, config: Any) -> _Store:
-    """The output arrays and, with `out_dir`, the configuration's chunk folder (its finished
+    """The output arrays and, with ``out_dir``, the configuration's chunk folder (its finished
     chunks loaded)."""
     specs, treedef = jax.tree.flatten(sizing.out_struct)
     total = plan.layout.total
@@ -352,7 +352,7 @@ def _open(plan: _Plan, sizing: _Sizing, out_dir, resume: bool, config: Any) -> _
 
 
 def _compiled_chunk(plan: _Plan, sizing: _Sizing, options: tuple):
-    """`(executable, replicated inputs, chunk size, compile seconds)`; a chunk derived from
+    """``(executable, replicated inputs, chunk size, compile seconds)``; a chunk derived from
     the budget shrinks (and compiles once more) if the compiled program needs more memory."""
     mesh, chunk = sizing.mesh, sizing.chunk
     n_dev = mesh.devices.size
@@ -509,49 +509,49 @@ def sweep(
     on_chunk: Callable[[dict[str, Any]], None] | None = None,
     compiler_options: Mapping[str, Any] | None = None,
 ) -> SweepResult:
-    """Evaluates `fn(params, data, key)` on every (seed, hyperparameter, task) combination.
+    """Evaluates ``fn(params, data, key)`` on every (seed, hyperparameter, task) combination.
 
-    `out[s, h_1, ..., h_k, t] = fn(params[h_1, ..., h_k], tasks[t] or data, keys[s])` with
-    `keys = jax.random.split(key, num_seeds)`, vmapped in chunks, each chunk one call of a
-    function compiled once (see :mod:`ojax.sweep` and `docs/guides/sweeps.md`).
+    ``out[s, h_1, ..., h_k, t] = fn(params[h_1, ..., h_k], tasks[t] or data, keys[s])`` with
+    ``keys = jax.random.split(key, num_seeds)``, vmapped in chunks, each chunk one call of a
+    function compiled once (see :mod:`ojax.sweep` and ``docs/guides/sweeps.md``).
 
     Args:
-      fn: `(params, data, key) -> pytree of arrays` for ONE combination (static: it keys the
-        compile cache; define it once). `params`: a dict of the product axes' values, the
-        stacked pytree's slice, or `None` without a grid.
-      grid: `None` (seeds only), a `dict` `name -> values with a leading axis` (a
-        Cartesian product), or a pytree with a leading axis (one axis `"grid"`; name it with
+      fn: ``(params, data, key) -> pytree of arrays`` for ONE combination (static: it keys the
+        compile cache; define it once). ``params``: a dict of the product axes' values, the
+        stacked pytree's slice, or ``None`` without a grid.
+      grid: ``None`` (seeds only), a ``dict`` ``name -> values with a leading axis`` (a
+        Cartesian product), or a pytree with a leading axis (one axis ``"grid"``; name it with
         :func:`stacked`). Every value must be finite and fit the dtype it runs in.
-      num_seeds: number of seeds, `>= 1`.
-      key: a PRNG key (or an int seed) split into `num_seeds` keys.
-      tasks: optional pytree with a leading task axis; `fn` gets one task's slice.
-      data: optional data shared by every combination (not with `tasks`).
+      num_seeds: number of seeds, ``>= 1``.
+      key: a PRNG key (or an int seed) split into ``num_seeds`` keys.
+      tasks: optional pytree with a leading task axis; ``fn`` gets one task's slice.
+      data: optional data shared by every combination (not with ``tasks``).
       memory_budget: bytes one device may use for a chunk (default: half a GPU's memory, or a
         quarter of the host memory split among the CPU devices), over one combination's
         estimated peak bytes (checked once against the compiled program's memory analysis).
       chunk_size: combinations per chunk (overrides the budget; a multiple of the devices).
-      devices: shard over the first `devices` devices (default all), or a list of devices.
-      out_dir: folder for the chunk files (`out_dir/NAME-HASH/`) and resume; `None` keeps
+      devices: shard over the first ``devices`` devices (default all), or a list of devices.
+      out_dir: folder for the chunk files (``out_dir/NAME-HASH/``) and resume; ``None`` keeps
         everything in memory.
-      resume: load finished chunks of the same configuration (default); `False` recomputes
+      resume: load finished chunks of the same configuration (default); ``False`` recomputes
         (and replaces) them.
       progress: a progress bar over chunks on stderr and a one-line summary at the end.
-      name: a label for the progress bar and the chunk folder (default `fn.__name__`).
-      config: anything else that decides the numbers and is not in `fn`'s code, closures or
+      name: a label for the progress bar and the chunk folder (default ``fn.__name__``).
+      config: anything else that decides the numbers and is not in ``fn``'s code, closures or
         arguments (JSON-able or plain values); it enters the configuration hash.
       num_steps: steps per combination, for the summary's steps per second.
-      on_chunk: `(info) -> None` after each computed chunk is stored, with `info =
-        {"chunk", "computed", "total", "indices", "path"}`.
+      on_chunk: ``(info) -> None`` after each computed chunk is stored, with ``info =
+        {"chunk", "computed", "total", "indices", "path"}``.
       compiler_options: XLA options for the chunk program (e.g.
-        `{"xla_backend_optimization_level": 1}`); they change no number (not in the hash).
+        ``{"xla_backend_optimization_level": 1}``); they change no number (not in the hash).
 
     Returns:
       A :class:`SweepResult` (numpy arrays with named axes, summaries, stats).
 
     Raises:
       InputError: an empty grid or axis, a grid value that is not finite or does not fit its
-        dtype, leading sizes that differ, `num_seeds < 1`, a budget too small for one
-        combination, `out_dir` holding another configuration (nothing is written then).
+        dtype, leading sizes that differ, ``num_seeds < 1``, a budget too small for one
+        combination, ``out_dir`` holding another configuration (nothing is written then).
     """
     start = time.perf_counter()
     _check_options(fn, num_seeds, tasks, data, chunk_size, memory_budget, num_steps)
@@ -585,28 +585,28 @@ def sweep_experiment(
 ) -> SweepResult:
     """Runs one cell of an experiment through :func:`sweep`, with seeds as the sweep axis.
 
-    Honours the :class:`~ojax.experiments.output.ExperimentConfig`: `config.seeds` seeds,
-    `config.devices`, `config.memory_budget`, `config.resume` and `config.quiet`; the
-    chunk files go under `config.out/.sweep/`.
+    Honours the :class:`~ojax.experiments.output.ExperimentConfig`: ``config.seeds`` seeds,
+    ``config.devices``, ``config.memory_budget``, ``config.resume`` and ``config.quiet``; the
+    chunk files go under ``config.out/.sweep/``.
 
     Args:
       config: the experiment's configuration.
-      fn: `(params, data, key) -> pytree` for one seed (and hyperparameter / task).
+      fn: ``(params, data, key) -> pytree`` for one seed (and hyperparameter / task).
       grid: as in :func:`sweep`.
       tasks: as in :func:`sweep`.
       data: as in :func:`sweep`.
       num_steps: as in :func:`sweep`.
       chunk_size: as in :func:`sweep`.
       key: the cell's PRNG key (or an int seed).
-      name: a label (default: `fn.__name__`); it names the chunk folder.
+      name: a label (default: ``fn.__name__``); it names the chunk folder.
       settings: anything else that decides the numbers (enters the configuration hash with
-        the experiment's name, `quick` and `x64`).
-      num_seeds: overrides `config.seeds`; e.g. `1` when the seeds' data are already
-        drawn and passed as `tasks` (a leading seed axis), which then is the `task` axis.
+        the experiment's name, ``quick`` and ``x64``).
+      num_seeds: overrides ``config.seeds``; e.g. ``1`` when the seeds' data are already
+        drawn and passed as ``tasks`` (a leading seed axis), which then is the ``task`` axis.
       compiler_options: as in :func:`sweep`.
 
     Returns:
-      The :class:`SweepResult`; its `outputs` have the seed axis first.
+      The :class:`SweepResult`; its ``outputs`` have the seed axis first.
     """
     return sweep(
         fn,

@@ -1,9 +1,9 @@
 """The fingerprint of a sweep: a digest of everything that decides its numbers.
 
-`fn` (module, qualified name, code, closure values, defaults; a learner or cell that a
-:func:`~ojax.learner_factory` built, by its factory and arguments), the user's `config`, the grid,
+``fn`` (module, qualified name, code, closure values, defaults; a learner or cell that a
+:func:`~ojax.learner_factory` built, by its factory and arguments), the user's ``config``, the grid,
 tasks, data, number of seeds, key data, output shapes and dtypes, the versions of jax and ojax,
-and digests of ojax's source files and of the file defining `fn`: an edited library or script
+and digests of ojax's source files and of the file defining ``fn``: an edited library or script
 never reuses old chunks. The chunk size and the devices change no number and are left out.
 """
 
@@ -27,7 +27,7 @@ from ojax.factory import FactoryKey, factory_key
 
 
 def array_digest(value: Any) -> list:
-    """`["array", dtype, shape, sha256 of the bytes]` (typed PRNG keys by their key data)."""
+    """``["array", dtype, shape, sha256 of the bytes]`` (typed PRNG keys by their key data)."""
     if isinstance(value, jax.Array) and jnp.issubdtype(value.dtype, jax.dtypes.prng_key):
         value = jax.random.key_data(value)
     arr = np.ascontiguousarray(np.asarray(value))
@@ -76,7 +76,7 @@ def _describe_key(key: FactoryKey, depth: int) -> list:
 
 
 def _describe_container(obj: Any, depth: int) -> Any:
-    """Named tuples, lists, tuples, mappings and partials; `None` for anything else."""
+    """Named tuples, lists, tuples, mappings and partials; ``None`` for anything else."""
     if isinstance(obj, tuple) and hasattr(obj, "_fields"):
         return [type(obj).__qualname__, {f: describe(getattr(obj, f), depth) for f in obj._fields}]
     if isinstance(obj, (list, tuple)):
@@ -109,7 +109,7 @@ def _describe_object(obj: Any, depth: int) -> Any:
 
 
 def describe(obj: Any, depth: int = 0) -> Any:
-    """A JSON-able description of `obj` that changes when its behaviour may change."""
+    """A JSON-able description of ``obj`` that changes when its behaviour may change."""
     if depth > 8:
         return ["deep", type(obj).__qualname__]
     nxt = depth + 1
@@ -146,7 +146,7 @@ def digest(description: Any) -> str:
 
 
 def shape_signature(tree: Any) -> tuple:
-    """`(treedef, ((shape, dtype), ...))`: what a trace or a compilation depends on."""
+    """``(treedef, ((shape, dtype), ...))``: what a trace or a compilation depends on."""
     leaves, treedef = jax.tree.flatten(tree)
     return (str(treedef), tuple((tuple(a.shape), str(a.dtype)) for a in leaves))
 
@@ -170,7 +170,7 @@ def ojax_source_digest() -> str:
 
 
 def source_digest(fn: Any) -> str | None:
-    """A digest of the file that defines `fn` (a user's script or notebook cell)."""
+    """A digest of the file that defines ``fn`` (a user's script or notebook cell)."""
     try:
         target = inspect.unwrap(getattr(fn, "func", fn))
         path = inspect.getsourcefile(target)
@@ -180,7 +180,7 @@ def source_digest(fn: Any) -> str | None:
 
 
 def jsonable(value: Any) -> Any:
-    """`value` if JSON can hold it, else its repr."""
+    """``value`` if JSON can hold it, else its repr."""
     try:
         json.dumps(value)
         return value
@@ -199,8 +199,8 @@ def configuration(
 ) -> dict[str, Any]:
     """The description whose :func:`digest` names a sweep's chunk folder.
 
-    `axes` are the grid's :class:`~ojax.sweep.grid.Axis`; `inputs` are `(tasks, data,
-    keys)`; `output` is `[treedef, [[shape, dtype], ...]]` of one combination's output.
+    ``axes`` are the grid's :class:`~ojax.sweep.grid.Axis`; ``inputs`` are ``(tasks, data,
+    keys)``; ``output`` is ``[treedef, [[shape, dtype], ...]]`` of one combination's output.
     """
     tasks, data, keys = inputs
     return {
@@ -223,7 +223,7 @@ def configuration(
 
 
 def manifest(description: dict[str, Any], name: str, fn: Any, config: Any, layout: Any) -> dict:
-    """The `sweep.json` of a chunk folder: the hash, the layout and what it was made of."""
+    """The ``sweep.json`` of a chunk folder: the hash, the layout and what it was made of."""
     return {
         "hash": digest(description),
         "name": name,

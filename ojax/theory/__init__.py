@@ -1,9 +1,9 @@
-"""The source documents' numbered results, checked numerically (`ojax run theory`).
+"""The source documents' numbered results, checked numerically (``ojax run theory``).
 
-:data:`CHECKS` maps a result's name (the `dataset` of its rows) to its :class:`Check`; every
-bound, rate or shape check carries falsifiers (methods `falsifier:<what>`) and
+:data:`CHECKS` maps a result's name (the ``dataset`` of its rows) to its :class:`Check`; every
+bound, rate or shape check carries falsifiers (methods ``falsifier:<what>``) and
 :func:`verdict` decides whether it holds and is sound (see :mod:`ojax.theory.base`). A module of
-checks exposes a tuple `CHECKS` and is listed in :data:`MODULES`.
+checks exposes a tuple ``CHECKS`` and is listed in :data:`MODULES`.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 squares (online ridge regression), online mirror descent with three mirror maps, Hedge.
 
 Conventions as in :mod:`ojax.theory.notes` (regret against the best point in hindsight; a
-stochastic instance drawn from `CheckConfig.seed` and an adversarial one).
+stochastic instance drawn from ``CheckConfig.seed`` and an adversarial one).
 """
 
 from __future__ import annotations
@@ -46,8 +46,8 @@ NUM_EXPERTS = 10
 
 def _ridge(xs: Array, ys: Array, adversarial: Array, lam: float) -> tuple[Array, Array]:
     """Online ridge regression (FTRL with (lambda/2)||w||^2 on 0.5 (<w, x_t> - y_t)^2):
-    `w_t = A_{t-1}^{-1} b_{t-1}`, `A_t^{-1}` by Sherman-Morrison. Where `adversarial`,
-    the label is `-sign(<w_t, x_t>)` (ties to -1) instead of `ys`. Returns the losses and
+    ``w_t = A_{t-1}^{-1} b_{t-1}``, ``A_t^{-1}`` by Sherman-Morrison. Where ``adversarial``,
+    the label is ``-sign(<w_t, x_t>)`` (ties to -1) instead of ``ys``. Returns the losses and
     the labels."""
     dtype = xs.dtype
 

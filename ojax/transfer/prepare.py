@@ -1,16 +1,16 @@
-"""The set-up of a transfer split as one compiled program: the source classifier `h`, its
+"""The set-up of a transfer split as one compiled program: the source classifier ``h``, its
 outputs on the target pool and the target's Gram matrices.
 
-:func:`setup_arrays` computes in one `jit` (one program per input shapes, dtypes and Gram
+:func:`setup_arrays` computes in one ``jit`` (one program per input shapes, dtypes and Gram
 views; a second split of the same shapes reuses it) what :func:`~ojax.transfer.train_source`,
 :func:`~ojax.transfer.source_outputs` and :func:`~ojax.transfer.gram_matrix` compute one
 operation at a time:
 
 * the source rows' squared distances, their Gram matrix at the source width and the averaged
-  kernel PA-I over the source order (one `lax.scan`): `h`;
-* `h(x)` on every target row (the target's source view against the source rows);
-* the target's squared distances per view (`whole`; or `view1`, `view2` and `whole =
-  view1 + view2` for a heterogeneous split) and their Gram matrices at the widths asked.
+  kernel PA-I over the source order (one ``lax.scan``): ``h``;
+* ``h(x)`` on every target row (the target's source view against the source rows);
+* the target's squared distances per view (``whole``; or ``view1``, ``view2`` and ``whole =
+  view1 + view2`` for a heterogeneous split) and their Gram matrices at the widths asked.
 
 Dense features enter the program as they are (their products are computed inside); for scipy
 sparse features (newsgroup4, the LIBSVM files) the cross products and squared norms are
@@ -44,15 +44,15 @@ from ojax.transfer.pa import KernelPAParams, averaged_kernel_pa, source_classifi
 
 
 class Dense(NamedTuple):
-    """Dense rows `a` against `b` (`None`: against themselves); products in the program."""
+    """Dense rows ``a`` against ``b`` (``None``: against themselves); products in the program."""
 
     a: Any
     b: Any = None
 
 
 class Products(NamedTuple):
-    """Sparse rows, reduced on the host: `<a_i, b_j>` and the squared norms (`norms_b`
-    `None`: the rows against themselves)."""
+    """Sparse rows, reduced on the host: ``<a_i, b_j>`` and the squared norms (``norms_b``
+    ``None``: the rows against themselves)."""
 
     cross: Any
     norms_a: Any
@@ -60,9 +60,9 @@ class Products(NamedTuple):
 
 
 def pair(a: Any, b: Any = None, dtype: Any = np.float64) -> Dense | Products:
-    """What the program needs of the squared distances of `a`'s rows to `b`'s (default
-    `a`'s own): the dense features, or for scipy sparse input the products computed on the
-    host (in float64, then cast to `dtype` as :func:`~ojax.transfer.squared_distances` does)."""
+    """What the program needs of the squared distances of ``a``'s rows to ``b``'s (default
+    ``a``'s own): the dense features, or for scipy sparse input the products computed on the
+    host (in float64, then cast to ``dtype`` as :func:`~ojax.transfer.squared_distances` does)."""
     if sp.issparse(a) or (b is not None and sp.issparse(b)):
         cross = np.asarray(cross_products(a, a if b is None else b), dtype)
         norms_b = None if b is None else np.asarray(squared_norms(b), dtype)
@@ -107,7 +107,7 @@ class _Inputs(NamedTuple):
 
 @functools.lru_cache(maxsize=16)
 def _setup_program(views: tuple[str, ...], dtype: str) -> Callable[[_Inputs], SetupArrays]:
-    """The jitted set-up of these Gram views in `dtype`, kept traced on disk beside the
+    """The jitted set-up of these Gram views in ``dtype``, kept traced on disk beside the
     compilation cache (:func:`ojax.sweep.programs.jit`): a warm process neither traces nor
     lowers it."""
     from ojax.sweep import programs
@@ -152,22 +152,22 @@ def setup_arrays(
     grams: tuple[tuple[str, float], ...],
     dtype: Any,
 ) -> SetupArrays:
-    """`h`, `h` on the target rows and the Gram matrices `grams` (`(view, width)`
-    pairs; views `"whole"`, `"view1"`, `"view2"`) of a split, in one compiled program.
+    """``h``, ``h`` on the target rows and the Gram matrices ``grams`` (``(view, width)``
+    pairs; views ``"whole"``, ``"view1"``, ``"view2"``) of a split, in one compiled program.
 
     Args:
-      source_x: `(S, k)` source rows (dense or scipy sparse).
+      source_x: ``(S, k)`` source rows (dense or scipy sparse).
       source_y: their labels in {-1, +1}.
-      target_x: `(N, d)` target rows: `k == d` homogeneous, else the source saw the first
-        `k` features (heterogeneous: views `view1 = [:, :k]`, `view2 = [:, k:]`).
-      source_order: `(S',)` int source rows in the order `h` learns them (checked by the
+      target_x: ``(N, d)`` target rows: ``k == d`` homogeneous, else the source saw the first
+        ``k`` features (heterogeneous: views ``view1 = [:, :k]``, ``view2 = [:, k:]``).
+      source_order: ``(S',)`` int source rows in the order ``h`` learns them (checked by the
         caller).
-      source_params: `h`'s params, in `dtype`.
+      source_params: ``h``'s params, in ``dtype``.
       grams: the Gram matrices to build.
       dtype: the floating dtype of everything.
 
     Returns:
-      :class:`SetupArrays` (device arrays; nothing is checked here: see `finite`).
+      :class:`SetupArrays` (device arrays; nothing is checked here: see ``finite``).
     """
     k, d = source_x.shape[1], target_x.shape[1]
     dtype = np.dtype(dtype)
