@@ -16,6 +16,7 @@ from ojax import (  # noqa: E402  # noqa: E402
     oco,
     parameter_free,
     projections,
+    results,  # ojax.results.load(OUT): a finished run's table and curves
     sweep,  # noqa: E402  (the package: ojax.sweep.sweep, sweep_experiment)
     transfer,
 )
@@ -24,6 +25,7 @@ from ojax.cache import enable_compilation_cache  # noqa: E402
 from ojax.core import (  # noqa: E402
     LEARNER_KINDS,
     LEARNERS,
+    Environment,
     LearnerEntry,
     MultiTaskLearner,
     OCOLearner,
@@ -35,12 +37,17 @@ from ojax.core import (  # noqa: E402
     register_learner,
     tree_where,
 )
+from ojax.game import run_env  # noqa: E402
 from ojax.runner import OCOParams, oco_predictor, run, run_entry, run_oco  # noqa: E402
+from ojax.state_io import load_state, save_state  # noqa: E402
+from ojax.streaming import BlockReader, run_blocks, run_drawn  # noqa: E402
 from ojax.validation import InputError, checked  # noqa: E402
 
 __all__ = [
+    "BlockReader",
     "LEARNERS",
     "LEARNER_KINDS",
+    "Environment",
     "InputError",
     "LearnerEntry",
     "MultiTaskLearner",
@@ -58,6 +65,7 @@ __all__ = [
     "checked",
     "enable_compilation_cache",
     "linear_weights",
+    "load_state",
     "losses",
     "meta",
     "metrics",
@@ -67,9 +75,14 @@ __all__ = [
     "parameter_free",
     "projections",
     "register_learner",
+    "results",
     "run",
+    "run_blocks",
+    "run_drawn",
     "run_entry",
+    "run_env",
     "run_oco",
+    "save_state",
     "sweep",
     "transfer",
     "tree_where",

@@ -1,5 +1,4 @@
-"""The ``ojax`` command: ``ojax list``, ``ojax run NAME [options]`` (the command line page:
-docs/cli.md).
+"""The ``ojax`` command: ``ojax list``, ``run NAME``, ``sweep LEARNER``, ``plot OUT``.
 
 Bad input (an unknown experiment, a bad option value, a missing or malformed data file, an
 ``--out`` that is a file, cannot be written or holds another run) exits with status 2 and a
@@ -10,17 +9,20 @@ one-line message, before anything is written. An output folder holds one run onl
 from __future__ import annotations
 
 import argparse
-import hashlib
+import dataclasses
 import sys
 import textwrap
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from ojax import compile_log, interrupt
 from ojax.cache import compilation_cache_dir, enable_compilation_cache
-from ojax.experiments.output import ExperimentConfig, results_table
+from ojax.experiments import figures
+from ojax.experiments.output import results_table
 from ojax.experiments.run_folder import CHUNK_STORE, RunFolder
+from ojax.experiments.spec import ExperimentConfig
 from ojax.validation import InputError
 
 
@@ -133,6 +135,7 @@ def _add_engine_options(parser: argparse.ArgumentParser) -> None:
         help="JAX's persistent compilation cache (default: $OJAX_COMPILATION_CACHE, else "
         "~/.cache/ojax/jax); 'off' disables it",
     )
+    figures.add_figure_format(parser)
 
 
 _OUT_RULE = (
@@ -146,58 +149,71 @@ _OUT_RULE = (
 
 
 def _add_overwrite(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--overwrite",
-        action="store_true",
-        help="replace a different run in --out (its files are removed first)",
-    )
+    text = "replace a different run in --out (its files are removed first)"
+    parser.add_argument("--overwrite", action="store_true", help=text)
+
+
+def _experiment_flags() -> dict[str, list]:
+    """``--flag`` -> ``[(spec, field), ...]``: the options of every registered experiment
+    (the :func:`~ojax.experiments.option` fields of its config class)."""
+    from ojax.experiments import EXPERIMENTS, own_options
+
+    flags: dict[str, list] = {}
+    for spec in EXPERIMENTS.values():
+        for field in own_options(spec.config):
+            flags.setdefault("--" + field.name.replace("_", "-"), []).append((spec, field))
+    return flags
+
+
+def _takers(names: list[str]) -> str:
+    """``"denevi2020-*, theory"``: experiment names, a family written once with ``*`` when
+    every experiment of that prefix is among them."""
+    from ojax.experiments import EXPERIMENTS
+
+    out: list[str] = []
+    for name in names:
+        family = name.rsplit("-", 1)[0] + "-*"
+        members = [n for n in EXPERIMENTS if n.rsplit("-", 1)[0] + "-*" == family]
+        if "-" in name and len(members) > 1 and set(members) <= set(names):
+            name = family
+        if name not in out:
+            out.append(name)
+    return ", ".join(out)
+
+
+def _add_experiment_options(parser: argparse.ArgumentParser) -> None:
+    """The flags of the experiments' own options, each once (the help says who takes it)."""
+    for flag, owners in _experiment_flags().items():
+        field = owners[0][1]
+        by_help: dict[str, list[str]] = {}
+        for spec, f in owners:
+            by_help.setdefault(f.metadata["help"], []).append(spec.name)
+        text = "; ".join(f"{_takers(names)}: {text}" for text, names in by_help.items())
+        kind: Callable[[str], Any] = field.metadata["type"] or (
+            Path if field.metadata["file"] else str
+        )
+        parser.add_argument(
+            flag,
+            dest=field.name,
+            type=str if field.metadata["choices"] else kind,
+            choices=field.metadata["choices"],
+            metavar=field.metadata["metavar"],
+            help=text,
+        )
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The parser of the `ojax` command: `list`, `run` and `sweep` with their options (the
-    command line page, docs/cli.md)."""
     parser = _Parser(prog="ojax", description="ojax: online learning in JAX.")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     listing = commands.add_parser("list", help="list the experiments (or the learners)")
-    listing.add_argument(
-        "--learners",
-        action="store_true",
-        help="list the registered learners (what `ojax sweep` runs) and their fields",
-    )
-    run = commands.add_parser(
-        "run", help="run an experiment and write its results", epilog=_OUT_RULE
-    )
+    text = "list the registered learners (what `ojax sweep` runs) and their fields"
+    listing.add_argument("--learners", action="store_true", help=text)
+    run = commands.add_parser("run", help="run an experiment, write its results", epilog=_OUT_RULE)
     run.add_argument("name", help="experiment name (see `ojax list`)")
     run.add_argument("--seeds", type=_positive_int, help="number of seeds (default: the paper's)")
     run.add_argument("--out", type=Path, help="output folder (default: results/NAME)")
     run.add_argument("--data-dir", type=Path, help="folder of the real datasets")
-    run.add_argument(
-        "--tasks",
-        type=Path,
-        metavar="FILE",
-        help="your own tasks (.npz: x, y, task[, num_test]) instead of the dataset, for "
-        "denevi2020-schools / denevi2020-lenk (see ojax.datasets.load_tasks_file)",
-    )
-    run.add_argument(
-        "--split",
-        type=Path,
-        metavar="FILE",
-        help="your own transfer split (.npz: source_order, target_orders, and dataset or your "
-        "own x, y; 0-based rows) for zhao-hoi2010-* (see ojax.datasets.transfer.load_split_file)",
-    )
-    run.add_argument(
-        "--order",
-        choices=("shipped", "uniform"),
-        help="zhao-hoi2010-homogeneous: the target orders of usenet2 / newsgroup4, the ones "
-        "shipped in the files (default; they keep the concept drift) or uniform permutations",
-    )
-    run.add_argument(
-        "--dataset",
-        metavar="NAME",
-        help="zhao-hoi2010-*: run this dataset only (homogeneous: usenet2, newsgroup4, spambase, "
-        "w7a; heterogeneous: a7a, mushrooms, spambase, w7a), with its numbers of the whole run; "
-        "theory: these checks only (comma-separated check names or documents, e.g. notes)",
-    )
+    _add_experiment_options(run)
     run.add_argument(
         "--quick",
         action="store_true",
@@ -228,6 +244,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_overwrite(sweep)
     sweep.add_argument("--chunk-size", type=_positive_int, help="combinations per chunk")
     _add_engine_options(sweep)
+    figures.add_plot_command(commands)
     return parser
 
 
@@ -301,10 +318,12 @@ def _list(learners: bool = False) -> int:
     return 0
 
 
-def _engine_config(args: argparse.Namespace, **fields) -> ExperimentConfig:
-    """Checks the options ``run`` and ``sweep`` share and returns the configuration the sweep
-    engine reads (:func:`_start` switches float64 on)."""
+def _engine_options(args: argparse.Namespace) -> dict[str, Any]:
+    """Checks the options ``run`` and ``sweep`` share and returns the fields of
+    :class:`~ojax.sweep.options.EngineOptions` (:func:`_start` switches float64 on)."""
     import jax
+
+    from ojax.sweep.options import EngineOptions
 
     if args.devices is not None and args.devices > jax.local_device_count():
         raise InputError(
@@ -312,15 +331,8 @@ def _engine_config(args: argparse.Namespace, **fields) -> ExperimentConfig:
             f"got {args.devices}"
         )
     cache = compilation_cache_dir(args.compile_cache)
-    fields.setdefault("compile_cache", None if cache is None else str(cache))
-    return ExperimentConfig(
-        x64=args.x64,
-        devices=args.devices,
-        quiet=args.quiet,
-        resume=args.resume,
-        memory_budget=args.memory_budget,
-        **fields,
-    )
+    names = [f.name for f in dataclasses.fields(EngineOptions) if f.name != "compile_cache"]
+    return {**{n: getattr(args, n) for n in names}, "compile_cache": cache and str(cache)}
 
 
 def _device_label(count: int | None) -> str:
@@ -357,11 +369,12 @@ def _write(folder, config: ExperimentConfig, result, wall: float) -> list[Path]:
     return write_result(config, result, wall, before_move=folder.record)
 
 
-def _start(folder: RunFolder, label: str, seeds: int, args: argparse.Namespace, runs: str = "seed"):
+def _start(folder: RunFolder, label: str, runs: str, args: argparse.Namespace):
     """The last check (the output folder), then float64 if asked and the header line on stderr:
-    ``ojax: running NAME: N seeds[, quick][, float64] on DEVICE`` (``N orders`` for a split
-    file, whose target orders are the runs). Returns the folder (in a
-    multi-process run, wrapped: the processes agree, process 0 writes)."""
+    ``ojax: running NAME: RUNS[, quick][, float64] on DEVICE`` (``RUNS``: what the config's
+    :meth:`~ojax.experiments.ExperimentConfig.header` says, ``N seeds`` or e.g. ``N orders of
+    FILE`` for a split file). Returns the folder (in a multi-process run, wrapped: the
+    processes agree, process 0 writes)."""
     from ojax import distributed
 
     if distributed.active():
@@ -375,7 +388,7 @@ def _start(folder: RunFolder, label: str, seeds: int, args: argparse.Namespace, 
         import jax
 
         jax.config.update("jax_enable_x64", True)
-    what = f"{seeds} {runs}{'' if seeds == 1 else 's'}"
+    what = runs
     what += ", quick" if getattr(args, "quick", False) else ""
     what += ", float64" if args.x64 else ""
     where = _device_label(args.devices)
@@ -385,44 +398,42 @@ def _start(folder: RunFolder, label: str, seeds: int, args: argparse.Namespace, 
     return folder
 
 
-def _own_data(spec, args: argparse.Namespace) -> dict:
-    """Checks ``--tasks`` / ``--split`` (the right experiment, a readable file of the documented
-    layout) and returns their part of the run's identity (the path and a digest of the file)."""
-    own: dict = {}
-    for option in ("tasks", "split"):
-        path = getattr(args, option, None)
-        if path is None:
+def _experiment_config(spec, args: argparse.Namespace) -> tuple[ExperimentConfig, dict]:
+    """The experiment's config from the command line: the common options, the engine's and its
+    own (a flag of another experiment is refused, naming who takes it), checked by the config
+    (:meth:`~ojax.experiments.ExperimentConfig.check`); returns it and its options' part of
+    the run's identity."""
+    from ojax.experiments import own_options
+
+    mine = {f.name for f in own_options(spec.config)}
+    given = {}
+    for flag, owners in _experiment_flags().items():
+        name = owners[0][1].name
+        if getattr(args, name, None) is None:
             continue
-        if spec.own_data != option:
-            takers = (
-                "denevi2020-schools, denevi2020-lenk" if option == "tasks" else "zhao-hoi2010-*"
-            )
-            raise InputError(f"--{option} is for {takers}, not {spec.name}")
-        if option == "tasks":
-            import numpy as np
-
-            from ojax.datasets import load_tasks_file
-
-            load_tasks_file(path, np.float64 if args.x64 else np.float32)  # the run's dtype
-        else:
-            from ojax.datasets.transfer import load_split_file
-
-            orders = len(load_split_file(path).target_orders)  # the runs: --seeds does not apply
-            if args.seeds not in (None, orders):
-                raise InputError(
-                    f"--seeds {args.seeds} with --split: the split file's {orders} target orders "
-                    "are the runs; leave --seeds out"
-                )
-            args.seeds = orders
-        digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
-        own[option] = f"{Path(path).resolve()} (sha256 {digest})"
-    return own
+        if name not in mine:
+            takers = _takers([owner.name for owner, _ in owners])
+            raise InputError(f"{flag} is for {takers}, not {spec.name}")
+        given[name] = getattr(args, name)
+    config = spec.config(
+        name=spec.name,
+        seeds=args.seeds or spec.seeds(args.quick),
+        out=args.out or Path("results") / spec.name,
+        data_dir=args.data_dir,
+        quick=args.quick,
+        figure_formats=figures.formats(args.figure_format),
+        **_engine_options(args),
+        **given,
+    )
+    return config.check(seeds_given=args.seeds is not None)
 
 
-def _run_identity(spec, seeds: int | None, quick: bool, x64: bool, data_dir, own=None) -> dict:
+def _run_identity(
+    spec, seeds: int | None, quick: bool, x64: bool, data_dir, own=None, reads_files=True
+) -> dict:
     """What makes two ``ojax run`` runs the same; checks the data files it reads first."""
     folder = None
-    files = () if own and "tasks" in own else spec.files(quick)
+    files = spec.files(quick) if reads_files else ()
     if files:
         from ojax.datasets import data_file
 
@@ -456,44 +467,18 @@ def _run(args: argparse.Namespace) -> int:
     spec = EXPERIMENTS[args.name]
     if args.data_dir is not None and not args.data_dir.is_dir():
         raise InputError(f"--data-dir: {str(args.data_dir)!r} is not a folder")
-    own = _own_data(spec, args)  # with --split, args.seeds becomes the file's number of orders
-    seeds, runs = args.seeds or spec.seeds(args.quick), "order" if "split" in own else "seed"
-    if getattr(args, "order", None) is not None:
-        if spec.name != "zhao-hoi2010-homogeneous" or args.split is not None:
-            raise InputError(
-                f"--order is for zhao-hoi2010-homogeneous without --split, not {spec.name}"
-            )
-        own["order"] = args.order
-    if getattr(args, "dataset", None) is not None and spec.name == "theory":
-        from ojax.experiments.theory import selected_checks
-
-        selected_checks(args.dataset)  # the names are checked before anything runs
-        own["dataset"] = args.dataset
-    elif getattr(args, "dataset", None) is not None:
-        from ojax.experiments.zhao_hoi2010 import dataset_option
-
-        own["dataset"] = dataset_option(spec.name, args.dataset, args.split, args.data_dir)
-    identity = _run_identity(spec, seeds, args.quick, args.x64, args.data_dir, own)
-    config = _engine_config(
-        args,
-        name=spec.name,
-        seeds=seeds,
-        out=args.out or Path("results") / spec.name,
-        data_dir=args.data_dir,
-        quick=args.quick,
-        tasks=args.tasks,
-        split=args.split,
-        order=getattr(args, "order", None),
-        dataset=getattr(args, "dataset", None),
+    config, own = _experiment_config(spec, args)
+    identity = _run_identity(
+        spec, config.seeds, args.quick, args.x64, args.data_dir, own, config.reads_data_files()
     )
     folder = RunFolder(
         config.out, identity, args.overwrite, lambda old: _legacy_run_identity(spec, old)
     )
-    folder = _start(folder, spec.name, seeds, args, runs)
+    folder = _start(folder, spec.name, config.header(), args)
     with folder:
         start = time.perf_counter()
         compile_log.reset()  # config.json records this run's programs
-        result = spec.load()(config)
+        result = spec.run(config)
         wall = time.perf_counter() - start
         written = _write(folder, config, result, wall)
         folder.finish(written)
@@ -517,7 +502,10 @@ def _sweep(args: argparse.Namespace) -> int:
             f"unknown learner {args.learner!r}; choose one of: {', '.join(sorted(LEARNERS))}"
         )
     out = args.out or Path("results") / f"sweep-{args.learner}"
-    config = _engine_config(args, name="sweep", seeds=args.seeds, out=out)
+    formats = figures.formats(args.figure_format)
+    config = ExperimentConfig(
+        name="sweep", seeds=args.seeds, out=out, figure_formats=formats, **_engine_options(args)
+    )
     identity = {
         "experiment": "sweep",
         "learner": args.learner,
@@ -537,7 +525,8 @@ def _sweep(args: argparse.Namespace) -> int:
         jax.config.update("jax_enable_x64", True)
     check_sweep(args.learner, grid or None, num_steps=args.steps, dim=args.dim)
     folder = RunFolder(out, identity, args.overwrite)
-    folder = _start(folder, f"sweep {args.learner}", args.seeds, args)
+    runs = f"{args.seeds} seed{'' if args.seeds == 1 else 's'}"
+    folder = _start(folder, f"sweep {args.learner}", runs, args)
 
     with folder:
         start = time.perf_counter()
@@ -586,6 +575,8 @@ def _main(argv: Sequence[str] | None) -> int:
     try:
         if args.command == "list":
             return _list(args.learners)
+        if args.command == "plot":
+            return figures.plot_command(args.out, args.figure_format)
         _join(args)
         if args.command == "sweep":
             return _sweep(args)

@@ -138,6 +138,35 @@ class MultiTaskLearner(NamedTuple):
     check_params: Callable[[Params], None] = _no_check
 
 
+def _no_context(state: State, params: Params) -> None:
+    del state, params
+
+
+class Environment(NamedTuple):
+    """An environment that answers the learner's play (an adversary, a bandit, a fixed stream).
+
+    Attributes:
+      init: ``(key, params) -> state``.
+      step: ``(state, params, play, key) -> (state, feedback)``: the environment sees the play
+        (an OCO learner's iterate ``w_t``, a predictor's prediction, a bandit learner's arm) and
+        answers with the data of the round: ``z_t`` of the loss ``f(.; z_t)`` for an OCO
+        learner, the label ``y_t`` for a predictor. What the learner is told of it is the
+        runner's ``feedback`` kind (its gradient, only the played arm's loss, or either ``d``
+        steps late; :func:`ojax.run_env`).
+      context: ``(state, params) -> x``, the input a predictor sees before it predicts (``None``
+        for an OCO learner: the default).
+      check_params: ``(params) -> None``, as in :class:`OCOLearner`.
+
+    Data fixed in advance is the environment that ignores the play
+    (:func:`ojax.envs.adversaries.fixed`).
+    """
+
+    init: Callable[[Array, Params], State]
+    step: Callable[[State, Params, Any, Array], tuple[State, Any]]
+    context: Callable[[State, Params], Any] = _no_context
+    check_params: Callable[[Params], None] = _no_check
+
+
 class Step(NamedTuple):
     """What a ``record`` function of the runner sees at one step (progressive validation).
 
@@ -254,14 +283,16 @@ class LearnerEntry:
         """The stream maker ``(key, num_steps, dim) -> data``: ``ojax.envs.STREAMS[stream]``."""
         if callable(self.stream):
             return self.stream
-        from ojax.envs import STREAMS  # the data layer, above the learners: named, looked up here
-
         if self.stream not in STREAMS:
             raise ValueError(
                 f"stream of {self.name!r} must name one of {sorted(STREAMS)}, got {self.stream!r}"
             )
         return STREAMS[self.stream]
 
+
+STREAMS: dict[str, Callable[..., tuple]] = {}
+"""Stream name -> stream maker, filled by the data layer (:data:`ojax.envs.STREAMS` is this
+table): the learners name their data and never import it."""
 
 LEARNERS: dict[str, LearnerEntry] = {}
 

@@ -3,16 +3,23 @@
 Every figure draws, per method, the mean over seeds with a band between two quantiles over
 seeds (10% and 90% by default: :func:`quantile_band`). A quantile of positive values is
 positive, so the band never crosses zero on a log axis (a mean +- std band does), and a rate
-band stays within the rate's range. Methods get distinct line styles and widths (the first drawn
-is the widest), so a method drawn later never hides one drawn before it. A bound is drawn only
-beside the algorithm it bounds (:func:`regret_figure`).
+band stays within the rate's range. A bound is drawn only beside the algorithm it bounds
+(:func:`regret_figure`).
+
+Figures are made for a paper: methods carry the names of :data:`DISPLAY_NAMES` (one table, the
+code names stay in the data files), each method a colour of a colour-blind-safe palette, a dash
+pattern and a marker, so that methods stay apart in greyscale (:func:`style`); the legend sits
+below the axes, in as many columns as fit, long labels wrapped (:func:`legend`); no title (the
+caption says what a figure shows); the layout is matplotlib's constrained layout, which keeps
+every label inside the figure; :func:`save_figure` writes PNG at :data:`DPI` dpi, PDF or SVG.
 """
 
 from __future__ import annotations
 
-import itertools
 import sys
-from collections.abc import Mapping, Sequence
+import textwrap
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import matplotlib
@@ -30,8 +37,138 @@ from ojax.validation import InputError
 QUANTILES = (0.1, 0.9)
 """The default band: from the 10% to the 90% quantile over seeds."""
 
+DPI = 200
+"""The resolution of PNG figures (dots per inch)."""
+
+FIGURE_FORMATS = ("png", "pdf", "svg")
+"""The file formats :func:`save_figure` writes (``--figure-format``)."""
+
+COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000")
+"""Okabe and Ito's colour-blind-safe palette (without its yellow, too pale on white)."""
 LINE_STYLES = ("-", "--", "-.", ":")
-MARKERS = ("o", "s", "^", "v", "D", "x", "+", "*")
+MARKERS = ("o", "s", "^", "D", "v", "P", "X")  # 7 markers x 4 dashes: 28 distinct methods
+
+DISPLAY_NAMES: dict[str, str] = {
+    # Denevi et al. 2020
+    "ITL": "ITL (bias 0)",
+    "Oracle": "Oracle (true mean)",
+    "Aggressive": "Aggressive (ONS)",
+    "Lazy": "Lazy (ONS)",
+    "Aggressive_KT": "Aggressive (KT)",
+    "Lazy_KT": "Lazy (KT)",
+    "Aggressive_SS": "Aggressive, tuned OGD",
+    "Lazy_SS": "Lazy, tuned OGD",
+    "Best-bias": "best bias in hindsight",
+    # Zhao & Hoi 2010
+    "PA": "PA (target only)",
+    "PAIO": "PAIO",
+    "OTL_fixed": "OTL (fixed weights)",
+    "OTL": "OTL",
+    "COTL0": "COTL0",
+    "SCT": "SCT",
+    "COTL": "COTL",
+    # Neu & Rosasco 2018
+    "geometric": "geometric averaging",
+    "ridge-sgd": "ridge SGD (averaged)",
+    "ridge-sgd-last": "ridge SGD (last iterate)",
+    "geometric-known-cov": "geometric, known covariance",
+    "tail": "tail averaging",
+    "polyak": "Polyak-Ruppert",
+    "ridge": "ridge (closed form)",
+}
+"""Code name of a method (as in ``results.csv``) -> its name in a figure's legend."""
+
+
+def display_name(method: str) -> str:
+    """The legend name of ``method``: :data:`DISPLAY_NAMES`, a suffix ``@field=value,...``
+    (a grid point) kept after a comma.
+
+    Examples:
+      >>> display_name("Lazy_SS"), display_name("Aggressive_KT@wealth=10"), display_name("OGD")
+      ('Lazy, tuned OGD', 'Aggressive (KT), wealth = 10', 'OGD')
+    """
+    base, _, point = method.partition("@")
+    name = DISPLAY_NAMES.get(base, base)
+    if not point:
+        return name
+    return ", ".join([name, *(part.replace("=", " = ") for part in point.split(","))])
+
+
+def parse_figure_formats(values: str | Iterable[str]) -> tuple[str, ...]:
+    """``"png,pdf"`` or ``["png", "svg,pdf"]`` -> ``("png", "pdf", "svg")`` (each once, in
+    order).
+
+    Raises:
+      InputError: a format outside :data:`FIGURE_FORMATS`.
+    """
+    items = [values] if isinstance(values, str) else list(values)
+    formats: list[str] = []
+    for item in items:
+        for part in str(item).split(","):
+            fmt = part.strip().lower().lstrip(".")
+            if fmt not in FIGURE_FORMATS:
+                raise InputError(
+                    f"--figure-format must be one or more of {', '.join(FIGURE_FORMATS)} "
+                    f"(comma-separated or repeated), got {part.strip()!r}"
+                )
+            if fmt not in formats:
+                formats.append(fmt)
+    if not formats:
+        raise InputError(f"--figure-format must name a format of {', '.join(FIGURE_FORMATS)}")
+    return tuple(formats)
+
+
+def save_figure(fig: Figure, folder: str | Path, stem: str, formats: Sequence[str] = ("png",)):
+    """Writes ``fig`` as ``folder/stem.FORMAT`` for each format (PNG at :data:`DPI` dpi; no
+    time stamp in the files, fixed SVG ids: the same figure gives the same file) and closes
+    it; returns the paths."""
+    paths = []
+    for fmt in parse_figure_formats(formats):
+        path = Path(folder) / f"{stem}.{fmt}"
+        metadata: dict[str, Any] = {"png": {"Software": None}, "pdf": {"CreationDate": None}}.get(
+            fmt, {"Date": None}
+        )
+        with plt.rc_context({"svg.hashsalt": "ojax"}):  # SVG ids the same from run to run
+            fig.savefig(path, format=fmt, dpi=DPI, metadata=metadata)
+        paths.append(path)
+    plt.close(fig)
+    return paths
+
+
+def clipped_texts(fig: Figure, tolerance: float = 1.0) -> list[str]:
+    """What of ``fig`` reaches past its edges once drawn: every visible, non-empty text (axis
+    labels, titles, legend entries, annotations), each axis with the tick labels it draws, and
+    each legend; an empty list when nothing is clipped (the check of the tests)."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
+    box = fig.bbox
+
+    def outside(extent) -> bool:
+        return bool(
+            extent.x0 < box.x0 - tolerance
+            or extent.y0 < box.y0 - tolerance
+            or extent.x1 > box.x1 + tolerance
+            or extent.y1 > box.y1 + tolerance
+        )
+
+    ticks: set[int] = set()  # tick labels: only those drawn count, through their axis's extent
+    clipped = []
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            for tick in [*axis.get_major_ticks(), *axis.get_minor_ticks()]:
+                ticks.update((id(tick.label1), id(tick.label2)))
+            extent = axis.get_tightbbox(renderer)
+            if extent is not None and outside(extent):
+                clipped.append(f"{axis.axis_name} axis of {ax.get_label() or 'an axes'}")
+    for text in fig.findobj(matplotlib.text.Text):
+        if id(text) in ticks or not text.get_visible() or not text.get_text().strip():
+            continue
+        if outside(text.get_window_extent(renderer)):
+            clipped.append(text.get_text())
+    for box_legend in fig.findobj(matplotlib.legend.Legend):
+        if outside(box_legend.get_window_extent(renderer)):
+            clipped.append("legend")
+    return clipped
 
 
 def quantile_band(
@@ -53,15 +190,68 @@ def quantile_band(
     return curves.mean(axis=0), low, high
 
 
-def style(index: int) -> dict:
-    """The line style of the ``index``-th method drawn: a distinct dash pattern, and a width
-    that shrinks with the drawing order (a later line over an equal earlier one leaves it
-    visible on both sides)."""
-    return {
+def style(index: int, *, every: float | None = 0.1) -> dict:
+    """The line style of the ``index``-th method drawn: a colour of :data:`COLORS`, a dash
+    pattern, a marker (the pair of dash and marker differs for 28 methods, so methods stay
+    apart in greyscale) every ``every`` of the axes' diagonal (staggered from one method to the
+    next; ``None``: at every point), and a width that shrinks a little with the drawing order
+    (a later line over an equal earlier one leaves it visible on both sides)."""
+    line = {
+        "color": COLORS[index % len(COLORS)],
         "linestyle": LINE_STYLES[index % len(LINE_STYLES)],
-        "linewidth": max(2.8 - 0.35 * index, 1.0),
+        "marker": MARKERS[index % len(MARKERS)],
+        "markersize": 5.0,
+        "markerfacecolor": "white" if (index // len(MARKERS)) % 2 else None,
+        "linewidth": max(2.4 - 0.12 * index, 1.3),
         "zorder": 2 + index,
     }
+    if every is not None:
+        line["markevery"] = ((0.037 * index) % every, every)
+    return {k: v for k, v in line.items() if v is not None}
+
+
+def new_figure(
+    nrows: int = 1, ncols: int = 1, *, width: float = 6.4, height: float = 4.0, **subplots
+) -> tuple[Figure, Any]:
+    """A figure of ``nrows x ncols`` panels (``width x height`` inches) in matplotlib's
+    constrained layout, which keeps the labels and the legend below (:func:`legend`) inside
+    it; ``subplots`` go to :func:`matplotlib.pyplot.subplots` (``squeeze``, ``sharex``)."""
+    with plt.rc_context({"figure.max_open_warning": 0}):  # an experiment draws many at once
+        return plt.subplots(nrows, ncols, figsize=(width, height), layout="constrained", **subplots)
+
+
+LABEL_WIDTH = 40
+"""Legend labels longer than this many characters are wrapped."""
+
+
+def legend(fig: Figure, *axes: Axes, fontsize: float = 8.0):
+    """One legend for the figure below its panels (``axes``, default all: each label once),
+    in as many columns as fit the figure's width, labels longer than :data:`LABEL_WIDTH`
+    characters wrapped; the figure grows by the legend's rows. Returns it (``None`` when no
+    line has a label)."""
+    handles: dict[str, Any] = {}
+    for ax in axes or fig.axes:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            handles.setdefault(textwrap.fill(label, LABEL_WIDTH), handle)
+    if not handles:
+        return None
+    longest = max(len(line) for label in handles for line in label.splitlines())
+    entry = (2.0 + 0.8 + 1.6) * fontsize + 0.6 * fontsize * longest  # points
+    ncols = max(1, min(len(handles), int((fig.get_figwidth() * 72 - 12) // entry)))
+    lines = sum(
+        max(label.count("\n") + 1 for label in list(handles)[i : i + ncols])
+        for i in range(0, len(handles), ncols)
+    )
+    fig.set_figheight(fig.get_figheight() + lines * 1.45 * fontsize / 72 + 0.15)
+    return fig.legend(
+        list(handles.values()),
+        list(handles),
+        loc="outside lower center",
+        ncols=ncols,
+        fontsize=fontsize,
+        frameon=False,
+        columnspacing=1.6,
+    )
 
 
 def band(
@@ -109,9 +299,9 @@ def curves_figure(
     x: np.ndarray,
     curves: Mapping[str, np.ndarray],
     *,
-    title: str,
     xlabel: str,
     ylabel: str,
+    title: str | None = None,
     logx: bool = False,
     logy: bool = False,
     ylim: tuple[float, float] | None = None,
@@ -119,35 +309,25 @@ def curves_figure(
 ) -> Figure:
     """One panel of several methods' curves, each a mean with a quantile band over seeds, the y
     range fitted to the curves from index ``fit_from`` on (e.g. past the first steps of a running
-    average), within ``ylim`` when given."""
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    average), within ``ylim`` when given; the legend below (:func:`legend`). The keys of
+    ``curves`` are the legend's labels; no title unless ``title`` is given (a paper's figure has
+    a caption instead)."""
+    fig, ax = new_figure()
     drawn: list[np.ndarray] = []
     for i, (name, values) in enumerate(curves.items()):
-        drawn.extend(v[fit_from:] for v in band(ax, x, values, name, **style(i)))
-    ax.set(title=title, xlabel=xlabel, ylabel=ylabel)
+        every = 0.1 if np.size(x) > 12 else None
+        drawn.extend(v[fit_from:] for v in band(ax, x, values, name, **style(i, every=every)))
+    ax.set(xlabel=xlabel, ylabel=ylabel)
+    if title:
+        ax.set_title(title)
     if logx:
         ax.set_xscale("log")
     if logy:
         ax.set_yscale("log")
     fit_limits(ax, drawn, log=logy, bounds=ylim)
     ax.grid(alpha=0.3, which="both" if logy else "major")
-    legend(fig, ax, len(curves))
+    legend(fig, ax)
     return fig
-
-
-def legend(fig: Figure, ax: Axes, count: int) -> None:
-    """The legend inside the panel for a few methods, outside on the right for more (so it
-    covers no curve), with fixed margins (room for two title lines): a tight layout measures
-    every tick label first, which doubled the time an experiment spent drawing."""
-    width = total = fig.get_figwidth()  # inches
-    if count > 4:
-        total = width + 1.8
-        fig.set_figwidth(total)
-        ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
-    else:
-        ax.legend(fontsize="small")
-    # 0.9 in on the left for tick labels and the axis label, 0.15 in on the right of the panel
-    fig.subplots_adjust(left=0.9 / total, right=(width - 0.15) / total, bottom=0.11, top=0.88)
 
 
 def regret_figure(
@@ -155,7 +335,7 @@ def regret_figure(
     regrets: Mapping[str, np.ndarray],
     bounds: Mapping[str, np.ndarray],
     *,
-    title: str,
+    title: str | None = None,
     shared_bounds: Mapping[str, np.ndarray] | None = None,
 ) -> Figure:
     """Regret against the horizon T on log-log axes, each method with its own bound.
@@ -171,13 +351,12 @@ def regret_figure(
     extra = sorted(set(bounds) - set(regrets))
     if extra:
         raise InputError(f"bounds: {extra} are not methods of the figure ({list(regrets)})")
-    fig, ax = plt.subplots(figsize=(6.4, 4.6))
+    fig, ax = new_figure()
     drawn: list[np.ndarray] = []
     colors: dict[str, Any] = {}
-    markers = itertools.cycle(MARKERS)
     for i, (name, values) in enumerate(regrets.items()):
         positive = np.maximum(np.atleast_2d(np.asarray(values, float)), 1e-12)
-        line_style = {**style(i), "linestyle": "-", "marker": next(markers), "ms": 3}
+        line_style = {**style(i, every=None), "linestyle": "-"}
         drawn.extend(band(ax, horizons, positive, name, **line_style))
         colors[name] = ax.get_lines()[-1].get_color()
     groups: list[tuple[list[str], np.ndarray]] = []  # methods sharing one bound: one line
@@ -198,10 +377,12 @@ def regret_figure(
         values = np.broadcast_to(values, np.shape(horizons))
         ax.plot(horizons, values, dash, lw=1.4, label=label)
         drawn.append(values)
-    ax.set(title=title, xlabel="horizon T", ylabel="regret")
+    ax.set(xlabel="horizon T", ylabel="regret")
+    if title:
+        ax.set_title(title)
     ax.set_xscale("log")
     ax.set_yscale("log")
     fit_limits(ax, drawn, log=True)
     ax.grid(alpha=0.3, which="both")
-    legend(fig, ax, len(ax.get_lines()))
+    legend(fig, ax)
     return fig

@@ -58,10 +58,12 @@ from ojax.losses import LOSSES, OBJECTIVES, Loss, Objective
 from ojax.validation import (
     InputError,
     check_finite,
+    check_int,
     check_magnitude,
     check_mask,
     check_params_type,
     check_shape,
+    check_state,
 )
 
 Record = Callable[[Step], Any]
@@ -120,7 +122,7 @@ class _Options(NamedTuple):
 
 
 @functools.partial(jax.jit, static_argnames=("learner", "options"))
-def _stream(learner, params, xs, ys, order, mask, options: _Options):
+def _stream(learner, params, xs, ys, order, mask, options: _Options, state=None):
     step = _step(
         learner,
         params,
@@ -132,18 +134,19 @@ def _stream(learner, params, xs, ys, order, mask, options: _Options):
     )
     items = order if options.pooled else xs if ys is None else (xs, ys)
     inputs = (items, mask) if options.masked else items
-    state, (losses, preds, seen) = jax.lax.scan(step, learner.init(params), inputs)
+    start = learner.init(params) if state is None else state
+    state, (losses, preds, seen) = jax.lax.scan(step, start, inputs)
     return state, Trace(losses, preds, seen, mask)
 
 
 @functools.partial(jax.jit, static_argnames=("learner", "options"))
-def _tasks(learner, params, xs, ys, mask, task_data, options: _Options):
+def _tasks(learner, params, xs, ys, mask, task_data, options: _Options, state=None, first=0):
     keep = options.keep_predictions and not options.task_sums
     step = _step(
         learner, params, options.loss, options.record, keep, lambda item: item, options.masked
     )
     sizes = jnp.sum(mask, axis=1, dtype=jnp.int32)
-    indices = jnp.arange(mask.shape[0], dtype=jnp.int32)
+    indices = jnp.arange(mask.shape[0], dtype=jnp.int32) + jnp.asarray(first, jnp.int32)
 
     def task(state, block):
         index, size, x, y, real, data = block
@@ -160,7 +163,7 @@ def _tasks(learner, params, xs, ys, mask, task_data, options: _Options):
         return state, (losses, preds, seen, done)
 
     blocks = (indices, sizes, xs, ys, mask, task_data)
-    init = learner.init(params)
+    init = learner.init(params) if state is None else state
     if options.independent_tasks:
         state, out = jax.vmap(task, in_axes=(None, 0))(init, blocks)
     else:
@@ -287,6 +290,12 @@ def _check_order(order: Any, pool: int) -> Array:
     return jnp.asarray(order, jnp.int32)
 
 
+def _check_start_state(learner, params: Params, state: Any, *init_args: Any) -> None:
+    """A start state must have the structure, shapes and dtypes ``learner.init`` gives."""
+    if state is not None:
+        check_state(learner, params, state, *init_args)
+
+
 def _is_multi_task(learner: Any) -> bool:
     return isinstance(learner, MultiTaskLearner) or hasattr(learner, "begin_task")
 
@@ -304,7 +313,12 @@ def _check_learner(learner: Any, params: Params) -> None:
     check_params_type(learner.check_params, params)
 
 
-def _check_stream(learner, params, xs, ys, mask, order) -> tuple[Array, Array | None]:
+def _check_stream(
+    learner, params, xs, ys, mask, order, state=None, first_task=0
+) -> tuple[Array, Array | None]:
+    if first_task != 0:
+        raise InputError(f"first_task: task indices are for a MultiTaskLearner, got {first_task}")
+    _check_start_state(learner, params, state)
     n = _leading("xs", xs)
     if order is not None:
         check_shape("ys", ys, (n,) + tuple(jnp.shape(ys)[1:]))
@@ -321,7 +335,9 @@ def _check_stream(learner, params, xs, ys, mask, order) -> tuple[Array, Array | 
     return mask, order
 
 
-def _check_tasks(learner, params, xs, ys, mask, task_data) -> Array:
+def _check_tasks(learner, params, xs, ys, mask, task_data, state=None, first_task=0) -> Array:
+    check_int("first_task", first_task, low=0)
+    _check_start_state(learner, params, state)
     leading = {jnp.shape(leaf)[:2] for leaf in jax.tree.leaves(xs) if jnp.ndim(leaf) >= 2}
     if len(leading) != 1 or any(jnp.ndim(leaf) < 2 for leaf in jax.tree.leaves(xs)):
         raise InputError(
@@ -366,6 +382,8 @@ def run(
     task_sums: bool = False,
     independent_tasks: bool = False,
     keep_predictions: bool = True,
+    state: State | None = None,
+    first_task: int = 0,
 ) -> tuple[State, Trace]:
     """Runs ``learner`` over a stream in one ``lax.scan`` (progressive validation).
 
@@ -394,6 +412,9 @@ def run(
         state then has a leading task axis.
       keep_predictions: store the predictions in ``Trace.prediction`` (else ``None``); one
         ``(n, ...)`` output written per step, so pass False when only the losses are needed.
+      state: start from this state (an earlier run's, or :func:`ojax.load_state`'s) instead of
+        ``learner.init(params)``; ``T`` steps equal ``k`` continued over ``T - k``, bit for bit.
+      first_task: a multi-task learner's ``TaskInfo.index`` of this call's first task.
 
     Returns:
       The final state and the :class:`~ojax.core.Trace`; :class:`~ojax.validation.InputError`
@@ -412,27 +433,19 @@ def run(
     """
     _check_learner(learner, params)
     multi = _is_multi_task(learner)
+    pooled, masked = order is not None, mask is not None
     options = _Options(
-        loss,
-        record,
-        task_record,
-        keep_predictions,
-        task_sums,
-        independent_tasks,
-        order is not None,
-        mask is not None,
+        loss, record, task_record, keep_predictions, task_sums, independent_tasks, pooled, masked
     )
     if multi:
         if order is not None:
             raise InputError("order: pools with an order are for streams, not task blocks")
-        mask = _check_tasks(learner, params, xs, ys, mask, task_data)
-        return _tasks(learner, params, xs, ys, mask, task_data, options)
+        mask = _check_tasks(learner, params, xs, ys, mask, task_data, state, first_task)
+        return _tasks(learner, params, xs, ys, mask, task_data, options, state, first_task)
     if task_data is not None or task_record is not None or task_sums or independent_tasks:
-        raise InputError(
-            "task_data / task_record / task_sums / independent_tasks need a MultiTaskLearner"
-        )
-    mask, order = _check_stream(learner, params, xs, ys, mask, order)
-    return _stream(learner, params, xs, ys, order, mask, options)
+        raise InputError("task_data, task_record, task_sums, independent_tasks: multi-task only")
+    mask, order = _check_stream(learner, params, xs, ys, mask, order, state, first_task)
+    return _stream(learner, params, xs, ys, order, mask, options, state)
 
 
 class OCOParams(NamedTuple):
@@ -485,6 +498,7 @@ def run_oco(
     objective: Objective,
     *,
     store_iterates: bool = False,
+    state: State | None = None,
 ) -> tuple[State, Trace]:
     """Plays the OCO game: at step t the learner plays ``w_t``, pays ``f(w_t; z_t)``, and
     receives the gradient ``grad f(w_t; z_t)``. A thin wrapper of :func:`run`.
@@ -497,6 +511,8 @@ def run_oco(
       objective: e.g. :data:`ojax.losses.linear_objective` (static).
       store_iterates: also return the played points ``(n, d)`` in ``Trace.prediction``
         (memory: ``n d``).
+      state: continue from this state of ``learner`` (as :func:`run`'s ``state``; ``x0`` is
+        still given: it is checked and it is the anchor of anchored learners).
 
     Returns:
       The final state and a :class:`~ojax.core.Trace` whose ``loss`` is ``f_t(w_t)``.
@@ -515,13 +531,15 @@ def run_oco(
     check_finite("x0", x0)
     check_params_type(learner.check_params, params)
     learner.check_start(params, x0)
+    _check_start_state(learner, params, state, jnp.asarray(x0))
     predictor = oco_predictor(learner, objective)
     _check_values("zs", zs)
     mask = jnp.ones(jnp.shape(zs)[:1], bool)
     options = _Options(
         objective_loss(objective), None, None, store_iterates, False, False, False, False
     )
-    return _stream(predictor, OCOParams(params, jnp.asarray(x0)), zs, None, None, mask, options)
+    start = OCOParams(params, jnp.asarray(x0))
+    return _stream(predictor, start, zs, None, None, mask, options, state)
 
 
 def entry_start(entry: LearnerEntry, zs: Array) -> Array:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import functools
+import os
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -130,6 +131,18 @@ def _values(name: str, value: Any) -> np.ndarray | None:
     return arr
 
 
+@jax.jit
+def _all_finite(value: Any) -> Any:
+    """Whether every entry is finite, fused (no temporary of ``value``'s size)."""
+    return jnp.isfinite(value).all()
+
+
+@jax.jit
+def _max_abs(value: Any) -> Any:
+    """``max |value|``, fused (no temporary of ``value``'s size)."""
+    return jnp.max(jnp.abs(value))
+
+
 def check_finite(name: str, value: Any) -> None:
     """Raises if ``value`` holds NaN or +-Inf (reduced on device; details only on failure)."""
     if _is_tracer(value):
@@ -139,7 +152,7 @@ def check_finite(name: str, value: Any) -> None:
     if isinstance(value, jax.Array) and jnp.issubdtype(value.dtype, jnp.floating):
         # eager even inside an outer jit trace (a concrete array closed over by a swept fn)
         with jax.ensure_compile_time_eval():
-            if bool(jnp.isfinite(value).all()):
+            if bool(_all_finite(value)):
                 return
     arr = _values(name, value)
     if arr is None or not np.issubdtype(arr.dtype, np.floating):
@@ -280,7 +293,7 @@ def check_magnitude(name: str, value: Any) -> None:
     dtype = jnp.result_type(value)
     limit = float(np.sqrt(np.finfo(dtype).max))
     with jax.ensure_compile_time_eval():
-        largest = float(jnp.max(jnp.abs(jnp.asarray(value)))) if jnp.size(value) else 0.0
+        largest = float(_max_abs(jnp.asarray(value))) if jnp.size(value) else 0.0
     if largest > limit:
         raise InputError(
             f"{name} holds a value of magnitude {largest:.3g}, too large for {dtype} (its square "
@@ -413,3 +426,20 @@ def check_state(learner: Any, params: Any, state: Any, *init_args: Any) -> None:
 def _short(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
+
+
+def host_memory() -> int:
+    """The host's physical memory in bytes (8 GiB where the system does not say)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):  # pragma: no cover
+        return 8 * 2**30
+
+
+def fmt_bytes(n: float) -> str:
+    """``1536`` -> ``"1.5 KiB"``."""
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if abs(n) < 1024 or unit == "TiB":
+            return f"{n:.1f} {unit}" if unit != "B" else f"{int(n)} B"
+        n /= 1024
+    return f"{n} B"  # pragma: no cover

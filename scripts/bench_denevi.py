@@ -258,8 +258,9 @@ def bench_grid(data, setting, size, repeats) -> list[dict]:
 def cold_row() -> dict:
     start = time.perf_counter()
     code = (
-        "from pathlib import Path; from ojax.experiments import EXPERIMENTS, ExperimentConfig; "
-        "EXPERIMENTS['denevi2020-synthetic'].load()(ExperimentConfig('denevi2020-synthetic', "
+        "from pathlib import Path; from ojax.experiments import EXPERIMENTS; "
+        "spec = EXPERIMENTS['denevi2020-synthetic']; "
+        "spec.run(spec.config('denevi2020-synthetic', "
         "30, Path('/tmp/unused'), quiet=True, resume=False))"
     )
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -21,6 +21,18 @@ experiments' full runs out (e.g. ``denevi2020-variance``, whose full run takes m
 ``--baseline`` puts the cold and warm
 times of an earlier ``bench.json`` (e.g. before a change) beside the new ones. Writes
 ``DIR/bench.json`` (the format of docs/cli.md) and prints the table.
+
+``--profile`` runs each case a third time, warm, through a wrapper that time-stamps where the
+process's seconds go (``warm_profile`` in the row, and a table printed at the end): ``start-up``
+(the interpreter, before the wrapper's first line: the process's wall time less the wrapper's),
+``imports`` (``import ojax.cli``), ``program loads`` (tracing, lowering and compiling or loading
+compiled programs: the run's ``config.json`` ``programs`` totals, from JAX's monitoring events),
+``experiment`` (from the command's start to its outputs, less the program loads: the Python
+set-up, the runs, eager operations outside compiled programs, the figures' drawing),
+``outputs`` (``write_result``: the CSV, curves, ``config.json``) of which ``figures`` (PNG
+encoding, ``Figure.savefig``), and ``exit`` (the table printed, the interpreter's exit).
+Instrumentation only: nothing is timed by repetition, so the phases of one run add up to its wall
+time.
 """
 
 from __future__ import annotations
@@ -62,16 +74,78 @@ EXTRA = {
 }
 
 
-def run_once(args: list[str], cache: Path, out: Path) -> dict[str, Any]:
-    """One ``ojax run`` process: wall seconds, peak RSS (GiB), exit status, compile seconds."""
+# The --profile wrapper: `ojax run ARGS` with time stamps of its phases, written as JSON to
+# $OJAX_E2E_PROFILE (perf_counter is system-wide monotonic on Linux: comparable across processes).
+PROFILED = r"""
+import json, os, sys, time
+t = {"wrapper": time.perf_counter()}
+import ojax.cli
+t["imported"] = time.perf_counter()
+from ojax.experiments import output
+spent = {"outputs": 0.0, "figures": 0.0}
+write = output.write_result
+def write_result(*a, **k):
+    import matplotlib.figure
+    save = matplotlib.figure.Figure.savefig
+    def savefig(self, *b, **c):
+        start = time.perf_counter()
+        try:
+            return save(self, *b, **c)
+        finally:
+            spent["figures"] += time.perf_counter() - start
+    matplotlib.figure.Figure.savefig = savefig
+    t.setdefault("outputs_start", time.perf_counter())
+    start = time.perf_counter()
+    try:
+        return write(*a, **k)
+    finally:
+        spent["outputs"] += time.perf_counter() - start
+        matplotlib.figure.Figure.savefig = save
+output.write_result = write_result
+import ojax.experiments
+ojax.experiments.write_result = write_result
+code = ojax.cli.main(sys.argv[1:])
+t["done"] = time.perf_counter()
+with open(os.environ["OJAX_E2E_PROFILE"], "w") as f:
+    json.dump({"stamps": t, "spent": spent}, f)
+sys.exit(code)
+"""
+
+
+def profile_phases(stamps: dict, spent: dict, config: dict, start: float, end: float) -> dict:
+    """The seconds of each phase of a profiled run (see the module doc), and their sum."""
+    programs = (config.get("programs") or {}).get("total") or {}
+    loads = sum(programs.get(k, 0.0) for k in ("trace_seconds", "lower_seconds", "compile_seconds"))
+    outputs_start = stamps.get("outputs_start", stamps["done"])
+    phases = {
+        "start-up": stamps["wrapper"] - start,
+        "imports": stamps["imported"] - stamps["wrapper"],
+        "program loads": loads,
+        "experiment": outputs_start - stamps["imported"] - loads,
+        "outputs": spent["outputs"] - spent["figures"],
+        "figures": spent["figures"],
+        "exit": end - outputs_start - spent["outputs"],
+    }
+    return {**phases, "wall": end - start}
+
+
+def run_once(
+    args: list[str], cache: Path, out: Path, profile: Path | None = None
+) -> dict[str, Any]:
+    """One ``ojax run`` process: wall seconds, peak RSS (GiB), exit status, compile seconds
+    (with ``profile``, a file for the wrapper's time stamps: ``row["profile"]``, the phases)."""
     env = dict(os.environ, OJAX_COMPILATION_CACHE=str(cache), PYTHONUNBUFFERED="1")
     cmd = [sys.executable, "-m", "ojax.cli", "run", *args, "--out", str(out), "--quiet"]
+    if profile is not None:
+        env["OJAX_E2E_PROFILE"] = str(profile)
+        cmd = [sys.executable, "-c", PROFILED, "run", *args, "--out", str(out), "--quiet"]
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     assert proc.stderr is not None
     stderr = proc.stderr.read()
     _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - start
+    end = time.perf_counter()
+    wall = end - start
     proc.returncode = os.waitstatus_to_exitcode(status)
     row: dict[str, Any] = {
         "seconds": wall,
@@ -85,10 +159,13 @@ def run_once(args: list[str], cache: Path, out: Path) -> dict[str, Any]:
         recorded = json.loads(config.read_text())
         if recorded.get("compile_seconds") is not None:
             row["compile_seconds"] = recorded["compile_seconds"]
+        if profile is not None and profile.is_file() and proc.returncode == 0:
+            stamps = json.loads(profile.read_text())
+            row["profile"] = profile_phases(stamps["stamps"], stamps["spent"], recorded, start, end)
     return row
 
 
-def bench_case(args: list[str], work: Path) -> dict[str, Any]:
+def bench_case(args: list[str], work: Path, profile: bool = False) -> dict[str, Any]:
     cache = work / "cache"
     cold = run_once(args, cache, work / "cold")
     warm = run_once(args, cache, work / "warm")
@@ -103,7 +180,24 @@ def bench_case(args: list[str], work: Path) -> dict[str, Any]:
             row[f"{name}_compile_seconds"] = r["compile_seconds"]
         if r["returncode"] != 0:
             row[f"{name}_error"] = r["error"]
+    if profile:
+        profiled = run_once(args, cache, work / "profiled", work / "profile.json")
+        if "profile" in profiled:
+            row["warm_profile"] = profiled["profile"]
     return row
+
+
+def profile_table(rows: list[dict[str, Any]]) -> str:
+    """Where each profiled warm second goes, a row per case (seconds)."""
+    profiled = [r for r in rows if "warm_profile" in r]
+    if not profiled:
+        return ""
+    phases = list(profiled[0]["warm_profile"])
+    lines = ["| case | mode | " + " | ".join(phases) + " |", "|---|---|" + "---|" * len(phases)]
+    for r in profiled:
+        cells = " | ".join(f"{r['warm_profile'][p]:.2f}" for p in phases)
+        lines.append(f"| {r['case']} | {r['mode']} | {cells} |")
+    return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -115,6 +209,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--baseline", default=None, help="an earlier bench.json to compare with")
     parser.add_argument(
         "--quick-only", default="", help="comma-separated experiments run in the quick mode only"
+    )
+    parser.add_argument(
+        "--profile", action="store_true", help="a third, profiled warm run: where its time goes"
     )
     args = parser.parse_args(argv)
     modes = ["quick"] if args.quick else [m for m in args.modes.split(",") if m]
@@ -151,7 +248,7 @@ def main(argv: list[str] | None = None) -> int:
                     "mode": mode,
                     "command": "ojax run " + " ".join(cli_args + flags),
                 }
-                row.update(bench_case(cli_args + flags, Path(tmp)))
+                row.update(bench_case(cli_args + flags, Path(tmp), args.profile))
             known = authors or AUTHORS.get((case, mode))
             if known is not None and mode == "full":
                 row["authors_seconds"] = known[0]
@@ -175,9 +272,13 @@ def main(argv: list[str] | None = None) -> int:
         "benchmark": "e2e",
         "device": info["device"],
         "environment": info,
-        "command": "python scripts/bench_e2e.py" + (" --quick" if args.quick else ""),
+        "command": "python scripts/bench_e2e.py"
+        + (" --quick" if args.quick else "")
+        + (" --profile" if args.profile else ""),
         "rows": rows,
     }
+    if args.profile:
+        print("where the warm seconds go (seconds):\n" + profile_table(rows))
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "bench.json").write_text(json.dumps(report, indent=1) + "\n")

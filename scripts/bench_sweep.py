@@ -1,7 +1,7 @@
 """Benchmark of the sweep engine (ojax.sweep) against a hand-written jit(vmap(scan)).
 
     python scripts/bench_sweep.py [--quick] [--out DIR] [--large] [--large-streams N]
-                                  [--large-budget SIZE] [--repeats K]
+                                  [--large-budget SIZE] [--repeats K] [--drawn-block B]
 
 Work: online gradient descent as a linear predictor on the square loss over a synthetic linear
 regression stream drawn inside the run from the stream's key (d = 10), returning the final
@@ -13,6 +13,10 @@ average loss and a 100-point average-loss curve per stream.
 * ``chunked`` (``--large``): ``--large-streams`` streams (default 10^5) x 10^4 steps in chunks
   sized from ``--large-budget`` (default 4 GiB), against the unchunked 1000-stream run, per
   1000 streams. Target: ratio >= 1 (no fewer steps per second), peak memory within 24 GiB.
+
+* ``drawn`` (``--drawn-block B``): the engine run with each stream drawn ``B`` rows at a time
+  inside the scan (:func:`ojax.streaming.run_drawn`, never materialised), against the engine
+  run over the materialised stream (the same numbers up to the labels' last bit).
 
 Times are medians after compilation; compile time is reported apart. Writes DIR/bench.json
 (the format of docs/cli.md; default DIR: results/bench_sweep).
@@ -34,24 +38,35 @@ import numpy as np
 
 from ojax import linear_predictor, losses, oco, run
 from ojax.cli import parse_bytes
-from ojax.envs.streams import linear_regression_stream
+from ojax.envs.streams import linear_regression_rows, linear_regression_stream
 from ojax.experiments.output import environment_info
+from ojax.streaming import run_drawn
 from ojax.sweep import sweep
 
 DIM = 10
 
 
-def make_fn(num_steps: int):
-    """The per-stream run: (params, data, key) -> final and curve of the average loss."""
+def make_fn(num_steps: int, drawn_block: int | None = None):
+    """The per-stream run: (params, data, key) -> final and curve of the average loss; with
+    ``drawn_block``, the stream is drawn that many rows at a time inside the scan
+    (:func:`ojax.streaming.run_drawn`) instead of materialised whole."""
     predictor = linear_predictor(oco.ogd("none"), losses.square, np.zeros(DIM, np.float32))
     marks = np.unique(np.linspace(1, num_steps, 100).round().astype(np.int64))
     take = jnp.asarray(marks - 1)
     steps = jnp.asarray(marks, jnp.float32)
 
+    def draw(key, start, size):
+        return linear_regression_rows(key, start, size, DIM)
+
     def stream_run(params, data, key):
-        xs, ys = linear_regression_stream(key, num_steps, DIM)
         p = oco.OGDParams(params["learning_rate"], jnp.float32(1.0))
-        _, trace = run(predictor, p, xs, ys, losses.square)
+        if drawn_block is None:
+            xs, ys = linear_regression_stream(key, num_steps, DIM)
+            _, trace = run(predictor, p, xs, ys, losses.square)
+        else:
+            _, trace = run_drawn(
+                predictor, p, draw, key, num_steps, losses.square, block=drawn_block
+            )
         curve = jnp.cumsum(trace.loss)[take] / steps
         return {"final": curve[-1], "curve": curve}
 
@@ -81,6 +96,9 @@ def main(argv=None) -> int:
     parser.add_argument("--large-streams", type=int, default=100_000)
     parser.add_argument("--large-budget", type=parse_bytes, default=parse_bytes("4G"))
     parser.add_argument("--repeats", type=int, default=None)
+    parser.add_argument(
+        "--drawn-block", type=int, default=None, help="also run the stream drawn in blocks"
+    )
     args = parser.parse_args(argv)
 
     num_lr, num_seeds, num_steps = (4, 16, 500) if args.quick else (10, 100, 10_000)
@@ -128,6 +146,34 @@ def main(argv=None) -> int:
             "same_numbers": bool(same),
         }
     )
+
+    # --- the same engine run, the stream drawn in blocks inside the scan -------------------
+    if args.drawn_block:
+        fn_drawn = make_fn(num_steps, args.drawn_block)
+
+        def drawn():
+            return sweep(
+                fn_drawn, grid, num_seeds=num_seeds, key=key, progress=False,
+                num_steps=num_steps, name="drawn",
+            )  # fmt: skip
+
+        first_drawn = drawn()
+        drawn_seconds, materialised = median_times([drawn, engine], repeats)
+        rows.append(
+            {
+                "case": f"drawn in blocks of {args.drawn_block}: {streams} streams x "
+                f"{num_steps} steps, d={DIM}",
+                "ojax_seconds": drawn_seconds,
+                "ojax_compile_seconds": first_drawn.stats.compile_seconds,
+                "baseline": "the engine run over the materialised stream",
+                "baseline_seconds": materialised,
+                "ratio": materialised / drawn_seconds,
+                "steps_per_second": streams * num_steps / drawn_seconds,
+                "same_numbers": bool(  # the labels of rows drawn alone: 1 ulp
+                    np.allclose(first_drawn.outputs["final"], first.outputs["final"], rtol=1e-4)
+                ),
+            }
+        )
 
     # --- chunked large sweep vs the unchunked run ------------------------------------------
     if args.large or args.quick:

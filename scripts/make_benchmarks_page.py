@@ -33,6 +33,8 @@ BENCHMARKS = {
     "distributed": "the same chunked sweep on 1 and on 2 processes",
     "e2e": "every `ojax run` experiment end to end in a fresh process, cold and warm",
     "runner": "`ojax.run` beside a hand-written `lax.scan` / `fori_loop` of each learner's update",
+    "gpu": "learner steps per second at 1e3 to 1e6 streams on one GPU, and the main job",
+    "parameter_free": "ojax's parameter-free learners beside optax.contrib's under jax.vmap",
 }
 STANDARD = ("case", "ojax_seconds", "ojax_compile_seconds", "baseline", "baseline_seconds", "ratio")
 
@@ -58,7 +60,7 @@ def result_command(name: str, result: dict[str, Any]) -> str:
 
 def extras(result: dict[str, Any]) -> list[str]:
     """Lines for the top-level dict fields of a result beyond its table (e.g. a large run)."""
-    skip = {"environment", "versions"}
+    skip = {"environment", "versions", "main_job"}
     return [
         f"- {key}: " + ", ".join(f"{k} {_cell(v)}" for k, v in value.items())
         for key, value in result.items()
@@ -218,6 +220,32 @@ def runner_table(result: dict[str, Any]) -> str:
         for r in rows
     ]
     return note + markdown_table(header, table)
+
+
+def gpu_table(result: dict[str, Any]) -> str:
+    """Learner steps per second, a row per learner and a column per number of streams, and the
+    main job's wall seconds (``scripts/bench_gpu.py``)."""
+    rows = result.get("rows", [])
+    sizes = sorted({r["streams"] for r in rows})
+    learners = list(dict.fromkeys(r["learner"] for r in rows))
+    table = []
+    for label in learners:
+        mine = {r["streams"]: r for r in rows if r["learner"] == label}
+        steps = next(iter(mine.values()))["steps"]
+        rates = [_rate(mine[n]["steps_per_second"]) if n in mine else "-" for n in sizes]
+        table.append([label, steps, *rates])
+    header = ["learner (steps/s)", "steps per stream", *[f"{n:.0e} streams" for n in sizes]]
+    out = [markdown_table(header, table)]
+    job = result.get("main_job") or {}
+    if "cold_seconds" in job and "error" not in job:
+        quick = " --quick" if job.get("quick") else ""
+        out.append(
+            f"\nmain job `ojax run {job['experiment']}{quick}`: cold {job['cold_seconds']:.1f} s, "
+            f"warm {job['warm_seconds']:.1f} s (fresh processes)"
+        )
+    if result.get("note"):
+        out.append(f"\n{result['note']}")
+    return "\n".join(out)
 
 
 def peers_tables(result: dict[str, Any]) -> str:
@@ -431,6 +459,8 @@ def page(found: dict[str, list[dict[str, Any]]], figure: bool) -> str:
                 out += [e2e_table(result["rows"]), ""]
             elif name == "runner" and result.get("rows"):
                 out += [runner_table(result), ""]
+            elif name == "gpu" and result.get("rows"):
+                out += [gpu_table(result), ""]
             elif result.get("rows"):
                 out += [generic_table(result["rows"]), ""]
             if lines := extras(result):

@@ -1,7 +1,7 @@
 """Writes every notebook under notebooks/ and executes it in place, so that the committed
 notebooks show their outputs (figures included) where the code is hosted.
 
-    python scripts/make_notebooks.py            # write and execute all five (a few minutes)
+    python scripts/make_notebooks.py            # write and execute all six (a few minutes)
     python scripts/make_notebooks.py --no-run   # write them without outputs
     python scripts/make_notebooks.py sweeps     # only notebooks whose name contains "sweeps"
 
@@ -113,6 +113,39 @@ print('best learning rate', float(best['params']['learning_rate']),
 summary = res.summary()
 print('median over seeds of the final average loss per step size:',
       summary['quantiles']['average_loss'][1][:, -1].round(4))
+# %% [markdown]
+## Adversaries that answer the play
+
+An `ojax.Environment` is the other player: `ojax.run_env` runs a learner against it in one
+`lax.scan`. The adaptive adversaries of the notes' examples: loss 1 on the expert Hedge weighs
+most (example 7), and for OGD the unit loss along its own play (example 6). Both learners stay
+under their bounds, `sqrt(T ln(m) / 2)` and `B G sqrt(T)`, tuned for the last horizon.
+# %%
+from ojax import metrics
+from ojax.envs import adversaries
+
+m, T = 10, STEPS
+hedge_params = oco.HedgeParams(jnp.float32(np.sqrt(8 * np.log(m) / T)))
+_, _, hedge_trace = ojax.run_env(
+    oco.hedge(), hedge_params, adversaries.answer(adversaries.heaviest), None, jax.random.key(0),
+    T, losses.linear_objective, x0=jnp.full(m, 1 / m), record=lambda s: s.x)
+ogd_params = oco.OGDParams(jnp.float32(1 / np.sqrt(T)), jnp.float32(1.0))
+_, _, ogd_trace = ojax.run_env(
+    oco.ogd(), ogd_params, adversaries.answer(adversaries.toward), None, jax.random.key(0),
+    T, losses.linear_objective, x0=jnp.zeros(DIM), record=lambda s: s.x)
+t = np.arange(1, T + 1)
+hedge_regret = metrics.regret_to_best(hedge_trace.loss, hedge_trace.record, 'linear', 'simplex')
+ogd_regret = metrics.regret_to_best(ogd_trace.loss, ogd_trace.record, 'linear', 'l2_ball')
+fig, ax = plt.subplots(figsize=(6, 3.5))
+ax.plot(t, hedge_regret, label='Hedge vs the heaviest-expert adversary')
+ax.plot(t, np.sqrt(T * np.log(m) / 2) + 0 * t, '--', label='its bound at T')
+ax.plot(t, ogd_regret, label='OGD vs the adversary along its play')
+ax.plot(t, np.sqrt(T) + 0 * t, ':', label='its bound at T')
+ax.set(xlabel='step t', ylabel='regret', xscale='log')
+ax.legend(fontsize=7)
+plt.show()
+print('final regret / bound: Hedge', round(float(hedge_regret[-1]) / np.sqrt(T * np.log(m) / 2), 3),
+      'OGD', round(float(ogd_regret[-1]) / np.sqrt(T), 3))
 """
 )
 
@@ -239,7 +272,7 @@ import optax
 
 import ojax
 from ojax import envs, meta, parameter_free
-from ojax.experiments import EXPERIMENTS, ExperimentConfig
+from ojax.experiments import EXPERIMENTS
 # %% [markdown]
 ## The environment: task vectors around 4 * 1, signal-to-noise ratio 1
 # %%
@@ -300,16 +333,19 @@ print(meta.cumulative_error(traces.loss, traces.mask)[:, -1].round(3))
 ## The experiment (quick configuration) and its three panels
 
 What `ojax run denevi2020-synthetic --quick --seeds 3` computes, without writing files: the rows
-(mean and std over seeds of the final values) and the figures (`result.figures`).
+(mean and std over seeds of the final values) and the figures (`figures.draw_result`: what `ojax
+run` writes and `ojax plot` redraws from the files).
 # %%
 import matplotlib.pyplot as plt
 
+from ojax.experiments import figures
 from ojax.experiments.output import results_table
 
-config = ExperimentConfig('denevi2020-synthetic', seeds=3, out=Path('unused'),
-                          quick=True, quiet=True)
-result = EXPERIMENTS['denevi2020-synthetic'].load()(config)
+spec = EXPERIMENTS['denevi2020-synthetic']
+config = spec.config(spec.name, seeds=3, out=Path('unused'), quick=True, quiet=True)
+result = spec.run(config)
 print('\n'.join(results_table([r for r in result.rows if r.metric == 'cumulative_error'])))
+panels = figures.draw_result('denevi2020-synthetic', result)
 plt.show()  # the three panels
 """
 )
@@ -466,12 +502,68 @@ target stream instead).
 )
 
 
+PARAMETER_FREE = cells(
+    r"""
+# %% [markdown]
+# How parameter-free are the parameter-free learners?
+
+`ojax run parameter-free-benchmark` on one dataset: every parameter-free learner of ojax and
+OGD / AdaGrad (tuned in hindsight over 20 steps) as linear predictors with the logistic loss on
+a1a (progressive validation, one pass in a random order per seed), each hidden constant swept
+over 8 decades. One sweep per method over (seed, constant): the sweep engine vmaps it.
+# %%
+import tempfile
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from ojax.experiments import ExperimentConfig
+from ojax.experiments import parameter_free_benchmark as pfb
+from ojax.experiments import parameter_free_summary as summary
+
+size = pfb.Size(
+    datasets=("a1a",), classification_losses=("logistic",), regression_losses=(), norms=(),
+    max_rows=None, regression_steps=1, grid_points=None,
+)
+with tempfile.TemporaryDirectory() as folder:
+    config = ExperimentConfig(name="parameter-free-benchmark", seeds=3, out=Path(folder),
+                              quiet=True)
+    sweeps, compile_seconds = pfb.run_sweeps(config, size)
+print(f"{len(sweeps)} methods, compiled in {compile_seconds:.0f} s")
+# %% [markdown]
+## The table: at the default constant, the best one, and how much the constant matters
+# %%
+print(f"{'method':18s} {'default':>8s} {'best':>8s} {'worst/best':>10s}")
+for method, sweep in sweeps.items():
+    avg = sweep.outputs["a1a-logistic"]["average_loss"]  # (seeds, constants)
+    chosen = summary.chosen_index(method, sweep.grid, avg)
+    means = avg.mean(axis=0)
+    print(f"{method:18s} {means[chosen]:8.3f} {means.min():8.3f} "
+          f"{(avg.max(axis=1) / avg.min(axis=1)).mean():10.1f}")
+# %% [markdown]
+## The sensitivity figure
+# %%
+fig = summary.sensitivity_figure(sweeps, ["a1a-logistic"], "logistic")
+plt.show()
+# %% [markdown]
+COCOB, DoG, D-Adaptation and Mechanic move by less than 2x over 8 decades of their constant;
+the coin bettors (KT, ONS, per-coordinate KT) lose when the initial wealth is far too large;
+Schedule-Free SGD's constant is a learning rate, and its loss moves at least as much as OGD's
+over its steps. None of them reaches tuned OGD or AdaGrad here; Prodigy at its default `d_0` is
+far from its own best. The full benchmark (four datasets, two losses, the regression against
+||u||, 30 seeds) is `ojax run parameter-free-benchmark`.
+"""
+)
+
+
 NOTEBOOKS = {
     "quickstart.ipynb": QUICKSTART,
     "sweeps.ipynb": SWEEPS,
     "denevi2020.ipynb": DENEVI2020,
     "neu_rosasco2018.ipynb": NEU_ROSASCO2018,
     "zhao_hoi2010.ipynb": ZHAO_HOI2010,
+    "parameter_free.ipynb": PARAMETER_FREE,
 }
 
 

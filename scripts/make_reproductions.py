@@ -8,11 +8,13 @@ experiment, and each claim with what our data shows and the test that checks it.
 Usage::
 
     python scripts/make_reproductions.py [--results DIR] [--docs DIR] [--run] [--quick]
+                                         [--page NAME ...]
 
 ``--results DIR`` holds one folder per experiment, as ``ojax run NAME --out DIR/NAME`` writes
 it (default ``results``). ``--run`` first runs the experiments whose folder has no
 ``results.csv`` (``python -m ojax.cli run NAME --out DIR/NAME``, full size unless ``--quick``).
-An experiment without results is named as missing on its page.
+An experiment without results is named as missing on its page. ``--page NAME`` writes only
+that page (and removes only its own stale figures), e.g. ``--page parameter-free-benchmark``.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import parameter_free_tables  # noqa: E402
 from reproductions_content import (  # noqa: E402
     PAGES,
     PUBLISHED,
@@ -146,6 +149,8 @@ def _order(keys: list[tuple[str, str, str]]) -> tuple[list[str], list[str]]:
 def results_table(name: str, res: Results) -> list[str]:
     """The experiment's table: the document's numbers beside ours, one row per (dataset,
     method); a pivoted table for methods suffixed ``@KEY=VALUE``."""
+    if name == parameter_free_tables.NAME:  # a row per grid point: headline tables instead
+        return parameter_free_tables.headline(res, mean_std)
     table, published = TABLES[name], PUBLISHED[name].values
     keys = [k for k in res.rows if k[2] in table.metrics]
     if table.pivot:
@@ -427,15 +432,19 @@ def all_experiments() -> list[str]:
     return list(dict.fromkeys([*names, "theory"]))
 
 
-def make_pages(results: Path, out: Path) -> list[Path]:
-    """Writes every page from ``results``; returns their paths."""
+def make_pages(results: Path, out: Path, only: list[str] | None = None) -> list[Path]:
+    """Writes every page (or the pages named in ``only``) from ``results``; returns their
+    paths. Stale figures go: all of them, or with ``only`` those of its pages' experiments."""
+    pages = [page for page in PAGES if only is None or page.name in only]
     loaded = {name: load_results(results / name) for name in all_experiments()}
     figures = out / FIGURES
     if figures.is_dir():  # generated only here: stale figures go
+        mine = [f"{name}_" for page in pages for name in page.experiments]
         for old in figures.glob("*.png"):
-            old.unlink()
+            if only is None or old.name.startswith(tuple(mine)):
+                old.unlink()
     written = []
-    for page in PAGES:
+    for page in pages:
         path = out / f"{page.name}.md"
         path.write_text(render_page(page, loaded, out))
         written.append(path)
@@ -448,12 +457,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--docs", type=Path, default=DOCS)
     parser.add_argument("--run", action="store_true", help="run the missing experiments first")
     parser.add_argument("--quick", action="store_true", help="with --run: quick sizes")
+    names = [page.name for page in PAGES]
+    parser.add_argument(
+        "--page", action="append", choices=names, help="write only this page (repeatable)"
+    )
     args = parser.parse_args(argv)
     if args.run:
-        for name, seconds in run_missing(all_experiments(), args.results, args.quick).items():
+        wanted = all_experiments()
+        if args.page:
+            chosen = [page for page in PAGES if page.name in args.page]
+            wanted = list(dict.fromkeys([e for p in chosen for e in p.experiments] + ["theory"]))
+        for name, seconds in run_missing(wanted, args.results, args.quick).items():
             print(f"{name}: {seconds:.0f} s")
     args.docs.mkdir(parents=True, exist_ok=True)
-    for path in make_pages(args.results, args.docs):
+    for path in make_pages(args.results, args.docs, args.page):
         print("wrote", path)
     return 0
 

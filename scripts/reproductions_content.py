@@ -74,6 +74,8 @@ TABLES: dict[str, Table] = {
     "zhao-hoi2010-heterogeneous": Table(
         ("mistake_rate", "support_vectors", "support_vectors_per_view", "seconds_per_trial")
     ),
+    # its page shows headline tables instead (scripts/parameter_free_tables.py)
+    "parameter-free-benchmark": Table(("average_loss", "sensitivity", "regret")),
 }
 
 _DENEVI_SYNTHETIC = {
@@ -105,6 +107,12 @@ HOMOGENEOUS = ("PA", "PAIO", "OTL_fixed", "OTL")
 HETEROGENEOUS = ("PA", "PAIO", "COTL0", "SCT", "COTL")
 
 PUBLISHED: dict[str, Published] = {
+    "parameter-free-benchmark": Published(
+        "none: no paper publishes this benchmark",
+        {},
+        "The parameterfree package's README says a comprehensive benchmark of parameter-free "
+        "methods is missing; these are our numbers only.",
+    ),
     "basics": Published(
         "online_learning_basics spec, 'Examples and bounds to reproduce'",
         {},
@@ -544,6 +552,33 @@ _BASELINES_CLAIMS = (
     ),
 )
 
+_PFB_TEST = "tests/test_parameter_free_benchmark.py::"
+_PARAMETER_FREE_BENCHMARK_CLAIMS = (
+    Claim(
+        "KT coin betting's regret is within the log factor of its bound of tuned OGD's at every "
+        "||u|| from 1e-2 to 1e2 (Regret_KT(u) <= eps + sqrt(ln(1 + 24 T^2 ||u||^2 / eps^2)) "
+        "Regret_OGD*(u)), while OGD at one fixed step, tuned at ||u|| = 1, is not at ||u|| = "
+        "1e-2 and 1e-1 (its step 100x and 10x too large there).",
+        "See the regret tables above (absolute loss: KT's coins stay in [-1, 1]). At ||u|| >= "
+        "10 and short horizons nothing can break the bound: tuned OGD's regret times the log "
+        "factor exceeds what never learning costs.",
+        _PFB_TEST + "test_kt_regret_within_log_factors_of_tuned_ogd_and_a_fixed_step_is_not",
+    ),
+    Claim(
+        "A step 10x off the tuned one costs OGD a constant factor (theory: (10 + 1/10) / 2), "
+        "more than KT's log factor at these horizons: KT's regret is below a 10x-off OGD's at "
+        "every ||u||.",
+        "See the regret tables above.",
+        _PFB_TEST + "test_kt_beats_ogd_with_a_step_ten_times_off",
+    ),
+    Claim(
+        "COCOB's average loss moves by less than 2x over 8 decades of its constant alpha; "
+        "OGD's moves by more than 10x over its 20 steps.",
+        "See the sensitivity table above (a1a, logistic loss).",
+        _PFB_TEST + "test_cocob_is_insensitive_to_its_constant_and_ogd_is_not",
+    ),
+)
+
 PAGES: tuple[Page, ...] = (
     Page(
         "notes",
@@ -613,5 +648,18 @@ PAGES: tuple[Page, ...] = (
         "regret bound over a range of horizons, beside a falsifier that breaks the bound on the "
         "same instance. FTRL-Proximal's paper states no regret bound, so it has no check here.",
         _BASELINES_CLAIMS,
+    ),
+    Page(
+        "parameter-free-benchmark",
+        "A parameter-free benchmark: how parameter-free is each parameter-free learner?",
+        "parameter-free",
+        ("parameter-free-benchmark",),
+        "Every parameter-free learner of ojax (KT and ONS coin betting, per-coordinate KT, "
+        "COCOB, DoG, Prodigy, D-Adaptation SGD, Mechanic on OGD, Schedule-Free SGD) beside OGD "
+        "and AdaGrad tuned in hindsight, on progressive validation of linear models: logistic "
+        "and hinge loss on a1a, spambase, mushrooms and usenet2, square and absolute loss on a "
+        "synthetic regression with ||u|| from 1e-2 to 1e2; each hidden constant swept over 8 "
+        "decades, one sweep over (method, constant, dataset, seed).",
+        _PARAMETER_FREE_BENCHMARK_CLAIMS,
     ),
 )

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import jax
@@ -12,6 +14,31 @@ from ojax.datasets.paths import packaged_data_dir
 
 # Tests never write the user's compilation cache (tests/test_cache.py sets its own folder).
 os.environ["OJAX_COMPILATION_CACHE"] = "off"
+
+# One compilation cache for the whole test run's subprocesses (`ojax run`, workers, scripts):
+# a folder of this session (0700), made by the first process (pytest itself, or the xdist
+# controller: its workers and their subprocesses inherit the variable), removed at its end.
+# Set OJAX_TEST_COMPILATION_CACHE to keep one across runs. In-process tests keep the cache off
+# (some count their traces).
+_CACHE_VAR = "OJAX_TEST_COMPILATION_CACHE"
+_OWN_CACHE = not os.environ.get(_CACHE_VAR)
+if _OWN_CACHE:
+    os.environ[_CACHE_VAR] = tempfile.mkdtemp(prefix="ojax-test-cache-")
+COMPILATION_CACHE = Path(os.environ[_CACHE_VAR])
+
+
+def subprocess_env(base: dict[str, str] | None = None, **extra: str) -> dict[str, str]:
+    """``base`` (default ``os.environ``) with the session's compilation cache, and ``extra``."""
+    env = dict(os.environ if base is None else base)
+    env["OJAX_COMPILATION_CACHE"] = str(COMPILATION_CACHE)
+    env.update(extra)
+    return env
+
+
+def pytest_unconfigure(config):
+    if _OWN_CACHE and not hasattr(config, "workerinput"):
+        shutil.rmtree(COMPILATION_CACHE, ignore_errors=True)
+
 
 # Catch silent broadcasting and silent dtype promotion (as equinox's test-suite does).
 jax.config.update("jax_numpy_rank_promotion", "raise")
@@ -44,6 +71,7 @@ _SLOW_MODULES = {
     "test_bench_peers.py",
     "test_packaging.py",
     "test_distributed.py",
+    "test_bench_gpu.py",  # five compilations of the learners at the test size
 }
 _SLOW_TESTS = {
     "test_check_holds_at_quick_sizes",  # tests/test_theory.py: one `ojax run theory --quick`

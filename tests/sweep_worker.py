@@ -74,9 +74,9 @@ def main(argv):
             for name, value in res.outputs.items():
                 arrays[f"{label}/{name}"] = value
         # The compiled chunk's outputs are split over the 4 devices along the batch axis.
-        from ojax.sweep import engine
+        from ojax.sweep import chunk
 
-        compiled, _ = list(engine._COMPILED.values())[-1]
+        compiled, _ = list(chunk.COMPILED.values())[-1]
         out = jax.tree.leaves(compiled.output_shardings)[0]
         np.savez(target, **arrays)
         print(

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import subprocess_env
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "scripts" / "bench_peers.py"
@@ -20,7 +21,7 @@ ROW_KEYS = {"case", "ojax_seconds", "baseline", "baseline_seconds", "ratio", "oj
 
 def _run(tmp_path: Path, *extra: str) -> dict:
     out = tmp_path / "bench_peers"
-    env = dict(os.environ, MPLBACKEND="Agg", JAX_PLATFORMS="cpu")
+    env = subprocess_env(MPLBACKEND="Agg", JAX_PLATFORMS="cpu")
     proc = subprocess.run(
         [sys.executable, str(SCRIPT), "--quick", "--out", str(out), *extra],
         capture_output=True,

@@ -113,8 +113,8 @@ def test_processes_starting_together_share_the_folder(tmp_path):
 def test_program_store_names_and_files(tmp_path, monkeypatch):
     import jax.numpy as jnp
 
+    from ojax import programs
     from ojax.experiments import denevi2020 as den
-    from ojax.sweep import programs
 
     assert programs.folder() is None  # the tests run with the cache off: nothing is named
     assert programs.entry_name("chunk", den.curve_points, [1]) is None
@@ -146,8 +146,7 @@ def test_stored_jit_is_loaded_by_a_new_wrapper_without_tracing(tmp_path, monkeyp
     import numpy as np
     from jax import monitoring
 
-    from ojax import projections
-    from ojax.sweep import programs
+    from ojax import programs, projections
 
     monkeypatch.setattr(programs, "folder", lambda: tmp_path)
     traced: list[str] = []

@@ -24,9 +24,9 @@ from tolerances import scaled_atol
 from ojax import InputError, meta
 from ojax.datasets import multitask as mt_data
 from ojax.envs import multitask as mt_env
-from ojax.experiments import ExperimentConfig
 from ojax.experiments import denevi2020 as den
 from ojax.experiments import denevi2020_variance as var
+from ojax.experiments.denevi2020 import DeneviConfig as ExperimentConfig
 
 SIZE = den.QUICK_SYNTHETIC._replace(num_tasks=40, num_validation=2, num_test=10, num_checkpoints=3)
 RATIOS = [1 / 64, 1 / 16, 1.0, 256.0]
@@ -211,7 +211,7 @@ def test_the_experiment_gives_the_direct_numbers(direct, monkeypatch, tmp_path):
     config = ExperimentConfig("denevi2020-variance", 2, tmp_path, quick=True, x64=True, quiet=True)
     with jax.enable_x64(True):
         result = var.run_variance(config)
-        paper = den.synthetic_data(jnp.int32(1), SIZE, jnp.float64)
+        paper = den.synthetic_data(jax.random.key(1), SIZE, jnp.float64)
     # the paper's tasks (params traced here, constants there: equal to rounding)
     want = direct.data.train.y_train[1, 1]
     np.testing.assert_allclose(paper.train.y_train, want, atol=scaled_atol(want))
@@ -231,10 +231,12 @@ def test_the_experiment_gives_the_direct_numbers(direct, monkeypatch, tmp_path):
             np.testing.assert_allclose(row.mean, expected.mean(), rtol=1e-12)
             curve = result.curves[f"synthetic/{var.label(method, r)}/test_error"]
             np.testing.assert_allclose(curve[:, -1], direct.finals[method].test[v, :2], rtol=1e-12)
-    assert set(result.figures) == {"synthetic_variance_gain.png"}
     import matplotlib.pyplot as plt
 
-    plt.close(result.figures["synthetic_variance_gain.png"])
+    from ojax.experiments import figures
+
+    assert set(figures.draw_result("denevi2020-variance", result)) == {"synthetic_variance_gain"}
+    plt.close("all")
     gains = result.extra_config["gain_over_itl_test_error"]
     assert set(gains) == {var.BEST_BIAS} and gains[var.BEST_BIAS]["mean"][0] > 1.0
 
@@ -247,7 +249,7 @@ def _real_quick(name: str, data_dir, methods: list[str]) -> dict[str, Finals]:
     data = mt_data.PooledTasks(data.x[:30], data.y[:30], data.mask[:30], data.num_test[:30])
     with jax.enable_x64(True):
         setting = den.real_setting(data, name, 3, jnp.float64)
-        blocks = jax.jit(jax.vmap(lambda s: setting.draw(s).train))(jnp.arange(3))
+        blocks = jax.jit(jax.vmap(lambda s: setting.draw(jax.random.key(s)).train))(jnp.arange(3))
         out = {}
         for method in methods:
             learners = den.method_learners(method, setting.dim)

@@ -11,6 +11,7 @@ opposite of Table 2); newsgroup4 PA 49.03, PAIO 41.61, OTL(fixed)
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 
 import numpy as np
@@ -19,7 +20,7 @@ from conftest import DATA_DIR
 
 from ojax.datasets import DataError
 from ojax.datasets import transfer as transfer_data
-from ojax.experiments import ExperimentConfig, zhao_hoi2010
+from ojax.experiments import zhao_hoi2010
 from ojax.transfer import mistake_rate
 from ojax.validation import InputError
 
@@ -111,14 +112,16 @@ def test_newsgroup4_otl_follows_a_wrong_source():
 
 
 def test_the_order_option_and_its_limits(tmp_path):
-    config = ExperimentConfig(name="zhao-hoi2010-homogeneous", seeds=21, out=tmp_path, quick=True)
+    config = zhao_hoi2010.HomogeneousConfig(
+        name="zhao-hoi2010-homogeneous", seeds=21, out=tmp_path, quick=True
+    )
     assert zhao_hoi2010.order_option(config) == "shipped"
-    config.order = "sorted"
+    config = dataclasses.replace(config, order="sorted")
     with pytest.raises(InputError, match="order must be one of"):
         zhao_hoi2010.order_option(config)
     with pytest.raises(InputError, match=r"seeds must be in \[1, 20\].*--order uniform"):
         zhao_hoi2010.drift_dataset("usenet2", DATA_DIR, 21)
-    config.order, config.seeds, config.data_dir, config.quiet = "uniform", 2, DATA_DIR, True
+    config = dataclasses.replace(config, order="uniform", seeds=2, data_dir=DATA_DIR, quiet=True)
     result = zhao_hoi2010.run_homogeneous(config)  # uniform permutations: no drift, no file run
     assert result.extra_config["datasets_detail"]["usenet2"]["runs"] == "2 uniform permutations"
     assert not any(key.endswith("_file_order") for key in result.curves)

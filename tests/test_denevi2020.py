@@ -13,8 +13,9 @@ import pytest
 
 from ojax import InputError, envs, meta
 from ojax.datasets import DataError, load_lenk, load_schools, split_tasks
-from ojax.experiments import EXPERIMENTS, ExperimentConfig
+from ojax.experiments import EXPERIMENTS, figures
 from ojax.experiments import denevi2020 as den
+from ojax.experiments.denevi2020 import DeneviConfig as ExperimentConfig
 
 
 def test_environment_has_unit_rows_and_snr_one(x64):
@@ -119,7 +120,7 @@ def test_each_seed_cell_draws_its_own_tasks_and_equals_a_direct_run(tmp_path):
         num_tasks=6, num_validation=2, num_test=3, num_checkpoints=3
     )
     setting = den.synthetic_setting(2, size, jnp.float32)
-    data = setting.draw(jnp.int32(1))
+    data = setting.draw(jax.random.key(1))
     direct, _ = envs.low_variance_tasks(jax.random.key(1), num_tasks=11, dtype=jnp.float32)
     np.testing.assert_array_equal(data.train.x_train, direct.x_train[:6])
     np.testing.assert_array_equal(data.unseen.y_test, direct.y_test[8:])
@@ -182,11 +183,15 @@ def test_quick_synthetic_reproduces_the_paper_qualitatively(tmp_path):
     assert mt.shape[1] == len(result.extra_config["synthetic_meta_test_checkpoints"])
     # The learned bias helps on unseen tasks: after training, far better than the initial 0.
     assert np.all(mt[:, -1] < mt[:, 0] - 0.5)
-    assert set(result.figures) == {
-        "synthetic_cumulative_error.png",
-        "synthetic_test_error.png",
-        "synthetic_meta_test_error.png",
+    drawn = figures.draw_result("denevi2020-synthetic", result)
+    assert set(drawn) == {
+        "synthetic_cumulative_error",
+        "synthetic_test_error",
+        "synthetic_meta_test_error",
     }
+    from ojax.plotting import clipped_texts
+
+    assert all(clipped_texts(fig) == [] for fig in drawn.values())  # nothing cut at the edges
     assert result.compile_seconds and result.compile_seconds > 0
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import subprocess_env
 from tolerances import scaled_atol
 
 from ojax import distributed
@@ -32,10 +33,12 @@ SWEEP = [
 ]  # fmt: skip
 
 
-def _env(cache: Path) -> dict:
-    env = dict(os.environ)
+def _env(cache: Path | None = None) -> dict:
+    """The processes' environment; their compilation cache the session's (``cache``: another)."""
+    env = subprocess_env(OJAX_PEER_TIMEOUT=str(PEER_TIMEOUT))
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
-    env.update(OJAX_COMPILATION_CACHE=str(cache), OJAX_PEER_TIMEOUT=str(PEER_TIMEOUT))
+    if cache is not None:
+        env["OJAX_COMPILATION_CACHE"] = str(cache)
     env.pop("XLA_FLAGS", None)
     return env
 
@@ -60,7 +63,7 @@ def launch(tmp_path):
             procs.append(
                 subprocess.Popen(
                     [*command, "--process-id", str(pid)],
-                    env=_env(tmp_path / "cache"),
+                    env=_env(),
                     cwd=tmp_path,
                     stdout=subprocess.PIPE,
                     stderr=subprocess.PIPE,
@@ -95,7 +98,7 @@ def _finish(procs: list[subprocess.Popen], timeout: float = 240) -> list[tuple[i
 def _single(tmp_path: Path, args: list[str]) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "ojax.cli", *args],
-        env=_env(tmp_path / "cache"),
+        env=_env(),
         cwd=tmp_path,
         capture_output=True,
         text=True,
@@ -238,7 +241,7 @@ def _start_one(tmp_path: Path, port: int, count: int, pid: int) -> subprocess.Po
             "--process-id",
             str(pid),
         ],
-        env=_env(tmp_path / "cache"),
+        env=_env(),
         cwd=tmp_path,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

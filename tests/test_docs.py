@@ -12,6 +12,7 @@ import importlib
 import importlib.util
 import pkgutil
 import re
+import sys
 import types
 from pathlib import Path
 
@@ -33,6 +34,7 @@ EXPECTED = {
         "] True",  # regret under its bound at every horizon
         "slope of the regret 0.52, of the bound 0.5",  # the measured regret's log-log slope
         "denevi2020-synthetic",
+        "(4, 200) [1 4 6] 500",  # a sweep curve and its checkpoints
         "(0.1, 0.9) True",
     ],
     "guides/own-data.md": [
@@ -60,16 +62,50 @@ EXPECTED = {
         "(6, 4, 750) (6, 750)",
         "final error by step:",
     ],
+    "guides/add-a-dataset.md": [
+        "tiny.npz\nrefused: data file 'tiny.npz' not found",
+        "(120, 5) float32 [-1.0, 1.0]",
+        "refused: y must hold labels -1 and +1",
+        "refused: x has values that are not finite",
+        "refused: expected x (n, d), y (n,), got (120, 5), (119,)",
+        "refused: expected arrays 'x' and 'y', found ['x']",
+        "tiny: mistakes",
+        "\nTrue\n",  # every shipped file is in the folder and the README
+    ],
+    "guides/environments.md": [
+        "bound B G sqrt(T) 44.7 True",  # OGD against one's own adaptive adversary
+        "(1000,) EXP3 mean",  # 1000 seeds of a bandit in one vmap
+        "EXP3-IX 95% quantile",
+        "d=0: regret",
+        "d=50: regret",
+        "True True 1000",  # T steps = T/2, saved, loaded, T/2 more
+        "refused: a state of the learner ojax.adapters.linear_predictor(",
+        "LinearPredictorState",
+        "True\n(1000,) True\n(100, 1000)",  # blocks from disk; drawn in the scan; vmapped
+    ],
+    "guides/add-an-experiment.md": [
+        "flags: ['--horizon']",
+        "unit-ball  OGD     regret",
+        "exit 0\nexit 2\nexit 2",  # a bad value, a flag of another experiment: refused
+    ],
     "guides/sweeps.md": [
         "('seed', 'learning_rate')\n(20, 3, 500)\n(3, 500)\n{'learning_rate':",
         "1 0\nTrue",  # resumed: every chunk loaded, none computed, the same arrays
         "(4, 300) ['my-cell-",
     ],
 }
+# What a block needing an optional package prints ("# needs PACKAGE" on its first line: run
+# where the package is installed, as in CI, whose test extra has pandas).
+EXPECTED_WITH = {
+    ("guides/concepts.md", "pandas"): ["average_loss  cumulative_loss\nmethod"],
+}
 # Pages whose python blocks are read, not run, and why.
 NOT_RUN = {"distributed.md": "several processes on several hosts (tests/test_distributed.py)"}
 # Names a page registers in global registries, removed after it ran.
 REGISTERED = {"guides/add-a-learner.md": ["adagrad_norm_guide"]}
+# Names a page adds to the stream table (ojax.envs.STREAMS), removed after it ran.
+STREAMS_ADDED = {"guides/add-a-dataset.md": ["tiny"]}
+REGISTERED_EXPERIMENTS = {"guides/add-an-experiment.md": ["ogd-regret"]}
 
 
 def python_blocks(page: str) -> list[str]:
@@ -92,19 +128,35 @@ def test_guide_code_runs(page, tmp_path, monkeypatch, capsys):
     blocks = python_blocks(page)
     assert blocks, f"{page} has no python block"
     monkeypatch.chdir(tmp_path)
-    scope: dict = {"__name__": f"docs_{Path(page).stem.replace('-', '_')}"}
+    # the page runs as a module that is imported (as a script's __main__ is): a dataclass needs
+    # its module in sys.modules
+    module = types.ModuleType(f"docs_{Path(page).stem.replace('-', '_')}")
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    scope: dict = module.__dict__
     x64 = jax.config.jax_enable_x64
+    expected = list(EXPECTED[page])
     try:
         for i, code in enumerate(blocks):
+            needs = re.match(r"# needs (\w+)\n", code)
+            if needs and importlib.util.find_spec(needs.group(1)) is None:
+                continue  # the optional package is not installed here
+            if needs:
+                expected += EXPECTED_WITH[(page, needs.group(1))]
             exec(compile(code, f"{page} block {i + 1}", "exec"), scope)
     finally:
         for name in REGISTERED.get(page, []):
             ojax.LEARNERS.pop(name, None)
+        for name in STREAMS_ADDED.get(page, []):
+            ojax.envs.STREAMS.pop(name, None)
+        for name in REGISTERED_EXPERIMENTS.get(page, []):
+            from ojax.experiments import EXPERIMENTS
+
+            EXPERIMENTS.pop(name, None)
         plt.close("all")
         jax.config.update("jax_enable_x64", x64)
     out = capsys.readouterr().out
-    for expected in EXPECTED[page]:
-        assert expected in out, f"{page}: {expected!r} not printed; got:\n{out}"
+    for text in expected:
+        assert text in out, f"{page}: {text!r} not printed; got:\n{out}"
 
 
 def public_modules() -> set[str]:

@@ -13,6 +13,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from conftest import subprocess_env
 
 import ojax.datasets as datasets
 from ojax.datasets.paths import PACKAGED_FILES, DataError, data_file, resolve_data_dir
@@ -115,7 +116,8 @@ def test_bare_copy_runs_a_real_data_experiment(tmp_path):
     out = tmp_path / "clone" / "out"
     cmd = [sys.executable, "-m", "ojax.cli", "run", "denevi2020-lenk", "--quick", "--quiet"]
     cmd += ["--seeds", "2", "--out", str(out)]
-    proc = subprocess.run(cmd, cwd=tree, env=env, capture_output=True, text=True, timeout=300)
+    cached = subprocess_env(env)  # the session's compilation cache (outside the clone)
+    proc = subprocess.run(cmd, cwd=tree, env=cached, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     with open(out / "results.csv", newline="") as f:
         rows = list(csv.DictReader(f))

@@ -17,6 +17,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 import sweep_worker as worker
+from conftest import subprocess_env
 
 from ojax import cli, losses, oco, run_oco
 from ojax.experiments import ExperimentConfig, sweep_learner
@@ -29,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _env(**extra):
-    env = dict(os.environ)
+    env = subprocess_env()  # the session's compilation cache: the workers share their programs
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
     env.update(extra)
     return env

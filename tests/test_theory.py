@@ -14,9 +14,8 @@ import pytest
 from tolerances import scaled_atol
 
 from ojax import InputError, cli, losses, oco, run_oco
-from ojax.experiments.theory import VERDICT, selected_checks
+from ojax.experiments.theory import CHECKS, VERDICT, selected_checks
 from ojax.theory import (
-    CHECKS,
     IDENTITY_TOLERANCE,
     SLOPE_TOLERANCE,
     Check,

@@ -19,8 +19,8 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-import ojax.theory as theory
 from ojax import losses
+from ojax.experiments.theory import CHECKS
 from ojax.parameter_free import CoinBettingParams, coin_betting
 from ojax.runner import run_oco
 from ojax.theory import denevi, denevi_tasks
@@ -36,14 +36,14 @@ NAMES = ("prop1", "prop2", "prop3", "cor4", "thm5", "lazy", "thm6", "prop7")
 
 @functools.cache
 def outcome(name: str):
-    return theory.CHECKS[f"denevi-{name}"].compute(QUICK)
+    return CHECKS[f"denevi-{name}"].compute(QUICK)
 
 
 def test_every_result_is_a_registered_bound_check():
-    names = [n for n in theory.CHECKS if n.startswith("denevi-")]
+    names = [n for n in CHECKS if n.startswith("denevi-")]
     assert names == [f"denevi-{n}" for n in NAMES]
     for name in names:
-        check = theory.CHECKS[name]
+        check = CHECKS[name]
         assert check.document == "denevi2020" and check.kind == "bound" and check.note
         assert check.falsifier
 
@@ -64,7 +64,7 @@ def test_bound_holds_and_its_falsifier_breaks_it(name):
             assert np.all(ratio <= 1.0), (method, ratio.max())
         else:  # on every seed at the largest horizon: the bound is not vacuous
             assert np.all(ratio[..., -1] > 1.0), (method, ratio[..., -1])
-    decided = verdict(theory.CHECKS[f"denevi-{name}"], result)
+    decided = verdict(CHECKS[f"denevi-{name}"], result)
     assert decided.holds and decided.sound, decided.reason
 
 
@@ -114,7 +114,7 @@ def test_kt_worst_regret_grows_like_sqrt_t_log_t():
 
 
 def test_kt_worst_regret_in_float32_matches_float64():
-    result = theory.CHECKS["denevi-prop1"].compute(QUICK._replace(x64=False))
+    result = CHECKS["denevi-prop1"].compute(QUICK._replace(x64=False))
     for method, m in outcome("prop1").methods.items():
         np.testing.assert_allclose(result.methods[method].measured, m.measured, rtol=1e-3)
 

@@ -15,6 +15,7 @@ from tolerances import scaled_atol
 
 from ojax import averaging, theory, transfer
 from ojax.envs import regression
+from ojax.experiments.theory import CHECKS
 from ojax.theory import neu_rosasco, zhao_hoi
 from ojax.theory.base import IDENTITY_TOLERANCE, CheckConfig, is_falsifier, slope_of, verdict
 
@@ -48,7 +49,7 @@ def test_names_kinds_and_registry():
     checks = neu_rosasco.CHECKS + zhao_hoi.CHECKS
     assert {c.name: c.kind for c in checks} == NAMES
     for check in checks:
-        assert theory.CHECKS[check.name] is check
+        assert CHECKS[check.name] is check
         assert check.document == ("neu-rosasco2018" if "neu" in check.name else "zhao-hoi2010")
         assert check.statement and check.instance and check.note
     assert all(c.rate == -1.0 for c in checks if c.kind == "rate")
@@ -95,7 +96,7 @@ def test_prop33_correction_is_needed(x64):
 def test_every_result_is_broken_by_its_falsifier(outcomes, name):
     """Sound: each falsifier's ratio at the largest horizon exceeds 1 on every seed (bound),
     or its slope the expected one + tolerance (rate, shape); the learners hold."""
-    check = theory.CHECKS[name]
+    check = CHECKS[name]
     outcome = outcomes[name]
     falsifiers = [m for m in outcome.methods if is_falsifier(m)]
     assert falsifiers, name

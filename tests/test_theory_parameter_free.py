@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ojax.experiments.theory import selected_checks
-from ojax.theory import CHECKS, CheckConfig, parameter_free_baselines, within_bound
+from ojax.experiments.theory import CHECKS, selected_checks
+from ojax.theory import CheckConfig, parameter_free_baselines, within_bound
 
 QUICK = CheckConfig(quick=True, num_seeds=2, seed=0, x64=True)
 NAMES = [check.name for check in parameter_free_baselines.CHECKS]

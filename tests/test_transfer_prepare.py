@@ -134,3 +134,39 @@ def test_bad_features_refused_before_the_setup(usenet2, traces):
     with pytest.raises(InputError, match="combined: needs a homogeneous split"):
         transfer.prepare_transfer(xs, ys, xt, yt, methods=("PA", "OTL"), combined=True)
     assert traces == []  # nothing was traced
+
+
+@pytest.mark.parametrize("rows", [16, 70, 1024])
+def test_sparse_grams_block_by_block_equal_whatever_the_block(x64, monkeypatch, rows):
+    """A sparse heterogeneous target's Gram matrices, built 16 rows at a time (the last block
+    overlapping), in one block, or in one block larger than the pool: the same bits, and the
+    eager functions' numbers; ``h`` and ``h(x)`` as the eager functions give them."""
+    from conftest import DATA_DIR
+
+    split = transfer_data.heterogeneous_split("spambase", DATA_DIR, source_size=40, target_size=70)
+    xs, ys, xt = sp.csr_matrix(split.source_x), split.source_y, sp.csr_matrix(split.target_x)
+    k = split.num_source_features
+    order = np.arange(len(ys), dtype=np.int32)
+    views = (("view1", S1), ("view2", S1), ("whole", S2))
+    monkeypatch.setattr(prepare, "BLOCK_ROWS", rows)
+    out = prepare.setup_arrays(xs, ys, xt, order, _params(), views, np.dtype("float64"))
+    assert bool(out.finite)
+    monkeypatch.setattr(prepare, "BLOCK_ROWS", 70)
+    whole = prepare.setup_arrays(xs, ys, xt, order, _params(), views, np.dtype("float64"))
+    for got, want in zip(out.grams, whole.grams):
+        np.testing.assert_array_equal(got, want)
+    h = transfer.train_source(xs, ys, _params(), order, jnp.float64)
+    _close(out.h.coef, h.coef)
+    _close(out.h_out, transfer.source_outputs(h, xt[:, :k], xs, S1))
+    d1 = kernels.squared_distances(xt[:, :k], dtype=jnp.float64)
+    d2 = kernels.squared_distances(xt[:, k:], dtype=jnp.float64)
+    for gram, dist, width in zip(out.grams, (d1, d2, d1 + d2), (S1, S1, S2)):
+        _close(gram, kernels.gram_matrix(dist, width))
+        np.testing.assert_array_equal(np.diag(np.asarray(gram)), 1.0)
+
+
+def test_sparse_grams_report_a_non_finite_matrix(x64):
+    """``finite`` is False when a Gram matrix is not finite (a NaN width)."""
+    x = sp.csr_matrix(np.eye(5))
+    _, finite = prepare.sparse_grams({"whole": x}, (("whole", np.nan),), np.dtype("float64"))
+    assert not bool(finite)

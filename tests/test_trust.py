@@ -265,8 +265,7 @@ def _plant(store: Path, marker: Path) -> None:
 def test_a_crafted_pickle_in_the_program_store_runs_nothing(tmp_path, monkeypatch):
     import jax.numpy as jnp
 
-    from ojax import projections
-    from ojax.sweep import programs
+    from ojax import programs, projections
 
     store = tmp_path / "ojax-programs"
     monkeypatch.setattr(programs, "folder", lambda: store)
@@ -326,8 +325,8 @@ def test_stored_tree_structures_are_json_and_name_only_imported_ojax_classes():
     import jax
     import jax.numpy as jnp
 
+    from ojax import programs
     from ojax.core import Trace
-    from ojax.sweep import programs
 
     value = {"trace": Trace(jnp.ones(2), None, jnp.ones(2), [jnp.ones(1), (2.0, None)]), "n": 1}
     tree = jax.tree.structure(value)
@@ -925,12 +924,13 @@ def test_attack_08_one_huge_task_among_many_small_ones(tmp_path):
 def test_attack_09_tasks_without_features_or_a_meta_test(tmp_path, arrays, message):
     from ojax import meta
     from ojax.datasets import DataError, load_tasks_file
+    from ojax.validation import InputError
 
     if "x" in arrays:
         arrays = {**arrays, "y": np.ones(6), "task": np.repeat([0, 1], 3)}
     with pytest.raises(DataError, match=message):
         load_tasks_file(_tasks(tmp_path / "t.npz", **arrays))
-    with pytest.raises(meta.tasks.InputError, match="has no features"):
+    with pytest.raises(InputError, match="has no features"):
         meta.TaskBlock.from_tasks([(np.ones((2, 0)), np.ones(2), np.ones((1, 0)), np.ones(1))])
 
 
@@ -999,8 +999,7 @@ def test_attack_15_a_manifest_that_is_not_an_object(tmp_path, capsys):
 def test_attack_16_junk_in_the_program_store_with_a_valid_checksum(tmp_path, monkeypatch):
     import jax.numpy as jnp
 
-    from ojax import projections
-    from ojax.sweep import programs
+    from ojax import programs, projections
 
     monkeypatch.setattr(programs, "folder", lambda: tmp_path)
     w = jnp.asarray([3.0, 4.0, 0.5])

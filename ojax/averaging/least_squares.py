@@ -41,7 +41,9 @@ from ojax.averaging.averagers import (
     averaged,
 )
 from ojax.averaging.weights import check_regularization
-from ojax.core import Array, OCOLearner, Predictor, learner_factory, scalars
+from ojax.core import Array, OCOLearner, Predictor, Step, learner_factory, scalars
+from ojax.oco.gradient_descent import OGDParams, OGDState, ogd
+from ojax.runner import OCOParams, run
 from ojax.validation import InputError, check_finite, check_positive, check_range, check_shape
 
 
@@ -54,10 +56,8 @@ class SGDParams(NamedTuple):
         return cls(*scalars(0.05, dtype=dtype))
 
 
-class SGDState(NamedTuple):
-    point: Array  # w_t, shape (d,)
-    # number of updates t, shape (), int32
-    count: Array  # type: ignore[assignment]  # shadows tuple.count
+SGDState = OGDState
+"""The state of :func:`sgd`: ``oco.ogd("none")``'s (``point`` ``w_t``, ``count``)."""
 
 
 class RidgeSGDParams(NamedTuple):
@@ -81,8 +81,9 @@ class RidgeSGDState(NamedTuple):
 def sgd() -> OCOLearner:
     """Unconstrained gradient descent with a constant step: ``w_t = w_{t-1} - eta g_t``.
 
-    On the square loss of a linear predictor this is least-squares SGD (see
-    :func:`least_squares_sgd`). Params: :class:`SGDParams`.
+    It is :func:`ojax.oco.ogd` on ``"none"`` (nothing projected: one implementation of the
+    step), with params :class:`SGDParams` (no radius). On the square loss of a linear predictor
+    this is least-squares SGD (see :func:`least_squares_sgd`).
 
     Examples:
       >>> import jax.numpy as jnp
@@ -93,16 +94,21 @@ def sgd() -> OCOLearner:
       >>> print(tr.loss)
       [0.5   0.125]
     """
+    descent = ogd("none")
 
-    def init(params: SGDParams, x0: Array) -> SGDState:
-        return SGDState(x0, jnp.zeros((), jnp.int32))
+    def ogd_params(params: SGDParams, dtype: Any = None) -> OGDParams:
+        eta = jnp.asarray(params.learning_rate)
+        eta = eta if dtype is None else eta.astype(dtype)
+        return OGDParams(eta, jnp.ones_like(eta))  # the radius of "none" is never read
 
-    def iterate(state: SGDState, params: SGDParams) -> Array:
+    def init(params: SGDParams, x0: Array) -> OGDState:
+        return descent.init(ogd_params(params), x0)
+
+    def iterate(state: OGDState, params: SGDParams) -> Array:
         return state.point
 
-    def update(state: SGDState, params: SGDParams, grad: Array) -> SGDState:
-        eta = jnp.asarray(params.learning_rate).astype(grad.dtype)
-        return SGDState(state.point - eta * grad, state.count + 1)
+    def update(state: OGDState, params: SGDParams, grad: Array) -> OGDState:
+        return descent.update(state, ogd_params(params, grad.dtype), grad)
 
     def check_params(params: SGDParams) -> None:
         check_positive("learning_rate", params.learning_rate)
@@ -183,6 +189,33 @@ def sgd_step(w: Array, x: Array, y: Array, eta: Array) -> Array:
     return w - (eta * (jnp.dot(w, x) - y)) * x
 
 
+@learner_factory
+def least_squares_pass() -> Predictor:
+    """Least-squares SGD (:func:`sgd` on the square loss of ``y_hat = <w, x>``) as a predictor
+    whose start is a param: params :class:`~ojax.runner.OCOParams` ``(SGDParams, w_0)``, so a
+    pass from a traced ``w_0`` (a block of a streamed path) runs in :func:`ojax.run`."""
+    learner = sgd()
+
+    def init(params: OCOParams) -> OGDState:
+        return learner.init(params.params, params.x0)
+
+    def predict(state: OGDState, params: OCOParams, x: Array) -> Array:
+        return jnp.vdot(state.point, x)
+
+    def update(state: OGDState, params: OCOParams, x: Array, y: Array) -> OGDState:
+        grad = losses.square.grad(predict(state, params, x), y) * x
+        return learner.update(state, params.params, grad)
+
+    def check_params(params: OCOParams) -> None:
+        learner.check_params(params.params)
+
+    return Predictor(init, predict, update, check_params)
+
+
+def _point_after(step: Step) -> Array:
+    return step.new_state.point
+
+
 def sgd_scan(
     xs: Array,
     ys: Array,
@@ -192,7 +225,8 @@ def sgd_scan(
     store: bool = False,
     num_valid: Array | None = None,
 ) -> tuple[Array, Array | None]:
-    """One least-squares SGD pass as a ``lax.scan``: every SGD pass of this package runs it.
+    """One least-squares SGD pass, :func:`ojax.run` of :func:`least_squares_pass`: every SGD
+    pass of this package runs it.
 
     A traceable building block without input checks (the checked entry points are
     :func:`sgd_iterates` and :func:`sgd_final`; the streamed path calls it once per block).
@@ -201,7 +235,7 @@ def sgd_scan(
       xs: ``(n, d)``; ys: ``(n,)``; learning_rate: ``eta``; initial_point: ``w_0`` ``(d,)``.
       store: static; also return the iterate after each step, ``w_1..w_n``.
       num_valid: None, or the number of real examples (may be traced): the steps past it leave
-        ``w`` unchanged (padded rows).
+        ``w`` unchanged (padded rows, the runner's mask).
 
     Returns:
       ``(w_n, w_1..w_n (n, d) or None)``.
@@ -214,22 +248,30 @@ def sgd_scan(
       >>> print(after.ravel(), last)  # the third step is padding: w stays at w_2
       [0.5  0.75 0.75] [0.75]
     """
-    steps = None if num_valid is None else jnp.arange(xs.shape[0], dtype=jnp.int32)
-
-    def step(w, example):
-        x, y, index = example
-        new = sgd_step(w, x, y, learning_rate)
-        if num_valid is not None:  # static: mask the padded steps
-            new = jnp.where(index < num_valid, new, w)
-        return new, (new if store else None)
-
-    return jax.lax.scan(step, initial_point, (xs, ys, steps))
+    eta = jnp.asarray(learning_rate, xs.dtype)
+    mask = None if num_valid is None else jnp.arange(xs.shape[0], dtype=jnp.int32) < num_valid
+    params = OCOParams(SGDParams(eta), initial_point)
+    state, trace = run(
+        least_squares_pass(),
+        params,
+        xs,
+        ys,
+        losses.square,
+        mask=mask,
+        record=_point_after if store else None,
+        keep_predictions=False,
+    )
+    return state.point, trace.record
 
 
 @functools.partial(jax.jit, static_argnames=("store",))
-def _sgd_pass(xs, ys, eta, w0, store):
+def sgd_pass(xs: Array, ys: Array, eta: Array, w0: Array, store: bool) -> Array:
+    """One unchecked, jitted SGD pass: the iterates ``w_0..w_n`` ``(n+1, d)`` when ``store``,
+    else ``w_n``."""
     last, after = sgd_scan(xs, ys, eta, w0, store=store)
-    return jnp.concatenate([w0[None, :], after], axis=0) if store else last
+    if after is None:
+        return last
+    return jnp.concatenate([w0[None, :], after], axis=0)
 
 
 def check_data(
@@ -273,7 +315,7 @@ def sgd_iterates(
     """
     xs, ys, w0 = check_data(xs, ys, initial_point)
     check_positive("learning_rate", learning_rate)
-    return _sgd_pass(xs, ys, jnp.asarray(learning_rate, xs.dtype), w0, True)
+    return sgd_pass(xs, ys, jnp.asarray(learning_rate, xs.dtype), w0, True)
 
 
 def sgd_final(
@@ -289,7 +331,7 @@ def sgd_final(
     """
     xs, ys, w0 = check_data(xs, ys, initial_point)
     check_positive("learning_rate", learning_rate)
-    return _sgd_pass(xs, ys, jnp.asarray(learning_rate, xs.dtype), w0, False)
+    return sgd_pass(xs, ys, jnp.asarray(learning_rate, xs.dtype), w0, False)
 
 
 @functools.partial(jax.jit, static_argnames=("unroll", "average"))
@@ -503,6 +545,7 @@ __all__ = [
     "check_ridge",
     "expected_ridge_sgd",
     "expected_sgd_iterates",
+    "least_squares_pass",
     "least_squares_ridge_sgd",
     "known_covariance_iterates",
     "least_squares_sgd",
@@ -513,6 +556,7 @@ __all__ = [
     "sgd",
     "sgd_final",
     "sgd_iterates",
+    "sgd_pass",
     "sgd_scan",
     "sgd_step",
 ]

@@ -46,7 +46,7 @@ from ojax.averaging.blocks import (
     fold_tail_segments,
     tail_averages,
 )
-from ojax.averaging.least_squares import _sgd_pass, check_data, sgd_scan
+from ojax.averaging.least_squares import check_data, sgd_pass, sgd_scan
 from ojax.averaging.weights import (
     check_log_discount,
     chunk_weight,
@@ -439,7 +439,7 @@ def _stream_arrays(xs, ys, eta, w0, log_discount, taus, block_size) -> PathResul
 def _stored(xs, ys, eta, w0, log_discount, taus, mode, memory_budget, chunk_size) -> PathResult:
     """The path from the stored iterates: one product, or walked in chunks."""
     n, d = xs.shape
-    iterates = _sgd_pass(xs, ys, eta, w0, True)
+    iterates = sgd_pass(xs, ys, eta, w0, True)
     if mode == "product" and n + 1 <= 8 * PRODUCT_BLOCK:
         geo, tail = _product(iterates, log_discount, taus)
     elif mode == "product":  # the same product evaluated block by block (cache-friendly)

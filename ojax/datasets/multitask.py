@@ -22,7 +22,7 @@ import functools
 import math
 import os
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -31,7 +31,7 @@ import numpy as np
 from ojax.core import Array
 from ojax.datasets.npz import members, read_arrays
 from ojax.datasets.paths import DataError, check_regular, data_file
-from ojax.meta.tasks import TaskBlock, pad_bytes, pad_tasks
+from ojax.tasks import TaskBlock, pad_bytes, pad_tasks
 from ojax.validation import InputError, real_array
 
 
@@ -235,7 +235,13 @@ def load_tasks_file(path: str | os.PathLike, dtype=np.float32) -> PooledTasks:
     rows = np.split(np.argsort(row_task, kind="stable"), np.cumsum(sizes)[:-1])
     unit = _unit_rows(x, path, "x").astype(dtype)  # row by row: as task by task
     xs, ys = [unit[r] for r in rows], [y[r] for r in rows]
-    num_test = arrays.get("num_test")
+    num_test = _num_test(path, arrays.get("num_test"), sizes, ids)
+    padded_x, padded_y, mask = pad_tasks(xs, ys)
+    return PooledTasks(padded_x, padded_y, mask, num_test.astype(np.int64))
+
+
+def _num_test(path: Path, num_test: Any, sizes: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """The held-out points of each task (default ``ceil(0.25 n_t)``), checked: 1 to ``n_t - 1``."""
     if num_test is None:
         num_test = np.array([math.ceil(0.25 * n) for n in sizes])
     if np.any(sizes < 2):
@@ -249,8 +255,7 @@ def load_tasks_file(path: str | os.PathLike, dtype=np.float32) -> PooledTasks:
             f"{str(path)!r}: num_test must give each of the {len(sizes)} tasks 1 to n_t - 1 "
             f"held-out points, got {num_test.tolist()} for sizes {sizes.tolist()}"
         )
-    padded_x, padded_y, mask = pad_tasks(xs, ys)
-    return PooledTasks(padded_x, padded_y, mask, num_test.astype(np.int64))
+    return num_test
 
 
 def _checked(path: Path, key: str, values: np.ndarray, dtype, task: np.ndarray) -> np.ndarray:

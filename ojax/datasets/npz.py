@@ -18,12 +18,11 @@ from pathlib import Path
 import numpy as np
 
 from ojax.datasets.paths import DataError
+from ojax.validation import host_memory
 
 
 def size_limit() -> int:
     """The largest array (bytes) read from a user's file: a quarter of the host's memory."""
-    from ojax.sweep.memory import host_memory
-
     return host_memory() // 4
 
 

@@ -26,7 +26,7 @@ import jax
 import jax.numpy as jnp
 
 from ojax.core import Array
-from ojax.meta.tasks import TaskBlock, task_slice
+from ojax.tasks import TaskBlock, task_slice
 from ojax.validation import InputError, check_finite, check_int, check_nonnegative
 
 

@@ -20,6 +20,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
+from jax.typing import ArrayLike
 
 from ojax.core import Array
 from ojax.validation import InputError, check_int
@@ -56,14 +57,18 @@ def _philox(key: tuple[Array, Array], counter: tuple[Array, ...]) -> tuple[Array
     return c0, c1, c2, c3
 
 
-def _blocks(key: Array, num_blocks: int) -> tuple[Array, ...]:
+def _blocks(key: Array, num_blocks: int, first: Array | None = None) -> tuple[Array, ...]:
     """``4 * num_blocks`` independent uniform 32-bit words (four arrays of ``num_blocks``),
-    keyed by two words drawn from ``key`` (a key of any implementation)."""
+    keyed by two words drawn from ``key`` (a key of any implementation); the counters are
+    ``first, first + 1, ...`` (``first`` a uint32, default 0)."""
     if num_blocks > _MAX_BLOCKS:
         raise InputError(f"size: at most {4 * _MAX_BLOCKS} draws per call, got {4 * num_blocks}")
     words = jax.random.bits(key, (2,), jnp.uint32)
     zero = jnp.zeros((num_blocks,), jnp.uint32)
-    return _philox((words[0], words[1]), (lax.iota(jnp.uint32, num_blocks), zero, zero, zero))
+    counter = lax.iota(jnp.uint32, num_blocks)
+    if first is not None:
+        counter = counter + first
+    return _philox((words[0], words[1]), (counter, zero, zero, zero))
 
 
 def _float_dtype(dtype) -> np.dtype:
@@ -112,11 +117,32 @@ def _box_muller(first: tuple[Array, ...], second: tuple[Array, ...], dtype) -> t
     return radius * cos, radius * sin
 
 
+def _per_block(dtype: np.dtype) -> int:
+    return 4 if dtype == np.float32 else 2  # draws per counter: float64 takes two words each
+
+
 @functools.partial(jax.jit, static_argnums=(1, 2, 3))
 def _draws(key: Array, size: int, dtype: np.dtype, normal: bool) -> Array:
     """``size`` i.i.d. standard normals (or uniforms in ``[0, 1)``) as a flat array."""
-    per_block = 4 if dtype == np.float32 else 2  # float64 takes two words per draw
-    blocks = _blocks(key, -(-size // per_block))
+    blocks = _blocks(key, -(-size // _per_block(dtype)))
+    return _transform(blocks, dtype, normal)[:size]
+
+
+@functools.partial(jax.jit, static_argnums=(2, 3, 4))
+def _draws_from(key: Array, first: Array, size: int, dtype: np.dtype, normal: bool) -> Array:
+    """Draws ``first .. first + size`` (``first`` a traced uint32) of the flat sequence
+    :func:`_draws` gives under ``key``, bit for bit: draw ``i`` comes from counter
+    ``i // per_block`` alone."""
+    per_block = _per_block(dtype)
+    first = jnp.asarray(first, jnp.uint32)
+    blocks = _blocks(key, size // per_block + 2, first // np.uint32(per_block))
+    flat = _transform(blocks, dtype, normal)
+    return lax.dynamic_slice_in_dim(flat, (first % np.uint32(per_block)).astype(jnp.int32), size)
+
+
+def _transform(blocks: tuple[Array, ...], dtype: np.dtype, normal: bool) -> Array:
+    """The words of ``blocks`` as draws, counter-major (``per_block`` draws per counter)."""
+    per_block = _per_block(dtype)
     pairs = [blocks[i : i + 4 // per_block] for i in range(0, 4, 4 // per_block)]
     outs: list[Array] = []
     if normal:
@@ -124,7 +150,7 @@ def _draws(key: Array, size: int, dtype: np.dtype, normal: bool) -> Array:
             outs.extend(_box_muller(first, second, dtype))
     else:
         outs.extend(_unit(words, dtype, False) for words in pairs)
-    return jnp.stack(outs, axis=-1).reshape(-1)[:size]
+    return jnp.stack(outs, axis=-1).reshape(-1)
 
 
 def standard_normal(key: Array, shape: tuple[int, ...], dtype=None) -> Array:
@@ -206,6 +232,47 @@ def classification_stream(key: Array, num_steps: int, dim: int) -> tuple[Array, 
     ys = jnp.where(xs @ w_star >= 0, 1.0, -1.0)
     flip = jax.random.bernoulli(k3, 0.1, (num_steps,))
     return xs, jnp.where(flip, -ys, ys)
+
+
+def linear_regression_rows(
+    key: Array, start: ArrayLike, size: int, dim: int
+) -> tuple[Array, Array]:
+    """Rows ``start .. start + size`` of :func:`linear_regression_stream` ``(key, n, dim)``
+    (any ``n >= start + size``), drawn alone: the same ``w*`` and the same Philox counters, so
+    ``xs`` is bit for bit the slice of the whole stream and ``ys`` equal up to the rounding of
+    the product ``xs @ w*`` (see ``tests/test_streaming.py``). ``start`` may be traced (the
+    block index of a scan, :func:`ojax.streaming.run_drawn`); ``(start + size) (dim + 1)`` must
+    stay below ``2^32``.
+
+    Examples:
+      >>> import jax
+      >>> from ojax.envs.streams import linear_regression_rows, linear_regression_stream
+      >>> key = jax.random.key(0)
+      >>> xs, ys = linear_regression_stream(key, 100, 3)
+      >>> rows, labels = linear_regression_rows(key, 40, 20, 3)
+      >>> print(bool((rows == xs[40:60]).all()), bool(abs(labels - ys[40:60]).max() < 1e-6))
+      True True
+    """
+    size, dim = check_int("size", size, low=1), check_int("dim", dim, low=1)
+    if not isinstance(start, jax.core.Tracer):
+        end = int(np.asarray(start)) + size
+        if end * (dim + 1) >= 2**32:
+            raise InputError(
+                f"start, size: rows up to {end} of dim {dim} need (start + size) * (dim + 1) "
+                f"< 2^32 draws, got {end * (dim + 1)}"
+            )
+    return _linear_regression_rows(key, jnp.asarray(start, jnp.uint32), size, dim)
+
+
+@functools.partial(jax.jit, static_argnums=(2, 3))
+def _linear_regression_rows(key: Array, start: Array, size: int, dim: int):
+    k_w, k_z = jax.random.split(key)
+    dtype = _float_dtype(None)
+    w_star = standard_normal(k_w, (dim,))
+    z = _draws_from(k_z, start * np.uint32(dim + 1), size * (dim + 1), dtype, True)
+    z = z.reshape(size, dim + 1)
+    xs = z[:, :dim] * (1.0 / math.sqrt(dim))
+    return xs, xs @ w_star + 0.1 * z[:, dim]
 
 
 @functools.partial(jax.jit, static_argnums=(1, 2))

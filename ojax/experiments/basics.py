@@ -20,10 +20,14 @@ import numpy as np
 from jax.typing import ArrayLike
 
 from ojax import metrics, oco
-from ojax.core import Array, OCOLearner, Predictor
+from ojax.core import Array, OCOLearner, Predictor, Step
+from ojax.envs import adversaries
 from ojax.experiments.output import ExperimentConfig, ExperimentResult
-from ojax.losses import linear_objective, quadratic_objective
+from ojax.experiments.spec import ExperimentSpec
+from ojax.game import run_env
+from ojax.losses import linear_objective, mismatch, quadratic_objective
 from ojax.plotting import regret_figure
+from ojax.results import split_key
 from ojax.runner import run_oco
 from ojax.sweep import sweep_experiment
 
@@ -74,20 +78,21 @@ def _ball_stream(key: Array, num_steps: int, dim: int, radius: float, drift: flo
 
 
 def _adversarial_binary(predictor: Predictor, num_steps: int) -> Array:
-    """Example 1: nature answers the opposite of the learner over H = {always 0, always 1};
-    returns the regret after each step."""
+    """Example 1: nature answers the opposite of the learner over H = {always 0, always 1}
+    (the environment :func:`ojax.envs.adversaries.opposite`); returns the regret after each
+    step."""
     advice = jnp.array([0, 1], jnp.int32)
-    params = oco.ExpertsParams()
-
-    def step(state, _):
-        guess = predictor.predict(state, params, advice)
-        label = 1 - guess
-        return predictor.update(state, params, advice, label), label
-
-    _, labels = jax.lax.scan(step, predictor.init(params), None, length=num_steps)
-    ones = jnp.cumsum(labels)
+    _, _, trace = run_env(
+        predictor, oco.ExpertsParams(), adversaries.opposite(), advice, jax.random.key(0),
+        num_steps, mismatch, record=_label,
+    )  # fmt: skip
+    ones = jnp.cumsum(trace.record)
     count = jnp.arange(1, num_steps + 1)
     return count - jnp.minimum(ones, count - ones)  # learner errs every step
+
+
+def _label(step: Step) -> Array:
+    return step.y
 
 
 def _realizable_mistakes(predictor: Predictor, key: Array, num_steps: int) -> Array:
@@ -107,16 +112,19 @@ def _realizable_mistakes(predictor: Predictor, key: Array, num_steps: int) -> Ar
 
 
 def _adversarial_hedge(learner: OCOLearner, params, num_steps: int) -> tuple[Array, Array]:
-    """Example 7, adaptive adversary: loss 1 on the expert Hedge weighs most, 0 elsewhere."""
+    """Example 7, adaptive adversary: loss 1 on the expert Hedge weighs most, 0 elsewhere
+    (:func:`ojax.envs.adversaries.heaviest`)."""
     x0 = jnp.full(NUM_EXPERTS, 1.0 / NUM_EXPERTS)
+    env = adversaries.answer(adversaries.heaviest)
+    _, _, trace = run_env(
+        learner, params, env, None, jax.random.key(0), num_steps, linear_objective, x0=x0,
+        record=_data,
+    )  # fmt: skip
+    return trace.loss, trace.record
 
-    def step(state, _):
-        w = learner.iterate(state, params)
-        z = jax.nn.one_hot(jnp.argmax(w), NUM_EXPERTS, dtype=w.dtype)
-        return learner.update(state, params, z), (jnp.vdot(w, z), z)
 
-    _, (paid, zs) = jax.lax.scan(step, learner.init(params, x0), None, length=num_steps)
-    return paid, zs
+def _data(step: Step) -> Array:
+    return step.x
 
 
 def _tuned_runs(
@@ -379,10 +387,10 @@ def run_basics(config: ExperimentConfig) -> ExperimentResult:
         for dataset, methods in jobs[name]().items():
             for method, (regret, bound) in methods.items():
                 regret = np.asarray(regret, np.float64)
-                result.add(dataset, method, "regret", regret)
+                result.add(dataset, method, "regret", regret, steps=steps)
                 if bound is not None:
-                    result.add(dataset, method, "bound", np.tile(bound, (regret.shape[0], 1)))
-            result.figures[f"basics_{dataset}.png"] = _figure(dataset, methods, steps, seeds)
+                    tiled = np.tile(bound, (regret.shape[0], 1))
+                    result.add(dataset, method, "bound", tiled, steps=steps)
     result.compile_seconds = sum(compile_seconds)
     return result
 
@@ -415,15 +423,42 @@ TITLES = {
     "hedge": f"Example 7: Hedge over {NUM_EXPERTS} experts",
     "parameter-free": "Example 8: coin betting vs OGD, absolute loss, d = 5",
 }
+"""What each example's figure shows: its caption (the figures carry no title)."""
 
 
-def _figure(dataset: str, methods: dict, steps: np.ndarray, seeds: int):
-    """Each method's regret with its own bound (the lower bound T/2 of example 1 for all)."""
+def figures(run) -> dict[str, Any]:
+    """The plot function of ``basics`` (:mod:`ojax.experiments.figures`): ``basics_DATASET``,
+    each method's regret with its own bound (the lower bound T/2 of example 1 for all)."""
+    datasets: dict[str, dict[str, tuple[np.ndarray, np.ndarray | None]]] = {}
+    steps: dict[str, np.ndarray] = {}
+    for key, curve in run.curves.items():
+        dataset, method, metric = split_key(key)
+        if metric == "regret":
+            bound = run.curves.get(f"{dataset}/{method}/bound")
+            datasets.setdefault(dataset, {})[method] = (
+                curve.values,
+                None if bound is None else bound.values[0],
+            )
+            steps[dataset] = curve.steps
+    return {f"basics_{d}": _figure(d, m, steps[d]) for d, m in datasets.items()}
+
+
+def _figure(dataset: str, methods: dict, steps: np.ndarray):
     regrets = {m: np.asarray(r) for m, (r, _) in methods.items()}
     bounds = {m: b for m, (_, b) in methods.items() if b is not None}
     shared = {}
     if dataset in LOWER_BOUNDS:
         shared = {LOWER_BOUNDS[dataset]: next(iter(bounds.values()))}
         bounds = {}
-    title = f"{TITLES[dataset]}, {seeds} seed{'' if seeds == 1 else 's'}"
-    return regret_figure(steps, regrets, bounds, title=title, shared_bounds=shared)
+    return regret_figure(steps, regrets, bounds, shared_bounds=shared)
+
+
+SPEC = ExperimentSpec(
+    name="basics",
+    summary="online learning basics: examples 1-8 (experts, FTL, FTRL, OGD, Hedge) against their "
+    "regret bounds",
+    run=run_basics,
+    default_seeds=10,
+    figures=("basics_{dataset}.png",),
+    page="reproductions/notes.md",
+)

@@ -45,7 +45,9 @@ import numpy as np
 from ojax import meta
 from ojax.envs import multitask as mt_env
 from ojax.experiments import denevi2020 as den
+from ojax.experiments.denevi2020_methods import checkpoints as task_checkpoints
 from ojax.experiments.output import ExperimentConfig, ExperimentResult
+from ojax.experiments.spec import ExperimentSpec
 from ojax.sweep import check_output_memory, sweep_experiment
 from ojax.validation import check_choice, check_positive
 
@@ -53,7 +55,7 @@ QUICK_SIZE = den.QUICK_SYNTHETIC
 RATIOS = 4.0 ** np.arange(-3.0, 5.0)  # Var / ||m||^2: 1/64 .. 256 (the paper's 1/16 included)
 QUICK_RATIOS = RATIOS[[0, 1, 3, 5, 7]]
 SECOND_MOMENT = 17.0  # E||w_t||^2 / d of the paper's environment (4^2 + 1)
-BEST_BIAS = "Best-bias"
+BEST_BIAS = den.BEST_BIAS
 METHODS = [*den.PF_METHODS, BEST_BIAS, *den.SS_METHODS]
 META_LEARNERS = ["Aggressive", "Lazy", "Aggressive_KT", "Lazy_KT", *den.SS_METHODS]
 
@@ -91,13 +93,13 @@ def fixed_bias(method: str, env: mt_env.LowVarianceParams, data: den.SeedData, d
 
 @functools.lru_cache(maxsize=32)
 def _cell(method: str, size: den.SyntheticSize, dtype, checkpoints: tuple[int, ...], grid: int):
-    """``(env params, seed, key) -> Outputs`` (or ``Tuned``) of one method (compiled once)."""
+    """``(env params, _, key) -> Outputs`` (or ``Tuned``) of one method (compiled once)."""
     points = np.asarray(checkpoints, np.int32)
     learners = den.method_learners("ITL" if method == BEST_BIAS else method, size.dim)
     steps = meta.MetaParams.step_grid(grid, dtype=dtype) if method in den.SS_METHODS else None
 
-    def cell(env, seed, key):
-        data = den.synthetic_data(seed, size, dtype, env)
+    def cell(env, _, key):
+        data = den.synthetic_data(key, size, dtype, env)
         if steps is not None:
             return den.tune_method(learners, steps, data, points)
         if method in ("ITL", "Oracle", BEST_BIAS):
@@ -138,11 +140,10 @@ def sweep_variance(
     check_positive("ratios", np.asarray(ratios, np.float64))
     dtype = jnp.float64 if config.x64 else jnp.float32
     ratios = [float(r) for r in ratios]
-    checkpoints = tuple(int(c) for c in den._checkpoints(size.num_tasks, size.num_checkpoints))
+    checkpoints = tuple(int(c) for c in task_checkpoints(size.num_tasks, size.num_checkpoints))
     per_run = size.num_tasks * size.num_train * (2 * np.dtype(dtype).itemsize + 1)
     check_output_memory(num_seeds * len(ratios), per_run * len(methods))
     env = environment_grid(ratios, dtype)
-    seeds = jnp.arange(num_seeds, dtype=jnp.int32)
     curves: dict[str, dict[str, dict[str, np.ndarray]]] = {}
     compile_s = 0.0
     for method in progress(methods):
@@ -151,19 +152,17 @@ def sweep_variance(
             config,
             cell,
             env,
-            key=0,
-            tasks=seeds,
-            num_seeds=1,
+            seeds=np.arange(num_seeds),
             name=f"variance-{method}",
             settings={"ratios": ratios, "size": size._asdict(), "grid_size": grid_size},
             compiler_options=den.COMPILER_OPTIONS,
         )
         compile_s += result.stats.compile_seconds
-        out = jax.tree.map(lambda a: np.asarray(a[0]), result.outputs)  # (V, S, ...)
+        out = jax.tree.map(lambda a: np.asarray(a).swapaxes(0, 1), result.outputs)  # (V, S, ...)
         if method in den.SS_METHODS:
             out = out.hindsight
         curves[method] = {
-            label(method, r): den._curves(jax.tree.map(lambda a, v=v: a[v], out))
+            label(method, r): den.curves_of(jax.tree.map(lambda a, v=v: a[v], out))
             for v, r in enumerate(ratios)
         }
     return Sweep(curves, compile_s)
@@ -180,34 +179,54 @@ def final_gains(curves, ratios, metric: str = "test_error") -> dict[str, np.ndar
     return {m: itl - finals(m) for m in curves if m != "ITL"}
 
 
-def _gain_figure(gains: dict[str, np.ndarray], ratios) -> Any:
-    import matplotlib.pyplot as plt
+def figures(run) -> dict[str, Any]:
+    """The plot function of ``denevi2020-variance`` (:mod:`ojax.experiments.figures`):
+    ``synthetic_variance_gain``, each method's gain over ITL (final test error, median and
+    10-90% over seeds) against ``Var / ||m||^2`` (``config.json``'s ``variance_ratios``)."""
+    ratios = np.asarray(run.config["variance_ratios"], np.float64)
+    curves: dict[str, dict[str, dict[str, np.ndarray]]] = {}
+    for method in METHODS:
+        keys = {label(method, r): f"synthetic/{label(method, r)}/test_error" for r in ratios}
+        if all(k in run.curves for k in keys.values()):
+            curves[method] = {n: {"test_error": run.curves[k].values} for n, k in keys.items()}
+    if "ITL" not in curves:
+        return {}
+    return {"synthetic_variance_gain": _gain_figure(final_gains(curves, ratios), ratios)}
 
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
+
+def _gain_figure(gains: dict[str, np.ndarray], ratios) -> Any:
+    from ojax.plotting import display_name, legend, new_figure, style
+
+    fig, axes = new_figure(1, 2, width=9.0, height=3.6, sharey=True)
     groups = (
         (axes[0], [m for m in META_LEARNERS if m in gains], "meta-learners"),
         (axes[1], [m for m in ("Oracle", BEST_BIAS) if m in gains], "fixed biases"),
     )
+    index = 0
     for ax, methods, title in groups:
         for method in methods:
             lo, mid, hi = np.quantile(gains[method], [0.1, 0.5, 0.9], axis=0)
-            style = "--" if method in den.SS_METHODS else "-"
-            (line,) = ax.plot(ratios, mid, style, marker="o", label=method)
-            ax.fill_between(ratios, lo, hi, color=line.get_color(), alpha=0.2, lw=0)
+            line_style = style(index, every=None)
+            (line,) = ax.plot(ratios, mid, label=display_name(method), **line_style)
+            ax.fill_between(ratios, lo, hi, color=line.get_color(), alpha=0.15, lw=0)
+            index += 1
         ax.axhline(0.0, color="black", lw=0.8)
         ax.axvline(1.0, color="grey", lw=0.8, ls=":")
-        ax.set(xscale="log", xlabel="Var / ||m||^2 (second moment fixed)", title=title)
+        ax.set(xscale="log", xlabel="Var / ||m||^2 (second moment fixed)")
+        ax.set_title(title, fontsize="medium")  # the panel's group of methods
         ax.grid(alpha=0.3)
-        if methods:
-            ax.legend(fontsize="small")
-    axes[0].set_ylabel("gain over ITL (final test error, ITL - method)")
-    fig.suptitle("Gain of a bias against the tasks' variance (median, 10-90% over seeds)")
-    fig.tight_layout()
+    axes[0].set_ylabel("gain over ITL (final test error)")
+    legend(fig)
     return fig
 
 
-def run_variance(config: ExperimentConfig) -> ExperimentResult:
-    """``denevi2020-variance``: every method over the grid of ``Var / ||m||^2``."""
+def run_variance(config: den.DeneviConfig) -> ExperimentResult:
+    """``denevi2020-variance``: every method over the grid of ``Var / ||m||^2`` (with
+    ``--tasks FILE``: one's own tasks have one variance, no grid: the real-data protocol with
+    ITL, Best-bias and the meta-learners, :func:`ojax.experiments.denevi2020.run_own_tasks`, and
+    each method's gain over ITL)."""
+    if config.tasks is not None:
+        return _own_tasks(config)
     start = time.perf_counter()
     size = QUICK_SIZE if config.quick else den.SyntheticSize()
     ratios = QUICK_RATIOS if config.quick else RATIOS
@@ -220,12 +239,16 @@ def run_variance(config: ExperimentConfig) -> ExperimentResult:
         progress=lambda it: config.progress(it, "denevi2020-variance methods"),
     )
     result = ExperimentResult()
+    positions = {
+        "cumulative_error": den.curve_points(size.num_tasks * size.num_train, config.seeds),
+        "meta_test_error": task_checkpoints(size.num_tasks, size.num_checkpoints),
+    }
     for by_ratio in got.curves.values():
         for name, metrics in by_ratio.items():
             for metric in den.METRICS:
-                result.add("synthetic", name, metric, metrics[metric])
+                steps = positions.get(metric)
+                result.add("synthetic", name, metric, metrics[metric], steps=steps)
     gains = final_gains(got.curves, ratios)
-    result.figures["synthetic_variance_gain.png"] = _gain_figure(gains, ratios)
     mean, spread = mean_and_spread(ratios)
     result.extra_config.update(
         {
@@ -242,7 +265,7 @@ def run_variance(config: ExperimentConfig) -> ExperimentResult:
                 m: {"median": np.median(g, axis=0).tolist(), "mean": g.mean(axis=0).tolist()}
                 for m, g in gains.items()
             },
-            "synthetic_meta_test_checkpoints": den._checkpoints(
+            "synthetic_meta_test_checkpoints": task_checkpoints(
                 size.num_tasks, size.num_checkpoints
             ).tolist(),
             "synthetic_run_seconds": time.perf_counter() - start - got.compile_seconds,
@@ -250,3 +273,34 @@ def run_variance(config: ExperimentConfig) -> ExperimentResult:
     )
     result.compile_seconds = got.compile_seconds
     return result
+
+
+def _own_tasks(config: den.DeneviConfig) -> ExperimentResult:
+    result = den.run_own_tasks(config)
+    finals = {
+        name.split("/")[1]: curve[:, -1]
+        for name, curve in result.curves.items()
+        if name.endswith("/test_error")
+    }
+    result.extra_config["gain_over_itl_test_error"] = {
+        m: {
+            "median": float(np.median(finals["ITL"] - v)),
+            "mean": float(np.mean(finals["ITL"] - v)),
+        }
+        for m, v in finals.items()
+        if m != "ITL"
+    }
+    return result
+
+
+SPEC = ExperimentSpec(
+    name="denevi2020-variance",
+    summary="Denevi et al. 2020, Section 5: the gain of a learned bias over independent learning "
+    "against the tasks' variance (one sweep over a log grid)",
+    run=run_variance,
+    config=den.DeneviConfig,
+    default_seeds=30,
+    quick_seeds=3,
+    figures=("synthetic_variance_gain.png",),
+    page="reproductions/denevi2020.md",
+)

@@ -20,6 +20,7 @@ import numpy as np
 from ojax.core import LEARNERS, LearnerEntry
 from ojax.experiments.output import ExperimentResult, format_mean_std
 from ojax.experiments.sweep_metrics import checkpoints, comparator, primary_metric, sweep_metrics
+from ojax.results import split_key
 from ojax.sweep import SweepResult, sweep
 from ojax.sweep.grid import fit_values, parse_number, shown
 from ojax.sweep.memory import TooSmallBudget
@@ -178,37 +179,44 @@ def dataset_name(entry: LearnerEntry) -> str:
     return getattr(entry.stream, "__name__", "stream").removesuffix("_stream")
 
 
-def _figures(result, name, dataset, methods, marks, axes, res, num_seeds, num_steps, dim) -> None:
-    """``METRIC.png`` (every method's curve of the primary metric: ``average_loss``, or
-    ``cumulative_error`` over tasks) and, for one grid axis, ``sensitivity.png`` (its final
-    value against the value)."""
-    import matplotlib.pyplot as plt
+def figures(run) -> dict[str, Any]:
+    """The plot function of ``ojax sweep`` (:mod:`ojax.experiments.figures`): ``average_loss``
+    (every grid point's curve against the step, labelled by its values) and, for one grid axis,
+    ``sensitivity`` (the final average loss against the value)."""
+    from ojax.plotting import band, curves_figure, legend, new_figure, style
 
-    from ojax.plotting import band, curves_figure
-
-    metric = result.extra_config["metric"]
+    metric = run.config.get("metric", "average_loss")  # cumulative_error for task blocks
     label = metric.replace("_", " ")
-    result.figures[f"{metric}.png"] = curves_figure(
-        marks,
-        {m: result.curves[f"{dataset}/{m}/{metric}"] for m in methods},
-        title=f"{name} on {dataset} (d={dim}, {num_seeds} seeds)",
-        xlabel="task t" if metric == "cumulative_error" else "step t",
-        ylabel=label,
-        logx=True,
-    )
-    if len(axes) != 1:
-        return
-    (field,) = axes
-    values = np.asarray(axes[field], dtype=np.float64)
-    final = np.asarray(res.outputs[metric])[..., -1]  # (seeds, k)
-    fig, ax = plt.subplots(figsize=(5, 4))
-    band(ax, values, final, f"final {label}, T={num_steps}", marker="o")
+    found = {k: c for k, c in run.curves.items() if k.endswith(f"/{metric}")}
+    if not found:
+        return {}
+    labels = {k: split_key(k)[1].partition("@")[2].replace(",", ", ") for k in found}
+    learner = run.config.get("learner", "")
+    out = {
+        metric: curves_figure(
+            next(iter(found.values())).steps,
+            {labels[k] or learner: c.values for k, c in found.items()},
+            xlabel="task t" if metric == "cumulative_error" else "step t",
+            ylabel=f"{label} of {learner}" if learner else label,
+            logx=True,
+        )
+    }
+    grid = run.config.get("grid") or {}
+    if len(grid) != 1:
+        return out
+    ((field, values),) = grid.items()
+    values = np.asarray(values, dtype=np.float64)
+    final = np.stack([c.values[:, -1] for c in found.values()], axis=1)  # (seeds, k)
+    steps = int(next(iter(found.values())).steps[-1])
+    fig, ax = new_figure(width=5.0, height=3.6)
+    band(ax, values, final, f"final {label}, T = {steps}", **style(0, every=None))
     if values.min() > 0 and values.max() / values.min() > 10:
         ax.set_xscale("log")
-    ax.set(xlabel=field, ylabel=label, title=f"{name}: sensitivity")
+    ax.set(xlabel=field, ylabel=label)
     ax.grid(alpha=0.3)
-    fig.tight_layout()
-    result.figures["sensitivity.png"] = fig
+    legend(fig, ax)
+    out["sensitivity"] = fig
+    return out
 
 
 def shortest(value: Any) -> float | int | bool:
@@ -258,8 +266,7 @@ def _experiment_result(
     name, metric = entry.name, primary_metric(entry.kind)
     dataset = dataset_name(entry)
     result = ExperimentResult()
-    result.extra_config = {"metric": metric}
-    length = res.outputs[metric].shape[-1]
+    marks = _positions(entry, num_steps, dim, res.outputs[metric].shape[-1])
     names = list(axes)
     methods = {}
     shown_values = {f: value_labels(axes[f]) for f in names}
@@ -269,10 +276,7 @@ def _experiment_result(
         methods[method] = where
         for output in res.outputs:
             curves = np.asarray(res.outputs[output])[(slice(None), *where)]
-            result.add(dataset, method, output, curves)
-    marks = _positions(entry, num_steps, dim, length)
-    with np.errstate(invalid="ignore"):  # a diverged value's NaN curves are drawn as gaps
-        _figures(result, name, dataset, methods, marks, axes, res, num_seeds, num_steps, dim)
+            result.add(dataset, method, output, curves, steps=marks)
     final = np.asarray(res.outputs[metric])[..., -1]  # (seeds, *grid)
     try:
         best = res.best(lambda o: o[metric][..., -1]) if names else None

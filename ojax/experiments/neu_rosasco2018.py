@@ -56,7 +56,9 @@ import numpy as np
 from ojax import averaging
 from ojax.envs import regression
 from ojax.experiments.output import ExperimentConfig, ExperimentResult
+from ojax.experiments.spec import ExperimentSpec
 from ojax.plotting import curves_figure
+from ojax.results import split_key
 from ojax.sweep import sweep_experiment
 
 METHODS = ("geometric", "ridge-sgd", "tail", "polyak", "ridge", "ridge-sgd-last",
@@ -183,37 +185,10 @@ def _excess_risk_experiment(config, result, name, dtype, timings):
     result.curves[f"{name}/polyak/excess_risk_vs_lambda"] = np.repeat(
         np.asarray(out.risks["polyak"])[:, None], len(s["lams"]), axis=1
     )
-    lam_curves = {
-        "geometric (one SGD pass)": out.risks["geometric"],
-        "ridge-sgd (averaged, one run per lambda)": out.risks["ridge-sgd"],
-        "ridge-sgd-last (last iterate)": out.risks["ridge-sgd-last"],
-        "geometric-known-cov (Sigma known)": out.risks["geometric-known-cov"],
-        "ridge (closed form)": out.risks["ridge"],
-        "polyak": result.curves[f"{name}/polyak/excess_risk_vs_lambda"],
-    }
-    setting = (
-        f"n={s['n']}, d={len(s['eig'])}, kappa={s['kappa']:.3g}, {config.seeds} seeds; "
-        "mean, 10-90% band"
-    )
-    fig = curves_figure(
-        s["lams"],
-        lam_curves,
-        title=f"{name}: excess risk against lambda\n{setting}",
-        xlabel="lambda",
-        ylabel="excess risk",
-        logx=True,
-        logy=True,
-    )
-    result.figures[f"{name}_excess_risk_vs_lambda.png"] = fig
-    fig = curves_figure(
-        s["taus"],
-        {"tail": out.risks["tail"]},
-        title=f"{name}: tail averaging\n{setting}",
-        xlabel="tail start tau",
-        ylabel="excess risk",
-        logy=True,
-    )
-    result.figures[f"{name}_excess_risk_vs_tau.png"] = fig
+    for key in list(result.curves):
+        if key.startswith(f"{name}/") and key.endswith("_vs_lambda"):
+            result.steps[key] = np.asarray(s["lams"])
+    result.steps[f"{name}/tail/excess_risk_vs_tau"] = np.asarray(s["taus"])
     info = {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in s.items()}
     info["summary"] = _summary(out, s["lams"], s["taus"])
     if name == "ill-conditioned":
@@ -276,17 +251,10 @@ def _noise_sweep(config, result, params, problem, s, timings) -> list[dict]:
             row[m] = [float(values.mean()), float(values.std())]
         row.update(_summary(out, s["lams"], s["taus"]))
         rows.append(row)
-    fig = curves_figure(
-        np.asarray(kappas),
-        {m: np.stack(v, axis=1) / np.asarray(kappas)[None, :] for m, v in chosen.items()},
-        title=f"ill-conditioned (n={s['n']}, d={len(s['eig'])}, {config.seeds} seeds): excess "
-        "risk\nat the held-out choice; mean, 10-90% band",
-        xlabel="kappa = sigma^2 / R^2  (ridge-optimal lambda / implicit 1/(eta n))",
-        ylabel="excess risk / kappa",
-        logx=True,
-        logy=True,
-    )
-    result.figures["ill-conditioned_noise_sweep.png"] = fig
+    for m, v in chosen.items():  # the figure's curves (no rows: those are in config.json)
+        key = f"ill-conditioned/{m}/excess_risk_vs_kappa"
+        result.curves[key] = np.stack(v, axis=1).astype(np.float64)
+        result.steps[key] = np.asarray(kappas, np.float64)
     return rows
 
 
@@ -342,23 +310,11 @@ def _identity_experiment(config, result, runs):
     result.add("identity", "geometric", "identity_error", np.array([exact_err.max()]))
     result.add("identity", "ridge-sgd-last", "identity_error", np.array([mc_err.max()]))
     result.add("identity", "ridge", "identity_error", np.array([limit_err.max()]))
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6, 4))
-    ax.plot(lams, np.maximum(exact_err, 1e-17), "o-", label="exact means (float64)")
-    ax.plot(lams, mc_err, "s-", label=f"Monte Carlo, {runs} runs")
-    ax.plot(lams, np.maximum(limit_err, 1e-17), "^-", label=f"ridge limit after {n_limit} steps")
-    ax.set(
-        xscale="log",
-        yscale="log",
-        xlabel="lambda",
-        ylabel="relative error",
-        title=f"E[v_n] = (1-rho^(n+1)) E[w~_n] + rho^(n+1) E[w_n]\nd=5, n={n}, eta={eta}",
-    )
-    ax.grid(alpha=0.3, which="both")
-    ax.legend(fontsize="small")
-    fig.tight_layout()
-    result.figures["identity.png"] = fig
+    for method, values in (("geometric", exact_err), ("ridge-sgd-last", mc_err)):
+        result.curves[f"identity/{method}/identity_error_vs_lambda"] = np.asarray(values)[None]
+    result.curves["identity/ridge/identity_error_vs_lambda"] = np.asarray(limit_err)[None]
+    for method in ("geometric", "ridge-sgd-last", "ridge"):
+        result.steps[f"identity/{method}/identity_error_vs_lambda"] = lams
     return {
         "n": n,
         "n_limit": n_limit,
@@ -369,6 +325,66 @@ def _identity_experiment(config, result, runs):
         "exact_identity_error": exact_err.tolist(),
         "ridge_limit_error": limit_err.tolist(),
     }
+
+
+def figures(run) -> dict[str, Any]:
+    """The plot function of ``neu-rosasco2018`` (:mod:`ojax.experiments.figures`): per problem
+    the excess risk against lambda and against the tail start, the noise sweep and the
+    identity's errors against lambda."""
+    from ojax.plotting import display_name, legend, new_figure, style
+
+    def curves(dataset: str, metric: str) -> dict[str, Any]:
+        prefix = f"{dataset}/"
+        return {
+            split_key(k)[1]: c
+            for k, c in run.curves.items()
+            if k.startswith(prefix) and k.endswith(f"/{metric}")
+        }
+
+    out = {}
+    for name in ("ill-conditioned", "well-conditioned"):
+        lam = curves(name, "excess_risk_vs_lambda")
+        if lam:
+            x = next(iter(lam.values())).steps
+            out[f"{name}_excess_risk_vs_lambda"] = curves_figure(
+                x, {display_name(m): c.values for m, c in lam.items()}, xlabel="lambda",
+                ylabel="excess risk", logx=True, logy=True,
+            )  # fmt: skip
+        tail = curves(name, "excess_risk_vs_tau")
+        if tail:
+            (c,) = tail.values()
+            out[f"{name}_excess_risk_vs_tau"] = curves_figure(
+                c.steps, {display_name("tail"): c.values}, xlabel="tail start tau",
+                ylabel="excess risk", logy=True,
+            )  # fmt: skip
+    noise = curves("ill-conditioned", "excess_risk_vs_kappa")
+    if noise:
+        kappas = next(iter(noise.values())).steps
+        out["ill-conditioned_noise_sweep"] = curves_figure(
+            kappas,
+            {display_name(m): c.values / kappas[None, :] for m, c in noise.items()},
+            xlabel="kappa = sigma^2 / R^2  (ridge-optimal lambda / implicit 1/(eta n))",
+            ylabel="excess risk / kappa at the held-out choice",
+            logx=True,
+            logy=True,
+        )
+    identity = curves("identity", "identity_error_vs_lambda")
+    if identity:
+        info = run.config.get("identity", {})
+        labels = {
+            "geometric": "exact means (float64)",
+            "ridge-sgd-last": f"Monte Carlo, {info.get('monte_carlo_runs', '?')} runs",
+            "ridge": f"ridge limit after {info.get('n_limit', '?')} steps",
+        }
+        fig, ax = new_figure()
+        for i, (method, c) in enumerate(identity.items()):
+            values = c.values[0] if method == "ridge-sgd-last" else np.maximum(c.values[0], 1e-17)
+            ax.plot(c.steps, values, label=labels.get(method, method), **style(i, every=None))
+        ax.set(xscale="log", yscale="log", xlabel="lambda", ylabel="relative error")
+        ax.grid(alpha=0.3, which="both")
+        legend(fig, ax)
+        out["identity"] = fig
+    return out
 
 
 def _speed(config, dtype) -> dict:
@@ -427,3 +443,19 @@ def run_experiment(config: ExperimentConfig) -> ExperimentResult:
 
 
 __all__ = ["METHODS", "run_experiment"]
+
+
+SPEC = ExperimentSpec(
+    name="neu-rosasco2018",
+    summary="Neu & Rosasco 2018: geometric / tail / Polyak-Ruppert averaging as regularization, "
+    "the regularization path from one SGD pass",
+    run=run_experiment,
+    default_seeds=50,
+    figures=(
+        "{dataset}_excess_risk_vs_lambda.png",
+        "{dataset}_excess_risk_vs_tau.png",
+        "ill-conditioned_noise_sweep.png",
+        "identity.png",
+    ),
+    page="reproductions/neu-rosasco2018.md",
+)

@@ -1,11 +1,15 @@
 """What an experiment returns and how ``ojax run`` writes it (the contract of docs/cli.md).
 
-An experiment is a function ``(ExperimentConfig) -> ExperimentResult``. The writer puts into
+An experiment is a function ``(config) -> ExperimentResult`` (its config: an
+:class:`~ojax.experiments.spec.ExperimentConfig`). The writer puts into
 the output folder ``results.csv`` (one row per dataset, method and metric: mean and std over
-seeds of the final value), ``curves.npz`` (``DATASET/METHOD/METRIC`` -> ``(n_seeds, length)``),
-the PNG figures and ``config.json``. Everything is first written to a temporary folder inside the
-output folder and then moved in file by file with ``os.replace``, so a failure leaves nothing
-partial. :class:`ojax.experiments.run_folder.RunFolder` keeps one run per output folder.
+seeds of the final value), ``curves.npz`` (``DATASET/METHOD/METRIC`` -> ``(n_seeds, length)``,
+and beside each curve its positions ``DATASET/METHOD/METRIC:steps``), ``config.json``, then the
+figures, drawn from those files by the experiment's plot function
+(:func:`ojax.experiments.figures.write_figures`, what ``ojax plot`` runs). Everything is first
+written to a temporary folder inside the output folder and then moved in file by file with
+``os.replace``, so a failure leaves nothing partial.
+:class:`ojax.experiments.run_folder.RunFolder` keeps one run per output folder.
 """
 
 from __future__ import annotations
@@ -25,38 +29,8 @@ from typing import Any
 import numpy as np
 
 from ojax import compile_log
-
-RESULT_COLUMNS = ("experiment", "dataset", "method", "metric", "mean", "std", "n_seeds")
-
-
-@dataclasses.dataclass
-class ExperimentConfig:
-    """The options of ``ojax run`` (see docs/cli.md, the command line page)."""
-
-    name: str
-    seeds: int
-    out: Path
-    data_dir: Path | None = None
-    quick: bool = False
-    x64: bool = False
-    devices: int | None = None
-    quiet: bool = False
-    resume: bool = True
-    memory_budget: float | None = None  # bytes; None: the sweep engine's default
-    tasks: Path | None = None  # one's own tasks (.npz), for the denevi2020 real-data protocol
-    split: Path | None = None  # one's own transfer split (.npz), for the zhao-hoi2010 methods
-    order: str | None = None  # zhao-hoi2010-homogeneous: "shipped" (None) or "uniform" orders
-    dataset: str | None = None  # zhao-hoi2010-*: run this dataset only (None: all of them)
-    compile_cache: str | None = None  # JAX's persistent compilation cache folder (None: off)
-
-    def progress(self, iterable: Iterable, desc: str, total: int | None = None) -> Iterable:
-        """``iterable`` wrapped in a progress bar on stderr (none when ``quiet``; plain lines
-        when stderr is not a terminal, see :func:`ojax.progress.progress_bar`)."""
-        if self.quiet:
-            return iterable
-        from ojax.progress import progress_bar
-
-        return progress_bar(iterable, desc=desc, total=total)
+from ojax.experiments.spec import ExperimentConfig
+from ojax.results import RESULT_COLUMNS, curve_positions
 
 
 @dataclasses.dataclass
@@ -72,10 +46,16 @@ class Row:
 
 @dataclasses.dataclass
 class ExperimentResult:
-    """Arrays and figures of one experiment run (nothing written yet)."""
+    """The arrays of one experiment run (nothing written yet).
+
+    ``steps``: a curve's key -> the positions of its columns (default ``1..length``).
+    ``figures``: figures drawn in memory, written beside those of the experiment's plot
+    function (an experiment of one's own without one; ``ojax plot`` cannot redraw them).
+    """
 
     rows: list[Row] = dataclasses.field(default_factory=list)
     curves: dict[str, np.ndarray] = dataclasses.field(default_factory=dict)
+    steps: dict[str, np.ndarray] = dataclasses.field(default_factory=dict)
     figures: dict[str, Any] = dataclasses.field(default_factory=dict)  # file name -> Figure
     extra_config: dict[str, Any] = dataclasses.field(default_factory=dict)
     compile_seconds: float | None = None
@@ -87,9 +67,11 @@ class ExperimentResult:
         metric: str,
         curves: np.ndarray,
         shared: str = "",
+        steps: Any = None,
     ) -> None:
-        """Records ``curves`` (``(n_seeds, length)``, or ``(n_seeds,)`` for a single value) and
-        the row of their final values (mean and std over seeds). ``shared`` names the methods
+        """Records ``curves`` (``(n_seeds, length)``, or ``(n_seeds,)`` for a single value), their
+        positions ``steps`` (``(length,)``; default ``1..length``) and the row of their final
+        values (mean and std over seeds). ``shared`` names the methods
         that one measurement covers (e.g. a time of several methods run in one scan): the
         console table prints it once for them; results.csv keeps a row per method."""
         curves = np.asarray(curves, dtype=np.float64)
@@ -97,6 +79,8 @@ class ExperimentResult:
             curves = curves[:, None]
         final = curves[:, -1]
         self.curves[f"{dataset}/{method}/{metric}"] = curves
+        if steps is not None:
+            self.steps[f"{dataset}/{method}/{metric}"] = np.asarray(steps)
         self.rows.append(
             Row(
                 dataset,
@@ -200,13 +184,13 @@ def environment_info() -> dict[str, Any]:
     }
 
 
-def _jsonable(value: Any) -> Any:
+def jsonable(value: Any) -> Any:
     if isinstance(value, Path):
         return str(value)
     if isinstance(value, Mapping):
-        return {str(k): _jsonable(v) for k, v in value.items()}
+        return {str(k): jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
+        return [jsonable(v) for v in value]
     if isinstance(value, np.generic):
         return value.item()
     if isinstance(value, np.ndarray):
@@ -220,13 +204,15 @@ def write_result(
     wall_seconds: float,
     before_move: Callable[[list[str]], None] | None = None,
 ) -> list[Path]:
-    """Writes the result files into ``config.out``; returns their paths.
+    """Writes the result files into ``config.out``: the data files, then the figures drawn from
+    them in ``config.figure_formats``; returns their paths.
 
     ``before_move`` (if given) receives the file names once they are complete, before the first
     one is moved into ``config.out`` (:meth:`~ojax.experiments.run_folder.RunFolder.record`
     records them there).
     """
-    import matplotlib.pyplot as plt
+    from ojax.experiments.figures import write_figures
+    from ojax.plotting import save_figure
 
     out = Path(config.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -247,16 +233,16 @@ def write_result(
                         r.n_seeds,
                     ]
                 )
-        # numpy's stubs match **curves against savez_compressed's allow_pickle: bool too
-        np.savez_compressed(tmp / "curves.npz", **result.curves)  # type: ignore[arg-type]
+        arrays = curve_positions(result.curves, result.steps)
+        np.savez_compressed(tmp / "curves.npz", **arrays)
+        formats = tuple(getattr(config, "figure_formats", None) or ("png",))
         for name, fig in result.figures.items():
-            fig.savefig(tmp / name, dpi=120)
-            plt.close(fig)
+            save_figure(fig, tmp, Path(name).stem, formats)
         settings = {k: v for k, v in dataclasses.asdict(config).items()}
         info = {
-            **_jsonable(settings),
+            **jsonable(settings),
             **environment_info(),
-            **_jsonable(result.extra_config),
+            **jsonable(result.extra_config),
             "wall_seconds": wall_seconds,
             "compile_seconds": result.compile_seconds,
             "programs": compile_log.summary(),
@@ -264,6 +250,7 @@ def write_result(
         }
         with open(tmp / "config.json", "w") as f:
             json.dump(info, f, indent=2, sort_keys=True)
+        write_figures(tmp, formats, missing_ok=True)  # what `ojax plot` draws, from the files
         if before_move is not None:
             before_move(sorted(path.name for path in tmp.iterdir()))
         written = []

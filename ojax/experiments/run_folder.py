@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ojax.experiments.lock import LOCK, FolderLock, check_free
-from ojax.experiments.output import TMP_PREFIX, _jsonable
+from ojax.experiments.output import TMP_PREFIX, jsonable
 from ojax.sweep.store import atomic_json, read_json
 from ojax.validation import InputError
 
@@ -81,7 +81,7 @@ def _remove(path: Path) -> None:
 
 def _plain(value: Any) -> Any:
     """``value`` as it reads back from JSON (tuples -> lists, paths -> strings)."""
-    return json.loads(json.dumps(_jsonable(value), default=str))
+    return json.loads(json.dumps(jsonable(value), default=str))
 
 
 def _describe(identity: Mapping[str, Any], keys: list[str]) -> str:
@@ -102,9 +102,9 @@ class RunFolder:
     * another run: refused unless ``overwrite``, which first removes every file and folder the
       old run wrote (those its ``.ojax-run.json`` lists, ``results.csv``, ``curves.npz``,
       ``config.json``, ``.sweep/``; for a folder written before ``.ojax-run.json`` existed,
-      recognized by its ``config.json`` or holding ``.sweep/`` alone: those and the ``*.png``
-      files); a folder that also holds files ojax did not write is refused even with
-      ``overwrite`` (ojax deletes only its own files);
+      recognized by its ``config.json`` or holding ``.sweep/`` alone: those and the figures,
+      ``*.png``, ``*.pdf``, ``*.svg``); a folder that also holds files ojax did not write is
+      refused even with ``overwrite`` (ojax deletes only its own files);
     * anything else (files but no ojax run): refused.
 
     ``.ojax-run.json`` lists plain file names only: a record naming a path (``/tmp/x``,
@@ -193,7 +193,8 @@ class RunFolder:
             except (OSError, ValueError):
                 config = None
         if isinstance(config, dict) and "ojax_version" in config and "name" in config:
-            owned = {CHUNK_STORE, *_RESULT_FILES, *(n for n in names if n.endswith(".png"))}
+            figures = (".png", ".pdf", ".svg")  # --figure-format
+            owned = {CHUNK_STORE, *_RESULT_FILES, *(n for n in names if n.endswith(figures))}
             files = [n for n in names if n in owned and n != CHUNK_STORE]
             old = self.legacy(config) if self.legacy is not None else None
             return (None if old is None else _plain(old)), owned, files

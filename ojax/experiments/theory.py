@@ -1,5 +1,6 @@
 """``ojax run theory``: every numbered result of the source documents with a computable
-right-hand side, measured against its bound over a range of horizons (:data:`ojax.theory.CHECKS`).
+right-hand side, measured against its bound over a range of horizons (:func:`checks`: those
+of the modules :data:`SPEC` lists).
 
 One dataset per result (its name, e.g. ``notes-ogd``), one method per learner and instance,
 and one per falsifier (``falsifier:<what>``: a learner or instance that should break the result,
@@ -19,23 +20,27 @@ only on the log axes) with its bound dashed in the same colour; falsifiers dotte
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import importlib
 import sys
 import textwrap
 import zlib
+from typing import Any
 
 import matplotlib
 
 if "ipykernel" not in sys.modules:  # a notebook keeps its inline backend (figures shown)
     matplotlib.use("Agg")
 
-import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
 from ojax.experiments.output import ExperimentConfig, ExperimentResult
+from ojax.experiments.spec import ExperimentSpec, option
 from ojax.plotting import quantile_band
+from ojax.results import split_key
 from ojax.theory import (
-    CHECKS,
     Check,
     CheckConfig,
     Outcome,
@@ -59,13 +64,38 @@ def _positive(values: np.ndarray) -> np.ndarray:
     return np.where(values > 0, values, np.nan)
 
 
-def check_figure(check: Check, outcome: Outcome) -> Figure:
-    """Measured (median and 10-90% band over seeds) and bound against the horizon, log-log."""
-    with plt.rc_context({"figure.max_open_warning": 0}):  # one figure per check, all kept
-        fig, ax = plt.subplots(figsize=(6.4, 4.6))
-    x = np.asarray(outcome.horizons, np.float64)
-    for method, curves in outcome.methods.items():
-        measured = np.atleast_2d(curves.measured)
+def figures(run) -> dict[str, Figure]:
+    """The plot function of ``theory`` (:mod:`ojax.experiments.figures`): ``theory_CHECK`` per
+    check of ``config.json``'s ``checks``, from its ``measured`` and ``bound`` curves."""
+    out, known = {}, checks()
+    for name in run.config.get("checks", {}):
+        if name not in known:
+            continue
+        methods: dict[str, tuple[np.ndarray, np.ndarray | None]] = {}
+        horizons = None
+        for key, curve in run.curves.items():
+            check, method, metric = split_key(key)
+            if check != name or metric not in ("measured", "measured_by_horizon"):
+                continue
+            if known[name].kind == "identity" and metric == "measured":
+                continue  # the figure draws the curve over the horizons
+            bound = run.curves.get(key.replace("measured", "bound"))
+            methods[method] = (curve.values, None if bound is None else bound.values)
+            horizons = curve.steps
+        if methods:
+            out[f"theory_{name}"] = check_figure(known[name], horizons, methods)
+    return out
+
+
+def check_figure(check: Check, horizons, methods) -> Figure:
+    """Measured (median and 10-90% band over seeds) and bound against the horizon, log-log;
+    ``methods``: method -> ``(measured, bound or None)``, each ``(n_seeds, len(horizons))``."""
+    from ojax.plotting import legend, new_figure
+
+    fig, ax = new_figure(height=4.2)
+    x = np.asarray(horizons, np.float64)
+    for method, (measured, bound) in methods.items():
+        measured = np.atleast_2d(measured)
         median = _positive(np.median(measured, axis=0))
         if is_falsifier(method):
             (line,) = ax.plot(x, median, marker="x", ms=4, ls=":", label=method)
@@ -74,9 +104,9 @@ def check_figure(check: Check, outcome: Outcome) -> Figure:
         if measured.shape[0] > 1:
             _, low, high = quantile_band(measured)  # the band every ojax figure draws
             ax.fill_between(x, _positive(low), _positive(high), color=line.get_color(), alpha=0.2)
-        bound = np.broadcast_to(curves.bound, measured.shape).mean(axis=0)
-        if np.all(np.isfinite(bound)):
-            ax.plot(x, _positive(bound), "--", color=line.get_color(), lw=1)
+        if bound is not None and np.all(np.isfinite(bound)):
+            mean_bound = np.broadcast_to(bound, measured.shape).mean(axis=0)
+            ax.plot(x, _positive(mean_bound), "--", color=line.get_color(), lw=1)
         elif check.rate is not None:  # a reference line of the expected slope
             start = np.nanmedian(measured[:, 0])
             ax.plot(x, start * (x / x[0]) ** check.rate, "-.", color=line.get_color(), lw=1)
@@ -87,15 +117,13 @@ def check_figure(check: Check, outcome: Outcome) -> Figure:
     }.get(check.kind, f"dash-dot: slope {check.rate:g}" if check.rate is not None else "")
     title = f"{check.name}: {check.result} ({check.document})"
     instance = textwrap.shorten(check.instance, 160)
-    ax.set_title(f"{title}\n{textwrap.fill(instance, 90)}", fontsize=7)
+    heading = f"{textwrap.fill(title, 100)}\n{textwrap.fill(instance, 100)}"
+    ax.set_title(heading, fontsize=7)  # a diagnostic of a check, not a paper's figure
     ax.set(xlabel=check.horizon, ylabel=f"measured ({guide})")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.grid(alpha=0.3, which="both")
-    ax.legend(fontsize=6)
-    # fixed margins (room for three title lines): a tight layout measures every tick label
-    # first and doubled the drawing time of the 24 figures
-    fig.subplots_adjust(left=0.11, right=0.97, bottom=0.1, top=0.87)
+    legend(fig, ax)
     return fig
 
 
@@ -111,12 +139,18 @@ def add_outcome(
             slope = slope_of(check.kind, horizons, curves)
             result.add(check.name, method, "slope", np.array([slope]))
             result.add(check.name, method, "expected_slope", np.array([check.expected_slope]))
-        if check.kind == "identity":
-            measured, bound = measured.max(axis=1), bound.max(axis=1)
-        result.add(check.name, method, "measured", measured)
+        steps: np.ndarray | None = horizons
+        if check.kind == "identity":  # the figure's curves over the horizons (no rows)
+            result.curves[f"{check.name}/{method}/measured_by_horizon"] = measured
+            result.steps[f"{check.name}/{method}/measured_by_horizon"] = horizons
+            if np.all(np.isfinite(bound)):
+                result.curves[f"{check.name}/{method}/bound_by_horizon"] = np.array(bound)
+                result.steps[f"{check.name}/{method}/bound_by_horizon"] = horizons
+            measured, bound, steps = measured.max(axis=1), bound.max(axis=1), None
+        result.add(check.name, method, "measured", measured, steps=steps)
         if np.all(np.isfinite(bound)):
-            result.add(check.name, method, "bound", bound)
-            result.add(check.name, method, "ratio", measured / bound)
+            result.add(check.name, method, "bound", bound, steps=steps)
+            result.add(check.name, method, "ratio", measured / bound, steps=steps)
     decided = verdict(check, outcome, x64)
     value = "slope" if check.kind in ("rate", "shape") else "ratio"
     for metric, number in (
@@ -146,6 +180,39 @@ def describe(check: Check, outcome: Outcome, decided: Verdict) -> dict:
     }
 
 
+CHECK_MODULES = (
+    "notes",
+    "notes_mirror",
+    "notes_experts",
+    "notes_convex",
+    "denevi",
+    "denevi_tasks",
+    "neu_rosasco",
+    "zhao_hoi",
+    "parameter_free_baselines",
+    "baselines",
+    "bandits",
+)
+"""The modules of :mod:`ojax.theory` whose ``CHECKS`` ``ojax run theory`` runs, in order
+(imported when first needed: computing some checks' constants takes seconds)."""
+
+
+@functools.cache
+def checks() -> dict[str, Check]:
+    """Every check of the theory experiment (:data:`SPEC` ``.checks``), by name."""
+    found: dict[str, Check] = {}
+    for module in SPEC.checks:
+        for check in importlib.import_module(f"ojax.theory.{module}").CHECKS:
+            found[check.name] = check
+    return found
+
+
+def __getattr__(name: str) -> Any:
+    if name == "CHECKS":  # ``CHECKS``: :func:`checks`, loaded on first use
+        return checks()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def selected_checks(value: str | None) -> list[Check]:
     """The checks ``--dataset`` names: every check (``None``), else comma-separated check names
     or documents (``notes``, ``denevi2020``, ``neu-rosasco2018``, ``zhao-hoi2010``,
@@ -154,36 +221,63 @@ def selected_checks(value: str | None) -> list[Check]:
     Raises:
       InputError: a name that is neither a check nor a document.
     """
+    every = checks()
     if value is None:
-        return list(CHECKS.values())
-    documents = sorted({c.document for c in CHECKS.values()})
+        return list(every.values())
+    documents = sorted({c.document for c in every.values()})
     picked: dict[str, Check] = {}
     for name in (part.strip() for part in value.split(",")):
-        if name in CHECKS:
-            picked[name] = CHECKS[name]
+        if name in every:
+            picked[name] = every[name]
         elif name in documents:
-            picked.update({n: c for n, c in CHECKS.items() if c.document == name})
+            picked.update({n: c for n, c in every.items() if c.document == name})
         else:
             raise InputError(
                 f"--dataset: {name!r} is neither a check of theory nor a document; choose "
-                f"check names ({', '.join(CHECKS)}) or documents ({', '.join(documents)})"
+                f"check names ({', '.join(every)}) or documents ({', '.join(documents)})"
             )
-    return [c for n, c in CHECKS.items() if n in picked]
+    return [c for n, c in every.items() if n in picked]
 
 
-def run_theory(config: ExperimentConfig) -> ExperimentResult:
-    """Runs every check of :data:`ojax.theory.CHECKS` (or those of ``config.dataset``, see
+@dataclasses.dataclass(frozen=True)
+class TheoryConfig(ExperimentConfig):
+    """The options of ``ojax run theory``."""
+
+    dataset: str | None = option(
+        help="theory: these checks only (comma-separated check names or documents, e.g. notes)",
+        metavar="NAME",
+    )
+
+    def check(self, seeds_given: bool = True) -> tuple[ExperimentConfig, dict[str, Any]]:
+        selected_checks(self.dataset)  # the names are checked before anything runs
+        return super().check(seeds_given)
+
+
+def run_theory(config: TheoryConfig) -> ExperimentResult:
+    """Runs every check of :func:`checks` (or those of ``config.dataset``, see
     :func:`selected_checks`) and draws one figure per check."""
     result = ExperimentResult()
     described = {}
-    checks = selected_checks(getattr(config, "dataset", None))
-    for check in config.progress(checks, desc="theory"):
+    for check in config.progress(selected_checks(config.dataset), desc="theory"):
         settings = CheckConfig(config.quick, config.seeds, check_seed(check.name), config.x64)
         outcome = check.compute(settings)
         decided = add_outcome(result, check, outcome, config.x64)
         described[check.name] = describe(check, outcome, decided)
-        result.figures[f"theory_{check.name}.png"] = check_figure(check, outcome)
         if decided.reason:
             print(f"theory: {check.name} FAILS: {decided.reason}", file=sys.stderr)
     result.extra_config["checks"] = described
     return result
+
+
+SPEC = ExperimentSpec(
+    name="theory",
+    summary="the documents' numbered results (lemmas, theorems, propositions) against their "
+    "bounds over a range of horizons",
+    run=run_theory,
+    config=TheoryConfig,
+    default_seeds=10,
+    quick_seeds=2,
+    figures=("theory_{dataset}.png",),
+    checks=CHECK_MODULES,
+    page="reproductions/index.md",
+)

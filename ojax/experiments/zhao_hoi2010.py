@@ -74,12 +74,22 @@ import numpy as np
 from ojax import transfer
 from ojax.datasets import transfer as transfer_data
 from ojax.experiments.output import ExperimentConfig, ExperimentResult
+from ojax.experiments.spec import ExperimentSpec
+from ojax.experiments.zhao_hoi2010_options import (  # noqa: F401 (re-exported)
+    DATASETS,
+    ORDERS,
+    HomogeneousConfig,
+    ZhaoHoiConfig,
+    dataset_option,
+    order_option,
+)
 from ojax.experiments.zhao_hoi2010_runs import (  # noqa: F401 (re-exported)
     Timed,
     method_traces,
     run_method,
     time_method,
 )
+from ojax.results import split_key
 from ojax.transfer.pa import PAPER_C, PAPER_LEARNING_RATE, PAPER_SOURCE_WIDTH, PAPER_TARGET_WIDTH
 from ojax.validation import InputError
 
@@ -150,27 +160,37 @@ def window_rate(rate: np.ndarray, window: int) -> np.ndarray:
     return np.clip(out, 0.0, 100.0)
 
 
-def _figure(curves: dict[str, dict[str, np.ndarray]], title: str, details: dict[str, Any]):
-    """Per dataset: the average rate of mistakes against the number of samples (the paper's
-    Figure 3) and, below, the rate over a sliding window, with the drift's block boundaries
-    dotted where the orders keep the blocks."""
-    import matplotlib.pyplot as plt
+def figures(run) -> dict[str, Any]:
+    """The plot function of ``zhao-hoi2010-*`` (:mod:`ojax.experiments.figures`):
+    ``mistake_rate``, per dataset the average rate of mistakes against the number of samples
+    (the paper's Figure 3) and, below, the rate over a sliding window, with the drift's block
+    boundaries dotted where the orders keep the blocks (``config.json``'s ``datasets_detail``)."""
+    curves: dict[str, dict[str, np.ndarray]] = {}
+    for key, curve in run.curves.items():
+        dataset, method, metric = split_key(key)
+        if metric == "mistake_rate":
+            curves.setdefault(dataset, {})[method] = curve.values
+    return (
+        {"mistake_rate": _figure(curves, run.config.get("datasets_detail", {}))} if curves else {}
+    )
 
-    from ojax.plotting import band, fit_limits, style
+
+def _figure(curves: dict[str, dict[str, np.ndarray]], details: dict[str, Any]):
+    from ojax.plotting import band, display_name, fit_limits, legend, new_figure, style
 
     names = list(curves)
-    fig, axes = plt.subplots(
-        2, len(names), figsize=(max(5.4 * len(names), 6.6), 7.2), squeeze=False, sharex="col"
+    fig, axes = new_figure(
+        2, len(names), width=max(4.2 * len(names), 6.4), height=6.4, squeeze=False, sharex="col"
     )
     for col, name in enumerate(names):
-        info = details[name]
+        info = details.get(name, {})
         top, bottom = axes[0, col], axes[1, col]
         length = next(iter(curves[name].values())).shape[-1]
         window = info["block"] // 5 if info.get("block") else max(length // 20, 10)
         x = np.arange(1, length + 1)
         drawn: tuple[list, list] = ([], [])
         for i, (method, values) in enumerate(curves[name].items()):
-            label = method.replace("_", "(") + (")" if "_" in method else "")
+            label = display_name(method)
             drawn[0].extend(band(top, x, values, label, **style(i)))
             later = window_rate(values, window)[:, window - 1 :]  # full windows only
             drawn[1].extend(band(bottom, x[window - 1 :], later, label, **style(i)))
@@ -179,18 +199,14 @@ def _figure(curves: dict[str, dict[str, np.ndarray]], title: str, details: dict[
             for edge in info.get("block_edges", []):
                 ax.axvline(edge, color="0.4", lw=0.9, ls=":", zorder=1)
             ax.grid(alpha=0.3)
-        top.set(
-            title=f"{name}: d={info['features']}, {info['runs']}",
-            ylabel="average rate of mistakes (%)",
-        )
-        edges = " (dotted: concept changes)" if info.get("block_edges") else ""
+        top.set_title(name, fontsize="medium")  # the panel's dataset
+        top.set(ylabel="average rate of mistakes (%)" if col == 0 else "")
+        edges = "\n(dotted: concept changes)" if info.get("block_edges") else ""
         bottom.set(
             xlabel=f"number of target samples{edges}",
             ylabel=f"mistakes in the last {window} samples (%)",
         )
-        top.legend(fontsize="small")
-    fig.suptitle(f"{title}\n(mean over runs, 10-90% band)", fontsize="medium")
-    fig.tight_layout()
+    legend(fig)
     return fig
 
 
@@ -318,7 +334,7 @@ def _dataset_keys(count: int) -> list[jax.Array]:
 
 
 def _run(
-    config: ExperimentConfig,
+    config: ZhaoHoiConfig,
     datasets: list[Dataset],
     prepare: Callable[[transfer_data.Split], transfer.TransferSetup],
     methods: tuple[str, ...],
@@ -352,8 +368,7 @@ def _run(
     finally:
         loader.shutdown(wait=False, cancel_futures=True)
     result.compile_seconds = compile_total
-    result.figures["mistake_rate.png"] = _figure(curves, title, details)
-    split_file = getattr(config, "split", None)
+    split_file = config.split
     result.extra_config.update(
         {
             "paper_mistake_rate": paper,
@@ -379,7 +394,7 @@ def _run(
     return result
 
 
-def _split_file_dataset(config: ExperimentConfig, default: str, heterogeneous: bool) -> Dataset:
+def _split_file_dataset(config: ZhaoHoiConfig, default: str, heterogeneous: bool) -> Dataset:
     """The dataset of the split file ``config.split`` (see the module doc for its layout)."""
     assert config.split is not None  # callers come here only with a split file
     file = transfer_data.load_split_file(config.split)  # a dataset's name, or its own x and y
@@ -394,22 +409,6 @@ def _split_file_dataset(config: ExperimentConfig, default: str, heterogeneous: b
             name, *rows, config.data_dir, heterogeneous=heterogeneous
         )
     return Dataset(name, lambda: split, orders)
-
-
-ORDERS = ("shipped", "uniform")
-"""The target orders of ``zhao-hoi2010-homogeneous`` on the drift streams (``--order``):
-``shipped`` (default) the orders ``ID_ALL`` of usenet2.mat / newsgroup4.mat, one run per order
-(``--seeds`` at most their number, 20), plus the file's own order as one run reported apart;
-``uniform``: ``--seeds`` uniform random permutations of the target (which erase the drift).
-Spambase and w7a (no drift) always take uniform permutations."""
-
-
-def order_option(config: ExperimentConfig) -> str:
-    """``config.order`` checked (default ``"shipped"``)."""
-    order = getattr(config, "order", None) or "shipped"
-    if order not in ORDERS:
-        raise InputError(f"order must be one of {list(ORDERS)}, got {order!r}")
-    return order
 
 
 def drift_dataset(name: str, data_dir: Any, num_orders: int) -> Dataset:
@@ -442,58 +441,21 @@ def _drift_split(name: str, rows: np.ndarray, data_dir: Any, orders: np.ndarray)
     return split
 
 
-DATASETS = {
-    "zhao-hoi2010-homogeneous": ("usenet2", "newsgroup4", "spambase", "w7a"),
-    "zhao-hoi2010-heterogeneous": ("a7a", "mushrooms", "spambase", "w7a"),
-}
-"""The datasets of each experiment, the values of ``--dataset`` (``config.dataset``): one of
-them runs alone, with the numbers it has in the whole run (its PRNG key is the one of its place
-in the run's list; the first one's when the run does not have it, e.g. a7a with ``--quick``)."""
-
-
-def dataset_option(
-    experiment: str, dataset: str | None, split: Any = None, data_dir: Any = None
-) -> str | None:
-    """``dataset`` (``--dataset``) checked for ``experiment``: one of :data:`DATASETS` (w7a
-    only when its file is in the data folder), and not with a split file (which names its own
-    dataset); ``None`` runs them all."""
-    if dataset is None:
-        return None
-    if experiment not in DATASETS or split is not None:
-        raise InputError(
-            f"--dataset is for {' and '.join(DATASETS)} without --split, not "
-            f"{experiment}{' with --split' if split is not None else ''} (got {dataset!r})"
-        )
-    if dataset not in DATASETS[experiment]:
-        raise InputError(
-            f"--dataset must be one of {list(DATASETS[experiment])} for {experiment}, got "
-            f"{dataset!r}"
-        )
-    if dataset == "w7a" and not transfer_data.has_w7a(data_dir):
-        raise InputError(
-            "--dataset w7a needs LIBSVM's w7a in the data folder (it is not shipped; see "
-            f"--data-dir), none of {list(transfer_data.W7A_FILES)} is there"
-        )
-    return dataset
-
-
-def _selected(config: ExperimentConfig, experiment: str, names: list[str]):
+def _selected(config: ZhaoHoiConfig, experiment: str, names: list[str]):
     """``(place, name)`` of the datasets to run: all of ``names``, or ``config.dataset``."""
-    chosen = dataset_option(
-        experiment, getattr(config, "dataset", None), config.split, config.data_dir
-    )
+    chosen = dataset_option(experiment, config.dataset, config.split, config.data_dir)
     if chosen is None:
         return list(enumerate(names))
     return [(names.index(chosen) if chosen in names else 0, chosen)]
 
 
-def run_homogeneous(config: ExperimentConfig) -> ExperimentResult:
+def run_homogeneous(config: HomogeneousConfig) -> ExperimentResult:
     """Table 2 on usenet2, newsgroup4 and spambase, and w7a when its file is in the data folder
     (``--quick``: usenet2 only; ``config.dataset``: that one only; with a split file
     ``config.split``: its dataset and orders only). The drift streams run on their shipped
     orders unless ``config.order`` is ``"uniform"`` (:data:`ORDERS`)."""
     order = order_option(config)
-    if getattr(config, "split", None) is not None:
+    if config.split is not None:
         datasets = [_split_file_dataset(config, "usenet2", heterogeneous=False)]
     else:
         names = ["usenet2"] if config.quick else ["usenet2", "newsgroup4", "spambase"]
@@ -524,13 +486,13 @@ def run_homogeneous(config: ExperimentConfig) -> ExperimentResult:
     return result
 
 
-def _with_per_feature(config: ExperimentConfig, datasets: list[Dataset]) -> bool:
+def _with_per_feature(config: ZhaoHoiConfig, datasets: list[Dataset]) -> bool:
     """Whether the run adds spambase with per-feature scaling (a whole run that has it)."""
-    own = getattr(config, "split", None) is not None
+    own = config.split is not None
     return not config.quick and not own and any(d.name == "spambase" for d in datasets)
 
 
-def run_heterogeneous(config: ExperimentConfig) -> ExperimentResult:
+def run_heterogeneous(config: ZhaoHoiConfig) -> ExperimentResult:
     """Table 4 on a7a (a1a pool), mushrooms (KEEL stand-in) and spambase, and w7a when its file
     is in the data folder.
 
@@ -538,7 +500,7 @@ def run_heterogeneous(config: ExperimentConfig) -> ExperimentResult:
     ``config.dataset``: that one only; with a split file ``config.split``: its dataset and
     orders only (the source sees the first half of the features).
     """
-    if getattr(config, "split", None) is not None:
+    if config.split is not None:
         datasets = [_split_file_dataset(config, "spambase", heterogeneous=True)]
     else:
         names = ["spambase", "mushrooms"] if config.quick else ["a7a", "mushrooms", "spambase"]
@@ -593,3 +555,29 @@ def _per_feature_spambase(config: ExperimentConfig, homogeneous: bool) -> dict[s
             "support_vectors_mean": float(np.asarray(svs)[:, -1].mean()),
         }
     return out
+
+
+HOMOGENEOUS = ExperimentSpec(
+    name="zhao-hoi2010-homogeneous",
+    summary="Zhao & Hoi 2010: online transfer learning, homogeneous domains (usenet2, "
+    "newsgroup4, spambase)",
+    run=run_homogeneous,
+    config=HomogeneousConfig,
+    default_seeds=20,
+    data_files=("usenet2.mat", "newsgroup4.mat", "spambase.csv.gz"),
+    quick_data_files=("usenet2.mat",),
+    figures=("mistake_rate.png",),
+    page="reproductions/zhao-hoi2010.md",
+)
+HETEROGENEOUS = ExperimentSpec(
+    name="zhao-hoi2010-heterogeneous",
+    summary="Zhao & Hoi 2010: co-regularized online transfer learning, heterogeneous domains "
+    "(a7a, mushrooms, spambase)",
+    run=run_heterogeneous,
+    config=ZhaoHoiConfig,
+    default_seeds=20,
+    data_files=("a1a.libsvm.gz", "a1a_t.libsvm.gz", "mushrooms_keel.csv.gz", "spambase.csv.gz"),
+    quick_data_files=("spambase.csv.gz", "mushrooms_keel.csv.gz"),
+    figures=("mistake_rate.png",),
+    page="reproductions/zhao-hoi2010.md",
+)

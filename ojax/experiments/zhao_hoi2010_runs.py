@@ -38,7 +38,7 @@ def _compiled_run(learner: Any, args: tuple) -> tuple[Callable[[tuple], Any], fl
     """The compiled run of ``learner`` over orders for arguments of these shapes (a function of
     the arguments), and the seconds spent compiling it: 0 when an earlier dataset of the same
     shapes compiled it, little when the compilation cache and the program store
-    (:mod:`ojax.sweep.programs`) hold it."""
+    (:mod:`ojax.programs`) hold it."""
     key = (learner, shape_signature(args), bool(jax.config.jax_enable_x64))  # type: ignore[attr-defined]
     hit = _PROGRAMS.get(key)
     if hit is not None:
@@ -62,7 +62,7 @@ def _lower(fn: Callable, args: tuple) -> tuple[Any, Any]:
     """``(lowered program, output treedef)``: the program stored by an earlier process (no
     trace, no lowering of ``fn``), else ``fn`` traced, exported and stored for the next one;
     the treedef is ``None`` when ``fn`` was lowered as usual (no store, or nothing to keep)."""
-    from ojax.sweep import programs
+    from ojax import programs
 
     jitted = jax.jit(fn)
     tree = jax.tree.structure(args)

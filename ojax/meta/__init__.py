@@ -42,7 +42,7 @@ from ojax.meta.simulate import (
     test_error_curve,
     weights_record,
 )
-from ojax.meta.tasks import TaskBlock, TestPoints, check_task_block, pad_tasks, task_slice
+from ojax.tasks import TaskBlock, TestPoints, check_task_block, pad_tasks, task_slice  # re-exported
 
 __all__ = [
     "COUNTERS",

@@ -42,8 +42,8 @@ from ojax.core import (
     learner_factory,
 )
 from ojax.meta.learners import FixedBiasParams, params_dtype
-from ojax.meta.tasks import TaskBlock, TestPoints, check_task_block
 from ojax.runner import run
+from ojax.tasks import TaskBlock, TestPoints, check_task_block
 from ojax.validation import InputError, check_shape
 
 

@@ -1,10 +1,11 @@
 """Online learning basics: FTL, FTRL, OGD (also with the doubling trick), Hedge / EG, and
-prediction with expert advice; the classic adaptive baselines: AdaGrad, FTRL-Proximal, Online
-Newton Step, AdaHedge, Squint."""
+prediction with expert advice; the bandit learners EXP3 and EXP3-IX; the classic adaptive
+baselines: AdaGrad, FTRL-Proximal, Online Newton Step, AdaHedge, Squint."""
 
 from ojax.oco import registry as _registry  # noqa: F401  (registers the learners)
 from ojax.oco.adaptive_gradient import AdaGradParams, AdaGradState, adagrad
 from ojax.oco.adaptive_hedge import AdaHedgeParams, AdaHedgeState, adahedge
+from ojax.oco.bandits import BanditState, EXP3IXParams, EXP3Params, exp3, exp3_ix
 from ojax.oco.doubling import DoublingState, ogd_doubling
 from ojax.oco.experts import (
     ExpertsParams,
@@ -23,6 +24,11 @@ from ojax.oco.quantile_experts import SquintParams, SquintState, squint
 from ojax.oco.regularized_leader import FTRLParams, FTRLState, ftrl
 
 __all__ = [
+    "BanditState",
+    "EXP3IXParams",
+    "EXP3Params",
+    "exp3",
+    "exp3_ix",
     "AdaGradParams",
     "AdaGradState",
     "AdaHedgeParams",

@@ -15,6 +15,7 @@ from ojax.core import Array, LearnerEntry, register_learner, scalars
 from ojax.losses import square
 from ojax.oco.adaptive_gradient import AdaGradParams, adagrad
 from ojax.oco.adaptive_hedge import AdaHedgeParams, adahedge
+from ojax.oco.bandits import EXP3IXParams, EXP3Params, exp3, exp3_ix
 from ojax.oco.doubling import ogd_doubling
 from ojax.oco.experts import ExpertsParams, follow_best_expert, halving
 from ojax.oco.exponential_weights import HedgeParams, hedge
@@ -235,6 +236,26 @@ ENTRIES = [
         make=lambda d: squint(),
         default_params=SquintParams.default,
         params_grid=SquintParams,
+        stream="expert_losses",
+        objective="linear",
+        start="uniform",
+    ),
+    LearnerEntry(  # checked with full information here; bandit feedback: ojax.run_env
+        name="exp3",
+        kind="oco",
+        make=lambda d: exp3(),
+        default_params=EXP3Params.default,
+        params_grid=lambda: EXP3Params(_array(0.05, 0.5), _array(0.05, 0.2)),
+        stream="expert_losses",
+        objective="linear",
+        start="uniform",
+    ),
+    LearnerEntry(
+        name="exp3_ix",
+        kind="oco",
+        make=lambda d: exp3_ix(),
+        default_params=EXP3IXParams.default,
+        params_grid=lambda: EXP3IXParams(_array(0.05, 0.5), _array(0.025, 0.25)),
         stream="expert_losses",
         objective="linear",
         start="uniform",

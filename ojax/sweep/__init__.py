@@ -32,7 +32,8 @@ another folder, and a folder holding another configuration is refused.
 
 The modules: :mod:`~ojax.sweep.grid` (axes, values checked), :mod:`~ojax.sweep.fingerprint`
 (the configuration hash), :mod:`~ojax.sweep.memory` (the peak-memory estimate, the chunk size),
-:mod:`~ojax.sweep.store` (the chunk files), :mod:`~ojax.sweep.engine` (:func:`sweep`) and
+:mod:`~ojax.sweep.store` (the chunk files), :mod:`~ojax.sweep.chunk` (the jitted chunk),
+:mod:`~ojax.sweep.engine` (:func:`sweep`) and
 :mod:`~ojax.sweep.results`. A registered learner on its own stream (``ojax sweep``) is
 :func:`ojax.experiments.learner_sweep.sweep_learner`.
 

@@ -8,7 +8,6 @@ function gathers its params, data and keys on the device, its batch axis sharded
 
 from __future__ import annotations
 
-import collections
 import functools
 import math
 import os
@@ -23,9 +22,10 @@ import jax.numpy as jnp
 import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
-from ojax import compile_log, distributed
-from ojax.sweep import processes, programs
-from ojax.sweep.fingerprint import configuration, describe, manifest, shape_signature
+from ojax import distributed
+from ojax.sweep import processes
+from ojax.sweep.chunk import BATCH_AXIS, Layout, compile_chunk
+from ojax.sweep.fingerprint import configuration, describe, manifest
 from ojax.sweep.grid import Axis, as_arrays, grid_axes, leading_size
 from ojax.sweep.memory import (
     check_output_memory,
@@ -38,140 +38,6 @@ from ojax.sweep.memory import (
 from ojax.sweep.results import SweepResult, SweepStats
 from ojax.sweep.store import open_store, prepare, save_chunk
 from ojax.validation import InputError
-
-BATCH_AXIS = "batch"
-"""Name of the mesh axis the combinations are sharded over."""
-
-
-# --------------------------------------------------------------------------------------------
-# the jitted chunk
-
-
-class Layout(NamedTuple):
-    """The combinations: C order over ``(seed, *hyperparameters, [task])``."""
-
-    sizes: tuple[int, ...]  # (num_seeds, *hyperparameter sizes, [num_tasks])
-    kind: str  # "none", "product", "stacked"
-    names: tuple[str, ...]  # hyperparameter axis names
-    has_tasks: bool
-
-    @property
-    def total(self) -> int:
-        return math.prod(self.sizes)
-
-    @property
-    def axis_names(self) -> tuple[str, ...]:
-        return ("seed", *self.names, *(("task",) if self.has_tasks else ()))
-
-
-def _chunk_fn(fn, layout: Layout, sharding, index, hyper, tasks, data, keys):
-    coords = jnp.unravel_index(index, layout.sizes)
-    key = keys[coords[0]]
-    hyper_coords = coords[1 : 1 + len(layout.names)]
-    if layout.kind == "none":
-        params = None
-    elif layout.kind == "product":
-        params = {
-            name: jax.tree.map(lambda a, c=c: a[c], hyper[name])
-            for name, c in zip(layout.names, hyper_coords)
-        }
-    else:
-        params = jax.tree.map(lambda a: a[hyper_coords[0]], hyper)
-    if layout.has_tasks:
-        data = jax.tree.map(lambda a: a[coords[-1]], tasks)
-
-    def constrain(tree):
-        return jax.tree.map(lambda a: jax.lax.with_sharding_constraint(a, sharding), tree)
-
-    params, key = constrain(params), constrain(key)
-    if layout.has_tasks:
-        data = constrain(data)
-    out = jax.vmap(fn, in_axes=(0, 0 if layout.has_tasks else None, 0))(params, data, key)
-    return constrain(out)
-
-
-_COMPILED: collections.OrderedDict = collections.OrderedDict()
-_COMPILED_MAX = 8
-
-
-def _memory_used(executable: Any) -> int:
-    try:
-        analysis = executable.memory_analysis()
-    except Exception:  # pragma: no cover - backends without a memory analysis
-        return 0
-    if analysis is None:  # pragma: no cover
-        return 0
-    return int(
-        analysis.temp_size_in_bytes
-        + analysis.argument_size_in_bytes
-        + analysis.output_size_in_bytes
-    )
-
-
-def _compile(fn, layout, mesh, chunk, hyper, tasks, data, keys, options=(), label="sweep"):
-    """``((executable, bytes it uses per device), compile seconds)``; 0 seconds when cached.
-
-    ``options`` are XLA compiler options as ``(name, value)`` pairs; ``label`` names the
-    program in :mod:`ojax.compile_log`."""
-    batch = NamedSharding(mesh, PartitionSpec(BATCH_AXIS))
-    signature = shape_signature((hyper, tasks, data, keys))
-    key = (fn, layout, batch, chunk, signature, jax.config.jax_enable_x64, options)
-    try:
-        hit = _COMPILED.get(key)
-    except TypeError:  # an unhashable fn: no cache
-        hit, key = None, None
-    if hit is not None:
-        _COMPILED.move_to_end(key)
-        return hit, 0.0
-    start = time.perf_counter()
-    index = jax.ShapeDtypeStruct((chunk,), jnp.int32, sharding=batch)
-    jitted = jax.jit(functools.partial(_chunk_fn, fn, layout, batch))
-    args = (index, hyper, tasks, data, keys)
-    with compile_log.program(label):
-        name = None
-        if mesh.devices.size == 1:  # the program store holds single-device programs
-            parts = [list(layout), chunk, repr(signature), [list(o) for o in options]]
-            name = programs.entry_name("chunk", fn, parts)
-        lowered, flat = _lower(jitted, name, args)
-        executable = lowered.compile(compiler_options=dict(options) or None)
-    if flat:
-        executable = _Flat(executable)
-    compiled = (executable, _memory_used(executable))
-    seconds = time.perf_counter() - start
-    if key is not None:
-        _COMPILED[key] = compiled
-        while len(_COMPILED) > _COMPILED_MAX:
-            _COMPILED.popitem(last=False)
-    return compiled, seconds
-
-
-class _Flat:
-    """A compiled program over the leaves of the chunk's arguments, called with the pytrees
-    (its outputs are the leaves of the chunk's outputs, in order)."""
-
-    def __init__(self, compiled: Any):
-        self.compiled = compiled
-
-    def __call__(self, *args: Any) -> list:
-        return self.compiled(*jax.tree.leaves(args))
-
-    def memory_analysis(self) -> Any:
-        return self.compiled.memory_analysis()
-
-
-def _lower(jitted, name: str | None, args: tuple) -> tuple[jax.stages.Lowered, bool]:
-    """``(lowered chunk program, over leaves?)``: from :mod:`ojax.sweep.programs` when it holds
-    the program (no trace), else traced (and exported there for the next process when ``name``
-    is given). Exported programs take and give leaves: the store keeps no pytree types."""
-    if name is None:
-        return jitted.lower(*args), False
-    stored = programs.exported_program(name, jitted, args)
-    if stored is None:  # something export does not take (e.g. a host callback)
-        return jitted.lower(*args), False
-    try:  # cold and warm processes lower the same module: the compilation cache serves it
-        return jax.jit(stored[0].call).lower(*jax.tree.leaves(args)), True
-    except Exception:  # a stored program this JAX cannot call: trace as usual
-        return jitted.lower(*args), False
 
 
 def _put(value: np.ndarray, sharding: NamedSharding) -> jax.Array:
@@ -215,6 +81,23 @@ def _keys(key: Any, num_seeds: int) -> jax.Array:
     return jax.random.split(key, num_seeds)
 
 
+def _num_seeds(num_seeds: Any, key: Any, seeds: Any) -> Any:
+    if (seeds is None) == (num_seeds is None or key is None):
+        raise InputError("give num_seeds and key (keys split from key), or explicit seeds")
+    return len(seed_keys(seeds)) if seeds is not None else num_seeds
+
+
+def seed_keys(seeds: Any) -> jax.Array:
+    """The keys of explicit integer seeds: ``jax.random.key(s)`` for each ``s`` of ``seeds``
+    (a non-empty 1-D sequence of integers in ``[-2**31, 2**31)``), stacked."""
+    values = np.asarray(seeds)
+    if values.ndim != 1 or values.size == 0 or values.dtype.kind not in "iu":
+        raise InputError(f"seeds must be a non-empty 1-D sequence of integers, got {seeds!r}")
+    if values.min() < -(2**31) or values.max() >= 2**31:
+        raise InputError(f"seeds must lie in [-2**31, 2**31), got {values.min()}..{values.max()}")
+    return jax.vmap(jax.random.key)(jnp.asarray(values, jnp.int32))
+
+
 # --------------------------------------------------------------------------------------------
 # the steps of a sweep
 
@@ -255,7 +138,7 @@ class _Plan(NamedTuple):
     keys: jax.Array
 
 
-def _plan(fn, grid, name, num_seeds, key, tasks, data) -> _Plan:
+def _plan(fn, grid, name, num_seeds, key, tasks, data, seeds=None) -> _Plan:
     name = name or getattr(fn, "__name__", None) or "sweep"
     kind, axes = grid_axes(grid)
     hyper = (
@@ -269,7 +152,7 @@ def _plan(fn, grid, name, num_seeds, key, tasks, data) -> _Plan:
         num_tasks = leading_size("tasks", tasks)
     if data is not None:
         data = as_arrays("data", data)
-    keys = _keys(key, int(num_seeds))
+    keys = _keys(key, int(num_seeds)) if seeds is None else seed_keys(seeds)
     layout = Layout(
         (int(num_seeds), *(a.size for a in axes), *(() if num_tasks is None else (num_tasks,))),
         kind,
@@ -360,12 +243,12 @@ def _compiled_chunk(plan: _Plan, sizing: _Sizing, options: tuple):
     args: tuple[Any, Any, Any, Any] = jax.tree.map(
         functools.partial(_put, sharding=replicated), (plan.hyper, plan.tasks, plan.data, plan.keys)
     )
-    (compiled, used), seconds = _compile(
+    (compiled, used), seconds = compile_chunk(
         plan.fn, plan.layout, mesh, chunk, *args, options, plan.name
     )
     if sizing.derived and chunk > n_dev and used > sizing.budget:  # the estimate was short
         chunk = shrunk_chunk(chunk, n_dev, sizing.budget, used)
-        (compiled, used), more = _compile(
+        (compiled, used), more = compile_chunk(
             plan.fn, plan.layout, mesh, chunk, *args, options, plan.name
         )
         seconds += more
@@ -493,8 +376,9 @@ def sweep(
     fn: Callable[[Any, Any, jax.Array], Any],
     grid: Any = None,
     *,
-    num_seeds: int,
-    key: Any,
+    num_seeds: int | None = None,
+    key: Any = None,
+    seeds: Any = None,
     tasks: Any = None,
     data: Any = None,
     memory_budget: float | None = None,
@@ -512,8 +396,8 @@ def sweep(
     """Evaluates ``fn(params, data, key)`` on every (seed, hyperparameter, task) combination.
 
     ``out[s, h_1, ..., h_k, t] = fn(params[h_1, ..., h_k], tasks[t] or data, keys[s])`` with
-    ``keys = jax.random.split(key, num_seeds)``, vmapped in chunks, each chunk one call of a
-    function compiled once (see :mod:`ojax.sweep` and ``docs/guides/sweeps.md``).
+    ``keys = jax.random.split(key, num_seeds)`` (or :func:`seed_keys` of ``seeds``), vmapped in
+    chunks, each chunk one call of a function compiled once (see :mod:`ojax.sweep`).
 
     Args:
       fn: ``(params, data, key) -> pytree of arrays`` for ONE combination (static: it keys the
@@ -524,6 +408,7 @@ def sweep(
         :func:`stacked`). Every value must be finite and fit the dtype it runs in.
       num_seeds: number of seeds, ``>= 1``.
       key: a PRNG key (or an int seed) split into ``num_seeds`` keys.
+      seeds: explicit integer seeds instead (keys :func:`seed_keys`, ``jax.random.key(s)``).
       tasks: optional pytree with a leading task axis; ``fn`` gets one task's slice.
       data: optional data shared by every combination (not with ``tasks``).
       memory_budget: bytes one device may use for a chunk (default: half a GPU's memory, or a
@@ -554,8 +439,9 @@ def sweep(
         combination, ``out_dir`` holding another configuration (nothing is written then).
     """
     start = time.perf_counter()
+    num_seeds = _num_seeds(num_seeds, key, seeds)
     _check_options(fn, num_seeds, tasks, data, chunk_size, memory_budget, num_steps)
-    plan = _plan(fn, grid, name, num_seeds, key, tasks, data)
+    plan = _plan(fn, grid, name, num_seeds, key, tasks, data, seeds)
     sizing = _size(plan, devices, memory_budget, chunk_size)
     store = _open(plan, sizing, out_dir, resume, config)
     options = tuple(sorted((compiler_options or {}).items()))
@@ -573,7 +459,8 @@ def sweep_experiment(
     fn: Callable[[Any, Any, jax.Array], Any],
     grid: Any = None,
     *,
-    key: Any,
+    key: Any = None,
+    seeds: Any = None,
     tasks: Any = None,
     data: Any = None,
     name: str | None = None,
@@ -585,7 +472,7 @@ def sweep_experiment(
 ) -> SweepResult:
     """Runs one cell of an experiment through :func:`sweep`, with seeds as the sweep axis.
 
-    Honours the :class:`~ojax.experiments.output.ExperimentConfig`: ``config.seeds`` seeds,
+    Honours the :class:`~ojax.experiments.ExperimentConfig`: ``config.seeds`` seeds,
     ``config.devices``, ``config.memory_budget``, ``config.resume`` and ``config.quiet``; the
     chunk files go under ``config.out/.sweep/``.
 
@@ -597,12 +484,14 @@ def sweep_experiment(
       data: as in :func:`sweep`.
       num_steps: as in :func:`sweep`.
       chunk_size: as in :func:`sweep`.
-      key: the cell's PRNG key (or an int seed).
+      key: the PRNG key (or an int seed) split into the seeds' keys.
+      seeds: instead of ``key``: explicit integer seeds, seed ``s``'s key
+        ``jax.random.key(seeds[s])`` (e.g. ``range(config.seeds)``: a seed's numbers then do
+        not depend on how many seeds run).
       name: a label (default: ``fn.__name__``); it names the chunk folder.
       settings: anything else that decides the numbers (enters the configuration hash with
         the experiment's name, ``quick`` and ``x64``).
-      num_seeds: overrides ``config.seeds``; e.g. ``1`` when the seeds' data are already
-        drawn and passed as ``tasks`` (a leading seed axis), which then is the ``task`` axis.
+      num_seeds: overrides ``config.seeds`` (without ``seeds``).
       compiler_options: as in :func:`sweep`.
 
     Returns:
@@ -611,8 +500,9 @@ def sweep_experiment(
     return sweep(
         fn,
         grid,
-        num_seeds=int(config.seeds if num_seeds is None else num_seeds),
+        num_seeds=None if seeds is not None else int(num_seeds or config.seeds),
         key=key,
+        seeds=seeds,
         tasks=tasks,
         data=data,
         memory_budget=config.memory_budget,

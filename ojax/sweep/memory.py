@@ -8,16 +8,15 @@ memory analysis.
 from __future__ import annotations
 
 import math
-import os
 import time
 from collections.abc import Sequence
 from typing import Any
 
 import jax
 
-from ojax.sweep import programs
+from ojax import programs
 from ojax.sweep.fingerprint import shape_signature
-from ojax.validation import InputError
+from ojax.validation import InputError, fmt_bytes, host_memory
 
 
 def nbytes(aval: Any) -> int:
@@ -142,14 +141,6 @@ def _load_estimate(name: str | None) -> tuple[int, Any] | None:
         return None
 
 
-def host_memory() -> int:
-    """The host's physical memory in bytes (8 GiB where the system does not say)."""
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError, AttributeError):  # pragma: no cover
-        return 8 * 2**30
-
-
 def check_output_memory(total: int, per_combination: int) -> None:
     """Raises :class:`~ojax.validation.InputError` when the outputs of every combination, which
     the host keeps until the sweep ends, would not fit in half of its memory (a clear error
@@ -174,15 +165,6 @@ def default_budget(devices: Sequence[Any]) -> int:
     host = host_memory()
     local = max(1, sum(1 for d in devices if d.process_index == jax.process_index()))
     return int(host / 4 / local)
-
-
-def fmt_bytes(n: float) -> str:
-    """``1536`` -> ``"1.5 KiB"``."""
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if abs(n) < 1024 or unit == "TiB":
-            return f"{n:.1f} {unit}" if unit != "B" else f"{int(n)} B"
-        n /= 1024
-    return f"{n} B"  # pragma: no cover
 
 
 class TooSmallBudget(InputError):

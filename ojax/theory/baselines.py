@@ -17,13 +17,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ojax import oco
+from ojax import oco, programs
 from ojax.core import Array, OCOLearner
 from ojax.losses import linear_objective, quadratic_objective
 from ojax.runner import run_oco
-from ojax.sweep import programs
 from ojax.theory.base import Check, CheckConfig, Outcome, as_measured, log_horizons
-from ojax.theory.notes import _at, _dtype, _precision, _rng
+from ojax.theory.notes import config_dtype, config_rng, values_at, with_precision
 
 DIM = 5  # AdaGrad's box [-1, 1]^5
 ONS_DIM = 2
@@ -55,27 +54,27 @@ ADAGRAD_STEP = D_INF / math.sqrt(2.0)
 def _sparse_drift(config: CheckConfig, num_steps: int) -> np.ndarray:
     """Linear losses in [-1, 1]^5: coordinate i is nonzero with probability 2^-i, then a drift
     of sign s_i (one per seed) plus uniform noise, clipped."""
-    rng = _rng(config, 0)
+    rng = config_rng(config, 0)
     shape = (config.num_seeds, num_steps, DIM)
     active = rng.uniform(size=shape) < 0.5 ** np.arange(DIM)
     signs = np.where(rng.uniform(size=(config.num_seeds, 1, DIM)) < 0.5, -1.0, 1.0)
     return active * np.clip(0.4 * signs + rng.uniform(-1.0, 1.0, size=shape), -1.0, 1.0)
 
 
-@_precision
+@with_precision
 def _adagrad(config: CheckConfig) -> Outcome:
     """Theorem 5 (mirror-descent update, delta = 0) at eta = D_inf / sqrt(2) on the box."""
-    steps, dtype = _horizons(config), _dtype(config)
+    steps, dtype = _horizons(config), config_dtype(config)
     zs = _sparse_drift(config, int(steps[-1])).astype(dtype)
     z64 = zs.astype(np.float64)
-    best = -_at(np.sum(np.abs(np.cumsum(z64, axis=1)), axis=-1), steps)  # min_u <u, S_t>
+    best = -values_at(np.sum(np.abs(np.cumsum(z64, axis=1)), axis=-1), steps)  # min_u <u, S_t>
     column_norms = np.sqrt(np.cumsum(z64**2, axis=1))  # ||g_{1:t,i}||_2
-    bound = math.sqrt(2.0) * D_INF * _at(np.sum(column_norms, axis=-1), steps)
+    bound = math.sqrt(2.0) * D_INF * values_at(np.sum(column_norms, axis=-1), steps)
     methods = {}
     for name, step in (("AdaGrad", ADAGRAD_STEP), ("falsifier:step-0.01x", ADAGRAD_STEP / 100)):
         params = oco.AdaGradParams(*(jnp.asarray(v, dtype) for v in (step, 0.0, 1.0)))
         losses, _ = _plays(oco.adagrad("box"), params, zs, jnp.zeros(DIM, dtype))
-        paid = _at(np.cumsum(np.asarray(losses, np.float64), axis=1), steps)
+        paid = values_at(np.cumsum(np.asarray(losses, np.float64), axis=1), steps)
         methods[f"{name}@sparse"] = as_measured(paid - best, bound)
     methods["falsifier:no-learning@sparse"] = as_measured(-best, bound)  # plays 0: pays 0
     return Outcome(steps, methods)
@@ -91,7 +90,7 @@ ONS_G, ONS_D, ONS_ALPHA = 2.0, 2.0, 0.25
 def _ons_stream(config: CheckConfig, num_steps: int) -> tuple[np.ndarray, np.ndarray]:
     """z_t = P_ball(0.9 u + 0.3 N(0, I)) around a direction u (one per seed); the start is
     x_1 = -0.9 u (the far side of the ball)."""
-    rng = _rng(config, 1)
+    rng = config_rng(config, 1)
     u = rng.normal(size=(config.num_seeds, 1, ONS_DIM))
     u = u / np.linalg.norm(u, axis=-1, keepdims=True)
     z = 0.9 * u + 0.3 * rng.normal(size=(config.num_seeds, num_steps, ONS_DIM))
@@ -107,12 +106,12 @@ def _quadratic_best(z: np.ndarray, steps: np.ndarray) -> np.ndarray:
     sums = np.cumsum(z, axis=1)
     squares = np.cumsum(np.sum(z**2, axis=-1), axis=1)
     total = 0.5 * (count[..., 0] * np.sum(x**2, -1) - 2 * np.sum(x * sums, -1) + squares)
-    return _at(total, steps)
+    return values_at(total, steps)
 
 
-@_precision
+@with_precision
 def _ons(config: CheckConfig) -> Outcome:
-    steps, dtype = _horizons(config), _dtype(config)
+    steps, dtype = _horizons(config), config_dtype(config)
     z, starts = _ons_stream(config, int(steps[-1]))
     zs = z.astype(dtype)
     z = zs.astype(np.float64)
@@ -123,7 +122,7 @@ def _ons(config: CheckConfig) -> Outcome:
 
     losses = programs.jit(jax.vmap(one))(zs, jnp.asarray(starts, dtype))
     best = _quadratic_best(z, steps)
-    regret = _at(np.cumsum(np.asarray(losses, np.float64), axis=1), steps) - best
+    regret = values_at(np.cumsum(np.asarray(losses, np.float64), axis=1), steps) - best
     still = 0.5 * np.sum((starts[:, None, :] - z) ** 2, axis=-1)  # x_t = x_1 for every t
     bound = 5.0 * (1.0 / ONS_ALPHA + ONS_G * ONS_D) * ONS_DIM * np.log(steps)
     return Outcome(
@@ -131,7 +130,7 @@ def _ons(config: CheckConfig) -> Outcome:
         {
             "ONS@noisy-target": as_measured(regret, bound),
             "falsifier:no-learning@noisy-target": as_measured(
-                _at(np.cumsum(still, axis=1), steps) - best, bound
+                values_at(np.cumsum(still, axis=1), steps) - best, bound
             ),
         },
     )
@@ -154,7 +153,7 @@ def _ftl_killer(num_steps: int) -> np.ndarray:
 
 def _bernoulli(config: CheckConfig, num_steps: int, stream: int) -> np.ndarray:
     """(seeds, T, K) losses in {0, 1}, expert k a coin of mean in [0.3, 0.7] (one per seed)."""
-    rng = _rng(config, stream)
+    rng = config_rng(config, stream)
     means = rng.uniform(0.3, 0.7, size=(config.num_seeds, 1, NUM_EXPERTS))
     return (rng.uniform(size=(config.num_seeds, num_steps, NUM_EXPERTS)) < means).astype(float)
 
@@ -191,20 +190,22 @@ def _regrets(weights: np.ndarray, zs: np.ndarray) -> tuple[np.ndarray, np.ndarra
     return hedge, np.cumsum(hedge[..., None] - zs, axis=1)
 
 
-@_precision
+@with_precision
 def _adahedge(config: CheckConfig) -> Outcome:
     """R_T <= 2 sqrt(V_T ln K) + (4/3) ln K + 2, V_T the cumulative variance under w_t."""
-    steps, dtype = _horizons(config), _dtype(config)
+    steps, dtype = _horizons(config), config_dtype(config)
     methods = {}
     for instance, zs in _expert_instances(config, 2).items():
         plays = {"AdaHedge": _experts_runs(oco.adahedge(), oco.AdaHedgeParams(), zs, dtype)}
         for name, weights in (plays | _falsifiers(instance, zs, dtype)).items():
             hedge, regret = _regrets(weights, zs)
             variance = np.sum(weights * (zs - hedge[..., None]) ** 2, axis=-1)
-            v = _at(np.cumsum(variance, axis=1), steps)
+            v = values_at(np.cumsum(variance, axis=1), steps)
             log_k = math.log(NUM_EXPERTS)
             bound = 2.0 * np.sqrt(v * log_k) + 4.0 / 3.0 * log_k + 2.0
-            methods[f"{name}@{instance}"] = as_measured(_at(regret.max(axis=-1), steps), bound)
+            methods[f"{name}@{instance}"] = as_measured(
+                values_at(regret.max(axis=-1), steps), bound
+            )
     return Outcome(steps, methods)
 
 
@@ -236,10 +237,10 @@ def squint_regret_bound(variance: np.ndarray, prior: float, steps: np.ndarray) -
     return high
 
 
-@_precision
+@with_precision
 def _squint(config: CheckConfig) -> Outcome:
     """Lemma 1 (the potential with the improper prior never exceeds 0) as a regret bound."""
-    steps, dtype = _horizons(config), _dtype(config)
+    steps, dtype = _horizons(config), config_dtype(config)
     methods = {}
     for instance, zs in _expert_instances(config, 3).items():
         plays = {"Squint": _experts_runs(oco.squint(), oco.SquintParams(), zs, dtype)}

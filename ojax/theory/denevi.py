@@ -36,11 +36,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ojax import losses, meta
+from ojax import losses, meta, programs
 from ojax.oco.gradient_descent import OGDParams, ogd
 from ojax.parameter_free import CoinBettingParams, coin_betting, direction_magnitude
 from ojax.runner import run_oco
-from ojax.sweep import programs
 from ojax.theory.base import Check, CheckConfig, Outcome, as_measured
 
 EPSILON = 1.0  # the initial wealth of every bettor (the paper's 1)
@@ -50,7 +49,8 @@ TASK_MEAN = 4.0  # every coordinate of the bias (the paper's mean task vector 4 
 COMPILER_OPTIONS = {"xla_backend_optimization_level": 1}
 
 
-def _jit(fn):
+def check_jit(fn):
+    """``fn`` jitted with the checks' compiler options, its program kept on disk."""
     return programs.jit(fn, compiler_options=COMPILER_OPTIONS)
 
 
@@ -75,15 +75,18 @@ def within_bound(r: Any, k: Any, epsilon: float = EPSILON) -> np.ndarray:
     return kt_bound(r, k, epsilon) + np.asarray(r, np.float64) * direction_bound(k)
 
 
-def _context(config: CheckConfig):
+def precision_context(config: CheckConfig):
+    """float64 inside the block when ``config.x64``."""
     return jax.enable_x64(True) if config.x64 else contextlib.nullcontext()
 
 
-def _dtype(config: CheckConfig) -> Any:
+def check_dtype(config: CheckConfig) -> Any:
+    """The float dtype of a check's run."""
     return jnp.float64 if config.x64 else jnp.float32
 
 
-def _powers(lo: int, hi: int) -> np.ndarray:
+def powers_of_two(lo: int, hi: int) -> np.ndarray:
+    """The horizons ``2^lo, ..., 2^hi``."""
     return 2 ** np.arange(lo, hi + 1)
 
 
@@ -112,7 +115,7 @@ def _kt_wealth_fn():
         state, _ = run_oco(learner, params, x0, coins[:, None], losses.linear_objective)
         return state.bet.wealth_sign[0] * jnp.exp(state.bet.log_wealth[0])
 
-    return _jit(jax.vmap(final, in_axes=(None, 0)))
+    return check_jit(jax.vmap(final, in_axes=(None, 0)))
 
 
 def kt_worst_regret(horizons: np.ndarray, comparator: float, dtype: Any) -> np.ndarray:
@@ -135,12 +138,12 @@ def kt_worst_regret(horizons: np.ndarray, comparator: float, dtype: Any) -> np.n
 def _prop1(config: CheckConfig) -> Outcome:
     """KT's worst regret against each ``u``; the falsifier never bets (its wealth stays
     ``eps``), so its worst regret is ``u k`` (all coins -1)."""
-    horizons = _powers(4, 10 if config.quick else 12)
+    horizons = powers_of_two(4, 10 if config.quick else 12)
     methods = {}
-    with _context(config):
+    with precision_context(config):
         for u in KT_COMPARATORS:
             bound = kt_bound(u, horizons)
-            worst = kt_worst_regret(horizons, u, _dtype(config))
+            worst = kt_worst_regret(horizons, u, check_dtype(config))
             methods[f"KT, u={u:g}"] = as_measured(worst, bound)
             methods[f"falsifier:no-bet, u={u:g}"] = as_measured(u * horizons, bound)
     return Outcome(horizons.astype(np.float64), methods)
@@ -175,13 +178,13 @@ def direction_regret(zs: jax.Array, schedule: str = "inverse_sqrt") -> jax.Array
 
 @functools.cache
 def _direction_regrets(schedule: str = "inverse_sqrt"):
-    return _jit(jax.vmap(functools.partial(direction_regret, schedule=schedule)))
+    return check_jit(jax.vmap(functools.partial(direction_regret, schedule=schedule)))
 
 
 def _prop2(config: CheckConfig) -> Outcome:
-    horizons = _powers(4, 12 if config.quick else 15)
-    width, dtype = int(horizons[-1]), _dtype(config)
-    with _context(config):
+    horizons = powers_of_two(4, 12 if config.quick else 15)
+    width, dtype = int(horizons[-1]), check_dtype(config)
+    with precision_context(config):
         keys = jax.random.split(jax.random.key(config.seed), config.num_seeds)
         zs = jax.vmap(lambda k: jax.random.normal(k, (width, 3), dtype))(keys)
         zs = zs / jnp.linalg.norm(zs, axis=-1, keepdims=True)
@@ -231,13 +234,13 @@ def _within_regrets(width: int):
         still = jnp.abs(tasks.y_train[0] - tasks.x_train[0] @ params.bias)
         return jnp.cumsum(meta.run_meta(learner, params, tasks).loss[0]), jnp.cumsum(still)
 
-    return _jit(jax.vmap(regret, in_axes=(None, 0, 0)))
+    return check_jit(jax.vmap(regret, in_axes=(None, 0, 0)))
 
 
 def _prop3(config: CheckConfig) -> Outcome:
-    horizons = _powers(4, 10 if config.quick else 13)
-    dtype, seeds = _dtype(config), config.num_seeds
-    with _context(config):
+    horizons = powers_of_two(4, 10 if config.quick else 13)
+    dtype, seeds = check_dtype(config), config.num_seeds
+    with precision_context(config):
         params = meta.FixedBiasParams.paper(jnp.full(DIM, TASK_MEAN, dtype), dtype=dtype)
         keys = jax.random.split(jax.random.key(config.seed), seeds)
         distances = jnp.repeat(jnp.asarray(DISTANCES, dtype), seeds)

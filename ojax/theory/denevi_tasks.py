@@ -39,10 +39,10 @@ from ojax.theory.denevi import (
     COMMON,
     TASK_MEAN,
     WITHIN,
-    _context,
-    _dtype,
-    _jit,
-    _powers,
+    check_dtype,
+    check_jit,
+    powers_of_two,
+    precision_context,
     within_bound,
 )
 
@@ -78,17 +78,17 @@ def _draw(num_tasks: int, held_out: int, dtype: Any):
         )  # fmt: skip
         return block, w, jnp.abs(noise)
 
-    return _jit(jax.vmap(draw))
+    return check_jit(jax.vmap(draw))
 
 
 @functools.lru_cache(maxsize=4)
 def tasks(config: CheckConfig) -> Tasks:
     """The instance of the module docstring, one block of tasks per seed."""
-    horizons = _powers(2, 10 if config.quick else 11)
+    horizons = powers_of_two(2, 10 if config.quick else 11)
     held_out = 50 if config.quick else 100
-    with _context(config):
+    with precision_context(config):
         keys = jax.random.split(jax.random.key(config.seed), config.num_seeds)
-        block, w, noise = _draw(int(horizons[-1]), held_out, _dtype(config))(keys)
+        block, w, noise = _draw(int(horizons[-1]), held_out, check_dtype(config))(keys)
     noise = np.asarray(noise, np.float64)
     return Tasks(
         block,
@@ -112,7 +112,7 @@ def _runner(method: str):
         trace = meta.run_meta(learner, params, block, task_sums=True, independent_tasks=independent)
         return trace.loss, trace.task.test_error, meta.bias_path(learner, params, trace)[:-1]
 
-    return _jit(jax.vmap(one, in_axes=(None, 0)))
+    return check_jit(jax.vmap(one, in_axes=(None, 0)))
 
 
 class Run(NamedTuple):
@@ -128,8 +128,8 @@ class Run(NamedTuple):
 def run(config: CheckConfig, method: str) -> Run:
     """A KT meta-learner (``"Aggressive_KT"``, ``"Lazy_KT"``) or a fixed bias (``"ITL"``: 0,
     ``"Oracle"``: the true mean ``4 * 1``) on the tasks of every seed."""
-    data, dtype = tasks(config), _dtype(config)
-    with _context(config):
+    data, dtype = tasks(config), check_dtype(config)
+    with precision_context(config):
         if method in META_METHODS:
             params: Any = meta.MetaParams.paper(dtype=dtype)
         else:

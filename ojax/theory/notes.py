@@ -20,11 +20,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ojax import oco
-from ojax.core import Array, OCOLearner
+from ojax import oco, programs
+from ojax.core import Array, OCOLearner, Step
+from ojax.envs import adversaries
+from ojax.game import run_env
 from ojax.losses import Objective, linear_objective, quadratic_objective
 from ojax.runner import run_oco
-from ojax.sweep import programs
 from ojax.theory.base import Check, CheckConfig, Outcome, as_measured, log_horizons
 
 RADIUS = 1.0  # B (or M): the feasible ball, and the bound on the data's norm
@@ -34,7 +35,7 @@ STEPS = (0.01, 0.1)  # "at any step": OGD's eta
 _T = TypeVar("_T")
 
 
-def _precision(compute: Callable[[CheckConfig], _T]) -> Callable[[CheckConfig], _T]:
+def with_precision(compute: Callable[[CheckConfig], _T]) -> Callable[[CheckConfig], _T]:
     """``compute`` with float64 enabled when ``config.x64``."""
 
     @functools.wraps(compute)
@@ -45,25 +46,25 @@ def _precision(compute: Callable[[CheckConfig], _T]) -> Callable[[CheckConfig], 
     return wrapper
 
 
-def _horizons(config: CheckConfig) -> np.ndarray:
+def notes_horizons(config: CheckConfig) -> np.ndarray:
     return log_horizons(10, 300 if config.quick else 10_000, 6 if config.quick else 12)
 
 
-def _dtype(config: CheckConfig) -> np.dtype:
+def config_dtype(config: CheckConfig) -> np.dtype:
     return np.dtype(np.float64 if config.x64 else np.float32)
 
 
-def _rng(config: CheckConfig, stream: int) -> np.random.Generator:
+def config_rng(config: CheckConfig, stream: int) -> np.random.Generator:
     return np.random.default_rng([config.seed, stream])
 
 
-def _at(curves: Array | np.ndarray, steps: np.ndarray) -> np.ndarray:
+def values_at(curves: Array | np.ndarray, steps: np.ndarray) -> np.ndarray:
     """Values at the 1-based horizons ``steps`` along the last axis, as float64."""
     return np.asarray(curves, np.float64)[..., steps - 1]
 
 
-def _cumulative(values: Array | np.ndarray, steps: np.ndarray) -> np.ndarray:
-    return _at(np.cumsum(np.asarray(values, np.float64), axis=-1), steps)
+def cumulative_at(values: Array | np.ndarray, steps: np.ndarray) -> np.ndarray:
+    return values_at(np.cumsum(np.asarray(values, np.float64), axis=-1), steps)
 
 
 def _derived(runs: Callable, group: str, bound: Callable) -> Callable[[CheckConfig], Outcome]:
@@ -81,7 +82,7 @@ def _derived(runs: Callable, group: str, bound: Callable) -> Callable[[CheckConf
     return compute
 
 
-def _ball_stream(rng: np.random.Generator, shape: tuple[int, int, int], drift: float) -> np.ndarray:
+def ball_stream(rng: np.random.Generator, shape: tuple[int, int, int], drift: float) -> np.ndarray:
     """``(seeds, T, d)`` vectors of norm in [0.5, 1] RADIUS: a drift direction (one per seed)
     plus isotropic noise."""
     seeds, _, dim = shape
@@ -110,49 +111,44 @@ def _play(
     return trace.loss, trace.loss - later
 
 
-def _adaptive(
+def adaptive_run(
     learner: OCOLearner, params: object, x0: Array, adversary: Callable, num_steps: int
 ) -> tuple[Array, Array]:
-    """An adaptive adversary: the linear loss ``z_t = adversary(w_t)`` answers the played point;
-    returns the losses ``<w_t, z_t>`` and ``zs``."""
-
-    def step(state, _):
-        w = learner.iterate(state, params)
-        z = adversary(w)
-        return learner.update(state, params, z), (jnp.vdot(w, z), z)
-
-    _, (losses, zs) = jax.lax.scan(step, learner.init(params, x0), None, length=num_steps)
-    return losses, zs
-
-
-def _sign(w: Array) -> Array:
-    """The worst linear loss of the box: ``sign(w)`` with ties to +1."""
-    return jnp.where(w >= 0, 1.0, -1.0).astype(w.dtype)
+    """An adaptive adversary: the linear loss ``z_t = adversary(w_t)`` answers the played point
+    (the environment :func:`ojax.envs.adversaries.answer`); returns the losses ``<w_t, z_t>``
+    and ``zs``."""
+    env = adversaries.answer(adversary)
+    _, _, trace = run_env(
+        learner, params, env, None, jax.random.key(0), num_steps, linear_objective, x0=x0,
+        record=_data,
+    )  # fmt: skip
+    return trace.loss, trace.record
 
 
-def _toward(w: Array) -> Array:
-    """The adaptive adversary of OGD: the unit loss along the played point (``e_1`` at 0)."""
-    norm = jnp.linalg.norm(w)
-    first = jnp.zeros_like(w).at[0].set(1.0)
-    return jnp.where(norm > 0, w / jnp.where(norm > 0, norm, 1.0), first)
+def _data(step: Step) -> Array:
+    return step.x
 
 
-def _regret_linear(losses, zs, best: Callable[[np.ndarray], np.ndarray], steps) -> np.ndarray:
+_sign = adversaries.sign
+_toward = adversaries.toward
+
+
+def regret_linear(losses, zs, best: Callable[[np.ndarray], np.ndarray], steps) -> np.ndarray:
     """Regret against the best fixed point in hindsight; ``best(S)`` maps the running sums
     ``(..., T, d)`` to ``min_u <u, S_t>``."""
     paid = np.cumsum(np.asarray(losses, np.float64), axis=-1)
-    return _at(paid - best(np.cumsum(np.asarray(zs, np.float64), axis=-2)), steps)
+    return values_at(paid - best(np.cumsum(np.asarray(zs, np.float64), axis=-2)), steps)
 
 
 def _l2_best(sums: np.ndarray) -> np.ndarray:
     return -RADIUS * np.linalg.norm(sums, axis=-1)
 
 
-def _moved(zs: np.ndarray, steps: np.ndarray) -> np.ndarray:
+def moved_from_zero(zs: np.ndarray, steps: np.ndarray) -> np.ndarray:
     """1 where the running sum is nonzero (the best point of a ball lies on its sphere), else 0
     (the best point is 0)."""
     sums = np.cumsum(np.asarray(zs, np.float64), axis=-2)
-    return _at(np.linalg.norm(sums, axis=-1) > 0, steps)
+    return values_at(np.linalg.norm(sums, axis=-1) > 0, steps)
 
 
 # ----------------------------------------------------------------------------- FTL
@@ -167,14 +163,14 @@ FALSIFIER_STEP = 1e-4  # OGD that barely moves: a learner that does not play the
 
 
 @functools.cache
-@_precision
+@with_precision
 def _ftl_runs(config: CheckConfig) -> tuple[np.ndarray, dict[str, tuple], dict[str, dict]]:
     """FTL on quadratics (stochastic; adversarial: z_t = (-1)^t e_1) and on example 4's linear
     losses: per method (regret, stability sum) at the horizons; the falsifiers: OGD at step
     :data:`FALSIFIER_STEP` (its own stability sum) and the constant ``w = e_1`` (no stability)."""
-    steps, dtype = _horizons(config), _dtype(config)
+    steps, dtype = notes_horizons(config), config_dtype(config)
     t_max, params = int(steps[-1]), oco.FTLParams(jnp.asarray(RADIUS, dtype))
-    zs = _ball_stream(_rng(config, 0), (config.num_seeds, t_max, DIM), 0.5)
+    zs = ball_stream(config_rng(config, 0), (config.num_seeds, t_max, DIM), 0.5)
     flip = np.zeros((1, t_max, DIM))
     flip[0, :, 0] = RADIUS * np.where(np.arange(t_max) % 2 == 0, 1.0, -1.0)
     zs = np.concatenate([zs, flip]).astype(dtype)  # the adversary as one more row
@@ -195,9 +191,9 @@ def _ftl_runs(config: CheckConfig) -> tuple[np.ndarray, dict[str, tuple], dict[s
     best = 0.5 * (np.cumsum(np.sum(z64**2, -1), -1) - np.sum(sums**2, -1) / count)
 
     def regret(paid):
-        return _at(np.cumsum(np.asarray(paid, np.float64), -1) - best, steps)
+        return values_at(np.cumsum(np.asarray(paid, np.float64), -1) - best, steps)
 
-    stability = _cumulative(stable, steps)
+    stability = cumulative_at(stable, steps)
     out = {
         "FTL@stochastic-quadratic": (regret(losses)[:-1], stability[:-1]),
         "FTL@adversarial-quadratic": (regret(losses)[-1:], stability[-1:]),
@@ -208,7 +204,7 @@ def _ftl_runs(config: CheckConfig) -> tuple[np.ndarray, dict[str, tuple], dict[s
         "btl": {
             "falsifier:OGD,eta=1e-4@stochastic-quadratic": (
                 regret(slow_losses)[:-1],
-                _cumulative(slow_stable, steps)[:-1],
+                cumulative_at(slow_stable, steps)[:-1],
             )
         },
         "quadratic": {
@@ -221,8 +217,8 @@ def _ftl_runs(config: CheckConfig) -> tuple[np.ndarray, dict[str, tuple], dict[s
     play = jax.vmap(lambda z: _play(oco.ftl("linear"), params, x0, z, linear_objective))
     losses, stable = programs.jit(play)(zs)
     out["FTL@adversarial-linear"] = (
-        _regret_linear(losses, zs, _l2_best, steps),
-        _cumulative(stable, steps),
+        regret_linear(losses, zs, _l2_best, steps),
+        cumulative_at(stable, steps),
     )
     return steps, out, falsifiers
 
@@ -233,14 +229,14 @@ WRONG_REGULARIZATION = 100.0  # the falsifier of the FTRL bound runs at lambda /
 
 
 @functools.cache
-@_precision
+@with_precision
 def _ftrl_runs(config: CheckConfig) -> tuple[np.ndarray, dict[str, tuple], dict[str, dict]]:
     """FTRL (lazy projection onto the ball) at each lambda on both instances: per method
     (lambda, regret, stability sum, ``||u*||^2``, ``sum ||z_t||^2``) at the horizons, ``lambda``
     the one the bound is evaluated at. Falsifiers: of the lemma, OGD at step
     :data:`FALSIFIER_STEP` (not FTRL) with ``R`` at lambda = 1; of the linear bound, FTRL at
     lambda / :data:`WRONG_REGULARIZATION` against the bound at lambda = 10, 100."""
-    steps, dtype = _horizons(config), _dtype(config)
+    steps, dtype = notes_horizons(config), config_dtype(config)
     t_max = int(steps[-1])
     grid = (*LAMBDAS, *(lam / WRONG_REGULARIZATION for lam in LAMBDAS[1:]))
     lambdas, radius = jnp.asarray(grid, dtype), jnp.asarray(RADIUS, dtype)
@@ -253,7 +249,7 @@ def _ftrl_runs(config: CheckConfig) -> tuple[np.ndarray, dict[str, tuple], dict[
         )(lambdas)
         return ftrl, _play(oco.ogd(), slow, x0, zs, linear_objective)
 
-    stochastic = _ball_stream(_rng(config, 0), (config.num_seeds, t_max, DIM), 0.3)
+    stochastic = ball_stream(config_rng(config, 0), (config.num_seeds, t_max, DIM), 0.3)
     out: dict[str, tuple] = {}
     falsifiers: dict[str, dict] = {"lemma": {}, "linear": {}}
     for name, zs in (("stochastic", stochastic), ("adversarial", _alternating(t_max))):
@@ -261,11 +257,11 @@ def _ftrl_runs(config: CheckConfig) -> tuple[np.ndarray, dict[str, tuple], dict[
         (losses, stable), (slow_losses, slow_stable) = programs.jit(
             jax.vmap(runs, in_axes=(0, None))
         )(zs, slow)
-        u2 = RADIUS**2 * _moved(zs, steps)
-        z2 = _cumulative(np.sum(zs.astype(np.float64) ** 2, -1), steps)
+        u2 = RADIUS**2 * moved_from_zero(zs, steps)
+        z2 = cumulative_at(np.sum(zs.astype(np.float64) ** 2, -1), steps)
         for i, lam in enumerate(grid):
-            regret = _regret_linear(losses[:, i], zs, _l2_best, steps)
-            stability = _cumulative(stable[:, i], steps)
+            regret = regret_linear(losses[:, i], zs, _l2_best, steps)
+            stability = cumulative_at(stable[:, i], steps)
             if i < len(LAMBDAS):
                 out[f"FTRL@{name},lambda={lam:g}"] = (lam, regret, stability, u2, z2)
             elif name == "adversarial":
@@ -273,11 +269,11 @@ def _ftrl_runs(config: CheckConfig) -> tuple[np.ndarray, dict[str, tuple], dict[
                 key = f"falsifier:FTRL,lambda/100@{name},lambda={meant:g}"
                 falsifiers["linear"][key] = (meant, regret, stability, u2, z2)
         if name == "stochastic":
-            regret = _regret_linear(slow_losses, zs, _l2_best, steps)
+            regret = regret_linear(slow_losses, zs, _l2_best, steps)
             falsifiers["lemma"][f"falsifier:OGD,eta=1e-4@{name},lambda=1"] = (
                 LAMBDAS[0],
                 regret,
-                _cumulative(slow_stable, steps),
+                cumulative_at(slow_stable, steps),
                 u2,
                 z2,
             )
@@ -287,8 +283,8 @@ def _ftrl_runs(config: CheckConfig) -> tuple[np.ndarray, dict[str, tuple], dict[
 def _ftrl_is_gd(config: CheckConfig) -> Outcome:
     """Unconstrained FTRL with (lambda/2)||w||^2 on linear losses against OGD at step 1/lambda:
     the largest coordinate difference of the played points up to each horizon (float64)."""
-    steps = _horizons(config)
-    zs = _ball_stream(_rng(config, 0), (config.num_seeds, int(steps[-1]), DIM), 0.0)
+    steps = notes_horizons(config)
+    zs = ball_stream(config_rng(config, 0), (config.num_seeds, int(steps[-1]), DIM), 0.0)
     with jax.enable_x64(True):
         lambdas, one = jnp.asarray(LAMBDAS, jnp.float64), jnp.asarray(1.0, jnp.float64)
         x0 = jnp.zeros(DIM, jnp.float64)
@@ -304,20 +300,20 @@ def _ftrl_is_gd(config: CheckConfig) -> Outcome:
             jax.vmap(lambda z: jnp.max(jax.vmap(lambda lam: gap(z, lam))(lambdas), 0))
         )
         largest = np.maximum.accumulate(np.asarray(gaps(zs)), axis=-1)
-    return Outcome(steps, {"FTRL-vs-OGD@stochastic": as_measured(_at(largest, steps), 1e-9)})
+    return Outcome(steps, {"FTRL-vs-OGD@stochastic": as_measured(values_at(largest, steps), 1e-9)})
 
 
 # ----------------------------------------------------------------------------- OGD
 
 
 @functools.cache
-@_precision
+@with_precision
 def _ogd_runs(config: CheckConfig) -> tuple[np.ndarray, dict[str, tuple], dict[str, dict]]:
     """Projected OGD from 0 at each fixed step: per method (eta, regret, ``||u*||^2``,
     ``sum ||g_t||^2``) at the horizons. The falsifier: the constant ``w = 0`` against the same
     adaptive adversary (it answers ``e_1`` at 0, so ``w = 0`` pays 0 against ``-T``), with the
     bound at each step."""
-    steps, dtype = _horizons(config), _dtype(config)
+    steps, dtype = notes_horizons(config), config_dtype(config)
     t_max = int(steps[-1])
     etas, x0 = jnp.asarray(STEPS, dtype), jnp.zeros(DIM, dtype)
 
@@ -329,11 +325,11 @@ def _ogd_runs(config: CheckConfig) -> tuple[np.ndarray, dict[str, tuple], dict[s
             return run_oco(oco.ogd(), params(eta), x0, z, linear_objective)[1].loss
 
         stochastic = jax.vmap(lambda z: jax.vmap(lambda e: run(z, e))(etas))(zs)
-        return stochastic, jax.vmap(lambda e: _adaptive(oco.ogd(), params(e), x0, _toward, t_max))(
-            etas
-        )
+        return stochastic, jax.vmap(
+            lambda e: adaptive_run(oco.ogd(), params(e), x0, _toward, t_max)
+        )(etas)
 
-    zs = _ball_stream(_rng(config, 0), (config.num_seeds, t_max, DIM), 0.3).astype(dtype)
+    zs = ball_stream(config_rng(config, 0), (config.num_seeds, t_max, DIM), 0.3).astype(dtype)
     stochastic, (adv_losses, adv_zs) = programs.jit(both)(zs)
     zs = np.broadcast_to(zs[:, None], (*stochastic.shape, DIM))
     out = {}
@@ -341,15 +337,15 @@ def _ogd_runs(config: CheckConfig) -> tuple[np.ndarray, dict[str, tuple], dict[s
         ("stochastic", stochastic, zs),
         ("adversarial", adv_losses[None], np.asarray(adv_zs)[None]),
     ):
-        u2 = RADIUS**2 * _moved(z, steps)
-        g2 = _cumulative(np.sum(np.asarray(z, np.float64) ** 2, -1), steps)
+        u2 = RADIUS**2 * moved_from_zero(z, steps)
+        g2 = cumulative_at(np.sum(np.asarray(z, np.float64) ** 2, -1), steps)
         for i, eta in enumerate(STEPS):
-            regret = _regret_linear(losses[:, i], z[:, i], _l2_best, steps)
+            regret = regret_linear(losses[:, i], z[:, i], _l2_best, steps)
             out[f"OGD@{name},eta={eta:g}"] = (eta, regret, u2[:, i], g2[:, i])
     still = np.zeros((1, t_max, DIM))
     still[..., 0] = RADIUS  # _toward(0) = e_1 at every step
-    regret = _regret_linear(np.zeros((1, t_max)), still, _l2_best, steps)
-    u2, g2 = RADIUS**2 * _moved(still, steps), _cumulative(np.sum(still**2, -1), steps)
+    regret = regret_linear(np.zeros((1, t_max)), still, _l2_best, steps)
+    u2, g2 = RADIUS**2 * moved_from_zero(still, steps), cumulative_at(np.sum(still**2, -1), steps)
     falsifiers = {f"falsifier:w=0@adversarial,eta={eta:g}": (eta, regret, u2, g2) for eta in STEPS}
     return steps, out, {"ogd": falsifiers}
 

@@ -8,31 +8,32 @@ stochastic instance drawn from ``CheckConfig.seed`` and an adversarial one).
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ojax import oco
-from ojax.core import Array
-from ojax.losses import linear_objective
+from ojax import oco, programs
+from ojax.core import Array, Environment, Predictor, Step
+from ojax.envs import adversaries
+from ojax.game import run_env
+from ojax.losses import linear_objective, square
 from ojax.runner import run_oco
-from ojax.sweep import programs
 from ojax.theory.base import Check, CheckConfig, Outcome, as_measured
 from ojax.theory.notes import (
     DIM,
     RADIUS,
-    _adaptive,
-    _at,
-    _ball_stream,
-    _cumulative,
-    _dtype,
-    _horizons,
-    _moved,
-    _precision,
-    _regret_linear,
-    _rng,
-    _sign,
+    adaptive_run,
+    ball_stream,
+    config_dtype,
+    config_rng,
+    cumulative_at,
+    moved_from_zero,
+    notes_horizons,
+    regret_linear,
+    values_at,
+    with_precision,
 )
 
 ETA_OMD = 0.05
@@ -44,24 +45,61 @@ NUM_EXPERTS = 10
 # ----------------------------------------------------------------------------- least squares
 
 
-def _ridge(xs: Array, ys: Array, adversarial: Array, lam: float) -> tuple[Array, Array]:
+class _RidgeState(NamedTuple):
+    a_inv: Array  # A_{t-1}^{-1}, A_0 = lambda I
+    b: Array  # sum_s y_s x_s
+
+
+def _ridge_learner() -> Predictor:
     """Online ridge regression (FTRL with (lambda/2)||w||^2 on 0.5 (<w, x_t> - y_t)^2):
-    ``w_t = A_{t-1}^{-1} b_{t-1}``, ``A_t^{-1}`` by Sherman-Morrison. Where ``adversarial``,
-    the label is ``-sign(<w_t, x_t>)`` (ties to -1) instead of ``ys``. Returns the losses and
-    the labels."""
-    dtype = xs.dtype
+    ``w_t = A_{t-1}^{-1} b_{t-1}``, ``A_t^{-1}`` by Sherman-Morrison (params: ``lambda``)."""
 
-    def step(carry, example):
-        a_inv, b = carry
-        x, given = example
-        p = jnp.vdot(a_inv @ b, x)
-        y = jnp.where(adversarial, jnp.where(p >= 0, -1.0, 1.0).astype(dtype), given)
-        ax = a_inv @ x
-        a_inv = a_inv - jnp.outer(ax, ax) / (1.0 + jnp.vdot(x, ax))
-        return (a_inv, b + y * x), (0.5 * (p - y) ** 2, y)
+    def init(lam: Array) -> _RidgeState:
+        return _RidgeState(jnp.eye(DIM, dtype=lam.dtype) / lam, jnp.zeros(DIM, lam.dtype))
 
-    init = (jnp.eye(xs.shape[1], dtype=dtype) / lam, jnp.zeros(xs.shape[1], dtype))
-    return jax.lax.scan(step, init, (xs, ys))[1]
+    def predict(state: _RidgeState, lam: Array, x: Array) -> Array:
+        return jnp.vdot(state.a_inv @ state.b, x)
+
+    def update(state: _RidgeState, lam: Array, x: Array, y: Array) -> _RidgeState:
+        ax = state.a_inv @ x
+        a_inv = state.a_inv - jnp.outer(ax, ax) / (1.0 + jnp.vdot(x, ax))
+        return _RidgeState(a_inv, state.b + y * x)
+
+    return Predictor(init, predict, update)
+
+
+_RIDGE = _ridge_learner()
+
+
+def _against_sign() -> Environment:
+    """The examples ``(x_t, y_t)`` given in the params ``(xs, ys, adversarial)``; where
+    ``adversarial``, the label answers the prediction: ``-sign(p_t)`` (ties to -1)."""
+
+    def context(t: Array, params: tuple) -> Array:
+        return params[0][t]
+
+    def step(t: Array, params: tuple, p: Array, key: Array) -> tuple[Array, Array]:
+        _, ys, adversarial = params
+        return t + 1, jnp.where(adversarial, jnp.where(p >= 0, -1.0, 1.0).astype(p.dtype), ys[t])
+
+    return Environment(lambda key, params: jnp.zeros((), jnp.int32), step, context)
+
+
+_AGAINST_SIGN = _against_sign()
+
+
+def _ridge(xs: Array, ys: Array, adversarial: Array, lam: float) -> tuple[Array, Array]:
+    """Online ridge regression on ``(xs, ys)``, or (``adversarial``) against the sign
+    adversary; returns the losses and the labels."""
+    _, _, trace = run_env(
+        _RIDGE, jnp.asarray(lam, xs.dtype), _AGAINST_SIGN, (xs, ys, adversarial),
+        jax.random.key(0), xs.shape[0], square, record=_label,
+    )  # fmt: skip
+    return trace.loss, trace.record
+
+
+def _label(step: Step) -> Array:
+    return step.y
 
 
 def _ols_regret(xs: np.ndarray, ys: np.ndarray, losses: np.ndarray, steps: np.ndarray):
@@ -75,12 +113,12 @@ def _ols_regret(xs: np.ndarray, ys: np.ndarray, losses: np.ndarray, steps: np.nd
     return regret, u2
 
 
-@_precision
+@with_precision
 def _ols(config: CheckConfig) -> Outcome:
-    steps, dtype = _horizons(config), _dtype(config)
+    steps, dtype = notes_horizons(config), config_dtype(config)
     t_max, lam, seeds = int(steps[-1]), 1.0, config.num_seeds
-    rng = _rng(config, 0)
-    xs = _ball_stream(rng, (seeds, t_max, DIM), 0.0)
+    rng = config_rng(config, 0)
+    xs = ball_stream(rng, (seeds, t_max, DIM), 0.0)
     u = rng.normal(size=(seeds, DIM))
     ys = np.einsum("std,sd->st", xs, u / np.linalg.norm(u, axis=-1, keepdims=True))
     ys = ys + 0.1 * rng.normal(size=ys.shape)
@@ -88,12 +126,12 @@ def _ols(config: CheckConfig) -> Outcome:
     run = jax.vmap(jax.vmap(lambda x, y, a: _ridge(x, y, a, lam), (0, 0, None)), (None, None, 0))
     losses, labels = programs.jit(run)(xs.astype(dtype), ys.astype(dtype), flags)
     xs = xs.astype(dtype).astype(np.float64)
-    x2 = _cumulative(np.sum(xs**2, -1), steps)
+    x2 = cumulative_at(np.sum(xs**2, -1), steps)
     methods = {}
 
     def measured(loss, labels):  # regret and bound of a learner paying ``loss`` (r^2 / 2)
         regret, u2 = _ols_regret(xs, labels, loss, steps)
-        worst = _at(np.maximum.accumulate(loss, axis=-1), steps)  # max_s r_s^2 / 2
+        worst = values_at(np.maximum.accumulate(loss, axis=-1), steps)  # max_s r_s^2 / 2
         return as_measured(regret, lam / 2 * u2 + worst * DIM * np.log1p(x2 / (lam * DIM)))
 
     for i, name in enumerate(("stochastic", "adversarial")):
@@ -113,17 +151,15 @@ def _spd(dim: int) -> np.ndarray:
     return basis @ np.diag(np.linspace(0.5, 4.0, dim)) @ basis.T
 
 
-def _heaviest(w: Array) -> Array:
-    """The adaptive adversary of Hedge: loss 1 on the expert of largest weight."""
-    return jax.nn.one_hot(jnp.argmax(w), w.shape[-1], dtype=w.dtype)
+_heaviest = adversaries.heaviest
 
 
 def _omd_setup(name: str, config: CheckConfig, num_steps: int) -> tuple:
     """(learner, params, x0, stochastic losses (seeds, T, d), adversary, best(S),
     B_psi(u*, w_1) where S != 0, squared dual norms of the gradients)."""
-    dtype = _dtype(config)
+    dtype = config_dtype(config)
     eta, radius = jnp.asarray(ETA_OMD, dtype), jnp.asarray(RADIUS, dtype)
-    rng = _rng(config, MIRROR_NAMES.index(name))
+    rng = config_rng(config, MIRROR_NAMES.index(name))
     if name == "entropy":  # losses in [0, 1] with means in [0.3, 0.7]
         means = rng.uniform(0.3, 0.7, size=(config.num_seeds, 1, NUM_EXPERTS))
         zs = np.minimum(rng.uniform(size=(config.num_seeds, num_steps, NUM_EXPERTS)) * 2 * means, 1)
@@ -138,14 +174,14 @@ def _omd_setup(name: str, config: CheckConfig, num_steps: int) -> tuple:
     if name == "pnorm":
         p = Q / (Q - 1)
         params = oco.OMDParams(eta, radius, jnp.asarray(Q, dtype))
-        return (oco.mirror_descent("p_norm", "ball"), params, x0, zs, _sign,
+        return (oco.mirror_descent("p_norm", "ball"), params, x0, zs, adversaries.sign,
                 lambda s: -RADIUS * np.sum(np.abs(s) ** p, -1) ** (1 / p),
                 RADIUS**2 / (2 * (Q - 1)),
                 lambda g: np.sum(np.abs(g) ** p, -1) ** (2 / p))  # fmt: skip
     a = _spd(DIM)
     a_inv = np.linalg.inv(a)
     params = oco.OMDParams(eta, radius, jnp.asarray(a, dtype))
-    return (oco.mirror_descent("quadratic", "ball"), params, x0, zs, _sign,
+    return (oco.mirror_descent("quadratic", "ball"), params, x0, zs, adversaries.sign,
             lambda s: -RADIUS * np.sqrt(np.einsum("...i,ij,...j->...", s, a_inv, s)),
             RADIUS**2 / 2,
             lambda g: np.einsum("...i,ij,...j->...", g, a_inv, g))  # fmt: skip
@@ -154,9 +190,9 @@ def _omd_setup(name: str, config: CheckConfig, num_steps: int) -> tuple:
 MIRROR_NAMES = ("pnorm", "quadratic", "entropy")
 
 
-@_precision
+@with_precision
 def _omd(config: CheckConfig) -> Outcome:
-    steps = _horizons(config)
+    steps = notes_horizons(config)
     t_max = int(steps[-1])
     methods = {}
     for name in MIRROR_NAMES:
@@ -168,11 +204,11 @@ def _omd(config: CheckConfig) -> Outcome:
             run = jax.vmap(lambda z1: run_oco(learner, params, x0, z1, linear_objective)[1].loss)
             return (
                 run(z),
-                _adaptive(learner, params, x0, adversary, t_max),
-                _adaptive(learner, wrong, x0, adversary, t_max),
+                adaptive_run(learner, params, x0, adversary, t_max),
+                adaptive_run(learner, wrong, x0, adversary, t_max),
             )
 
-        zs = zs.astype(_dtype(config))
+        zs = zs.astype(config_dtype(config))
         stochastic, (adv_losses, adv_zs), (bad_losses, bad_zs) = programs.jit(both)(zs)
         for instance, losses, z in (
             ("stochastic", stochastic, zs),
@@ -180,25 +216,25 @@ def _omd(config: CheckConfig) -> Outcome:
             ("falsifier", bad_losses[None], np.asarray(bad_zs)[None]),
         ):
             z = np.asarray(z, np.float64)
-            divergence = bregman * (_moved(z, steps) if name != "entropy" else 1.0)
-            bound = divergence / ETA_OMD + ETA_OMD / 2 * _cumulative(dual2(z), steps)
+            divergence = bregman * (moved_from_zero(z, steps) if name != "entropy" else 1.0)
+            bound = divergence / ETA_OMD + ETA_OMD / 2 * cumulative_at(dual2(z), steps)
             method = (
                 f"falsifier:OMD-{name},eta*{WRONG_STEP:g}@adversarial"
                 if instance == "falsifier"
                 else f"OMD-{name}@{instance}"
             )
-            methods[method] = as_measured(_regret_linear(losses, z, best, steps), bound)
+            methods[method] = as_measured(regret_linear(losses, z, best, steps), bound)
     return Outcome(steps, methods)
 
 
-@_precision
+@with_precision
 def _hedge(config: CheckConfig) -> Outcome:
     """Hedge at a fixed eta = sqrt(8 ln m / T_max) on losses in [0, 1] (stochastic, and the
     adaptive adversary putting loss 1 on the heaviest expert) against the best expert."""
-    steps, dtype = _horizons(config), _dtype(config)
+    steps, dtype = notes_horizons(config), config_dtype(config)
     t_max = int(steps[-1])
     eta = math.sqrt(8 * math.log(NUM_EXPERTS) / t_max)
-    rng = _rng(config, 0)
+    rng = config_rng(config, 0)
     means = rng.uniform(0.3, 0.7, size=(config.num_seeds, 1, NUM_EXPERTS))
     zs = np.minimum(rng.uniform(size=(config.num_seeds, t_max, NUM_EXPERTS)) * 2 * means, 1.0)
     zs = zs.astype(dtype)
@@ -207,7 +243,7 @@ def _hedge(config: CheckConfig) -> Outcome:
 
     def both(z):
         run = jax.vmap(lambda z1: run_oco(oco.hedge(), params, x0, z1, linear_objective)[1].loss)
-        return run(z), _adaptive(oco.hedge(), params, x0, _heaviest, t_max)
+        return run(z), adaptive_run(oco.hedge(), params, x0, _heaviest, t_max)
 
     stochastic, (adv_losses, adv_zs) = programs.jit(both)(zs)
     bound = math.log(NUM_EXPERTS) / eta + eta * steps / 8
@@ -222,7 +258,7 @@ def _hedge(config: CheckConfig) -> Outcome:
         ("falsifier:uniform@stochastic", z64.mean(axis=-1), z64),
         ("falsifier:uniform@adversarial", still.mean(axis=-1), still),
     ):
-        regret = _regret_linear(losses, z, lambda s: np.min(s, axis=-1), steps)
+        regret = regret_linear(losses, z, lambda s: np.min(s, axis=-1), steps)
         name = instance if instance.startswith("falsifier:") else f"Hedge@{instance}"
         methods[name] = as_measured(regret, bound)
     return Outcome(steps, methods)

@@ -31,7 +31,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ojax import losses
+from ojax import losses, programs
 from ojax.parameter_free import (
     CoinBettingParams,
     ScheduleFreeParams,
@@ -39,7 +39,6 @@ from ojax.parameter_free import (
     schedule_free_sgd,
 )
 from ojax.runner import run_oco
-from ojax.sweep import programs
 from ojax.theory.base import Check, CheckConfig, Outcome, as_measured, log_horizons
 from ojax.theory.denevi import kt_bound
 

@@ -35,9 +35,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ojax import transfer
+from ojax import programs, transfer
 from ojax.datasets import transfer as transfer_data
-from ojax.sweep import programs
 from ojax.theory.base import IDENTITY_TOLERANCE, Check, CheckConfig, Outcome, as_measured
 from ojax.theory.qp import QP, solve_qp
 from ojax.transfer import COTLParams

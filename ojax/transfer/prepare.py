@@ -16,11 +16,20 @@ Dense features enter the program as they are (their products are computed inside
 sparse features (newsgroup4, the LIBSVM files) the cross products and squared norms are
 computed on the host first (:func:`pair`), so the program never sees the 62061-word rows.
 The operations are those of the eager functions, in the same order and dtypes.
+
+Sparse targets (a7a, w7a, newsgroup4) are set up in bounded memory: ``h`` and ``h(x)`` in the
+program above (without the target), then the Gram matrices :data:`BLOCK_ROWS` target rows at a
+time (:func:`sparse_grams`): the host forms one block's cross products per view (float64, cast
+to ``dtype``), a donated program writes that block's rows of every Gram matrix in place. Every
+entry is elementwise in its products, so the matrices are those of the one-program set-up bit
+for bit; the peak is the Gram matrices themselves plus one block (a7a, float32: 1.1 GiB of
+matrices, was 4.1 GiB in all with every distance matrix and the host's float64 products).
 """
 
 from __future__ import annotations
 
 import functools
+import gc
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -29,6 +38,7 @@ import jax.numpy as jnp
 import numpy as np
 import scipy.sparse as sp
 
+from ojax import programs
 from ojax.core import Array
 from ojax.losses import zero_one
 from ojax.runner import run
@@ -41,6 +51,10 @@ from ojax.transfer.kernels import (
     squared_norms,
 )
 from ojax.transfer.pa import KernelPAParams, averaged_kernel_pa, source_classifier
+
+BLOCK_ROWS = 256
+"""Rows per block of the host products (:func:`pair`) and of :func:`sparse_grams` (whose last
+block ends at the last row)."""
 
 
 class Dense(NamedTuple):
@@ -62,9 +76,13 @@ class Products(NamedTuple):
 def pair(a: Any, b: Any = None, dtype: Any = np.float64) -> Dense | Products:
     """What the program needs of the squared distances of ``a``'s rows to ``b``'s (default
     ``a``'s own): the dense features, or for scipy sparse input the products computed on the
-    host (in float64, then cast to ``dtype`` as :func:`~ojax.transfer.squared_distances` does)."""
+    host (in float64, then cast to ``dtype`` as :func:`~ojax.transfer.squared_distances` does;
+    :data:`BLOCK_ROWS` rows at a time, each entry as the whole product gives it)."""
     if sp.issparse(a) or (b is not None and sp.issparse(b)):
-        cross = np.asarray(cross_products(a, a if b is None else b), dtype)
+        other = a if b is None else b
+        cross = np.empty((a.shape[0], other.shape[0]), dtype)
+        for start in range(0, a.shape[0], BLOCK_ROWS):  # float64 one block at a time
+            cross[start : start + BLOCK_ROWS] = cross_products(a[start : start + BLOCK_ROWS], other)
         norms_b = None if b is None else np.asarray(squared_norms(b), dtype)
         return Products(cross, np.asarray(squared_norms(a), dtype), norms_b)
     return Dense(a, b)
@@ -108,10 +126,8 @@ class _Inputs(NamedTuple):
 @functools.lru_cache(maxsize=16)
 def _setup_program(views: tuple[str, ...], dtype: str) -> Callable[[_Inputs], SetupArrays]:
     """The jitted set-up of these Gram views in ``dtype``, kept traced on disk beside the
-    compilation cache (:func:`ojax.sweep.programs.jit`): a warm process neither traces nor
+    compilation cache (:func:`ojax.programs.jit`): a warm process neither traces nor
     lowers it."""
-    from ojax.sweep import programs
-
     return programs.jit(functools.partial(_program, views=views, dtype=dtype))
 
 
@@ -171,6 +187,17 @@ def setup_arrays(
     """
     k, d = source_x.shape[1], target_x.shape[1]
     dtype = np.dtype(dtype)
+    if sp.issparse(target_x):  # bounded: h first, then the Gram matrices block by block
+        views = {"whole": target_x} if k == d else {"view1": target_x[:, :k]}
+        if k != d:
+            views["view2"] = target_x[:, k:]
+        source = _source_only(
+            source_x, source_y, views.get("view1", target_x), source_order, source_params, dtype
+        )
+        jax.block_until_ready(source)  # its inputs (host products, reference cycles) freed
+        gc.collect()  # now, before the Gram matrices are built
+        built, finite = sparse_grams(views, grams, dtype)
+        return SetupArrays(source.h, source.h_out, built, source.finite & finite)
     if k == d:
         target = {"whole": pair(target_x, dtype=dtype)}
         source_view = target_x
@@ -192,4 +219,98 @@ def setup_arrays(
     return _setup_program(tuple(v for v, _ in grams), dtype.name)(inputs)
 
 
-__all__ = ["Dense", "Products", "SetupArrays", "distances", "pair", "setup_arrays"]
+def _source_only(source_x, source_y, source_view, source_order, source_params, dtype):
+    """:func:`_program` without target views: ``h`` and ``h(x)``. The host products go to the
+    device one at a time (each host copy, and its float64 original, freed before the next)."""
+
+    def on_device(p: Dense | Products) -> Dense | Products:
+        return (
+            p
+            if isinstance(p, Dense)
+            else Products(*(a if a is None else jax.device_put(a) for a in p))
+        )
+
+    inputs = _Inputs(
+        on_device(pair(source_x, dtype=dtype)),
+        on_device(pair(source_view, source_x, dtype)),
+        {},
+        np.asarray(source_y),
+        np.asarray(source_order, np.int32),
+        source_params,
+        (),
+    )
+    return _setup_program((), dtype.name)(inputs)
+
+
+def sparse_grams(
+    views: dict[str, Any], grams: tuple[tuple[str, float], ...], dtype: Any
+) -> tuple[tuple[Array, ...], Array]:
+    """The Gram matrices ``grams`` (``(view, width)`` pairs) of the sparse target rows
+    ``views`` (``"whole"``, or ``"view1"`` and ``"view2"``; ``whole = view1 + view2`` in
+    distance), :data:`BLOCK_ROWS` rows at a time, and whether every entry is finite.
+
+    Each block's cross products are formed on the host (float64, cast to ``dtype`` as
+    :func:`pair` does); a donated program turns them into the block's rows of every matrix in
+    place. Memory: the matrices plus one block."""
+    dtype = np.dtype(dtype)
+    n = next(iter(views.values())).shape[0]
+    rows = min(BLOCK_ROWS, n)
+    norms = {v: np.asarray(squared_norms(x), dtype) for v, x in views.items()}
+    starts = list(range(0, n - rows + 1, rows))
+    if starts[-1] != n - rows:  # the last block ends at the last row (its rows overlap)
+        starts.append(n - rows)
+    program = _block_program(tuple(v for v, _ in grams), tuple(views), dtype.name)
+    widths = tuple(np.asarray(w, dtype) for _, w in grams)
+    built = tuple(jnp.zeros((n, n), dtype) for _ in grams)
+    finite = jnp.asarray(True)
+    for start in starts:
+        cross = {
+            v: np.asarray(cross_products(x[start : start + rows], x), dtype)
+            for v, x in views.items()
+        }
+        built, ok = program(built, cross, norms, np.int32(start), widths)
+        jax.block_until_ready(finite)  # the block before: at most two blocks' products held
+        finite = finite & ok
+    return built, finite
+
+
+@functools.lru_cache(maxsize=16)
+def _block_program(grams: tuple[str, ...], views: tuple[str, ...], dtype: str) -> Callable:
+    """The jitted, donated block step of :func:`sparse_grams`."""
+    del views  # part of the cache key only (the inputs' structure)
+    return jax.jit(functools.partial(_block, grams=grams, dtype=dtype), donate_argnums=0)
+
+
+def _block(built, cross, norms, start, widths, grams: tuple[str, ...], dtype: Any):
+    """Rows ``start:start + b`` of every Gram matrix, written into ``built``: the operations
+    of :func:`distances` (the rows against themselves) and :func:`_program`, per entry."""
+    n = next(iter(norms.values())).shape[0]
+    rows = next(iter(cross.values())).shape[0]
+    ids = start + jnp.arange(rows, dtype=jnp.int32)
+    eye = (ids[:, None] == jnp.arange(n, dtype=jnp.int32)[None, :]).astype(dtype)
+    dist = {}
+    for view, products in cross.items():
+        na = jax.lax.dynamic_slice_in_dim(jnp.asarray(norms[view], dtype), start, rows)
+        nb = jnp.asarray(norms[view], dtype)
+        block = jnp.maximum(na[:, None] + nb[None, :] - 2.0 * jnp.asarray(products, dtype), 0.0)
+        dist[view] = block * (1.0 - eye)
+    if "view1" in dist:
+        dist["whole"] = dist["view1"] + dist["view2"]
+    out, finite = [], jnp.asarray(True)
+    for matrix, view, width in zip(built, grams, widths):
+        gram = gram_matrix(dist[view], width)
+        finite = finite & jnp.all(jnp.isfinite(gram))
+        out.append(jax.lax.dynamic_update_slice(matrix, gram, (start, jnp.int32(0))))
+    return tuple(out), finite
+
+
+__all__ = [
+    "BLOCK_ROWS",
+    "Dense",
+    "Products",
+    "SetupArrays",
+    "distances",
+    "pair",
+    "setup_arrays",
+    "sparse_grams",
+]

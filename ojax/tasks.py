@@ -21,6 +21,8 @@ from ojax.validation import (
     check_int,
     check_row_norms,
     check_shape,
+    fmt_bytes,
+    host_memory,
     real_array,
 )
 
@@ -223,8 +225,6 @@ def pad_bytes(num_tasks: int, size: int, dim: int, dtype) -> int:
     """The bytes of ``num_tasks`` tasks padded to ``size`` points of ``dim`` features; an
     :class:`InputError` above a quarter of the host's memory (one huge task among many small
     ones would otherwise exhaust it while padding)."""
-    from ojax.sweep.memory import fmt_bytes, host_memory
-
     need = num_tasks * size * max(dim, 1) * np.dtype(dtype).itemsize
     limit = host_memory() // 4
     if need > limit:

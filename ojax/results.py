@@ -1,0 +1,181 @@
+"""A finished run's results as data: ``ojax.results.load(OUT)`` reads what ``ojax run`` and
+``ojax sweep`` wrote into ``OUT``.
+
+* :attr:`Results.table`: ``results.csv``, the tidy table (one row per dataset, method and
+  metric: ``experiment, dataset, method, metric, mean, std, n_seeds``), a pandas ``DataFrame``
+  when pandas is installed (``pip install "ojax[pandas]"``), else a list of dicts with the
+  same columns (``mean`` and ``std`` floats, ``n_seeds`` an int);
+* :attr:`Results.curves`: ``curves.npz``, ``"DATASET/METHOD/METRIC"`` -> :class:`Curve`, the
+  values ``(n_seeds, length)`` and their positions ``steps`` ``(length,)`` on the figure's x
+  axis (the step, point, task, horizon or hyperparameter value each column is taken at; stored
+  in ``curves.npz`` beside each curve as ``"DATASET/METHOD/METRIC:steps"``);
+* :attr:`Results.config`: ``config.json``.
+
+Nothing is recomputed, nothing executable is read (``allow_pickle=False``).
+
+Examples:
+  >>> import numpy as np, tempfile
+  >>> from ojax.cli import main
+  >>> out = tempfile.mkdtemp()
+  >>> main(["sweep", "ogd_square", "--grid", "learning_rate=0.1,1", "--seeds", "2",
+  ...       "--steps", "50", "--quiet", "--out", out])  # doctest: +ELLIPSIS
+  dataset ...
+  0
+  >>> run = load(out, pandas=False)
+  >>> print(run.table[0]["method"], run.table[0]["metric"], run.table[0]["n_seeds"])
+  ogd_square@learning_rate=0.1 average_loss 2
+  >>> curve = run.curve("linear_regression", "ogd_square@learning_rate=1", "average_loss")
+  >>> print(curve.values.shape, curve.steps[:3], curve.steps[-1])
+  (2, 50) [1 2 3] 50
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import json
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from ojax.validation import InputError
+
+STEPS_SUFFIX = ":steps"
+"""The key of a curve's positions in ``curves.npz``: the curve's key and this suffix."""
+
+FILES = ("results.csv", "curves.npz", "config.json")
+"""The data files of a run (the figures are drawn from them)."""
+
+RESULT_COLUMNS = ("experiment", "dataset", "method", "metric", "mean", "std", "n_seeds")
+"""The columns of ``results.csv`` (docs/cli.md)."""
+
+
+class Curve(NamedTuple):
+    """One curve of ``curves.npz``: its values over seeds and their positions."""
+
+    steps: np.ndarray  # (length,): the x position of each column
+    values: np.ndarray  # (n_seeds, length)
+
+
+@dataclasses.dataclass(frozen=True)
+class Results:
+    """What a run wrote (see the module docstring)."""
+
+    folder: Path
+    table: Any  # a pandas DataFrame, or a list of dicts (pandas=False or not installed)
+    curves: dict[str, Curve]
+    config: dict[str, Any]
+
+    @property
+    def experiment(self) -> str:
+        """The experiment's name (``sweep`` for ``ojax sweep``)."""
+        return str(self.config.get("name", ""))
+
+    def curve(self, dataset: str, method: str, metric: str) -> Curve:
+        """The curve ``DATASET/METHOD/METRIC``; an :class:`InputError` naming the keys there
+        are when it is absent."""
+        key = f"{dataset}/{method}/{metric}"
+        if key not in self.curves:
+            some = ", ".join(list(self.curves)[:5])
+            raise InputError(f"no curve {key!r} in {self.folder}/curves.npz (it holds {some}, ...)")
+        return self.curves[key]
+
+
+def split_key(key: str) -> tuple[str, str, str]:
+    """``"DATASET/METHOD/METRIC"`` -> ``(dataset, method, metric)`` (a method's name may hold
+    a ``/``, e.g. ``OGD-step/10``).
+
+    Examples:
+      >>> split_key("parameter-free/OGD-step/10/regret")
+      ('parameter-free', 'OGD-step/10', 'regret')
+    """
+    dataset, _, rest = key.partition("/")
+    method, _, metric = rest.rpartition("/")
+    return dataset, method, metric
+
+
+def curve_positions(curves: dict[str, np.ndarray], steps: dict[str, Any]) -> dict[str, Any]:
+    """The arrays ``curves.npz`` holds: each curve and, beside it (``KEY:steps``), its positions,
+    those of ``steps`` or else ``1..length`` (a per-step curve)."""
+    out: dict[str, Any] = {}
+    for key, values in curves.items():
+        length = np.shape(values)[-1] if np.ndim(values) else 1
+        given = steps.get(key)
+        position = np.arange(1, length + 1) if given is None else np.asarray(given)
+        if position.shape != (length,):
+            raise ValueError(f"steps of {key!r}: shape {position.shape}, expected ({length},)")
+        out[key] = values
+        out[key + STEPS_SUFFIX] = position
+    return out
+
+
+def read_curves(path: str | Path) -> dict[str, Curve]:
+    """``curves.npz`` as ``KEY -> Curve`` (positions ``1..length`` for a file written before
+    they were stored)."""
+    with np.load(path, allow_pickle=False) as data:
+        arrays = {k: np.asarray(data[k]) for k in data.files}
+    curves = {}
+    for key, values in arrays.items():
+        if key.endswith(STEPS_SUFFIX):
+            continue
+        steps = arrays.get(key + STEPS_SUFFIX)
+        curves[key] = Curve(np.arange(1, values.shape[-1] + 1) if steps is None else steps, values)
+    return curves
+
+
+def read_table(path: str | Path) -> list[dict[str, Any]]:
+    """``results.csv`` as a list of dicts (``mean``, ``std`` floats; ``n_seeds`` an int)."""
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    for row in rows:
+        row["mean"], row["std"] = float(row["mean"]), float(row["std"])
+        row["n_seeds"] = int(row["n_seeds"])
+    return rows
+
+
+def _pandas(wanted: bool | None):
+    if wanted is False:
+        return None
+    try:
+        import pandas
+    except ImportError:
+        if wanted:
+            raise InputError(
+                'pandas=True needs pandas: pip install "ojax[pandas]" (or pip install pandas)'
+            ) from None
+        return None
+    return pandas
+
+
+def load(out: str | Path, *, pandas: bool | None = None) -> Results:
+    """Reads the run in ``out`` (see the module docstring).
+
+    Args:
+      out: an output folder of ``ojax run`` or ``ojax sweep``.
+      pandas: the table as a ``DataFrame`` (``True``: pandas must be installed), as a list of
+        dicts (``False``), or a ``DataFrame`` if pandas is installed (``None``, the default).
+
+    Raises:
+      InputError: ``out`` is not a folder, or lacks one of ``results.csv``, ``curves.npz``,
+        ``config.json``.
+    """
+    folder = Path(out)
+    if not folder.is_dir():
+        raise InputError(f"out: {str(folder)!r} is not a folder")
+    missing = [name for name in FILES if not (folder / name).is_file()]
+    if missing:
+        raise InputError(
+            f"out: {str(folder)!r} holds no finished ojax run (no {', '.join(missing)}; a run "
+            f"writes {', '.join(FILES)})"
+        )
+    module = _pandas(pandas)
+    if module is not None:
+        table = module.read_csv(folder / "results.csv", keep_default_na=False, na_values=[])
+        table["mean"] = table["mean"].astype(float)
+        table["std"] = table["std"].astype(float)
+    else:
+        table = read_table(folder / "results.csv")
+    with open(folder / "config.json") as f:
+        config = json.load(f)
+    return Results(folder, table, read_curves(folder / "curves.npz"), config)

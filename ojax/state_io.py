@@ -1,0 +1,419 @@
+"""Saving a learner's state and reading it back in another process: arrays and a JSON
+description, nothing executable.
+
+A run continues from a saved state (``ojax.run(..., state=load_state(path))``) as if it had
+never stopped, bit for bit. The file (format version 1) is a zip archive of
+
+* ``state.json``: ``{"format": "ojax-state", "format_version": 1, "ojax_version": ...,
+  "learner": ..., "tree": NODE, "leaves": [{"name", "dtype", "shape"}, ...]}``, where
+  ``learner`` is the learner's identity (the ``repr`` of its :class:`~ojax.factory.FactoryKey`,
+  e.g. ``"ojax.oco.gradient_descent.ogd(projection='none')"``) or ``null``, and a ``NODE`` is
+  one of ``{"kind": "leaf", "index": i}``, ``{"kind": "none"}``, ``{"kind": "tuple" | "list",
+  "items": [NODE, ...]}``, ``{"kind": "dict", "keys": [str, ...], "items": [...]}`` and
+  ``{"kind": "namedtuple", "type": "module.QualName", "fields": [str, ...], "items": [...]}``;
+* one ``.npy`` member per leaf (``leaf_00000.npy`` ...), written with ``allow_pickle=False``.
+
+Reading never unpickles and never imports a name the file gives: each member is read alone
+and checked (:func:`ojax.datasets.npz.read_arrays`: no object arrays, declared sizes bounded),
+its dtype and shape must be those the description declares, and a ``namedtuple`` node is
+rebuilt only as a class of the whitelist (:func:`state_classes`: the ``NamedTuple`` classes of
+ojax's and optax's modules already imported), or with the structure the caller gives as
+``like=`` (the way to read a state of one's own classes). Every problem is a
+:class:`StateFileError` naming the file and what differs.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ojax.datasets.npz import read_arrays
+from ojax.datasets.paths import DataError
+from ojax.factory import FactoryKey, factory_key
+
+FORMAT = "ojax-state"
+FORMAT_VERSION = 1
+DESCRIPTION = "state.json"
+MAX_DESCRIPTION_BYTES = 1 << 24  # 16 MiB of JSON
+MAX_DEPTH = 64
+MAX_LEAVES = 100_000
+DTYPES = frozenset(
+    ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
+    + ["float16", "float32", "float64", "complex64", "complex128"]
+)
+"""The dtypes a saved leaf may have (plain numeric ``.npy`` dtypes)."""
+TRUSTED_PACKAGES = ("ojax", "optax")
+
+
+class StateFileError(DataError):
+    """A state file that cannot be read, or is not the state asked for."""
+
+
+def _version() -> str:
+    from ojax import __version__
+
+    return __version__
+
+
+def _text(value: Any) -> str:
+    """A normalized factory argument as text that is the same in every process: functions by
+    their qualified name (never their address), arrays by dtype, shape and digest."""
+    if isinstance(value, FactoryKey):
+        arguments = ", ".join(f"{name}={_text(v)}" for name, v in value.arguments)
+        return f"{value.factory.__module__}.{value.factory.__qualname__}({arguments})"
+    if isinstance(value, tuple) and len(value) == 4 and value[0] == "array":
+        return f"array({value[1]}{list(value[2])}, sha256={value[3][:16]})"
+    if isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], str):
+        kind, item = value  # ("int", 3), ("dtype", "float32"), ("Loss", (fields...))
+        if kind in ("int", "float", "bool", "complex", "dtype"):
+            return str(item)
+        if isinstance(item, tuple):
+            return f"{kind}({', '.join(_text(v) for v in item)})"
+    if isinstance(value, tuple):
+        return "(" + ", ".join(_text(v) for v in value) + ")"
+    if callable(value) and hasattr(value, "__qualname__"):
+        return f"{getattr(value, '__module__', '?')}.{value.__qualname__}"
+    return repr(value)
+
+
+def learner_identity(learner: Any) -> str | None:
+    """What a learner is equal by, as text that is the same in every process (``None`` for a
+    learner no :func:`~ojax.factory.learner_factory` built): the factory and its arguments,
+    functions among them by qualified name."""
+    key = factory_key(learner)
+    return None if key is None else _text(key)
+
+
+def state_classes() -> dict[str, type]:
+    """The whitelist of ``NamedTuple`` classes a state file may name: ``"module.QualName"`` ->
+    class, for every ``NamedTuple`` class defined in an already imported module of ojax or
+    optax (found by looking, never by importing what a file names)."""
+    found: dict[str, type] = {}
+    for name, module in list(sys.modules.items()):
+        if module is None or name.split(".")[0] not in TRUSTED_PACKAGES:
+            continue
+        for value in list(vars(module).values()):
+            if (
+                isinstance(value, type)
+                and issubclass(value, tuple)
+                and hasattr(value, "_fields")
+                and value.__module__.split(".")[0] in TRUSTED_PACKAGES
+            ):
+                found[f"{value.__module__}.{value.__qualname__}"] = value
+    return found
+
+
+# ---------------------------------------------------------------------------------------------
+# the description of a pytree
+
+
+def _describe(node: Any, leaves: list[Any], where: str) -> dict:
+    if node is None:
+        return {"kind": "none"}
+    if isinstance(node, tuple) and hasattr(node, "_fields"):
+        cls = type(node)
+        items = [_describe(v, leaves, f"{where}.{f}") for f, v in zip(cls._fields, node)]
+        name = f"{cls.__module__}.{cls.__qualname__}"
+        return {"kind": "namedtuple", "type": name, "fields": list(cls._fields), "items": items}
+    if type(node) in (tuple, list):
+        items = [_describe(v, leaves, f"{where}[{i}]") for i, v in enumerate(node)]
+        return {"kind": type(node).__name__, "items": items}
+    if type(node) is dict:
+        if not all(isinstance(k, str) for k in node):
+            raise StateFileError(f"state{where}: dict keys must be strings, got {list(node)}")
+        keys = sorted(node)
+        return {
+            "kind": "dict",
+            "keys": keys,
+            "items": [_describe(node[k], leaves, f"{where}[{k!r}]") for k in keys],
+        }
+    if jax.tree_util.all_leaves([node]):
+        leaves.append((where, node))
+        return {"kind": "leaf", "index": len(leaves) - 1}
+    raise StateFileError(
+        f"state{where}: a {type(node).__name__} node cannot be saved (states are NamedTuples, "
+        "tuples, lists, dicts of str and arrays)"
+    )
+
+
+def _leaf_array(where: str, leaf: Any) -> np.ndarray:
+    if isinstance(leaf, jax.core.Tracer):
+        raise StateFileError(f"state{where}: a traced value cannot be saved (save outside jit)")
+    if jax.dtypes.issubdtype(getattr(leaf, "dtype", None), jax.dtypes.prng_key):
+        raise StateFileError(
+            f"state{where}: a PRNG key array cannot be saved; keep jax.random.key_data(key) in "
+            "the state"
+        )
+    arr = np.asarray(leaf)
+    if arr.dtype.name not in DTYPES:
+        raise StateFileError(
+            f"state{where}: dtype {arr.dtype} cannot be saved (allowed: {sorted(DTYPES)})"
+        )
+    return arr
+
+
+def save_state(path: str | Path, state: Any, *, learner: Any = None) -> Path:
+    """Writes ``state`` (a learner's state pytree) to ``path`` in the format of the module doc.
+
+    Args:
+      path: the file to write (conventionally ``*.ojax-state``; replaced if it exists).
+      state: NamedTuples, tuples, lists, dicts of ``str`` and ``None`` over arrays.
+      learner: the learner the state belongs to: its identity is recorded, and
+        :func:`load_state` given another learner refuses the file.
+
+    Returns:
+      The path written.
+    """
+    path = Path(path)
+    leaves: list[tuple[str, Any]] = []
+    tree = _describe(state, leaves, "")
+    arrays = [_leaf_array(where, leaf) for where, leaf in leaves]
+    description = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "ojax_version": _version(),
+        "learner": None if learner is None else learner_identity(learner),
+        "tree": tree,
+        "leaves": [
+            {"name": f"leaf_{i:05d}", "dtype": a.dtype.name, "shape": list(a.shape)}
+            for i, a in enumerate(arrays)
+        ],
+    }
+    partial = path.with_name(path.name + ".partial")
+    with zipfile.ZipFile(partial, "w", zipfile.ZIP_STORED) as archive:
+        archive.writestr(DESCRIPTION, json.dumps(description, indent=1))
+        for i, arr in enumerate(arrays):
+            buffer = io.BytesIO()
+            np.lib.format.write_array(buffer, np.asarray(arr, order="C"), allow_pickle=False)
+            archive.writestr(f"leaf_{i:05d}.npy", buffer.getvalue())
+    partial.replace(path)  # a reader never sees half a file
+    return path
+
+
+# ---------------------------------------------------------------------------------------------
+# reading
+
+
+def _fail(path: Path, message: str) -> StateFileError:
+    return StateFileError(f"{str(path)!r}: {message}")
+
+
+def _read_description(path: Path) -> dict:
+    try:
+        with zipfile.ZipFile(path) as archive:
+            info = archive.getinfo(DESCRIPTION)
+            if info.file_size > MAX_DESCRIPTION_BYTES:
+                raise _fail(path, f"{DESCRIPTION} declares {info.file_size} bytes (limit 16 MiB)")
+            text = archive.read(info)
+    except KeyError:
+        raise _fail(path, f"not an ojax state file (no {DESCRIPTION} member)") from None
+    except StateFileError:
+        raise
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
+        raise _fail(path, f"not an ojax state file ({exc})") from None
+    try:
+        description = json.loads(text.decode("utf-8"))
+    except (ValueError, RecursionError) as exc:
+        raise _fail(path, f"{DESCRIPTION} is not valid JSON ({type(exc).__name__})") from None
+    if not isinstance(description, dict) or description.get("format") != FORMAT:
+        raise _fail(path, f"not an ojax state file ({DESCRIPTION} has no format {FORMAT!r})")
+    return description
+
+
+def _check_header(path: Path, description: dict, learner: Any, check_version: bool) -> None:
+    version = description.get("format_version")
+    if version != FORMAT_VERSION:
+        raise _fail(
+            path,
+            f"format version {version!r}, this ojax reads version {FORMAT_VERSION} (ojax "
+            f"{_version()}; the file was written by ojax {description.get('ojax_version')!r})",
+        )
+    if check_version and description.get("ojax_version") != _version():
+        raise _fail(
+            path,
+            f"written by ojax {description.get('ojax_version')!r}, this is ojax {_version()}; "
+            "pass check_version=False to read it anyway",
+        )
+    if learner is not None:
+        want, got = learner_identity(learner), description.get("learner")
+        if got is not None and want is not None and got != want:
+            raise _fail(path, f"a state of the learner {got}, not of {want}")
+        if got is None or want is None:
+            raise _fail(
+                path,
+                f"the learner cannot be compared (file: {got}, given: {want}); only learners "
+                "built by an ojax.learner_factory carry an identity: pass learner=None",
+            )
+
+
+def _leaf_specs(path: Path, description: dict) -> list[tuple[str, str, tuple[int, ...]]]:
+    specs = description.get("leaves")
+    if not isinstance(specs, list) or len(specs) > MAX_LEAVES:
+        raise _fail(path, f"{DESCRIPTION}: 'leaves' must be a list of at most {MAX_LEAVES}")
+    out = []
+    for i, spec in enumerate(specs):
+        ok = (
+            isinstance(spec, dict)
+            and spec.get("name") == f"leaf_{i:05d}"
+            and spec.get("dtype") in DTYPES
+            and isinstance(spec.get("shape"), list)
+            and all(type(n) is int and n >= 0 for n in spec["shape"])
+        )
+        if not ok:
+            raise _fail(
+                path,
+                f"{DESCRIPTION}: leaf {i} must be {{'name': 'leaf_{i:05d}', 'dtype': one of "
+                f"{sorted(DTYPES)}, 'shape': [n, ...]}}, got {str(spec)[:200]}",
+            )
+        out.append((spec["name"], spec["dtype"], tuple(spec["shape"])))
+    return out
+
+
+def _build(path: Path, node: Any, leaves: list, classes: dict, depth: int, used: set) -> Any:
+    """The pytree of a description ``node``: only whitelisted classes, each leaf once."""
+    if depth > MAX_DEPTH:
+        raise _fail(path, f"{DESCRIPTION}: the tree is nested deeper than {MAX_DEPTH}")
+    kind = node.get("kind") if isinstance(node, dict) else None
+    items = node.get("items", []) if isinstance(node, dict) else []
+    if not isinstance(items, list):
+        raise _fail(path, f"{DESCRIPTION}: 'items' must be a list, got {str(items)[:100]}")
+    children = [_build(path, c, leaves, classes, depth + 1, used) for c in items]
+    if kind == "none":
+        return None
+    if kind == "leaf":
+        index = node.get("index")
+        if type(index) is not int or not 0 <= index < len(leaves) or index in used:
+            raise _fail(path, f"{DESCRIPTION}: bad leaf index {index!r} ({len(leaves)} leaves)")
+        used.add(index)
+        return leaves[index]
+    if kind in ("tuple", "list"):
+        return tuple(children) if kind == "tuple" else children
+    if kind == "dict":
+        keys = node.get("keys")
+        if not (isinstance(keys, list) and all(isinstance(k, str) for k in keys)) or len(
+            keys
+        ) != len(children):
+            raise _fail(path, f"{DESCRIPTION}: a dict node needs one string key per item")
+        return dict(zip(keys, children))
+    if kind == "namedtuple":
+        name, fields = node.get("type"), node.get("fields")
+        cls = classes.get(name) if isinstance(name, str) else None
+        if cls is None:
+            raise _fail(
+                path,
+                f"{DESCRIPTION}: type {str(name)[:200]!r} is not an ojax state class (the "
+                "loader builds only ojax's and optax's NamedTuples; pass like= to read a state "
+                "of your own classes)",
+            )
+        if fields != list(cls._fields):
+            raise _fail(
+                path, f"{name} has fields {list(cls._fields)} in this ojax, the file {fields}"
+            )
+        return cls(*children)
+    raise _fail(path, f"{DESCRIPTION}: unknown node kind {str(kind)[:100]!r}")
+
+
+def _compare(path: Path, got: dict, want: dict, where: str = "state") -> None:
+    """Raises on the first place the file's description differs from ``like``'s."""
+    for key in ("kind", "type", "fields", "keys", "index"):
+        if got.get(key) != want.get(key):
+            raise _fail(
+                path,
+                f"{where}: the file holds {key} {got.get(key)!r}, the structure asked for has "
+                f"{want.get(key)!r}",
+            )
+    items, wanted = got.get("items", []), want.get("items", [])
+    if len(items) != len(wanted):
+        raise _fail(path, f"{where}: {len(items)} items in the file, {len(wanted)} asked for")
+    labels = want.get("fields") or want.get("keys") or range(len(wanted))
+    for label, g, w in zip(labels, items, wanted):
+        _compare(path, g, w, f"{where}.{label}" if isinstance(label, str) else f"{where}[{label}]")
+
+
+def load_state(
+    path: str | Path, *, like: Any = None, learner: Any = None, check_version: bool = True
+) -> Any:
+    """Reads a state written by :func:`save_state` (see the module doc for the format).
+
+    Args:
+      path: the file.
+      like: the structure to read into (e.g. ``jax.eval_shape(learner.init, params)``): the
+        file's tree, dtypes and shapes must be its own; needed for a state whose classes are
+        not ojax's or optax's. Default: rebuild the file's NamedTuples from the whitelist
+        (:func:`state_classes`).
+      learner: refuse a file saved for another learner (compared by identity, see
+        :func:`learner_identity`).
+      check_version: refuse a file written by another ojax version (default True).
+
+    Returns:
+      The state, its leaves as JAX arrays of the saved dtypes.
+
+    Raises:
+      StateFileError: naming the file and what differs.
+    """
+    path = Path(path)
+    description = _read_description(path)
+    _check_header(path, description, learner, check_version)
+    specs = _leaf_specs(path, description)
+    tree = description.get("tree")
+    if like is not None:
+        want_leaves: list[tuple[str, Any]] = []
+        _compare(path, tree if isinstance(tree, dict) else {}, _describe(like, want_leaves, ""))
+        if len(want_leaves) != len(specs):
+            raise _fail(path, f"{len(specs)} leaves in the file, {len(want_leaves)} asked for")
+        for (where, want), (_, dtype, shape) in zip(want_leaves, specs):
+            if (tuple(np.shape(want)), np.dtype(want.dtype).name) != (shape, dtype):
+                raise _fail(
+                    path,
+                    f"state{where}: the file holds {dtype}{list(shape)}, the structure asked "
+                    f"for {np.dtype(want.dtype).name}{list(np.shape(want))}",
+                )
+    try:
+        arrays = read_arrays(path, [name for name, _, _ in specs])
+    except DataError as exc:
+        raise StateFileError(str(exc)) from None
+    leaves = []
+    for name, dtype, shape in specs:
+        arr = arrays.get(name)
+        if arr is None:
+            raise _fail(path, f"the member {name}.npy is missing")
+        if (arr.dtype.name, arr.shape) != (dtype, shape):
+            raise _fail(
+                path,
+                f"{name}.npy holds {arr.dtype.name}{list(arr.shape)}, {DESCRIPTION} declares "
+                f"{dtype}{list(shape)}",
+            )
+        if jax.dtypes.canonicalize_dtype(arr.dtype) != arr.dtype:
+            raise _fail(
+                path,
+                f"{name}.npy holds {arr.dtype.name}, which JAX would narrow to "
+                f"{jax.dtypes.canonicalize_dtype(arr.dtype).name}: enable float64 first "
+                '(jax.config.update("jax_enable_x64", True))',
+            )
+        leaves.append(jnp.asarray(arr))
+    if like is not None:
+        return jax.tree.unflatten(jax.tree.structure(like), leaves)
+    used: set[int] = set()
+    state = _build(path, tree, leaves, state_classes(), 0, used)
+    if len(used) != len(leaves):
+        raise _fail(path, f"{DESCRIPTION}: the tree uses {len(used)} of {len(leaves)} leaves")
+    return state
+
+
+__all__ = [
+    "DTYPES",
+    "FORMAT_VERSION",
+    "StateFileError",
+    "learner_identity",
+    "load_state",
+    "save_state",
+    "state_classes",
+]

@@ -1,0 +1,154 @@
+"""The jitted chunk of a sweep: its layout, the function it runs, its compilation (kept in a
+small in-process cache and, for one device, in the program store :mod:`ojax.programs`).
+
+A chunk is a vector of combination numbers, padded to the chunk size, from which one jitted
+function gathers its params, data and keys on the device, its batch axis sharded over the mesh.
+"""
+
+from __future__ import annotations
+
+import collections
+import functools
+import math
+import time
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+from jax.sharding import NamedSharding, PartitionSpec
+
+from ojax import compile_log, programs
+from ojax.describe import shape_signature
+
+BATCH_AXIS = "batch"
+"""Name of the mesh axis the combinations are sharded over."""
+
+
+class Layout(NamedTuple):
+    """The combinations: C order over ``(seed, *hyperparameters, [task])``."""
+
+    sizes: tuple[int, ...]  # (num_seeds, *hyperparameter sizes, [num_tasks])
+    kind: str  # "none", "product", "stacked"
+    names: tuple[str, ...]  # hyperparameter axis names
+    has_tasks: bool
+
+    @property
+    def total(self) -> int:
+        return math.prod(self.sizes)
+
+    @property
+    def axis_names(self) -> tuple[str, ...]:
+        return ("seed", *self.names, *(("task",) if self.has_tasks else ()))
+
+
+def chunk_fn(fn, layout: Layout, sharding, index, hyper, tasks, data, keys):
+    """``fn`` vmapped over the chunk's combinations ``index``, gathered on the device."""
+    coords = jnp.unravel_index(index, layout.sizes)
+    key = keys[coords[0]]
+    hyper_coords = coords[1 : 1 + len(layout.names)]
+    if layout.kind == "none":
+        params = None
+    elif layout.kind == "product":
+        params = {
+            name: jax.tree.map(lambda a, c=c: a[c], hyper[name])
+            for name, c in zip(layout.names, hyper_coords)
+        }
+    else:
+        params = jax.tree.map(lambda a: a[hyper_coords[0]], hyper)
+    if layout.has_tasks:
+        data = jax.tree.map(lambda a: a[coords[-1]], tasks)
+
+    def constrain(tree):
+        return jax.tree.map(lambda a: jax.lax.with_sharding_constraint(a, sharding), tree)
+
+    params, key = constrain(params), constrain(key)
+    if layout.has_tasks:
+        data = constrain(data)
+    out = jax.vmap(fn, in_axes=(0, 0 if layout.has_tasks else None, 0))(params, data, key)
+    return constrain(out)
+
+
+COMPILED: collections.OrderedDict = collections.OrderedDict()
+"""The last :data:`COMPILED_MAX` compiled chunk programs of this process, by configuration."""
+COMPILED_MAX = 8
+
+
+def memory_used(executable: Any) -> int:
+    """The bytes a compiled program uses per device (0 where the backend does not say)."""
+    try:
+        analysis = executable.memory_analysis()
+    except Exception:  # pragma: no cover - backends without a memory analysis
+        return 0
+    if analysis is None:  # pragma: no cover
+        return 0
+    return int(
+        analysis.temp_size_in_bytes
+        + analysis.argument_size_in_bytes
+        + analysis.output_size_in_bytes
+    )
+
+
+def compile_chunk(fn, layout, mesh, chunk, hyper, tasks, data, keys, options=(), label="sweep"):
+    """``((executable, bytes it uses per device), compile seconds)``; 0 seconds when cached.
+
+    ``options`` are XLA compiler options as ``(name, value)`` pairs; ``label`` names the
+    program in :mod:`ojax.compile_log`."""
+    batch = NamedSharding(mesh, PartitionSpec(BATCH_AXIS))
+    signature = shape_signature((hyper, tasks, data, keys))
+    key = (fn, layout, batch, chunk, signature, jax.config.jax_enable_x64, options)
+    try:
+        hit = COMPILED.get(key)
+    except TypeError:  # an unhashable fn: no cache
+        hit, key = None, None
+    if hit is not None:
+        COMPILED.move_to_end(key)
+        return hit, 0.0
+    start = time.perf_counter()
+    index = jax.ShapeDtypeStruct((chunk,), jnp.int32, sharding=batch)
+    jitted = jax.jit(functools.partial(chunk_fn, fn, layout, batch))
+    args = (index, hyper, tasks, data, keys)
+    with compile_log.program(label):
+        name = None
+        if mesh.devices.size == 1:  # the program store holds single-device programs
+            parts = [list(layout), chunk, repr(signature), [list(o) for o in options]]
+            name = programs.entry_name("chunk", fn, parts)
+        lowered, flat = lower_chunk(jitted, name, args)
+        executable = lowered.compile(compiler_options=dict(options) or None)
+    if flat:
+        executable = FlatProgram(executable)
+    compiled = (executable, memory_used(executable))
+    seconds = time.perf_counter() - start
+    if key is not None:
+        COMPILED[key] = compiled
+        while len(COMPILED) > COMPILED_MAX:
+            COMPILED.popitem(last=False)
+    return compiled, seconds
+
+
+class FlatProgram:
+    """A compiled program over the leaves of the chunk's arguments, called with the pytrees
+    (its outputs are the leaves of the chunk's outputs, in order)."""
+
+    def __init__(self, compiled: Any):
+        self.compiled = compiled
+
+    def __call__(self, *args: Any) -> list:
+        return self.compiled(*jax.tree.leaves(args))
+
+    def memory_analysis(self) -> Any:
+        return self.compiled.memory_analysis()
+
+
+def lower_chunk(jitted, name: str | None, args: tuple) -> tuple[jax.stages.Lowered, bool]:
+    """``(lowered chunk program, over leaves?)``: from :mod:`ojax.programs` when it holds
+    the program (no trace), else traced (and exported there for the next process when ``name``
+    is given). Exported programs take and give leaves: the store keeps no pytree types."""
+    if name is None:
+        return jitted.lower(*args), False
+    stored = programs.exported_program(name, jitted, args)
+    if stored is None:  # something export does not take (e.g. a host callback)
+        return jitted.lower(*args), False
+    try:  # cold and warm processes lower the same module: the compilation cache serves it
+        return jax.jit(stored[0].call).lower(*jax.tree.leaves(args)), True
+    except Exception:  # a stored program this JAX cannot call: trace as usual
+        return jitted.lower(*args), False

@@ -1,0 +1,158 @@
+"""Figures for a paper: display names from one table, methods apart in greyscale, legends and
+labels inside the figure (rendered and measured), the formats of ``--figure-format``, and
+``ojax plot`` redrawing a finished run's figures from its files, file for file."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+from PIL import Image
+
+from ojax import cli, plotting
+from ojax.experiments import basics, denevi2020, learner_sweep, zhao_hoi2010
+from ojax.experiments import denevi2020_variance as var
+from ojax.validation import InputError
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    plt.close("all")
+
+
+def _rendered_clipping(fig) -> list[str]:
+    """What is clipped once ``fig`` is saved as :func:`plotting.save_figure` saves it."""
+    fig.set_dpi(plotting.DPI)
+    fig.savefig(io.BytesIO(), format="png", dpi=plotting.DPI)
+    return plotting.clipped_texts(fig)
+
+
+def test_display_names_come_from_one_table():
+    assert plotting.display_name("Aggressive") == "Aggressive (ONS)"
+    assert plotting.display_name("Lazy_SS") == "Lazy, tuned OGD"
+    assert plotting.display_name("Aggressive_KT@wealth=10") == "Aggressive (KT), wealth = 10"
+    assert plotting.display_name("unknown-method") == "unknown-method"
+    methods = [*denevi2020.PF_METHODS, *denevi2020.SS_METHODS, *zhao_hoi2010.HOMOGENEOUS_METHODS]
+    names = [plotting.display_name(m) for m in methods]
+    assert len(set(names)) == len(names)  # no two methods share a legend name
+    assert "_" not in "".join(names)  # no code names
+
+
+def test_methods_stay_apart_in_greyscale():
+    pairs = {(plotting.style(i)["linestyle"], plotting.style(i)["marker"]) for i in range(28)}
+    assert len(pairs) == 28
+    assert min(plotting.style(i)["linewidth"] for i in range(28)) >= 1.3  # no hairlines
+
+
+def test_figure_formats_are_parsed_and_checked():
+    assert plotting.parse_figure_formats("png,PDF") == ("png", "pdf")
+    assert plotting.parse_figure_formats(["svg", "png,svg"]) == ("svg", "png")
+    with pytest.raises(InputError, match=r"png, pdf, svg .* got 'jpg'"):
+        plotting.parse_figure_formats("png,jpg")
+    assert cli.main(["plot", ".", "--figure-format", "gif"]) == 2
+
+
+def _many_labels(count: int) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(0)
+    return {
+        f"coin_betting_kt@initial_wealth={10.0**i:g},learning_rate={0.1 * i:g}": rng.random((3, 50))
+        for i in range(count)
+    }
+
+
+def test_no_text_is_clipped_in_any_figure_kind():
+    x = np.arange(1, 51)
+    rng = np.random.default_rng(1)
+    figs = {
+        "curves, 12 long labels": plotting.curves_figure(
+            x, _many_labels(12), xlabel="step t", ylabel="average loss", logx=True
+        ),
+        "regret": basics._figure(
+            "ogd", {"OGD": (rng.random((3, 4)) + 1, np.arange(1.0, 5.0) * 3)}, np.arange(1, 5)
+        ),
+        "mistake rates, 3 datasets": zhao_hoi2010._figure(
+            {d: {m: 100 * rng.random((3, 200)) for m in ("PA", "PAIO", "OTL")} for d in "abc"},
+            {"a": {"block": 50, "block_edges": [50, 100, 150]}},
+        ),
+        "gain": var._gain_figure(
+            {m: rng.random((3, 4)) for m in [*var.META_LEARNERS, "Oracle", var.BEST_BIAS]},
+            np.array([0.1, 1.0, 10.0, 100.0]),
+        ),
+    }
+    for what, fig in figs.items():
+        assert _rendered_clipping(fig) == [], what
+
+
+def test_the_longest_theory_heading_is_not_clipped():
+    from ojax.experiments import theory
+    from ojax.theory import CHECKS
+
+    check = max(CHECKS.values(), key=lambda c: len(f"{c.name}{c.result}{c.document}"))
+    x = np.array([10.0, 100.0, 1000.0])
+    methods = {"learner": (np.sqrt(x)[None] * [[1.0], [1.2]], 2 * np.sqrt(x)[None]),
+               "falsifier:no-learning": (x[None], None)}  # fmt: skip
+    assert _rendered_clipping(theory.check_figure(check, x, methods)) == []
+
+
+def test_the_clipping_check_can_fail():
+    fig, ax = plt.subplots(figsize=(3, 2))  # no layout, a legend right of the axes
+    ax.plot([1, 2], [1, 2], label="a label far too long to fit beside the axes")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    ax.set_xlabel("x")
+    fig.subplots_adjust(bottom=0.0)  # the x label below the figure's edge
+    clipped = _rendered_clipping(fig)
+    assert "legend" in clipped and "x" in clipped
+
+
+def _sweep(out, *extra) -> None:
+    argv = ["sweep", "ogd_square", "--grid", "learning_rate=0.01,0.1,1", "--seeds", "2"]
+    assert cli.main([*argv, "--steps", "60", "--quiet", "--out", str(out), *extra]) == 0
+
+
+def _pixels(path) -> np.ndarray:
+    with Image.open(path) as image:
+        return np.asarray(image.convert("RGBA"))
+
+
+def test_ojax_plot_redraws_a_run_file_for_file(tmp_path, capsys):
+    out = tmp_path / "sweep"
+    _sweep(out, "--figure-format", "png", "--figure-format", "svg")
+    names = sorted(p.name for p in out.iterdir() if p.suffix in (".png", ".svg"))
+    assert names == ["average_loss.png", "average_loss.svg", "sensitivity.png", "sensitivity.svg"]
+    with Image.open(out / "average_loss.png") as image:
+        assert image.info["dpi"][0] == pytest.approx(plotting.DPI, abs=1)
+    before = {n: ((out / n).read_text() if n.endswith(".svg") else _pixels(out / n)) for n in names}
+    for name in names:
+        (out / name).unlink()
+    assert cli.main(["plot", str(out), "--figure-format", "png,svg"]) == 0
+    assert sorted(p.name for p in out.iterdir() if p.suffix in (".png", ".svg")) == names
+    for name, old in before.items():
+        if name.endswith(".svg"):
+            assert (out / name).read_text() == old, name
+        else:
+            np.testing.assert_array_equal(_pixels(out / name), old, err_msg=name)
+    # another format is added beside them, recorded as the run's files
+    assert cli.main(["plot", str(out), "--figure-format", "pdf"]) == 0
+    assert {"average_loss.pdf", "sensitivity.pdf", "average_loss.png"} <= {
+        p.name for p in out.iterdir()
+    }
+    record = json.loads((out / ".ojax-run.json").read_text())
+    assert {"average_loss.pdf", "average_loss.svg", "results.csv"} <= set(record["files"])
+    # --overwrite by another run removes them all
+    _sweep(out, "--overwrite", "--key", "3")
+    assert not (out / "average_loss.pdf").exists() and (out / "average_loss.png").exists()
+    assert cli.main(["plot", str(tmp_path)]) == 2  # not a run
+    assert "holds no finished ojax run" in capsys.readouterr().err
+
+
+def test_sweep_curves_carry_their_step_positions(tmp_path):
+    out = tmp_path / "sweep"
+    _sweep(out)
+    curves = np.load(out / "curves.npz")
+    key = next(k for k in curves if k.endswith("/average_loss"))
+    np.testing.assert_array_equal(curves[key + ":steps"], learner_sweep._checkpoints(60))
+    assert curves[key].shape[1] == len(curves[key + ":steps"])
