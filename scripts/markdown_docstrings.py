@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-DOUBLE = re.compile(r"``([^`\n]+?)``")
+DOUBLE = re.compile(r"(?<!`)``(?!`)([^`]+?)(?<!`)``(?!`)")  # a span may wrap over lines
 
 
 def docstring_nodes(tree: ast.AST) -> list[ast.Constant]:
@@ -39,8 +39,9 @@ def markdown_spans(source: str) -> str:
     lines = source.splitlines(keepends=True)
     for node in docstring_nodes(ast.parse(source)):
         assert node.end_lineno is not None
-        for i in range(node.lineno - 1, node.end_lineno):
-            lines[i] = DOUBLE.sub(r"`\1`", lines[i])
+        start, end = node.lineno - 1, node.end_lineno
+        text = DOUBLE.sub(r"`\1`", "".join(lines[start:end]))
+        lines[start:end] = text.splitlines(keepends=True)  # as many lines: only backticks go
     return "".join(lines)
 
 
