@@ -1,14 +1,14 @@
 """Loaders and splits for online transfer learning (Zhao & Hoi 2010), with clear errors.
 
-Files (see the data README): ``usenet2.mat`` / ``newsgroup4.mat`` (MATLAB ``data``: column 0
-the label, the rest int16 features; ``ID_ALL`` the shipped orders), ``spambase.csv.gz`` (CSV,
-last column ``type`` in {spam, nonspam}), LIBSVM text files (``a1a.libsvm.gz``,
-``a1a_t.libsvm.gz``, or one a user brings: ``w7a`` is read by name when in the data folder), and
-the KEEL mushroom stand-in ``mushrooms_keel.csv.gz`` (categorical, one-hot encoded here).
+Files (see the data README): `usenet2.mat` / `newsgroup4.mat` (MATLAB `data`: column 0
+the label, the rest int16 features; `ID_ALL` the shipped orders), `spambase.csv.gz` (CSV,
+last column `type` in {spam, nonspam}), LIBSVM text files (`a1a.libsvm.gz`,
+`a1a_t.libsvm.gz`, or one a user brings: `w7a` is read by name when in the data folder), and
+the KEEL mushroom stand-in `mushrooms_keel.csv.gz` (categorical, one-hot encoded here).
 
-Every loader returns ``(features, labels)``: features ``(n, d)`` float64 (a scipy CSR matrix
-for the sparse newsgroup4 and the LIBSVM files, else a NumPy array), labels ``(n,)`` float64 in
-{-1, +1}. The integer ``.mat`` data is converted to floating point before any product or
+Every loader returns `(features, labels)`: features `(n, d)` float64 (a scipy CSR matrix
+for the sparse newsgroup4 and the LIBSVM files, else a NumPy array), labels `(n,)` float64 in
+{-1, +1}. The integer `.mat` data is converted to floating point before any product or
 scaling. Malformed files raise :class:`~ojax.datasets.DataError` naming the file, the line or
 column and what was expected.
 
@@ -90,7 +90,7 @@ SCALINGS = ("rows", "features", "none")
 
 
 def scale(x: Features, scaling: str = "rows") -> Features:
-    """``"rows"`` (default, the toolbox's), ``"features"`` or ``"none"``."""
+    """`"rows"` (default, the toolbox's), `"features"` or `"none"`."""
     if scaling not in SCALINGS:
         raise InputError(f"scaling must be one of {list(SCALINGS)}, got {scaling!r}")
     if scaling == "rows":
@@ -135,7 +135,7 @@ W7A_FILES = ("w7a", "w7a.libsvm", "w7a.libsvm.gz", "w7a.gz")  # LIBSVM w7a's pos
 
 
 def has_w7a(data_dir: Any = None) -> bool:
-    """Whether the data folder holds LIBSVM's ``w7a`` under one of :data:`W7A_FILES`."""
+    """Whether the data folder holds LIBSVM's `w7a` under one of :data:`W7A_FILES`."""
     folder = resolve_data_dir(data_dir)
     return any((folder / name).is_file() for name in W7A_FILES)
 
@@ -149,7 +149,7 @@ def _w7a_file(data_dir: Any) -> Path:
 
 
 def shipped_orders(name: str, data_dir: Any = None) -> np.ndarray:
-    """The row orders ``ID_ALL`` shipped in a drift stream's ``.mat`` file, 0-based, ``(P, n)``.
+    """The row orders `ID_ALL` shipped in a drift stream's `.mat` file, 0-based, `(P, n)`.
 
     In usenet2.mat and newsgroup4.mat: 20 permutations of the rows that shuffle within each
     block of :data:`DRIFT_BLOCKS` rows only (checked here), so the drift between blocks stays."""
@@ -221,8 +221,8 @@ def homogeneous_split(
 ) -> Split:
     """The source / target split of a homogeneous dataset (:data:`HOMOGENEOUS`).
 
-    ``source_size`` / ``target_size`` override the sizes (e.g. a smaller target for a quick
-    run); random splits use a NumPy generator seeded with ``split_seed``.
+    `source_size` / `target_size` override the sizes (e.g. a smaller target for a quick
+    run); random splits use a NumPy generator seeded with `split_seed`.
     """
     if name not in HOMOGENEOUS:
         raise InputError(f"dataset must be one of {list(HOMOGENEOUS)}, got {name!r}")
@@ -241,7 +241,7 @@ def homogeneous_split(
 
 
 def view_split(x: Features, num_source_features: int) -> tuple[Features, Features]:
-    """``(x[:, :k], x[:, k:])``: the source's view (the first ``k`` features) and the rest."""
+    """`(x[:, :k], x[:, k:])`: the source's view (the first `k` features) and the rest."""
     d = x.shape[1]
     if (
         isinstance(num_source_features, bool)
@@ -266,7 +266,7 @@ def heterogeneous_split(
     split_seed: int = 0,
 ) -> Split:
     """The heterogeneous split (:data:`HETEROGENEOUS`): the source sees the first half of the
-    features (``d // 2``), the target all of them. Rows are scaled before the views are cut."""
+    features (`d // 2`), the target all of them. Rows are scaled before the views are cut."""
     if name not in HETEROGENEOUS:
         raise InputError(f"dataset must be one of {list(HETEROGENEOUS)}, got {name!r}")
     _, n_src, n_tgt = HETEROGENEOUS[name]
@@ -283,7 +283,7 @@ def heterogeneous_split(
 
 
 class SplitFile(NamedTuple):
-    """A split of one's own read from an ``.npz`` file (:func:`load_split_file`)."""
+    """A split of one's own read from an `.npz` file (:func:`load_split_file`)."""
 
     dataset: str | None  # the shipped dataset it indexes, or the name of its own features
     source_order: np.ndarray  # (S,) int64, 0-based dataset rows in the order h learns them
@@ -306,21 +306,21 @@ def _split_array(path: Path, archive: Any, key: str, ndims: tuple[int, ...]) -> 
 
 
 def load_split_file(path: str | os.PathLike) -> SplitFile:
-    """A split of one's own, as an ``.npz`` file with the arrays
+    """A split of one's own, as an `.npz` file with the arrays
 
-    * ``source_order``: ``(S,)`` integers, the 0-based rows of the dataset (in the file's row
+    * `source_order`: `(S,)` integers, the 0-based rows of the dataset (in the file's row
       order, before any split) that form the source, in the order the source classifier learns
       them;
-    * ``target_orders``: ``(P, T)`` integers (or ``(T,)`` for one stream), 0-based rows of the
+    * `target_orders`: `(P, T)` integers (or `(T,)` for one stream), 0-based rows of the
       dataset, one target stream per row (the target pool is the set of rows they visit);
-    * the data the rows index, one of: ``dataset``, a string naming a shipped dataset
-      (``"usenet2"``); or the file's own features ``x`` ``(N, d)`` (finite numbers) and labels
-      ``y`` ``(N,)`` in ``{-1, +1}`` (``dataset`` then only names them; default ``"own"``);
-    * ``num_source_features`` (optional, own features of a heterogeneous split): the source's
-      view, the first ``k`` features (default ``d // 2``); the target sees all ``d``.
+    * the data the rows index, one of: `dataset`, a string naming a shipped dataset
+      (`"usenet2"`); or the file's own features `x` `(N, d)` (finite numbers) and labels
+      `y` `(N,)` in `{-1, +1}` (`dataset` then only names them; default `"own"`);
+    * `num_source_features` (optional, own features of a heterogeneous split): the source's
+      view, the first `k` features (default `d // 2`); the target sees all `d`.
 
-    A file with neither ``dataset`` nor ``x`` and ``y`` is refused (never a default dataset).
-    MATLAB's 1-based indices (the authors' toolbox's ``ID_ALL``) must be converted with ``- 1``;
+    A file with neither `dataset` nor `x` and `y` is refused (never a default dataset).
+    MATLAB's 1-based indices (the authors' toolbox's `ID_ALL`) must be converted with `- 1`;
     indices that count rows of the target block only must be offset by the source size.
 
     Examples:
@@ -360,7 +360,7 @@ def load_split_file(path: str | os.PathLike) -> SplitFile:
 
 
 def _own_features(path: Path, archive: Any) -> tuple[np.ndarray, np.ndarray, int | None]:
-    """``(x, y, num_source_features)`` of a split file with its own features, checked."""
+    """`(x, y, num_source_features)` of a split file with its own features, checked."""
     for key in ("x", "y"):
         if key not in archive:
             raise DataError(f"{path}: own features need both 'x' and 'y', got no {key!r}")
@@ -427,14 +427,14 @@ def split_from_arrays(
     scaling: str = "rows",
     num_source_features: int | None = None,
 ) -> tuple[Split, np.ndarray]:
-    """The :class:`Split` of features ``x`` ``(N, d)`` and labels ``y`` ``(N,)`` given by row
-    orders (0-based rows of ``x``).
+    """The :class:`Split` of features `x` `(N, d)` and labels `y` `(N,)` given by row
+    orders (0-based rows of `x`).
 
-    The features are scaled (``scaling``, as the shipped datasets); the source is the rows
-    ``source_order`` in that order (its first ``num_source_features`` features, default
-    ``d // 2``, when ``heterogeneous``: the source's view; the target sees all ``d``); the
-    target pool is the distinct rows of ``target_orders`` in increasing order. Returns the
-    split and the target orders as ``(P, T)`` int32 positions in that pool.
+    The features are scaled (`scaling`, as the shipped datasets); the source is the rows
+    `source_order` in that order (its first `num_source_features` features, default
+    `d // 2`, when `heterogeneous`: the source's view; the target sees all `d`); the
+    target pool is the distinct rows of `target_orders` in increasing order. Returns the
+    split and the target orders as `(P, T)` int32 positions in that pool.
     """
     _check_orders(source_order, target_orders)
     source_order = np.asarray(source_order)

@@ -1,9 +1,9 @@
 """A registered learner on its own synthetic stream, over seeds and a grid of its
-hyperparameters: what ``ojax sweep`` runs, as the rows of docs/cli.md, curves and figures.
+hyperparameters: what `ojax sweep` runs, as the rows of docs/cli.md, curves and figures.
 
 The grid's values are parsed exactly (numbers, or numeric text as the command line passes it),
 checked before anything runs (finite, fitting the dtype of the learner's params, accepted by the
-learner's ``check_params`` one by one and in every combination) and reported as given.
+learner's `check_params` one by one and in every combination) and reported as given.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ def _field(base: Any, field: str) -> Any:
 
 
 def _grid_arrays(name: str, base: Any, grid: Mapping[str, Sequence[Any]] | None):
-    """``(field -> values in the field's dtype, field -> values as given)``, each value exact."""
+    """`(field -> values in the field's dtype, field -> values as given)`, each value exact."""
     fields = _fields(base)
     axes: dict[str, np.ndarray] = {}
     given: dict[str, list] = {}
@@ -75,7 +75,7 @@ def _grid_arrays(name: str, base: Any, grid: Mapping[str, Sequence[Any]] | None)
 
 
 def _check_one(learner: Any, base: Any, values: Mapping[str, np.ndarray], given: Mapping) -> None:
-    """``check_params`` on one combination: first on the numbers as given (so its message shows
+    """`check_params` on one combination: first on the numbers as given (so its message shows
     them so), then on the values in their dtype (what runs)."""
     label = ", ".join(f"{f}={shown(v)}" for f, v in given.items())
     plain = {f: _as_given(v, values[f].dtype) for f, v in given.items()}
@@ -94,14 +94,14 @@ def _check_one(learner: Any, base: Any, values: Mapping[str, np.ndarray], given:
 
 
 def _as_given(value: Any, dtype: np.dtype) -> float | int | bool:
-    """A given value (a number or numeric text) as a Python number of ``dtype``'s kind."""
+    """A given value (a number or numeric text) as a Python number of `dtype`'s kind."""
     number = parse_number(value) if isinstance(value, str) else np.asarray(value)[()].item()
     kind = np.dtype(dtype).kind
     return float(number) if kind == "f" else bool(number) if kind == "b" else int(number)
 
 
 def _first_failing(learner: Any, base: Any, flat: Mapping[str, np.ndarray]) -> int | None:
-    """The index of a combination ``check_params`` refuses (a bisection), or ``None``."""
+    """The index of a combination `check_params` refuses (a bisection), or `None`."""
 
     def fails(lo: int, hi: int) -> bool:
         try:
@@ -180,9 +180,9 @@ def dataset_name(entry: LearnerEntry) -> str:
 
 
 def figures(run) -> dict[str, Any]:
-    """The plot function of ``ojax sweep`` (:mod:`ojax.experiments.figures`): ``average_loss``
+    """The plot function of `ojax sweep` (:mod:`ojax.experiments.figures`): `average_loss`
     (every grid point's curve against the step, labelled by its values) and, for one grid axis,
-    ``sensitivity`` (the final average loss against the value)."""
+    `sensitivity` (the final average loss against the value)."""
     from ojax.plotting import band, curves_figure, legend, new_figure, style
 
     metric = run.config.get("metric", "average_loss")  # cumulative_error for task blocks
@@ -229,8 +229,8 @@ def shortest(value: Any) -> float | int | bool:
 
 
 def value_labels(values: np.ndarray) -> list[str]:
-    """The values of one grid axis as method labels: ``%g`` (``0.1``, ``1e+30``), or, where two
-    distinct values would print alike (``0.1`` and ``0.1000001``), each value's shortest text
+    """The values of one grid axis as method labels: `%g` (`0.1`, `1e+30`), or, where two
+    distinct values would print alike (`0.1` and `0.1000001`), each value's shortest text
     in its dtype."""
     labels = [f"{float(v):g}" for v in values]
     if len(set(labels)) < len(labels):
@@ -239,7 +239,7 @@ def value_labels(values: np.ndarray) -> list[str]:
 
 
 def _duplicates(field: str, values: np.ndarray, given: Sequence[Any]) -> None:
-    """Refuses an axis giving one value twice (``0.1,0.10,1e-1``, or two numbers its dtype
+    """Refuses an axis giving one value twice (`0.1,0.10,1e-1`, or two numbers its dtype
     rounds alike): they would run the same stream twice under one curve's name."""
     exact = [parse_number(v) if isinstance(v, str) else None for v in given]
     for number in exact:
@@ -262,7 +262,7 @@ def _duplicates(field: str, values: np.ndarray, given: Sequence[Any]) -> None:
 def _experiment_result(
     entry: LearnerEntry, axes: Mapping, res: SweepResult, num_seeds: int, num_steps: int, dim: int
 ) -> ExperimentResult:
-    """The rows (method ``NAME@field=value,...``), curves, figures and configuration."""
+    """The rows (method `NAME@field=value,...`), curves, figures and configuration."""
     name, metric = entry.name, primary_metric(entry.kind)
     dataset = dataset_name(entry)
     result = ExperimentResult()
@@ -305,7 +305,7 @@ def _experiment_result(
 
 
 def _prepare(name: str, grid: Any, num_steps: Any, dim: Any, x0: str):
-    """``(entry, learner, base params, axes, values as given)``, every option checked."""
+    """`(entry, learner, base params, axes, values as given)`, every option checked."""
     if name not in LEARNERS:
         raise InputError(
             f"unknown learner {name!r}; choose one of: {', '.join(sorted(LEARNERS)) or '(none)'}"
@@ -347,13 +347,13 @@ def check_sweep(
 ) -> None:
     """The checks :func:`sweep_learner` runs first (the learner, the stream's length and
     dimension, every grid value alone and in every combination), without running anything:
-    ``ojax sweep`` calls it before it writes anything. Raises :class:`InputError`."""
+    `ojax sweep` calls it before it writes anything. Raises :class:`InputError`."""
     _prepare(name, grid, num_steps, dim, x0)
 
 
 def best_line(result: ExperimentResult, rows: Sequence[Any]) -> str:
-    """``ojax: best FIELD=V: final average loss M +- S; next FIELD=W: ...; best on k of n
-    seeds``: the lowest mean final average loss, the runner-up, and how often (paired over the
+    """`ojax: best FIELD=V: final average loss M +- S; next FIELD=W: ...; best on k of n
+    seeds`: the lowest mean final average loss, the runner-up, and how often (paired over the
     seeds, which draw the same streams) the best beats it. A diverged value (NaN or infinite
     final loss) ranks last and is never named best; a diverged runner-up loses on every seed;
     when every value diverged, the line says so."""
@@ -404,10 +404,10 @@ def sweep_learner(
     progress: bool = True,
 ) -> tuple[ExperimentResult, SweepResult]:
     """Sweeps a registered learner (:data:`ojax.core.LEARNERS`) over seeds and a grid of its
-    hyperparameters on its own synthetic stream; what ``ojax sweep`` runs.
+    hyperparameters on its own synthetic stream; what `ojax sweep` runs.
 
-    Each combination draws a stream ``entry.make_stream(key_seed, num_steps, dim)``, plays it
-    (:func:`ojax.runner.run_entry`: ``run_oco`` on the objective for OCO learners, ``run`` on the
+    Each combination draws a stream `entry.make_stream(key_seed, num_steps, dim)`, plays it
+    (:func:`ojax.runner.run_entry`: `run_oco` on the objective for OCO learners, `run` on the
     loss otherwise) with the default params where the grid overrides some fields, and records
     the curves of :mod:`ojax.experiments.sweep_metrics` at up to 200 checkpoints: the average
     and cumulative loss and the regret against the best fixed comparator in hindsight (where
@@ -415,17 +415,17 @@ def sweep_learner(
 
     Args:
       name: the learner's registry name.
-      grid: ``field -> values`` (scalar fields of ``entry.default_params()``), a Cartesian
-        product; ``None`` runs the default params over seeds only. Values are numbers or
+      grid: `field -> values` (scalar fields of `entry.default_params()`), a Cartesian
+        product; `None` runs the default params over seeds only. Values are numbers or
         numeric text (parsed exactly); each must be finite, fit the field's dtype (float32
-        unless float64 is on) and pass the learner's ``check_params``, alone and in every
+        unless float64 is on) and pass the learner's `check_params`, alone and in every
         combination; messages show the values as given.
       num_seeds: the number of seeds.
       num_steps: the stream's length.
       dim: the dimension.
       key: PRNG key or int seed.
-      x0: OCO start point: ``"auto"`` (the entry's ``start``), ``"zeros"`` or ``"uniform"``
-        (``1 / dim``, a simplex prior).
+      x0: OCO start point: `"auto"` (the entry's `start`), `"zeros"` or `"uniform"`
+        (`1 / dim`, a simplex prior).
       memory_budget: as in :func:`ojax.sweep.sweep`.
       chunk_size: as in :func:`ojax.sweep.sweep`.
       devices: as in :func:`ojax.sweep.sweep`.
@@ -434,8 +434,8 @@ def sweep_learner(
       progress: as in :func:`ojax.sweep.sweep`.
 
     Returns:
-      ``(ExperimentResult, SweepResult)``: the rows (dataset: the stream's name, method
-      ``NAME@field=value,...``, the metrics above), curves, figures, and the raw sweep.
+      `(ExperimentResult, SweepResult)`: the rows (dataset: the stream's name, method
+      `NAME@field=value,...`, the metrics above), curves, figures, and the raw sweep.
 
     Raises:
       InputError: an unknown learner or field, a bad option, a grid value refused (above).
