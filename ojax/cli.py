@@ -203,6 +203,8 @@ def _add_experiment_options(parser: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The parser of the `ojax` command: `list`, `run`, `sweep` and `plot` with their options
+    (the command line page, docs/cli.md)."""
     parser = _Parser(prog="ojax", description="ojax: online learning in JAX.")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     listing = commands.add_parser("list", help="list the experiments (or the learners)")

@@ -151,6 +151,7 @@ def shape_signature(tree: Any) -> tuple:
 
 
 def ojax_version() -> str:
+    """The installed ojax's version."""
     from ojax import __version__  # the package imports this module: read it when needed
 
     return __version__

@@ -289,6 +289,9 @@ def load_exported(name: str | None) -> jax.export.Exported | None:
 
 
 def save_exported(name: str | None, exported: jax.export.Exported) -> None:
+    """Serializes `exported` into the store under `name` (nothing when `name` is `None`, the
+    store is off, or the program cannot be serialized); a later process loads it instead of
+    tracing."""
     path = _path(name, "jaxexport")
     if path is None:
         return

@@ -197,6 +197,8 @@ def environment_info() -> dict[str, Any]:
 
 
 def jsonable(value: Any) -> Any:
+    """`value` as JSON can hold it: paths as text, mappings and sequences element by element,
+    NumPy scalars and arrays as Python numbers and lists."""
     if isinstance(value, Path):
         return str(value)
     if isinstance(value, Mapping):

@@ -191,10 +191,12 @@ def label(method: str, constant: float) -> str:
 
 
 def classification_name(dataset: str, loss: str) -> str:
+    """The dataset column of a classification stream: `DATASET-LOSS`."""
     return f"{dataset}-{loss}"
 
 
 def regression_name(loss: str, norm: float) -> str:
+    """The dataset column of a regression stream: `regression-LOSS-norm=NORM`."""
     return f"regression-{loss}-norm={norm:g}"
 
 
@@ -241,6 +243,8 @@ class Streams(NamedTuple):
 
 
 def stack_classification(size: Size, dtype, data_dir: Any = None) -> Streams:
+    """The classification datasets of `size`, padded to one `(datasets, n, d)` block of
+    streams."""
     loaded = [load_classification(name, data_dir) for name in size.datasets]
     if size.max_rows is not None:
         loaded = [(x[: size.max_rows], y[: size.max_rows]) for x, y in loaded]

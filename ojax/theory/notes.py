@@ -47,14 +47,18 @@ def with_precision(compute: Callable[[CheckConfig], _T]) -> Callable[[CheckConfi
 
 
 def notes_horizons(config: CheckConfig) -> np.ndarray:
+    """The horizons of the notes' checks: 6 (quick) or 12 log-spaced from 10 to 300 or
+    10 000."""
     return log_horizons(10, 300 if config.quick else 10_000, 6 if config.quick else 12)
 
 
 def config_dtype(config: CheckConfig) -> np.dtype:
+    """The float dtype of a check: float64 under `x64`, else float32."""
     return np.dtype(np.float64 if config.x64 else np.float32)
 
 
 def config_rng(config: CheckConfig, stream: int) -> np.random.Generator:
+    """A NumPy generator of the check's seed and the numbered `stream`."""
     return np.random.default_rng([config.seed, stream])
 
 
@@ -64,6 +68,7 @@ def values_at(curves: Array | np.ndarray, steps: np.ndarray) -> np.ndarray:
 
 
 def cumulative_at(values: Array | np.ndarray, steps: np.ndarray) -> np.ndarray:
+    """The cumulative sums of `values` at the 1-based horizons `steps`, as float64."""
     return values_at(np.cumsum(np.asarray(values, np.float64), axis=-1), steps)
 
 
