@@ -1,9 +1,9 @@
 """Adapters: an OCO learner plus a loss as a linear predictor; an optax optimizer as an OCO learner.
 
-* :func:`linear_predictor` plays ``y_hat = <w_t, x_t>`` with ``w_t`` the learner's iterate and
-  feeds it the gradient ``loss.grad(y_hat, y) * x``.
-* :func:`optax_learner` runs any optax ``GradientTransformation`` (sgd, adam, and the
-  parameter-free ``optax.contrib`` optimizers cocob, dog, prodigy, mechanize) as an OCO learner,
+* :func:`linear_predictor` plays `y_hat = <w_t, x_t>` with `w_t` the learner's iterate and
+  feeds it the gradient `loss.grad(y_hat, y) * x`.
+* :func:`optax_learner` runs any optax `GradientTransformation` (sgd, adam, and the
+  parameter-free `optax.contrib` optimizers cocob, dog, prodigy, mechanize) as an OCO learner,
   so it takes part in ojax's runners, sweeps and regret metrics beside ojax's own learners.
 """
 
@@ -20,17 +20,23 @@ from ojax.losses import Loss
 
 
 class LinearPredictorState(NamedTuple):
+    """The state of LinearPredictor: a pytree of arrays, carried from step to step.
+
+    Attributes:
+      learner: the OCO learner's state
+    """
+
     learner: Any  # the OCO learner's state
 
 
 @learner_factory
 def linear_predictor(learner: OCOLearner, loss: Loss, x0: Array) -> Predictor:
-    """A linear predictor ``y_hat = <w, x>`` driven by an OCO learner on ``loss``.
+    """A linear predictor `y_hat = <w, x>` driven by an OCO learner on `loss`.
 
     Args:
       learner: the OCO learner; its params are the predictor's params.
-      loss: the convex loss whose subgradient ``loss.grad(y_hat, y) * x`` feeds the learner.
-      x0: ``(d,)`` the learner's anchor (static: it is part of the predictor).
+      loss: the convex loss whose subgradient `loss.grad(y_hat, y) * x` feeds the learner.
+      x0: `(d,)` the learner's anchor (static: it is part of the predictor).
 
     Returns:
       A :class:`~ojax.core.Predictor`.
@@ -52,8 +58,8 @@ def linear_predictor(learner: OCOLearner, loss: Loss, x0: Array) -> Predictor:
 
 @learner_factory
 def linear_weights(learner: OCOLearner) -> Callable[[Step], Array]:
-    """A ``record`` function for :func:`ojax.runner.run`: the weights ``w_t`` of a linear predictor
-    that the prediction of step ``t`` was made with (before the update)."""
+    """A `record` function for :func:`ojax.runner.run`: the weights `w_t` of a linear predictor
+    that the prediction of step `t` was made with (before the update)."""
 
     def weights(step: Step) -> Array:
         return learner.iterate(step.state.learner, step.params)
@@ -62,6 +68,13 @@ def linear_weights(learner: OCOLearner) -> Callable[[Step], Array]:
 
 
 class OptaxState(NamedTuple):
+    """The state of Optax: a pytree of arrays, carried from step to step.
+
+    Attributes:
+      point: the current iterate, shape (d,)
+      opt_state: the optax optimizer's state
+    """
+
     point: Array  # the current iterate, shape (d,)
     opt_state: Any  # the optax optimizer's state
 
@@ -73,16 +86,16 @@ def optax_learner(
 ) -> OCOLearner:
     """An OCO learner from an optax optimizer factory.
 
-    The optimizer is rebuilt from ``make(**params)`` at every call, so its hyperparameters are
-    runtime values in a params dict: ``jax.vmap`` over ``{"learning_rate": grid}`` works and a
+    The optimizer is rebuilt from `make(**params)` at every call, so its hyperparameters are
+    runtime values in a params dict: `jax.vmap` over `{"learning_rate": grid}` works and a
     new value never recompiles.
 
     Args:
-      make: e.g. ``optax.sgd`` or ``optax.contrib.cocob`` (static).
+      make: e.g. `optax.sgd` or `optax.contrib.cocob` (static).
       check_params: optional domain check of the params dict.
 
     Returns:
-      An :class:`~ojax.core.OCOLearner` whose params are a dict of keyword arguments of ``make``.
+      An :class:`~ojax.core.OCOLearner` whose params are a dict of keyword arguments of `make`.
 
     Examples:
       >>> import jax.numpy as jnp, optax

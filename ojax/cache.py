@@ -1,12 +1,12 @@
-"""JAX's persistent compilation cache, on by default for the ``ojax`` command.
+"""JAX's persistent compilation cache, on by default for the `ojax` command.
 
-XLA compilation dominates a cold run of a small experiment (75 to 90% of a ``--quick`` run on a
+XLA compilation dominates a cold run of a small experiment (75 to 90% of a `--quick` run on a
 CPU). With the persistent cache, a process that compiles a program already compiled by an earlier
 process (same program, same shapes, same JAX and device) reads it from disk instead.
 
-Where the cache lives: the ``path`` argument, else ``$OJAX_COMPILATION_CACHE``, else
-``$XDG_CACHE_HOME/ojax/jax`` (``~/.cache/ojax/jax``). ``OJAX_COMPILATION_CACHE=off`` (or
-``0``, ``none``, ``false``) disables it; so does ``ojax run ... --compile-cache off``.
+Where the cache lives: the `path` argument, else `$OJAX_COMPILATION_CACHE`, else
+`$XDG_CACHE_HOME/ojax/jax` (`~/.cache/ojax/jax`). `OJAX_COMPILATION_CACHE=off` (or
+`0`, `none`, `false`) disables it; so does `ojax run ... --compile-cache off`.
 
 The folder holds compiled programs, machine code that JAX loads and runs: share it only with
 people whose programs you would run (see the trust page of the docs). An entry JAX cannot read
@@ -33,13 +33,13 @@ _OFF = {"off", "0", "none", "false", "no"}
 
 
 def default_cache_dir() -> Path:
-    """``$XDG_CACHE_HOME/ojax/jax``, or ``~/.cache/ojax/jax``."""
+    """`$XDG_CACHE_HOME/ojax/jax`, or `~/.cache/ojax/jax`."""
     base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
     return Path(base) / "ojax" / "jax"
 
 
 def compilation_cache_dir(path: str | os.PathLike | None = None) -> Path | None:
-    """The cache folder that :func:`enable_compilation_cache` would use (``None``: disabled)."""
+    """The cache folder that :func:`enable_compilation_cache` would use (`None`: disabled)."""
     value = os.fspath(path) if path is not None else os.environ.get(ENV_VAR)
     if value is None:
         return default_cache_dir()
@@ -54,14 +54,14 @@ def enable_compilation_cache(path: str | os.PathLike | None = None) -> Path | No
     """Switches on JAX's persistent compilation cache (every compiled program is kept).
 
     Call it once, before the first compilation (at the top of a notebook or a script); the
-    ``ojax`` command calls it itself.
+    `ojax` command calls it itself.
 
     Args:
-      path: the cache folder; ``"off"`` disables the cache. Default: ``$OJAX_COMPILATION_CACHE``,
-        else ``~/.cache/ojax/jax``.
+      path: the cache folder; `"off"` disables the cache. Default: `$OJAX_COMPILATION_CACHE`,
+        else `~/.cache/ojax/jax`.
 
     Returns:
-      The folder in use, or ``None`` when disabled.
+      The folder in use, or `None` when disabled.
 
     Raises:
       InputError: the folder cannot be created or written.
@@ -102,7 +102,7 @@ _watched: dict[str, Path] = {}  # the folder whose unreadable entries are remove
 
 
 def _decompresses(data: bytes) -> bool:
-    """Whether ``data`` is a whole compressed stream of one of the codecs JAX writes with."""
+    """Whether `data` is a whole compressed stream of one of the codecs JAX writes with."""
     try:
         zlib.decompress(data)
         return True
@@ -118,7 +118,7 @@ def _decompresses(data: bytes) -> bool:
 
 
 def remove_unreadable_entries(folder: str | os.PathLike, program: str) -> list[Path]:
-    """Removes the compilation cache entries of ``program`` (e.g. ``jit_stage``) in ``folder``
+    """Removes the compilation cache entries of `program` (e.g. `jit_stage`) in `folder`
     that are not whole compressed streams; returns their paths."""
     removed = []
     name = glob.escape(program)  # a module name (``jit_stage``) or a whole key

@@ -1,9 +1,9 @@
-"""The ``ojax`` command: ``ojax list``, ``run NAME``, ``sweep LEARNER``, ``plot OUT``.
+"""The `ojax` command: `ojax list`, `run NAME`, `sweep LEARNER`, `plot OUT`.
 
 Bad input (an unknown experiment, a bad option value, a missing or malformed data file, an
-``--out`` that is a file, cannot be written or holds another run) exits with status 2 and a
+`--out` that is a file, cannot be written or holds another run) exits with status 2 and a
 one-line message, before anything is written. An output folder holds one run only
-(:class:`ojax.experiments.run_folder.RunFolder`; ``--overwrite`` replaces another run).
+(:class:`ojax.experiments.run_folder.RunFolder`; `--overwrite` replaces another run).
 """
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ _MAX_BYTES = 2**50
 
 
 def parse_bytes(text: str) -> int:
-    """``"512M"``, ``"2G"``, ``"1.5g"``, ``"1000000"`` -> bytes."""
+    """`"512M"`, `"2G"`, `"1.5g"`, `"1000000"` -> bytes."""
     raw = text.strip().lower().removesuffix("ib").removesuffix("b")
     unit = raw[-1] if raw and raw[-1] in _UNITS else ""
     try:
@@ -106,7 +106,7 @@ def _seed(text: str) -> int:
 
 
 def _add_engine_options(parser: argparse.ArgumentParser) -> None:
-    """The options shared by ``run`` and ``sweep``: precision and the sweep engine's."""
+    """The options shared by `run` and `sweep`: precision and the sweep engine's."""
     parser.add_argument("--x64", action="store_true", help="compute in float64")
     parser.add_argument("--devices", type=_positive_int, help="shard over the first N devices")
     parser.add_argument("--memory-budget", type=parse_bytes, help="memory budget, e.g. 4G")
@@ -154,7 +154,7 @@ def _add_overwrite(parser: argparse.ArgumentParser) -> None:
 
 
 def _experiment_flags() -> dict[str, list]:
-    """``--flag`` -> ``[(spec, field), ...]``: the options of every registered experiment
+    """`--flag` -> `[(spec, field), ...]`: the options of every registered experiment
     (the :func:`~ojax.experiments.option` fields of its config class)."""
     from ojax.experiments import EXPERIMENTS, own_options
 
@@ -166,7 +166,7 @@ def _experiment_flags() -> dict[str, list]:
 
 
 def _takers(names: list[str]) -> str:
-    """``"denevi2020-*, theory"``: experiment names, a family written once with ``*`` when
+    """`"denevi2020-*, theory"`: experiment names, a family written once with `*` when
     every experiment of that prefix is among them."""
     from ojax.experiments import EXPERIMENTS
 
@@ -203,6 +203,8 @@ def _add_experiment_options(parser: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The parser of the `ojax` command: `list`, `run`, `sweep` and `plot` with their options
+    (the command line page, docs/cli.md)."""
     parser = _Parser(prog="ojax", description="ojax: online learning in JAX.")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     listing = commands.add_parser("list", help="list the experiments (or the learners)")
@@ -249,7 +251,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _grid_axis(text: str) -> tuple[str, list[str]]:
-    """``"learning_rate=0.01,1e-3"`` -> ``("learning_rate", ["0.01", "1e-3"])``: the values as
+    """`"learning_rate=0.01,1e-3"` -> `("learning_rate", ["0.01", "1e-3"])`: the values as
     typed, each checked to be a finite number. The sweep parses them exactly in the dtype of
     the learner's params (refusing what does not fit it) and reports them as typed."""
     from ojax.sweep.grid import parse_number
@@ -269,7 +271,7 @@ def _grid_axis(text: str) -> tuple[str, list[str]]:
 
 def learner_lines() -> list[str]:
     """One line per registered learner: name, kind, its stream and loss, and its scalar
-    hyperparameter fields with their defaults (what ``--grid FIELD=...`` can sweep)."""
+    hyperparameter fields with their defaults (what `--grid FIELD=...` can sweep)."""
     import numpy as np
 
     from ojax.core import LEARNERS
@@ -319,7 +321,7 @@ def _list(learners: bool = False) -> int:
 
 
 def _engine_options(args: argparse.Namespace) -> dict[str, Any]:
-    """Checks the options ``run`` and ``sweep`` share and returns the fields of
+    """Checks the options `run` and `sweep` share and returns the fields of
     :class:`~ojax.sweep.options.EngineOptions` (:func:`_start` switches float64 on)."""
     import jax
 
@@ -336,7 +338,7 @@ def _engine_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _device_label(count: int | None) -> str:
-    """``"cpu"``, ``"gpu (NVIDIA H200)"``, ``"4 x gpu (...)"``: what the run computes on."""
+    """`"cpu"`, `"gpu (NVIDIA H200)"`, `"4 x gpu (...)"`: what the run computes on."""
     import jax
 
     device = jax.local_devices()[0]
@@ -348,7 +350,7 @@ def _device_label(count: int | None) -> str:
 
 def _join(args: argparse.Namespace) -> None:
     """A multi-process run (the three flags, or a job JAX detects): checks the flags, then
-    ``jax.distributed.initialize`` (before anything else uses JAX)."""
+    `jax.distributed.initialize` (before anything else uses JAX)."""
     from ojax import distributed
 
     given = (args.coordinator, args.num_processes, args.process_id)
@@ -371,9 +373,9 @@ def _write(folder, config: ExperimentConfig, result, wall: float) -> list[Path]:
 
 def _start(folder: RunFolder, label: str, runs: str, args: argparse.Namespace):
     """The last check (the output folder), then float64 if asked and the header line on stderr:
-    ``ojax: running NAME: RUNS[, quick][, float64] on DEVICE`` (``RUNS``: what the config's
-    :meth:`~ojax.experiments.ExperimentConfig.header` says, ``N seeds`` or e.g. ``N orders of
-    FILE`` for a split file). Returns the folder (in a multi-process run, wrapped: the
+    `ojax: running NAME: RUNS[, quick][, float64] on DEVICE` (`RUNS`: what the config's
+    :meth:`~ojax.experiments.ExperimentConfig.header` says, `N seeds` or e.g. `N orders of
+    FILE` for a split file). Returns the folder (in a multi-process run, wrapped: the
     processes agree, process 0 writes)."""
     from ojax import distributed
 
@@ -431,7 +433,7 @@ def _experiment_config(spec, args: argparse.Namespace) -> tuple[ExperimentConfig
 def _run_identity(
     spec, seeds: int | None, quick: bool, x64: bool, data_dir, own=None, reads_files=True
 ) -> dict:
-    """What makes two ``ojax run`` runs the same; checks the data files it reads first."""
+    """What makes two `ojax run` runs the same; checks the data files it reads first."""
     folder = None
     files = spec.files(quick) if reads_files else ()
     if files:
@@ -445,7 +447,7 @@ def _run_identity(
 
 
 def _legacy_run_identity(spec, config: dict) -> dict | None:
-    """The identity of a run written before ``.ojax-run.json`` existed, from its config.json."""
+    """The identity of a run written before `.ojax-run.json` existed, from its config.json."""
     old = {k: config.get(k) for k in ("seeds", "quick", "x64", "data_dir")}
     if config.get("name") != spec.name:
         return {"experiment": config.get("name"), **old}
@@ -482,7 +484,7 @@ def _run(args: argparse.Namespace) -> int:
         wall = time.perf_counter() - start
         written = _write(folder, config, result, wall)
         folder.finish(written)
-    print("\n".join(results_table(result.rows)))  # --quiet hides progress only (INTERFACE.md)
+    print("\n".join(results_table(result.rows)))  # --quiet hides progress only (docs/cli.md)
     names = ", ".join(p.name for p in written)
     print(f"ojax: {spec.name} finished in {wall:.1f} s; wrote {config.out}/ ({names})")
     return 0
@@ -547,8 +549,9 @@ def _sweep(args: argparse.Namespace) -> int:
         wall = time.perf_counter() - start
         written = _write(folder, config, result, wall)
         folder.finish(written)
-    rows = [r for r in result.rows if r.metric == "average_loss"]
-    print("\n".join(results_table(rows)))  # cumulative_loss (T x average) is in results.csv
+    metric = result.extra_config["metric"]  # average_loss, or cumulative_error for task blocks
+    rows = [r for r in result.rows if r.metric == metric]
+    print("\n".join(results_table(rows)))  # the other metrics (regret, ...) are in results.csv
     if result.extra_config.get("grid"):
         print(best_line(result, rows))
     print(f"ojax: wrote {out}/ ({', '.join(p.name for p in written)})")
@@ -556,7 +559,7 @@ def _sweep(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``ojax`` console script; returns the exit status."""
+    """Entry point of the `ojax` console script; returns the exit status."""
     try:
         return _main(argv)
     except BrokenPipeError:  # the reader of stdout went away (`ojax list | head -1`)

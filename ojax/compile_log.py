@@ -4,7 +4,7 @@ JAX reports, for every program it builds, the seconds spent tracing it to a jaxp
 MLIR and compiling it with XLA (or loading it from the persistent compilation cache). This module
 listens to those events and adds them up per program: the innermost :func:`program` label active
 when the event fires (the sweep engine labels its chunk programs with the sweep's name), else the
-jitted function's name. ``ojax run`` writes the log to ``config.json`` (``programs``).
+jitted function's name. `ojax run` writes the log to `config.json` (`programs`).
 
 Examples:
   >>> import jax, jax.numpy as jnp
@@ -52,7 +52,7 @@ jax.monitoring.register_event_duration_secs_listener(_record)
 
 @contextlib.contextmanager
 def program(label: str) -> Iterator[None]:
-    """Attributes the compilations inside the block to ``label``."""
+    """Attributes the compilations inside the block to `label`."""
     stack = getattr(_LABELS, "stack", None)
     if stack is None:
         stack = _LABELS.stack = []
@@ -64,15 +64,15 @@ def program(label: str) -> Iterator[None]:
 
 
 def programs() -> dict[str, dict[str, float]]:
-    """``name -> {trace_seconds, lower_seconds, compile_seconds, compilations}`` so far
-    (``compile_seconds``: XLA, or the load from the persistent cache when it has the program)."""
+    """`name -> {trace_seconds, lower_seconds, compile_seconds, compilations}` so far
+    (`compile_seconds`: XLA, or the load from the persistent cache when it has the program)."""
     with _LOCK:
         return {name: dict(entry) for name, entry in _LOG.items()}
 
 
 def summary(top: int = 25) -> dict[str, object]:
-    """The log for ``config.json``: totals and the ``top`` programs by total seconds (the rest
-    summed under ``"(others)"``), rounded to milliseconds."""
+    """The log for `config.json`: totals and the `top` programs by total seconds (the rest
+    summed under `"(others)"`), rounded to milliseconds."""
     log = programs()
     ranked = sorted(
         log.items(), key=lambda kv: -sum(v for k, v in kv[1].items() if k != "compilations")

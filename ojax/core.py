@@ -1,15 +1,15 @@
 """The learner protocols, the trace of a run, and the registry of learners.
 
-A learner is a ``NamedTuple`` of pure functions over a state pytree (the shape of optax's
-``GradientTransformation``). Hyperparameters live in a params pytree of arrays passed at call
-time, never closed over, so a sweep is ``jax.vmap`` over params and a new value never
+A learner is a `NamedTuple` of pure functions over a state pytree (the shape of optax's
+`GradientTransformation`). Hyperparameters live in a params pytree of arrays passed at call
+time, never closed over, so a sweep is `jax.vmap` over params and a new value never
 recompiles. Shapes and control flow (dimension, loss kind, projection kind) are static factory
 arguments. Code is written for one stream, one task, one seed; batching is the caller's vmap:
 
-* seeds: ``jax.vmap(lambda key: run(learner, params, *make_stream(key)))(keys)``;
-* hyperparameters: ``jax.vmap(run, in_axes=(None, 0, None, None))(learner, grid, xs, ys)``
-  with ``grid`` a params pytree whose leaves carry a leading grid axis;
-* tasks: ``jax.vmap(..., in_axes=(None, None, 0, 0))`` over stacked streams.
+* seeds: `jax.vmap(lambda key: run(learner, params, *make_stream(key)))(keys)`;
+* hyperparameters: `jax.vmap(run, in_axes=(None, 0, None, None))(learner, grid, xs, ys)`
+  with `grid` a params pytree whose leaves carry a leading grid axis;
+* tasks: `jax.vmap(..., in_axes=(None, None, 0, 0))` over stacked streams.
 
 A factory decorated with :func:`learner_factory` gives learners equal by value: two built with
 the same options are equal and hash-equal, so jit compiles once for both
@@ -42,19 +42,19 @@ def _no_check_start(params: Params, x0: Array) -> None:
 
 
 def float_dtype(dtype: Any = None) -> Any:
-    """``dtype``, or JAX's default float (float64 under x64, else float32)."""
+    """`dtype`, or JAX's default float (float64 under x64, else float32)."""
     return jax.dtypes.canonicalize_dtype(jnp.float64 if dtype is None else dtype)
 
 
 def scalars(*values: float, dtype: Any = None) -> tuple[Array, ...]:
-    """``values`` as 0-d arrays of ``dtype`` (default: :func:`float_dtype`): what the
-    ``default()`` presets of the params classes are built from."""
+    """`values` as 0-d arrays of `dtype` (default: :func:`float_dtype`): what the
+    `default()` presets of the params classes are built from."""
     dtype = float_dtype(dtype)
     return tuple(jnp.asarray(v, dtype) for v in values)
 
 
 def tree_where(condition: Array, new: Any, old: Any) -> Any:
-    """``new`` where ``condition`` else ``old``, leaf by leaf (how padded steps change nothing)."""
+    """`new` where `condition` else `old`, leaf by leaf (how padded steps change nothing)."""
     return jax.tree.map(lambda a, b: jnp.where(condition, a, b), new, old)
 
 
@@ -62,17 +62,17 @@ class OCOLearner(NamedTuple):
     """An online convex optimization learner: plays iterates, receives (sub)gradients.
 
     Attributes:
-      init: ``(params, x0) -> state``; ``x0`` is the anchor / first point (its shape fixes the
+      init: `(params, x0) -> state`; `x0` is the anchor / first point (its shape fixes the
         dimension).
-      iterate: ``(state, params) -> w``, the point played next. Learners return iterates, never
-        deltas: anchored learners (FTRL, dual averaging, coin betting) compute ``w`` from ``x0``
+      iterate: `(state, params) -> w`, the point played next. Learners return iterates, never
+        deltas: anchored learners (FTRL, dual averaging, coin betting) compute `w` from `x0`
         and sums.
-      update: ``(state, params, grad) -> state`` after the loss at ``iterate(state, params)``
-        revealed the (sub)gradient ``grad``.
-      check_params: ``(params) -> None``; raises :class:`ojax.validation.InputError` on values
+      update: `(state, params, grad) -> state` after the loss at `iterate(state, params)`
+        revealed the (sub)gradient `grad`.
+      check_params: `(params) -> None`; raises :class:`ojax.validation.InputError` on values
         outside their domain. Called on concrete values before tracing.
-      check_start: ``(params, x0) -> None``; raises on a start point outside the learner's
-        domain (Hedge's prior must be positive; a projected learner's ``x0`` must lie in its
+      check_start: `(params, x0) -> None`; raises on a start point outside the learner's
+        domain (Hedge's prior must be positive; a projected learner's `x0` must lie in its
         set). Called on concrete values before tracing.
     """
 
@@ -84,15 +84,15 @@ class OCOLearner(NamedTuple):
 
 
 class Predictor(NamedTuple):
-    """An online predictor: sees ``x``, predicts, sees ``y``, updates.
+    """An online predictor: sees `x`, predicts, sees `y`, updates.
 
-    ``x`` may be any pytree (a feature vector, padded sparse rows, a kernel point).
+    `x` may be any pytree (a feature vector, padded sparse rows, a kernel point).
 
     Attributes:
-      init: ``(params) -> state``.
-      predict: ``(state, params, x) -> y_hat``.
-      update: ``(state, params, x, y) -> state``.
-      check_params: ``(params) -> None``, as in :class:`OCOLearner`.
+      init: `(params) -> state`.
+      predict: `(state, params, x) -> y_hat`.
+      update: `(state, params, x, y) -> state`.
+      check_params: `(params) -> None`, as in :class:`OCOLearner`.
     """
 
     init: Callable[[Params], State]
@@ -105,10 +105,10 @@ class TaskInfo(NamedTuple):
     """What a multi-task learner is told about the task at its start and at its end.
 
     Attributes:
-      index: ``()`` int32, the task's position in the sequence (0-based).
-      size: ``()`` int32, the number of real (unmasked) points of the task.
-      data: the task's own pytree given to the runner as ``task_data`` (e.g. its held-out
-        points), or ``None``.
+      index: `()` int32, the task's position in the sequence (0-based).
+      size: `()` int32, the number of real (unmasked) points of the task.
+      data: the task's own pytree given to the runner as `task_data` (e.g. its held-out
+        points), or `None`.
     """
 
     index: Array  # type: ignore[assignment]  # shadows tuple.index
@@ -120,14 +120,14 @@ class MultiTaskLearner(NamedTuple):
     """A predictor over a sequence of tasks, each a stream of examples.
 
     Attributes:
-      init: ``(params) -> state``.
-      begin_task: ``(state, params, task: TaskInfo) -> state`` before the task's first point
+      init: `(params) -> state`.
+      begin_task: `(state, params, task: TaskInfo) -> state` before the task's first point
         (e.g. resets the within-task learner).
-      predict: ``(state, params, x) -> y_hat``, as in :class:`Predictor`.
-      update: ``(state, params, x, y) -> state``, as in :class:`Predictor`.
-      end_task: ``(state, params, task: TaskInfo) -> state`` after the task's last real point
+      predict: `(state, params, x) -> y_hat`, as in :class:`Predictor`.
+      update: `(state, params, x, y) -> state`, as in :class:`Predictor`.
+      end_task: `(state, params, task: TaskInfo) -> state` after the task's last real point
         (e.g. a lazy meta update).
-      check_params: ``(params) -> None``, as in :class:`OCOLearner`.
+      check_params: `(params) -> None`, as in :class:`OCOLearner`.
     """
 
     init: Callable[[Params], State]
@@ -146,16 +146,16 @@ class Environment(NamedTuple):
     """An environment that answers the learner's play (an adversary, a bandit, a fixed stream).
 
     Attributes:
-      init: ``(key, params) -> state``.
-      step: ``(state, params, play, key) -> (state, feedback)``: the environment sees the play
-        (an OCO learner's iterate ``w_t``, a predictor's prediction, a bandit learner's arm) and
-        answers with the data of the round: ``z_t`` of the loss ``f(.; z_t)`` for an OCO
-        learner, the label ``y_t`` for a predictor. What the learner is told of it is the
-        runner's ``feedback`` kind (its gradient, only the played arm's loss, or either ``d``
+      init: `(key, params) -> state`.
+      step: `(state, params, play, key) -> (state, feedback)`: the environment sees the play
+        (an OCO learner's iterate `w_t`, a predictor's prediction, a bandit learner's arm) and
+        answers with the data of the round: `z_t` of the loss `f(.; z_t)` for an OCO
+        learner, the label `y_t` for a predictor. What the learner is told of it is the
+        runner's `feedback` kind (its gradient, only the played arm's loss, or either `d`
         steps late; :func:`ojax.run_env`).
-      context: ``(state, params) -> x``, the input a predictor sees before it predicts (``None``
+      context: `(state, params) -> x`, the input a predictor sees before it predicts (`None`
         for an OCO learner: the default).
-      check_params: ``(params) -> None``, as in :class:`OCOLearner`.
+      check_params: `(params) -> None`, as in :class:`OCOLearner`.
 
     Data fixed in advance is the environment that ignores the play
     (:func:`ojax.envs.adversaries.fixed`).
@@ -168,14 +168,14 @@ class Environment(NamedTuple):
 
 
 class Step(NamedTuple):
-    """What a ``record`` function of the runner sees at one step (progressive validation).
+    """What a `record` function of the runner sees at one step (progressive validation).
 
     Attributes:
       state: the state the prediction was made with (before the update).
       params: the hyperparameters.
-      x: the example's input; ``y``: its label.
-      prediction: ``predict(state, params, x)``.
-      new_state: the state after the update (``state`` itself on a padded step).
+      x: the example's input; `y`: its label.
+      prediction: `predict(state, params, x)`.
+      new_state: the state after the update (`state` itself on a padded step).
     """
 
     state: State
@@ -190,16 +190,16 @@ class Trace(NamedTuple):
     """Per-step record of a run under progressive validation (predict, record, then learn).
 
     Attributes:
-      loss: ``(n,)`` loss of each prediction made before its label was seen (0 on padding);
-        ``(num_tasks, max_points)`` for a multi-task run, or ``(num_tasks,)`` sums per task when
-        the runner was asked for ``task_sums``.
-      prediction: ``(n, ...)`` the predictions (the played points of an OCO run), or ``None``
+      loss: `(n,)` loss of each prediction made before its label was seen (0 on padding);
+        `(num_tasks, max_points)` for a multi-task run, or `(num_tasks,)` sums per task when
+        the runner was asked for `task_sums`.
+      prediction: `(n, ...)` the predictions (the played points of an OCO run), or `None`
         when not kept.
-      record: the pytree of the ``record`` function per step (leading axes as ``loss``), or
-        ``None``.
-      mask: ``(n,)`` bool, True on real steps (all True for a plain stream).
-      task: for a multi-task run, the pytree of the ``task_record`` function per task (leading
-        axis ``num_tasks``), or ``None``.
+      record: the pytree of the `record` function per step (leading axes as `loss`), or
+        `None`.
+      mask: `(n,)` bool, True on real steps (all True for a plain stream).
+      task: for a multi-task run, the pytree of the `task_record` function per task (leading
+        axis `num_tasks`), or `None`.
     """
 
     loss: Array
@@ -219,31 +219,31 @@ predictor (a :class:`Predictor` over a pool of examples visited in an ``order``)
 class LearnerEntry:
     """A registered learner: enough for tests, the CLI and the sweep engine to run it.
 
-    Built by keyword only. Required: ``name``, ``kind``, ``make``, ``default_params``,
-    ``params_grid``, ``stream``, ``objective``; optional: ``start``, ``dtyped``.
+    Built by keyword only. Required: `name`, `kind`, `make`, `default_params`,
+    `params_grid`, `stream`, `objective`; optional: `start`, `dtyped`.
 
     Attributes:
       name: registry key.
       kind: one of :data:`LEARNER_KINDS`.
-      make: ``(dim) -> learner`` for a problem of dimension ``dim``; ``dtype`` may be passed as a
-        keyword (``make(dim, dtype=jnp.float64)``) when ``dtyped`` is True.
-      default_params: ``() -> params``: the params class's ``default`` classmethod
-        (``OGDParams.default``), or for params nesting other learners' params a function
-        composing their defaults (``lambda: MechanicParams.default(OGDParams.default())``).
-      params_grid: ``() -> params`` with a leading axis of a few distinct values (for the
+      make: `(dim) -> learner` for a problem of dimension `dim`; `dtype` may be passed as a
+        keyword (`make(dim, dtype=jnp.float64)`) when `dtyped` is True.
+      default_params: `() -> params`: the params class's `default` classmethod
+        (`OGDParams.default`), or for params nesting other learners' params a function
+        composing their defaults (`lambda: MechanicParams.default(OGDParams.default())`).
+      params_grid: `() -> params` with a leading axis of a few distinct values (for the
         vmap-equals-loop test and sweeps).
       stream: the name of the data this learner is meant for in :data:`ojax.envs.STREAMS` (a
-        user's own entry may give the function itself): ``(key, num_steps, dim) -> (xs, ys[,
-        mask[, order[, task_data]]])``, the arguments of :func:`ojax.run` (for OCO learners ``xs``
-        holds the data ``z_t`` of the losses and ``ys`` is ignored; for multi-task learners
-        ``xs`` / ``ys`` / ``mask`` are task blocks; for kernel learners ``xs`` is the pool and
-        ``order`` the visit order).
+        user's own entry may give the function itself): `(key, num_steps, dim) -> (xs, ys[,
+        mask[, order[, task_data]]])`, the arguments of :func:`ojax.run` (for OCO learners `xs`
+        holds the data `z_t` of the losses and `ys` is ignored; for multi-task learners
+        `xs` / `ys` / `mask` are task blocks; for kernel learners `xs` is the pool and
+        `order` the visit order).
       objective: for OCO learners, the name of the :data:`ojax.losses.OBJECTIVES` entry their
         stream is played with; otherwise the name of the :data:`ojax.losses.LOSSES` entry
         recorded by the runner (required, checked here: no silent default).
-      start: for OCO learners, the start point: ``"zeros"`` or ``"uniform"`` (``1 / d`` in every
+      start: for OCO learners, the start point: `"zeros"` or `"uniform"` (`1 / d` in every
         coordinate: a prior on the simplex).
-      dtyped: whether ``make`` takes a ``dtype`` keyword (the state's float dtype); otherwise the
+      dtyped: whether `make` takes a `dtype` keyword (the state's float dtype); otherwise the
         learner follows the data's dtype.
     """
 
@@ -275,12 +275,12 @@ class LearnerEntry:
             )
 
     def _replace(self, **changes: Any) -> LearnerEntry:
-        """A copy with ``changes`` (as a ``NamedTuple``'s ``_replace``; checked again)."""
+        """A copy with `changes` (as a `NamedTuple`'s `_replace`; checked again)."""
         return dataclasses.replace(self, **changes)
 
     @property
     def make_stream(self) -> Callable[[Array, int, int], tuple]:
-        """The stream maker ``(key, num_steps, dim) -> data``: ``ojax.envs.STREAMS[stream]``."""
+        """The stream maker `(key, num_steps, dim) -> data`: `ojax.envs.STREAMS[stream]`."""
         if callable(self.stream):
             return self.stream
         if self.stream not in STREAMS:
@@ -298,7 +298,7 @@ LEARNERS: dict[str, LearnerEntry] = {}
 
 
 def register_learner(entry: LearnerEntry) -> LearnerEntry:
-    """Adds ``entry`` to :data:`LEARNERS` (names are unique)."""
+    """Adds `entry` to :data:`LEARNERS` (names are unique)."""
     if entry.name in LEARNERS:
         raise ValueError(f"learner {entry.name!r} is already registered")
     LEARNERS[entry.name] = entry

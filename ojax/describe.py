@@ -26,7 +26,7 @@ from ojax.factory import FactoryKey, factory_key
 
 
 def array_digest(value: Any) -> list:
-    """``["array", dtype, shape, sha256 of the bytes]`` (typed PRNG keys by their key data)."""
+    """`["array", dtype, shape, sha256 of the bytes]` (typed PRNG keys by their key data)."""
     if isinstance(value, jax.Array) and jnp.issubdtype(value.dtype, jax.dtypes.prng_key):
         value = jax.random.key_data(value)
     arr = np.ascontiguousarray(np.asarray(value))
@@ -75,7 +75,7 @@ def _describe_key(key: FactoryKey, depth: int) -> list:
 
 
 def _describe_container(obj: Any, depth: int) -> Any:
-    """Named tuples, lists, tuples, mappings and partials; ``None`` for anything else."""
+    """Named tuples, lists, tuples, mappings and partials; `None` for anything else."""
     if isinstance(obj, tuple) and hasattr(obj, "_fields"):
         return [type(obj).__qualname__, {f: describe(getattr(obj, f), depth) for f in obj._fields}]
     if isinstance(obj, (list, tuple)):
@@ -108,7 +108,7 @@ def _describe_object(obj: Any, depth: int) -> Any:
 
 
 def describe(obj: Any, depth: int = 0) -> Any:
-    """A JSON-able description of ``obj`` that changes when its behaviour may change."""
+    """A JSON-able description of `obj` that changes when its behaviour may change."""
     if depth > 8:
         return ["deep", type(obj).__qualname__]
     nxt = depth + 1
@@ -145,12 +145,13 @@ def digest(description: Any) -> str:
 
 
 def shape_signature(tree: Any) -> tuple:
-    """``(treedef, ((shape, dtype), ...))``: what a trace or a compilation depends on."""
+    """`(treedef, ((shape, dtype), ...))`: what a trace or a compilation depends on."""
     leaves, treedef = jax.tree.flatten(tree)
     return (str(treedef), tuple((tuple(a.shape), str(a.dtype)) for a in leaves))
 
 
 def ojax_version() -> str:
+    """The installed ojax's version."""
     from ojax import __version__  # the package imports this module: read it when needed
 
     return __version__
@@ -168,7 +169,7 @@ def ojax_source_digest() -> str:
 
 
 def source_digest(fn: Any) -> str | None:
-    """A digest of the file that defines ``fn`` (a user's script or notebook cell)."""
+    """A digest of the file that defines `fn` (a user's script or notebook cell)."""
     try:
         target = inspect.unwrap(getattr(fn, "func", fn))
         path = inspect.getsourcefile(target)
@@ -178,7 +179,7 @@ def source_digest(fn: Any) -> str | None:
 
 
 def jsonable(value: Any) -> Any:
-    """``value`` if JSON can hold it, else its repr."""
+    """`value` if JSON can hold it, else its repr."""
     try:
         json.dumps(value)
         return value

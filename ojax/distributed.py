@@ -1,9 +1,9 @@
-"""Several processes, one run: start-up, agreement and liveness on ``jax.distributed``.
+"""Several processes, one run: start-up, agreement and liveness on `jax.distributed`.
 
-A multi-process run of ``ojax run`` / ``ojax sweep`` / :func:`ojax.sweep.sweep` is N copies of
+A multi-process run of `ojax run` / `ojax sweep` / :func:`ojax.sweep.sweep` is N copies of
 the same command, one per process (several GPU hosts, the tasks of a SLURM job, or several
-processes on one machine). :func:`initialize` joins them through ``jax.distributed.initialize``
-(a coordinator at ``HOST:PORT``, the number of processes and this process's id, given or
+processes on one machine). :func:`initialize` joins them through `jax.distributed.initialize`
+(a coordinator at `HOST:PORT`, the number of processes and this process's id, given or
 detected from the environment), with JAX's gloo collectives on CPU (NCCL on GPUs is JAX's
 default there); with the three given, the processes first meet on the coordinator's port
 (:mod:`ojax.rendezvous`), so that a missing process, a port in use or an id given twice is one
@@ -14,13 +14,13 @@ key-value store:
   processes were started with different configurations, naming the difference);
 * :func:`wait_for` waits for a key another process sets, and fails as soon as that process has
   exited without setting it;
-* a watchdog thread in every process publishes a counter every ``peer_timeout / 10`` seconds
+* a watchdog thread in every process publishes a counter every `peer_timeout / 10` seconds
   and watches the others': a process that stops (killed, crashed, its host lost) for more than
-  ``peer_timeout`` seconds (default 60, ``$OJAX_PEER_TIMEOUT``) makes every other process print
+  `peer_timeout` seconds (default 60, `$OJAX_PEER_TIMEOUT`) makes every other process print
   one line naming it and exit with status :data:`PEER_LOST_STATUS`. JAX's own heartbeat
-  (``2 * peer_timeout``) is the backstop.
+  (`2 * peer_timeout`) is the backstop.
 
-The sweep engine splits its chunks among the processes (see ``docs/distributed.md``).
+The sweep engine splits its chunks among the processes (see `docs/distributed.md`).
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ _state: dict[str, Any] = {"watchdog": None, "client": None, "rounds": {}}
 
 
 def parse_coordinator(text: str) -> tuple[str, int]:
-    """``"host:1234"`` -> ``("host", 1234)``; :class:`InputError` naming ``--coordinator``."""
+    """`"host:1234"` -> `("host", 1234)`; :class:`InputError` naming `--coordinator`."""
     match = re.fullmatch(r"\[?([A-Za-z0-9_.\-:]+?)\]?:(\d{1,5})", text.strip())
     if match is None or not 1 <= int(match.group(2)) <= 65535:
         raise InputError(
@@ -66,8 +66,8 @@ def parse_coordinator(text: str) -> tuple[str, int]:
 def check_arguments(
     coordinator: str | None, num_processes: int | None, process_id: int | None
 ) -> None:
-    """Checks the ``--coordinator / --num-processes / --process-id`` values (any may be
-    ``None``: detected from the environment); raises :class:`InputError` naming the argument."""
+    """Checks the `--coordinator / --num-processes / --process-id` values (any may be
+    `None`: detected from the environment); raises :class:`InputError` naming the argument."""
     if coordinator is not None:
         parse_coordinator(coordinator)
     if num_processes is not None and (isinstance(num_processes, bool) or num_processes < 1):
@@ -83,7 +83,7 @@ def check_arguments(
 
 def detected() -> bool:
     """Whether the environment describes a multi-process job JAX can join by itself:
-    ``$JAX_COORDINATOR_ADDRESS``, a SLURM step of several tasks, or Open MPI's ``mpirun``."""
+    `$JAX_COORDINATOR_ADDRESS`, a SLURM step of several tasks, or Open MPI's `mpirun`."""
     env = os.environ
     if env.get("JAX_COORDINATOR_ADDRESS"):
         return True
@@ -98,7 +98,7 @@ def detected() -> bool:
 
 
 def peer_timeout_from_env() -> float:
-    """``$OJAX_PEER_TIMEOUT`` (seconds, > 0), else :data:`DEFAULT_PEER_TIMEOUT`."""
+    """`$OJAX_PEER_TIMEOUT` (seconds, > 0), else :data:`DEFAULT_PEER_TIMEOUT`."""
     text = os.environ.get("OJAX_PEER_TIMEOUT")
     if not text:
         return DEFAULT_PEER_TIMEOUT
@@ -124,25 +124,25 @@ def initialize(
     peer_timeout: float | None = None,
     initialization_timeout: int = 300,
 ) -> None:
-    """Joins this process to a multi-process run (``jax.distributed.initialize``).
+    """Joins this process to a multi-process run (`jax.distributed.initialize`).
 
-    Call it before anything else uses JAX. Arguments left ``None`` are detected by JAX from the
-    environment (SLURM, Open MPI, ``$JAX_COORDINATOR_ADDRESS``...). On CPU the cross-process
+    Call it before anything else uses JAX. Arguments left `None` are detected by JAX from the
+    environment (SLURM, Open MPI, `$JAX_COORDINATOR_ADDRESS`...). On CPU the cross-process
     collectives are gloo; on GPUs JAX uses NCCL.
 
     Args:
-      coordinator: ``"HOST:PORT"`` of process 0 (it listens there).
+      coordinator: `"HOST:PORT"` of process 0 (it listens there).
       num_processes: the number of processes.
-      process_id: this process's id in ``[0, num_processes)``.
+      process_id: this process's id in `[0, num_processes)`.
       peer_timeout: seconds without a sign of life after which a peer counts as lost (default
-        ``$OJAX_PEER_TIMEOUT``, else 60); every other process then exits with status
-        :data:`PEER_LOST_STATUS` within about ``1.1 * peer_timeout`` seconds.
+        `$OJAX_PEER_TIMEOUT`, else 60); every other process then exits with status
+        :data:`PEER_LOST_STATUS` within about `1.1 * peer_timeout` seconds.
       initialization_timeout: seconds to wait for every process to connect.
 
     Raises:
       InputError: a malformed argument; with the three arguments given, a process that did not
         join within the peer timeout, a coordinator port held by another program, an id given
-        to two processes, a different ``num_processes`` (:mod:`ojax.rendezvous`); or JAX
+        to two processes, a different `num_processes` (:mod:`ojax.rendezvous`); or JAX
         cannot start the run.
     """
     check_arguments(coordinator, num_processes, process_id)
@@ -187,8 +187,8 @@ def initialize(
 
 
 class _StartGuard(threading.Thread):
-    """Ends the process with one line if ``jax.distributed.initialize`` has not returned after
-    ``seconds`` (JAX would abort with a C++ stack, or wait on)."""
+    """Ends the process with one line if `jax.distributed.initialize` has not returned after
+    `seconds` (JAX would abort with a C++ stack, or wait on)."""
 
     def __init__(self, seconds: float, me: int | None, count: int | None) -> None:
         super().__init__(name="ojax-start-guard", daemon=True)
@@ -217,7 +217,7 @@ def active() -> bool:
 
 
 def label() -> str:
-    """``"process 1/4"`` in a multi-process run, else ``""``."""
+    """`"process 1/4"` in a multi-process run, else `""`."""
     if not active():
         return ""
     import jax
@@ -306,7 +306,7 @@ def _client() -> Any:
 
 
 def wait_for(key: str, process: int, what: str) -> str:
-    """The value of ``key`` once ``process`` sets it; :class:`InputError` if that process
+    """The value of `key` once `process` sets it; :class:`InputError` if that process
     exits first (a process lost otherwise is the watchdog's: it exits this one)."""
     client = _client()
     while True:
@@ -321,7 +321,7 @@ def wait_for(key: str, process: int, what: str) -> str:
 
 
 def agree(tag: str, payload: Mapping[str, Any], what: str) -> list[dict[str, Any]]:
-    """Every process's ``payload`` (JSON-able), in process order; ``tag`` names the round
+    """Every process's `payload` (JSON-able), in process order; `tag` names the round
     (each process must call the same rounds in the same order)."""
     import jax
 
@@ -333,8 +333,8 @@ def agree(tag: str, payload: Mapping[str, Any], what: str) -> list[dict[str, Any
 
 
 def differences(payloads: Sequence[Mapping[str, Any]], keys: Sequence[str] | None = None) -> str:
-    """``"--seeds: process 0 has 4, process 1 has 8; ..."`` for the keys whose values are
-    not the same in every payload (``""`` if none)."""
+    """`"--seeds: process 0 has 4, process 1 has 8; ..."` for the keys whose values are
+    not the same in every payload (`""` if none)."""
     first = payloads[0]
     names = keys if keys is not None else sorted({k for p in payloads for k in p})
     parts = []
@@ -360,7 +360,7 @@ def check_same(tag: str, payload: Mapping[str, Any], what: str) -> list[dict[str
 
 
 def publish(key: str, value: str) -> None:
-    """Sets ``ojax/KEY`` in the coordinator's store (for :func:`wait_for`)."""
+    """Sets `ojax/KEY` in the coordinator's store (for :func:`wait_for`)."""
     _client().key_value_set(f"{_PREFIX}/{key}", value, True)
 
 
@@ -374,9 +374,9 @@ def wait_published(key: str, process: int, what: str) -> str:
 
 class SharedFolder:
     """An output folder (:class:`ojax.experiments.run_folder.RunFolder`) of a multi-process run:
-    every process first agrees on ``options`` (the run's identity and options: a process
+    every process first agrees on `options` (the run's identity and options: a process
     started differently is refused, naming the difference), then process 0 alone checks,
-    prepares and writes the folder; the others wait until it is ready (``writes`` is False)."""
+    prepares and writes the folder; the others wait until it is ready (`writes` is False)."""
 
     def __init__(self, folder: Any, options: Mapping[str, Any]) -> None:
         import jax

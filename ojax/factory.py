@@ -1,35 +1,35 @@
 """Learners that compare by value: the :func:`learner_factory` decorator.
 
-A learner is a ``NamedTuple`` of closures, and the runner takes it as a static argument of
-``jax.jit``: jit reuses a compilation for a static argument equal (and hash-equal) to one it has
-compiled for. Closures compare by identity, so two calls ``ogd()``, ``ogd()`` would give two
+A learner is a `NamedTuple` of closures, and the runner takes it as a static argument of
+`jax.jit`: jit reuses a compilation for a static argument equal (and hash-equal) to one it has
+compiled for. Closures compare by identity, so two calls `ogd()`, `ogd()` would give two
 unequal learners and two compilations. A factory decorated with :func:`learner_factory` records
-on what it returns the key ``(factory, its arguments normalized)`` and the result compares (and
+on what it returns the key `(factory, its arguments normalized)` and the result compares (and
 hashes) by that key: two learners built by the same factory with equal options are equal, and
-jit, ``functools.lru_cache`` and the sweep engine treat them as one.
+jit, `functools.lru_cache` and the sweep engine treat them as one.
 
 Arguments are normalized after binding them to the factory's signature (defaults filled in, so
-``ogd()`` equals ``ogd("l2_ball")``):
+`ogd()` equals `ogd("l2_ball")`):
 
 * a learner (or anything else a decorated factory built) by its own key;
-* arrays by dtype, shape and a digest of their bytes (``linear_predictor``'s ``x0``);
-* dtypes by name (``jnp.float32``, ``np.float32`` and ``np.dtype("float32")`` agree); numbers
-  with their type (``1`` and ``1.0`` differ); tuples, lists, dicts and ``functools.partial``
+* arrays by dtype, shape and a digest of their bytes (`linear_predictor`'s `x0`);
+* dtypes by name (`jnp.float32`, `np.float32` and `np.dtype("float32")` agree); numbers
+  with their type (`1` and `1.0` differ); tuples, lists, dicts and `functools.partial`
   item by item;
-* any other hashable as is, which for a function means by identity: ``optax_learner(optax.sgd)``
-  equals ``optax_learner(optax.sgd)`` (the same function object), not an optax factory rebuilt as
-  a new ``lambda``.
+* any other hashable as is, which for a function means by identity: `optax_learner(optax.sgd)`
+  equals `optax_learner(optax.sgd)` (the same function object), not an optax factory rebuilt as
+  a new `lambda`.
 
 An argument that cannot be normalized (an unhashable object, a traced array) leaves the result
 unkeyed: it then compares by the identity of its functions, as a learner written by hand does.
-``learner._replace(...)`` gives an unkeyed learner too (its functions are no longer the
+`learner._replace(...)` gives an unkeyed learner too (its functions are no longer the
 factory's). Why a key rather than learners written as classes with static fields (equinox's
-modules): the protocol stays optax's ``NamedTuple`` of pure functions, every factory keeps its
+modules): the protocol stays optax's `NamedTuple` of pure functions, every factory keeps its
 closures, and the key also names the learner for the sweep's fingerprint and program store
 (:mod:`ojax.sweep.fingerprint`), which need not walk its closures.
 
 The decorator also serves the other objects built from options and handed to the runner as
-static arguments: averagers (a ``NamedTuple`` of functions) and ``record`` functions (a function
+static arguments: averagers (a `NamedTuple` of functions) and `record` functions (a function
 becomes a :class:`KeyedFunction`).
 """
 
@@ -85,8 +85,8 @@ def _array_key(value: Any) -> tuple:
 
 
 def value_key(value: Any) -> Hashable:
-    """``value`` normalized for a :class:`FactoryKey` (see the module docstring); raises
-    ``_Unkeyable`` for a value that has no key."""
+    """`value` normalized for a :class:`FactoryKey` (see the module docstring); raises
+    `_Unkeyable` for a value that has no key."""
     key = factory_key(value)
     if key is not None:
         return key
@@ -117,7 +117,7 @@ def value_key(value: Any) -> Hashable:
 
 
 def factory_key(obj: Any) -> FactoryKey | None:
-    """The :class:`FactoryKey` of an object a :func:`learner_factory` built, else ``None``."""
+    """The :class:`FactoryKey` of an object a :func:`learner_factory` built, else `None`."""
     if isinstance(obj, KeyedFunction):
         return obj.key
     if isinstance(obj, tuple) and type(obj) in _BASES:
@@ -153,7 +153,7 @@ _BASES: dict[type, type] = {}  # keyed subclass -> its NamedTuple class
 
 
 def _keyed_class(cls: type) -> type:
-    """``cls``'s subclass whose instances compare by their key (same name, same fields)."""
+    """`cls`'s subclass whose instances compare by their key (same name, same fields)."""
     keyed = _CLASSES.get(cls)
     if keyed is None:
 
@@ -176,7 +176,7 @@ def _keyed_class(cls: type) -> type:
 
 
 class KeyedFunction:
-    """A function built by a :func:`learner_factory` (e.g. a ``record`` function), equal by its
+    """A function built by a :func:`learner_factory` (e.g. a `record` function), equal by its
     :class:`FactoryKey`; calling it calls the function."""
 
     __slots__ = ("function", "key", "_hash")
@@ -202,7 +202,7 @@ class KeyedFunction:
 
 
 def keyed(made: Any, key: FactoryKey) -> Any:
-    """``made`` (a ``NamedTuple`` of functions, or a function) equal by ``key``; an object
+    """`made` (a `NamedTuple` of functions, or a function) equal by `key`; an object
     that already has a key keeps it (a factory returning another factory's learner)."""
     if factory_key(made) is not None:
         return made
@@ -219,9 +219,9 @@ def keyed(made: Any, key: FactoryKey) -> Any:
 
 
 def learner_factory(factory: F) -> F:
-    """Makes ``factory``'s results compare by value (see the module docstring).
+    """Makes `factory`'s results compare by value (see the module docstring).
 
-    Two results of calls with equal arguments are equal and hash-equal, so ``jax.jit`` reuses
+    Two results of calls with equal arguments are equal and hash-equal, so `jax.jit` reuses
     one compilation for both. Decorate every function that builds a learner from options (its
     static configuration); nothing else changes in the factory.
 

@@ -1,29 +1,29 @@
-"""The game runner: a learner against an :class:`~ojax.core.Environment`, in one ``lax.scan``.
+"""The game runner: a learner against an :class:`~ojax.core.Environment`, in one `lax.scan`.
 
-:func:`run_env` plays, at every step ``t``:
+:func:`run_env` plays, at every step `t`:
 
-1. the learner's play: an OCO learner's iterate ``w_t``, a predictor's prediction on the
-   environment's context ``x_t``, or (bandit feedback) an arm ``I_t`` drawn from the learner's
-   iterate ``p_t``, a distribution over the ``K`` arms;
-2. the environment's answer ``env.step(env_state, env_params, play, key_t)``: the data ``z_t``
-   of the loss (OCO), the label ``y_t`` (predictor);
-3. the loss of the play, recorded when the play is made (progressive validation): ``f(w_t;
-   z_t)``, ``loss(y_hat_t, y_t)``, or the played arm's ``z_{t, I_t}``;
-4. what the learner is told, by the ``feedback`` kind:
+1. the learner's play: an OCO learner's iterate `w_t`, a predictor's prediction on the
+   environment's context `x_t`, or (bandit feedback) an arm `I_t` drawn from the learner's
+   iterate `p_t`, a distribution over the `K` arms;
+2. the environment's answer `env.step(env_state, env_params, play, key_t)`: the data `z_t`
+   of the loss (OCO), the label `y_t` (predictor);
+3. the loss of the play, recorded when the play is made (progressive validation): `f(w_t;
+   z_t)`, `loss(y_hat_t, y_t)`, or the played arm's `z_{t, I_t}`;
+4. what the learner is told, by the `feedback` kind:
 
-   * ``"full"``: the gradient ``grad f(w_t; z_t)`` (OCO) or the example ``(x_t, y_t)``;
-   * ``"bandit"``: only the played arm's loss, as the vector ``z_{t, I_t} e_{I_t}`` (zero on
+   * `"full"`: the gradient `grad f(w_t; z_t)` (OCO) or the example `(x_t, y_t)`;
+   * `"bandit"`: only the played arm's loss, as the vector `z_{t, I_t} e_{I_t}` (zero on
      the arms not played; the learner divides by its own probabilities: EXP3, EXP3-IX);
 
-   and ``delay = d`` hands it over ``d`` steps late: the update at step ``t`` uses what step
-   ``t - d`` revealed (nothing in the first ``d`` steps), while the loss is still recorded at
-   step ``t``.
+   and `delay = d` hands it over `d` steps late: the update at step `t` uses what step
+   `t - d` revealed (nothing in the first `d` steps), while the loss is still recorded at
+   step `t`.
 
 Data fixed in advance is the environment that ignores the play
 (:func:`ojax.envs.adversaries.fixed`): :func:`run_env` on it gives :func:`ojax.run_oco`'s
 numbers bit for bit. The run is one jitted scan, compiled once per (learner, environment, loss,
-feedback, delay, hooks, shapes); ``jax.vmap`` over ``key`` (seeds), ``params`` and
-``env_params`` batches it (1000 seeds of a bandit are one call).
+feedback, delay, hooks, shapes); `jax.vmap` over `key` (seeds), `params` and
+`env_params` batches it (1000 seeds of a bandit are one call).
 
 Reference for the protocol of delayed feedback: Weinberger, M., Ordentlich, E. (2002), On
 delayed prediction of individual sequences; Joulani, P., Gyorgy, A., Szepesvari, C. (2013),
@@ -77,7 +77,7 @@ class _Game(NamedTuple):
 
 
 def _play(learner, params, x0, env, env_params, game: _Game):
-    """``(state, env_state, key) -> (play, x, told pieces)`` and the learner's update."""
+    """`(state, env_state, key) -> (play, x, told pieces)` and the learner's update."""
 
     def play(state, env_state, key):
         """One round: the play, the environment's answer, the loss, and what is told."""
@@ -212,7 +212,7 @@ def _check_options(learner, env, loss, x0, feedback, delay, num_steps) -> bool:
 
 def _check_round(learner, params, x0, env, env_params, key, game: _Game) -> None:
     """Abstractly plays one round: the environment's answer must fit the learner (the shape
-    of ``x0`` / of a prediction, no dtype wider than the learner's state) and an update must
+    of `x0` / of a prediction, no dtype wider than the learner's state) and an update must
     keep the state's shapes and dtypes."""
     play, learn = _play(learner, params, x0, env, env_params, game)
 
@@ -287,28 +287,28 @@ def run_env(
     record: Record | None = None,
     keep_predictions: bool = False,
 ) -> tuple[State, State, Trace]:
-    """Plays ``learner`` against ``env`` for ``num_steps`` rounds in one ``lax.scan``.
+    """Plays `learner` against `env` for `num_steps` rounds in one `lax.scan`.
 
     Args:
-      learner: an :class:`~ojax.core.OCOLearner` (plays ``w_t``, or an arm drawn from it under
-        bandit feedback) or a :class:`~ojax.core.Predictor` (predicts on ``env.context``);
+      learner: an :class:`~ojax.core.OCOLearner` (plays `w_t`, or an arm drawn from it under
+        bandit feedback) or a :class:`~ojax.core.Predictor` (predicts on `env.context`);
         static.
       params: its hyperparameters.
-      env: the :class:`~ojax.core.Environment` (static); ``env_params`` its params pytree.
-      key: one PRNG key: ``env.init`` gets one split of it, every round one more (and the arm
+      env: the :class:`~ojax.core.Environment` (static); `env_params` its params pytree.
+      key: one PRNG key: `env.init` gets one split of it, every round one more (and the arm
         draw of a bandit round its own).
       num_steps: the number of rounds (static).
-      loss: an :class:`~ojax.losses.Objective` for an OCO learner (``f(w; z_t)``), a
+      loss: an :class:`~ojax.losses.Objective` for an OCO learner (`f(w; z_t)`), a
         :class:`~ojax.losses.Loss` for a predictor (static).
-      x0: an OCO learner's start point ``(d,)``.
-      feedback: ``"full"`` or ``"bandit"`` (the module doc).
-      delay: ``d >= 0``: the learner updates at step ``t`` with what step ``t - d`` revealed.
-      mask: ``(num_steps,)`` bool; a False round changes nothing (learner, environment, queue
+      x0: an OCO learner's start point `(d,)`.
+      feedback: `"full"` or `"bandit"` (the module doc).
+      delay: `d >= 0`: the learner updates at step `t` with what step `t - d` revealed.
+      mask: `(num_steps,)` bool; a False round changes nothing (learner, environment, queue
         of late feedback) and counts 0.
-      record: static ``Step -> pytree`` per round; ``Step.x`` / ``Step.y`` are the context and
-        the label (predictor) or ``z_t`` and what the learner is told (OCO), ``prediction``
+      record: static `Step -> pytree` per round; `Step.x` / `Step.y` are the context and
+        the label (predictor) or `z_t` and what the learner is told (OCO), `prediction`
         the play (the arm under bandit feedback).
-      keep_predictions: keep the plays in ``Trace.prediction``.
+      keep_predictions: keep the plays in `Trace.prediction`.
 
     Returns:
       The learner's final state, the environment's, and the :class:`~ojax.core.Trace`.

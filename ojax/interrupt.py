@@ -1,13 +1,13 @@
-"""Ctrl-C and a closed pipe in the ``ojax`` command: one short line, never a traceback.
+"""Ctrl-C and a closed pipe in the `ojax` command: one short line, never a traceback.
 
-Python turns Ctrl-C into a ``KeyboardInterrupt`` raised wherever the interpreter happens to be:
-while JAX is being imported it prints a long traceback (or an ``ImportError``), and inside a
-garbage-collection callback it is swallowed and the run goes on. The ``ojax`` command therefore
+Python turns Ctrl-C into a `KeyboardInterrupt` raised wherever the interpreter happens to be:
+while JAX is being imported it prints a long traceback (or an `ImportError`), and inside a
+garbage-collection callback it is swallowed and the run goes on. The `ojax` command therefore
 installs, before anything is imported, a handler of its own: Ctrl-C prints
 :data:`INTERRUPTED` and ends the process with status 130 at once. Every file ojax writes is
 written all or nothing (a temporary file, then a rename), so stopping anywhere leaves finished
-work whole: re-running the command resumes it. The library (``ojax.cli.main`` called from
-Python, a notebook) keeps Python's ``KeyboardInterrupt``.
+work whole: re-running the command resumes it. The library (`ojax.cli.main` called from
+Python, a notebook) keeps Python's `KeyboardInterrupt`.
 """
 
 from __future__ import annotations
@@ -28,21 +28,21 @@ def _stop(signum, frame) -> None:  # pragma: no cover - runs in the command's pr
 
 
 def is_command() -> bool:
-    """Whether this process is the ``ojax`` command (the console script, or ``python -m
-    ojax.cli``) rather than a program that imports ojax."""
+    """Whether this process is the `ojax` command (the console script, or `python -m
+    ojax.cli`) rather than a program that imports ojax."""
     argv = getattr(sys, "orig_argv", sys.argv)
     script = os.path.basename(sys.argv[0]) if sys.argv else ""
     return script in ("ojax", "ojax.exe") or list(argv[1:3]) == ["-m", "ojax.cli"]
 
 
 def install() -> None:
-    """In the ``ojax`` command: Ctrl-C prints one line and exits with status 130."""
+    """In the `ojax` command: Ctrl-C prints one line and exits with status 130."""
     if is_command() and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
         signal.signal(signal.SIGINT, _stop)
 
 
 def closed_pipe() -> int:
-    """What the command does when its output's reader went away (``ojax list | head -1``):
+    """What the command does when its output's reader went away (`ojax list | head -1`):
     nothing more is written to stdout (not even at exit); status 141, as a shell reports a
     process ended by SIGPIPE."""
     try:

@@ -1,12 +1,12 @@
 """Losses of a scalar prediction, with a subgradient and a Lipschitz bound; OCO objectives.
 
-A :class:`Loss` is ``l(y_hat, y)`` with ``grad(y_hat, y)`` a subgradient in ``y_hat``; a linear
-predictor ``y_hat = <w, x>`` then has the gradient ``grad(y_hat, y) * x`` in ``w``.
-``lipschitz(bound)`` is a Lipschitz constant in ``y_hat`` when ``|y_hat|, |y| <= bound``
+A :class:`Loss` is `l(y_hat, y)` with `grad(y_hat, y)` a subgradient in `y_hat`; a linear
+predictor `y_hat = <w, x>` then has the gradient `grad(y_hat, y) * x` in `w`.
+`lipschitz(bound)` is a Lipschitz constant in `y_hat` when `|y_hat|, |y| <= bound`
 (classification labels are +-1).
 
-An :class:`Objective` is an OCO loss ``f(w; z)`` of the played point itself (the examples of the
-online learning notes): linear ``<w, z>`` and quadratic ``0.5 ||w - z||^2``.
+An :class:`Objective` is an OCO loss `f(w; z)` of the played point itself (the examples of the
+online learning notes): linear `<w, z>` and quadratic `0.5 ||w - z||^2`.
 """
 
 from __future__ import annotations
@@ -111,7 +111,7 @@ LOSSES: dict[str, Loss] = {
 
 
 class Objective(NamedTuple):
-    """An OCO loss ``f(w; z)`` of the played point ``w``."""
+    """An OCO loss `f(w; z)` of the played point `w`."""
 
     name: str
     value: Callable[[Array, Array], Array]

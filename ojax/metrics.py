@@ -1,6 +1,6 @@
 """Metrics of a run: running losses, regret, checkpoints, mistake rate.
 
-All functions take per-step arrays with time on the LAST axis (so a batch of runs ``(..., n)``
+All functions take per-step arrays with time on the LAST axis (so a batch of runs `(..., n)`
 works unchanged) and an optional mask of real steps (boolean, or integers 0 / 1); padded steps
 count nothing. Losses in a float type narrower than float32 (float16, bfloat16) are accumulated
 in float32: their own sums and counts saturate on long streams.
@@ -16,7 +16,7 @@ from ojax.validation import check_choice, check_mask
 
 
 def _wide(values: Array) -> Array:
-    """``values``, in float32 when their float type is narrower (float16, bfloat16), in int32
+    """`values`, in float32 when their float type is narrower (float16, bfloat16), in int32
     when they are booleans or narrower integers: running sums and counts of a long stream
     saturate or wrap there (float16 counts stop at 2048, its sums at 65504; int8 at 127)."""
     values = jnp.asarray(values)
@@ -39,13 +39,13 @@ def _masked(values: Array, mask: Array | None) -> tuple[Array, Array]:
 
 
 def cumulative_loss(losses: Array, mask: Array | None = None) -> Array:
-    """``L_t = sum_{s <= t} loss_s`` over real steps."""
+    """`L_t = sum_{s <= t} loss_s` over real steps."""
     values, _ = _masked(losses, mask)
     return jnp.cumsum(values, axis=-1)
 
 
 def average_loss(losses: Array, mask: Array | None = None) -> Array:
-    """``L_t / (number of real steps up to t)`` (0 before the first real step)."""
+    """`L_t / (number of real steps up to t)` (0 before the first real step)."""
     values, weights = _masked(losses, mask)
     sums, count = jnp.cumsum(values, axis=-1), jnp.cumsum(weights, axis=-1)
     if not jnp.issubdtype(sums.dtype, jnp.inexact):  # integer mistakes: counted exactly
@@ -55,12 +55,12 @@ def average_loss(losses: Array, mask: Array | None = None) -> Array:
 
 
 def mistake_rate(mistakes: Array, mask: Array | None = None) -> Array:
-    """Running fraction of mistakes (``mistakes`` holds 0/1 per step)."""
+    """Running fraction of mistakes (`mistakes` holds 0/1 per step)."""
     return average_loss(mistakes, mask)
 
 
 def doubling_checkpoints(num_steps: int) -> np.ndarray:
-    """The checkpoints ``1, 2, 4, ...`` up to ``num_steps``, plus ``num_steps`` itself."""
+    """The checkpoints `1, 2, 4, ...` up to `num_steps`, plus `num_steps` itself."""
     points = [1]
     while points[-1] * 2 <= num_steps:
         points.append(points[-1] * 2)
@@ -70,11 +70,11 @@ def doubling_checkpoints(num_steps: int) -> np.ndarray:
 
 
 def loss_since_last_checkpoint(losses: Array) -> tuple[np.ndarray, Array]:
-    """Average loss over each window ``(c_{k-1}, c_k]`` between doubling checkpoints.
+    """Average loss over each window `(c_{k-1}, c_k]` between doubling checkpoints.
 
     Returns:
-      ``(checkpoints, values)`` with ``values[..., k]`` the mean loss of steps
-      ``c_{k-1} + 1 .. c_k`` (``c_{-1} = 0``).
+      `(checkpoints, values)` with `values[..., k]` the mean loss of steps
+      `c_{k-1} + 1 .. c_k` (`c_{-1} = 0`).
     """
     losses = _wide(losses)
     points = doubling_checkpoints(losses.shape[-1])
@@ -85,7 +85,7 @@ def loss_since_last_checkpoint(losses: Array) -> tuple[np.ndarray, Array]:
 
 
 def regret(losses: Array, comparator_losses: Array, mask: Array | None = None) -> Array:
-    """Regret against a given comparator sequence: ``sum_{s<=t} (loss_s - comparator_s)``."""
+    """Regret against a given comparator sequence: `sum_{s<=t} (loss_s - comparator_s)`."""
     values, weights = _masked(jnp.asarray(losses) - jnp.asarray(comparator_losses), mask)
     del weights
     return jnp.cumsum(values, axis=-1)
@@ -94,14 +94,14 @@ def regret(losses: Array, comparator_losses: Array, mask: Array | None = None) -
 def best_fixed_loss(zs: Array, objective: str, feasible_set: str, radius: float = 1.0) -> Array:
     """Loss of the best fixed comparator in hindsight after each prefix, in closed form.
 
-    ``zs`` is ``(..., n, d)``; returns ``(..., n)`` with entry t equal to
-    ``min_u sum_{s<=t} f_s(u)`` over the set. Closed forms:
+    `zs` is `(..., n, d)`; returns `(..., n)` with entry t equal to
+    `min_u sum_{s<=t} f_s(u)` over the set. Closed forms:
 
-    * linear ``<u, z>`` over the L2 ball: ``-radius ||S_t||``; over the box:
-      ``-radius ||S_t||_1``; over the simplex (finite experts): ``min_i S_{t,i}``;
-    * quadratic ``0.5 ||u - z||^2`` over any set containing the data's convex hull (the ball of
-      radius ``>= max ||z||``, or unconstrained): the running mean is optimal and the value is
-      ``0.5 (sum ||z_s||^2 - t ||mean_t||^2)``.
+    * linear `<u, z>` over the L2 ball: `-radius ||S_t||`; over the box:
+      `-radius ||S_t||_1`; over the simplex (finite experts): `min_i S_{t,i}`;
+    * quadratic `0.5 ||u - z||^2` over any set containing the data's convex hull (the ball of
+      radius `>= max ||z||`, or unconstrained): the running mean is optimal and the value is
+      `0.5 (sum ||z_s||^2 - t ||mean_t||^2)`.
     """
     check_choice("objective", objective, ("linear", "quadratic"))
     zs = jnp.asarray(zs)
@@ -123,9 +123,9 @@ def regret_to_best(
     losses: Array, zs: Array, objective: str, feasible_set: str, radius: float = 1.0
 ) -> Array:
     """Regret against the best fixed comparator in hindsight of each prefix (see
-    :func:`best_fixed_loss`): ``sum_{s<=t} f_s(w_s) - min_u sum_{s<=t} f_s(u)``.
+    :func:`best_fixed_loss`): `sum_{s<=t} f_s(w_s) - min_u sum_{s<=t} f_s(u)`.
 
-    ``losses`` may carry extra leading axes (several runs on the same stream)."""
+    `losses` may carry extra leading axes (several runs on the same stream)."""
     paid = jnp.cumsum(_wide(losses), axis=-1)
     best = best_fixed_loss(zs, objective, feasible_set, radius)
     return paid - jnp.broadcast_to(best, paid.shape)

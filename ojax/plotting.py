@@ -80,7 +80,7 @@ DISPLAY_NAMES: dict[str, str] = {
 
 
 def display_name(method: str) -> str:
-    """The legend name of ``method``: :data:`DISPLAY_NAMES`, a suffix ``@field=value,...``
+    """The legend name of `method`: :data:`DISPLAY_NAMES`, a suffix `@field=value,...`
     (a grid point) kept after a comma.
 
     Examples:
@@ -95,7 +95,7 @@ def display_name(method: str) -> str:
 
 
 def parse_figure_formats(values: str | Iterable[str]) -> tuple[str, ...]:
-    """``"png,pdf"`` or ``["png", "svg,pdf"]`` -> ``("png", "pdf", "svg")`` (each once, in
+    """`"png,pdf"` or `["png", "svg,pdf"]` -> `("png", "pdf", "svg")` (each once, in
     order).
 
     Raises:
@@ -119,7 +119,7 @@ def parse_figure_formats(values: str | Iterable[str]) -> tuple[str, ...]:
 
 
 def save_figure(fig: Figure, folder: str | Path, stem: str, formats: Sequence[str] = ("png",)):
-    """Writes ``fig`` as ``folder/stem.FORMAT`` for each format (PNG at :data:`DPI` dpi; no
+    """Writes `fig` as `folder/stem.FORMAT` for each format (PNG at :data:`DPI` dpi; no
     time stamp in the files, fixed SVG ids: the same figure gives the same file) and closes
     it; returns the paths."""
     paths = []
@@ -136,7 +136,7 @@ def save_figure(fig: Figure, folder: str | Path, stem: str, formats: Sequence[st
 
 
 def clipped_texts(fig: Figure, tolerance: float = 1.0) -> list[str]:
-    """What of ``fig`` reaches past its edges once drawn: every visible, non-empty text (axis
+    """What of `fig` reaches past its edges once drawn: every visible, non-empty text (axis
     labels, titles, legend entries, annotations), each axis with the tick labels it draws, and
     each legend; an empty list when nothing is clipped (the check of the tests)."""
     fig.canvas.draw()
@@ -174,8 +174,8 @@ def clipped_texts(fig: Figure, tolerance: float = 1.0) -> list[str]:
 def quantile_band(
     curves: np.ndarray, quantiles: tuple[float, float] = QUANTILES
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(mean, low, high)`` over seeds of ``curves`` (``(n_seeds, length)``): the mean and the
-    two quantiles (linear interpolation), each ``(length,)``.
+    """`(mean, low, high)` over seeds of `curves` (`(n_seeds, length)`): the mean and the
+    two quantiles (linear interpolation), each `(length,)`.
 
     Examples:
       >>> mean, low, high = quantile_band(np.array([[1.0, 10.0], [3.0, 1000.0]]), (0.0, 1.0))
@@ -191,10 +191,10 @@ def quantile_band(
 
 
 def style(index: int, *, every: float | None = 0.1) -> dict:
-    """The line style of the ``index``-th method drawn: a colour of :data:`COLORS`, a dash
+    """The line style of the `index`-th method drawn: a colour of :data:`COLORS`, a dash
     pattern, a marker (the pair of dash and marker differs for 28 methods, so methods stay
-    apart in greyscale) every ``every`` of the axes' diagonal (staggered from one method to the
-    next; ``None``: at every point), and a width that shrinks a little with the drawing order
+    apart in greyscale) every `every` of the axes' diagonal (staggered from one method to the
+    next; `None`: at every point), and a width that shrinks a little with the drawing order
     (a later line over an equal earlier one leaves it visible on both sides)."""
     line = {
         "color": COLORS[index % len(COLORS)],
@@ -213,9 +213,9 @@ def style(index: int, *, every: float | None = 0.1) -> dict:
 def new_figure(
     nrows: int = 1, ncols: int = 1, *, width: float = 6.4, height: float = 4.0, **subplots
 ) -> tuple[Figure, Any]:
-    """A figure of ``nrows x ncols`` panels (``width x height`` inches) in matplotlib's
+    """A figure of `nrows x ncols` panels (`width x height` inches) in matplotlib's
     constrained layout, which keeps the labels and the legend below (:func:`legend`) inside
-    it; ``subplots`` go to :func:`matplotlib.pyplot.subplots` (``squeeze``, ``sharex``)."""
+    it; `subplots` go to :func:`matplotlib.pyplot.subplots` (`squeeze`, `sharex`)."""
     with plt.rc_context({"figure.max_open_warning": 0}):  # an experiment draws many at once
         return plt.subplots(nrows, ncols, figsize=(width, height), layout="constrained", **subplots)
 
@@ -225,9 +225,9 @@ LABEL_WIDTH = 40
 
 
 def legend(fig: Figure, *axes: Axes, fontsize: float = 8.0):
-    """One legend for the figure below its panels (``axes``, default all: each label once),
+    """One legend for the figure below its panels (`axes`, default all: each label once),
     in as many columns as fit the figure's width, labels longer than :data:`LABEL_WIDTH`
-    characters wrapped; the figure grows by the legend's rows. Returns it (``None`` when no
+    characters wrapped; the figure grows by the legend's rows. Returns it (`None` when no
     line has a label)."""
     handles: dict[str, Any] = {}
     for ax in axes or fig.axes:
@@ -263,8 +263,8 @@ def band(
     quantiles: tuple[float, float] = QUANTILES,
     **line_style,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Plots the mean of ``curves`` (``(n_seeds, len(x))``) and shades the band between the
-    ``quantiles`` over seeds (none for one seed); returns ``(mean, low, high)``."""
+    """Plots the mean of `curves` (`(n_seeds, len(x))`) and shades the band between the
+    `quantiles` over seeds (none for one seed); returns `(mean, low, high)`."""
     mean, low, high = quantile_band(curves, quantiles)
     (line,) = ax.plot(x, mean, label=label, **line_style)
     if np.atleast_2d(curves).shape[0] > 1:
@@ -274,8 +274,8 @@ def band(
 
 
 def fit_limits(ax: Axes, values: Sequence[np.ndarray], *, log: bool = False, bounds=None) -> None:
-    """Sets the y range to the drawn ``values`` with a small margin (so the differences between
-    methods fill the panel), kept within ``bounds`` ``(low, high)`` (e.g. ``(0, 100)`` for a rate
+    """Sets the y range to the drawn `values` with a small margin (so the differences between
+    methods fill the panel), kept within `bounds` `(low, high)` (e.g. `(0, 100)` for a rate
     in percent)."""
     data = np.concatenate([np.ravel(v) for v in values])
     data = data[np.isfinite(data)]
@@ -308,9 +308,9 @@ def curves_figure(
     fit_from: int = 0,
 ) -> Figure:
     """One panel of several methods' curves, each a mean with a quantile band over seeds, the y
-    range fitted to the curves from index ``fit_from`` on (e.g. past the first steps of a running
-    average), within ``ylim`` when given; the legend below (:func:`legend`). The keys of
-    ``curves`` are the legend's labels; no title unless ``title`` is given (a paper's figure has
+    range fitted to the curves from index `fit_from` on (e.g. past the first steps of a running
+    average), within `ylim` when given; the legend below (:func:`legend`). The keys of
+    `curves` are the legend's labels; no title unless `title` is given (a paper's figure has
     a caption instead)."""
     fig, ax = new_figure()
     drawn: list[np.ndarray] = []
@@ -341,9 +341,9 @@ def regret_figure(
     """Regret against the horizon T on log-log axes, each method with its own bound.
 
     Args:
-      regrets: method -> ``(n_seeds, len(horizons))`` regrets.
+      regrets: method -> `(n_seeds, len(horizons))` regrets.
       bounds: method -> its bound at the horizons, drawn dashed in the method's colour and
-        labelled with it; every key must be a method of ``regrets`` (a bound is drawn only for
+        labelled with it; every key must be a method of `regrets` (a bound is drawn only for
         the algorithm it bounds). Methods with no bound are left out.
       shared_bounds: label -> values, drawn in black: a statement about every method drawn (e.g.
         the lower bound T/2 that holds for any learner), labelled as such by the caller.

@@ -3,12 +3,12 @@
 JAX's persistent compilation cache (:mod:`ojax.cache`) spares XLA's work, but every process
 still traces each sweep cell twice (once alone, to size the chunks; once vmapped, to build the
 chunk program) and lowers it to StableHLO: seconds per cell, most of a warm run. Beside that
-cache, in ``ojax-programs/``, this module keeps for each chunk program its :mod:`jax.export`
+cache, in `ojax-programs/`, this module keeps for each chunk program its :mod:`jax.export`
 serialization (and for each cell its output shapes and peak bytes). A process that finds them
 compiles the stored module directly, which the compilation cache then serves.
 
 The store holds data, never code: programs as :mod:`jax.export` serializations, tree structures
-and shapes as JSON (:func:`tree_to_data`), read back without ``pickle``; a named tuple in a
+and shapes as JSON (:func:`tree_to_data`), read back without `pickle`; a named tuple in a
 stored structure is looked up among the classes already imported (ojax's and JAX's only). An
 entry that does not parse or check is ignored, traced again and replaced.
 
@@ -19,7 +19,7 @@ and dtypes, the layout and chunk size, JAX's version and the settings that chang
 platform and the compiler options. Anything that cannot be described, exported or read falls back
 to tracing as usual (the fallback is not an error). Only cells made of ojax's own functions are
 kept (a function of a user's script or notebook may read globals its description does not hold);
-multi-device meshes always trace. ``OJAX_PROGRAM_CACHE=off`` turns the store off.
+multi-device meshes always trace. `OJAX_PROGRAM_CACHE=off` turns the store off.
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ _SETTINGS = (
 
 
 def folder() -> Path | None:
-    """``ojax-programs/`` inside JAX's persistent compilation cache folder (``None`` when that
+    """`ojax-programs/` inside JAX's persistent compilation cache folder (`None` when that
     cache is off: the programs are kept only where compiled programs are)."""
     base = jax.config.jax_compilation_cache_dir  # type: ignore[attr-defined]
     if not base or os.environ.get("OJAX_PROGRAM_CACHE", "").lower() in ("off", "0"):
@@ -84,7 +84,7 @@ def _ojax_only(description: Any) -> bool:
 
 
 def entry_name(kind: str, fn: Any, parts: Any) -> str | None:
-    """The digest naming ``kind``'s entry for ``fn``; ``None`` (trace as usual) when ``fn``
+    """The digest naming `kind`'s entry for `fn`; `None` (trace as usual) when `fn`
     cannot be described fully or involves functions defined outside ojax."""
     if folder() is None:  # the store is off: nothing to name (and no description to walk)
         return None
@@ -138,7 +138,7 @@ def _read(path: Path | None) -> bytes | None:
 
 
 def load_value(name: str | None) -> Any:
-    """A stored JSON value (e.g. a cell's output shapes and peak bytes), or ``None``."""
+    """A stored JSON value (e.g. a cell's output shapes and peak bytes), or `None`."""
     data = _read(_path(name, "json"))
     if data is None:
         return None
@@ -149,7 +149,7 @@ def load_value(name: str | None) -> Any:
 
 
 def save_value(name: str | None, value: Any) -> None:
-    """Stores ``value`` (JSON data: dicts, lists, strings, numbers) as JSON."""
+    """Stores `value` (JSON data: dicts, lists, strings, numbers) as JSON."""
     path = _path(name, "json")
     if path is None:
         return
@@ -172,9 +172,9 @@ def _named_tuple(kind: type) -> bool:
 
 
 def tree_to_data(tree: Any) -> Any:
-    """A tree structure (``PyTreeDef``) as JSON data: ``"*"`` a leaf, ``["none"]``,
-    ``["tuple", children]``, ``["list", children]``, ``["dict", keys, children]``,
-    ``["namedtuple", "module:QualName", fields, children]``; ``ValueError`` for any other node
+    """A tree structure (`PyTreeDef`) as JSON data: `"*"` a leaf, `["none"]`,
+    `["tuple", children]`, `["list", children]`, `["dict", keys, children]`,
+    `["namedtuple", "module:QualName", fields, children]`; `ValueError` for any other node
     (e.g. a custom pytree class), which the store then does not keep."""
     node = tree.node_data()
     if node is None:
@@ -195,7 +195,7 @@ def tree_to_data(tree: Any) -> Any:
 
 
 def _trusted_class(where: Any, fields: Any) -> type:
-    """The named tuple ``module:QualName`` among the modules already imported (none is
+    """The named tuple `module:QualName` among the modules already imported (none is
     imported here), checked to be a named tuple of ojax or JAX with these fields."""
     module_name, _, qualname = str(where).partition(":")
     if module_name.split(".")[0] not in _TRUSTED_CLASSES or module_name not in sys.modules:
@@ -215,7 +215,7 @@ def _trusted_class(where: Any, fields: Any) -> type:
 
 
 def _example(data: Any, depth: int = 0) -> Any:
-    """A pytree of ``0`` leaves with the structure ``data`` describes."""
+    """A pytree of `0` leaves with the structure `data` describes."""
     if depth > 64:
         raise ValueError("the structure is too deep")
     if data == "*":
@@ -241,12 +241,12 @@ def _example(data: Any, depth: int = 0) -> Any:
 
 
 def tree_from_data(data: Any) -> Any:
-    """The ``PyTreeDef`` of :func:`tree_to_data`'s ``data``; ``ValueError`` on anything else."""
+    """The `PyTreeDef` of :func:`tree_to_data`'s `data`; `ValueError` on anything else."""
     return jax.tree.structure(_example(data))
 
 
 def shapes_to_data(shapes: Any) -> dict[str, Any]:
-    """A pytree of ``jax.ShapeDtypeStruct`` as JSON data (structure, then each leaf's shape,
+    """A pytree of `jax.ShapeDtypeStruct` as JSON data (structure, then each leaf's shape,
     dtype and weak type)."""
     leaves, tree = jax.tree.flatten(shapes)
     if not all(isinstance(leaf, jax.ShapeDtypeStruct) for leaf in leaves):
@@ -261,7 +261,7 @@ def shapes_to_data(shapes: Any) -> dict[str, Any]:
 
 
 def shapes_from_data(data: Any) -> Any:
-    """The pytree of ``jax.ShapeDtypeStruct`` of :func:`shapes_to_data`; ``ValueError`` on
+    """The pytree of `jax.ShapeDtypeStruct` of :func:`shapes_to_data`; `ValueError` on
     anything else."""
     tree = tree_from_data(data["tree"])
     leaves = []
@@ -278,7 +278,7 @@ def shapes_from_data(data: Any) -> Any:
 
 
 def load_exported(name: str | None) -> jax.export.Exported | None:
-    """A stored chunk program, or ``None``."""
+    """A stored chunk program, or `None`."""
     data = _read(_path(name, "jaxexport"))
     if data is None:
         return None
@@ -289,6 +289,9 @@ def load_exported(name: str | None) -> jax.export.Exported | None:
 
 
 def save_exported(name: str | None, exported: jax.export.Exported) -> None:
+    """Serializes `exported` into the store under `name` (nothing when `name` is `None`, the
+    store is off, or the program cannot be serialized); a later process loads it instead of
+    tracing."""
     path = _path(name, "jaxexport")
     if path is None:
         return
@@ -307,10 +310,10 @@ def _signature(leaves: list) -> tuple:
 
 
 def jit(fn: Callable, **options: Any) -> Callable:
-    """``jax.jit(fn, **options)`` whose programs a later process loads from the store instead
+    """`jax.jit(fn, **options)` whose programs a later process loads from the store instead
     of tracing and lowering them (the sweep engine's mechanism, for ojax's other jitted entry
     points). Arguments are positional pytrees of arrays (close over static values); a function
-    the store does not keep (see :func:`entry_name`) runs as ``jax.jit`` would.
+    the store does not keep (see :func:`entry_name`) runs as `jax.jit` would.
 
     Examples:
       >>> import jax.numpy as jnp
@@ -351,9 +354,9 @@ def jit(fn: Callable, **options: Any) -> Callable:
 
 
 def exported_program(name: str, jitted: Callable, args: tuple) -> tuple[Any, Any] | None:
-    """``(exported program over the leaves of args, output treedef)`` of ``jitted(*args)``:
-    loaded from the store, else traced, exported and stored; ``None`` when it cannot be
-    exported (e.g. a host callback): call ``jitted`` as usual then."""
+    """`(exported program over the leaves of args, output treedef)` of `jitted(*args)`:
+    loaded from the store, else traced, exported and stored; `None` when it cannot be
+    exported (e.g. a host callback): call `jitted` as usual then."""
     exported, out_tree = load_exported(name), _load_tree(name)
     if exported is not None and out_tree is not None:
         return exported, out_tree

@@ -2,8 +2,8 @@
 
 tqdm redraws its bar with carriage returns and cursor moves, which a log file or a pipe keeps
 as escape codes. :func:`progress_bar` gives tqdm only when the stream is a terminal; otherwise
-a :class:`PlainProgress` that writes a whole line (``desc: 3/8 chunk, 12 s``) at most every
-``interval`` seconds, and a last line at the end if it wrote any (short runs stay silent).
+a :class:`PlainProgress` that writes a whole line (`desc: 3/8 chunk, 12 s`) at most every
+`interval` seconds, and a last line at the end if it wrote any (short runs stay silent).
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ PLAIN_INTERVAL = 10.0
 
 
 class PlainProgress:
-    """The part of tqdm's interface ojax uses (iteration, ``update``, ``close``), as plain
-    lines: one at most every ``interval`` seconds (default :data:`PLAIN_INTERVAL`), and a final
+    """The part of tqdm's interface ojax uses (iteration, `update`, `close`), as plain
+    lines: one at most every `interval` seconds (default :data:`PLAIN_INTERVAL`), and a final
     one if any was written."""
 
     def __init__(
@@ -53,7 +53,7 @@ class PlainProgress:
         self.lines += 1
 
     def update(self, n: int = 1) -> None:
-        """Counts ``n`` more; writes a line if ``interval`` seconds passed since the last."""
+        """Counts `n` more; writes a line if `interval` seconds passed since the last."""
         self.n += n
         if time.monotonic() - self._last >= self.interval:
             self._write()
@@ -82,7 +82,7 @@ class PlainProgress:
 
 
 def is_terminal(file: TextIO | None = None) -> bool:
-    """Whether ``file`` (default stderr) is an interactive terminal."""
+    """Whether `file` (default stderr) is an interactive terminal."""
     stream = file if file is not None else sys.stderr
     try:
         return bool(stream.isatty())
@@ -99,9 +99,9 @@ def progress_bar(
     unit: str = "it",
     file: TextIO | None = None,
 ) -> Any:
-    """A progress bar on ``file`` (default stderr): tqdm on a terminal (it disappears when done),
-    else :class:`PlainProgress` lines. Use it as tqdm: iterate over it, or ``update`` and
-    ``close`` it."""
+    """A progress bar on `file` (default stderr): tqdm on a terminal (it disappears when done),
+    else :class:`PlainProgress` lines. Use it as tqdm: iterate over it, or `update` and
+    `close` it."""
     if not is_terminal(file):
         return PlainProgress(
             iterable, desc=desc, total=total, initial=initial, unit=unit, file=file

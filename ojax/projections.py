@@ -1,13 +1,13 @@
 """Euclidean projections onto the feasible sets of the OCO learners.
 
-Wrappers over ``optax.projections`` (the simplex is written here, see :func:`simplex`) with the set
+Wrappers over `optax.projections` (the simplex is written here, see :func:`simplex`) with the set
 chosen by a static name and its size a
 runtime value (so it can be vmapped):
 
-* ``"none"``: the identity (unconstrained);
-* ``"l2_ball"``: ``{w : ||w|| <= radius}``, ``P(u) = u / max(1, ||u|| / radius)``;
-* ``"box"``: ``[-radius, radius]^d``;
-* ``"simplex"``: ``{w >= 0 : sum(w) = radius}`` (the probability simplex at radius 1).
+* `"none"`: the identity (unconstrained);
+* `"l2_ball"`: `{w : ||w|| <= radius}`, `P(u) = u / max(1, ||u|| / radius)`;
+* `"box"`: `[-radius, radius]^d`;
+* `"simplex"`: `{w >= 0 : sum(w) = radius}` (the probability simplex at radius 1).
 
 References:
   Duchi, J., Shalev-Shwartz, S., Singer, Y., Chandra, T. (2008). Efficient projections onto the
@@ -28,20 +28,20 @@ SETS = ("none", "l2_ball", "box", "simplex")
 
 
 def l2_ball(w: Array, radius: Array | float = 1.0) -> Array:
-    """Projection onto the L2 ball of ``radius`` centred at 0."""
+    """Projection onto the L2 ball of `radius` centred at 0."""
     return op.projection_l2_ball(w, radius)
 
 
 def box(w: Array, radius: Array | float = 1.0) -> Array:
-    """Projection onto the box ``[-radius, radius]^d`` (coordinate-wise clipping)."""
+    """Projection onto the box `[-radius, radius]^d` (coordinate-wise clipping)."""
     return op.projection_box(w, -radius, radius)
 
 
 def simplex(w: Array, radius: Array | float = 1.0) -> Array:
-    """Projection onto ``{w >= 0 : sum(w) = radius}`` (sort-based, Duchi et al. 2008).
+    """Projection onto `{w >= 0 : sum(w) = radius}` (sort-based, Duchi et al. 2008).
 
-    ``P(w) = max(w - theta, 0)`` with ``theta = (sum_{i<=k} u_i - radius) / k``, ``u`` the
-    sorted ``w`` (descending) and ``k`` the largest index with ``u_k > theta_k``. Written here
+    `P(w) = max(w - theta, 0)` with `theta = (sum_{i<=k} u_i - radius) / k`, `u` the
+    sorted `w` (descending) and `k` the largest index with `u_k > theta_k`. Written here
     rather than taken from optax so that it is clean under strict dtype promotion.
     """
     u = jnp.sort(w)[::-1]
@@ -52,7 +52,7 @@ def simplex(w: Array, radius: Array | float = 1.0) -> Array:
 
 
 def project(kind: str, w: Array, radius: Array | float = 1.0) -> Array:
-    """Projects ``w`` onto the set named ``kind`` (static) of size ``radius`` (runtime)."""
+    """Projects `w` onto the set named `kind` (static) of size `radius` (runtime)."""
     if kind == "none":
         return w
     if kind == "l2_ball":
@@ -66,8 +66,8 @@ def project(kind: str, w: Array, radius: Array | float = 1.0) -> Array:
 
 
 def check_member(name: str, kind: str, w: Array, radius: Array | float = 1.0) -> None:
-    """Raises :class:`~ojax.validation.InputError` unless ``w`` lies in the set ``kind`` of size
-    ``radius`` (up to a relative ``1e-5``); skipped on tracers. A start point outside its set
+    """Raises :class:`~ojax.validation.InputError` unless `w` lies in the set `kind` of size
+    `radius` (up to a relative `1e-5`); skipped on tracers. A start point outside its set
     would make the first iterate infeasible."""
     if isinstance(w, jax.core.Tracer) or isinstance(radius, jax.core.Tracer) or kind == "none":
         return
@@ -85,15 +85,15 @@ METRIC_ITERATIONS = 30
 
 
 def l2_ball_in_metric(coords: Array, eigenvalues: Array, radius: Array | float = 1.0) -> Array:
-    """Projection onto the ball ``||x|| <= radius`` in the norm of ``A``: the minimizer of
-    ``(x - y)' A (x - y)`` over the ball.
+    """Projection onto the ball `||x|| <= radius` in the norm of `A`: the minimizer of
+    `(x - y)' A (x - y)` over the ball.
 
-    Written in an orthonormal eigenbasis of ``A`` (``A = Q diag(eigenvalues) Q'``, all
-    eigenvalues > 0): ``coords = Q' y``, and the result is ``Q' x`` (for a diagonal ``A`` the
-    basis is the identity and ``coords = y``). Outside the ball the minimizer is ``x(mu) =
-    (A + mu I)^-1 A y`` with ``mu > 0`` the root of ``phi(mu) = 1 / ||x(mu)|| - 1 / radius``,
-    increasing and concave in ``mu`` (the trust-region secular equation): Newton's method from
-    ``mu = 0`` climbs to the root without overshooting, :data:`METRIC_ITERATIONS` steps (a fixed
+    Written in an orthonormal eigenbasis of `A` (`A = Q diag(eigenvalues) Q'`, all
+    eigenvalues > 0): `coords = Q' y`, and the result is `Q' x` (for a diagonal `A` the
+    basis is the identity and `coords = y`). Outside the ball the minimizer is `x(mu) =
+    (A + mu I)^-1 A y` with `mu > 0` the root of `phi(mu) = 1 / ||x(mu)|| - 1 / radius`,
+    increasing and concave in `mu` (the trust-region secular equation): Newton's method from
+    `mu = 0` climbs to the root without overshooting, :data:`METRIC_ITERATIONS` steps (a fixed
     count, so the loop has a static length); the point is then rescaled onto the sphere to remove
     the last rounding.
     """

@@ -1,6 +1,6 @@
 """The processes of a multi-process run meet before JAX joins them (:mod:`ojax.distributed`).
 
-``jax.distributed.initialize`` does not say what went wrong when a run is started badly: with a
+`jax.distributed.initialize` does not say what went wrong when a run is started badly: with a
 process missing it waits 300 s in silence and aborts with a C++ stack, a coordinator port
 already taken makes it crash, two processes given the same id abort or hang. So, when the
 coordinator, the number of processes and the process id are known, the processes first meet on
@@ -9,12 +9,12 @@ the coordinator's port over a plain TCP socket:
 * process 0 binds the port first (a port another program holds is refused at once, naming it)
   and waits for the others; each connects (retrying until process 0 listens) and says its id,
   the number of processes, its host and pid;
-* every few seconds, each process prints on stderr what it waits for (``waiting for process 1
-  to join``);
+* every few seconds, each process prints on stderr what it waits for (`waiting for process 1
+  to join`);
 * when every id has arrived, process 0 says "go", closes the port, and every process calls
-  ``jax.distributed.initialize`` on it; a process missing after the peer timeout, an id given to
+  `jax.distributed.initialize` on it; a process missing after the peer timeout, an id given to
   two processes or a different number of processes stops every process that came, each with one
-  ``ojax: error:`` line naming the cause (exit status 2).
+  `ojax: error:` line naming the cause (exit status 2).
 """
 
 from __future__ import annotations
@@ -56,8 +56,8 @@ class _Lines:
         self.conn, self.buffer = conn, b""
 
     def read(self, timeout: float) -> dict[str, Any] | None:
-        """The next message; ``None`` on timeout; ``{}`` when the other end closed; a
-        ``ValueError`` when what arrives is not an ojax message."""
+        """The next message; `None` on timeout; `{}` when the other end closed; a
+        `ValueError` when what arrives is not an ojax message."""
         end = time.monotonic() + timeout
         while b"\n" not in self.buffer:
             left = end - time.monotonic()
@@ -83,7 +83,7 @@ class _Lines:
 
 
 def _server(port: int) -> socket.socket | None:
-    """The port bound on every interface (as JAX's coordinator binds it), or ``None`` when it
+    """The port bound on every interface (as JAX's coordinator binds it), or `None` when it
     is in use."""
     try:
         if socket.has_dualstack_ipv6():
@@ -96,8 +96,8 @@ def _server(port: int) -> socket.socket | None:
 
 
 def meet(host: str, port: int, count: int, me: int, timeout: float) -> None:
-    """Waits until the ``count`` processes of the run have met at ``host:port`` (this one is
-    ``me``), at most ``timeout`` seconds; :class:`InputError` naming the cause otherwise."""
+    """Waits until the `count` processes of the run have met at `host:port` (this one is
+    `me`), at most `timeout` seconds; :class:`InputError` naming the cause otherwise."""
     where = f"{host}:{port}"
     label = f"process {me}/{count}"
     hello = {"id": me, "count": count, "host": socket.gethostname(), "pid": os.getpid()}
@@ -174,7 +174,7 @@ def _who(message: dict) -> str:
 
 
 def _refusal(other: dict, came: dict, count: int, hello: dict) -> str | None:
-    """Why a newcomer stops the run (``None``: it joins)."""
+    """Why a newcomer stops the run (`None`: it joins)."""
     pid, n = other.get("id"), other.get("count")
     if not isinstance(pid, int) or not isinstance(n, int):
         return f"a process sent a malformed greeting ({_who(other)})"

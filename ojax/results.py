@@ -1,17 +1,17 @@
-"""A finished run's results as data: ``ojax.results.load(OUT)`` reads what ``ojax run`` and
-``ojax sweep`` wrote into ``OUT``.
+"""A finished run's results as data: `ojax.results.load(OUT)` reads what `ojax run` and
+`ojax sweep` wrote into `OUT`.
 
-* :attr:`Results.table`: ``results.csv``, the tidy table (one row per dataset, method and
-  metric: ``experiment, dataset, method, metric, mean, std, n_seeds``), a pandas ``DataFrame``
-  when pandas is installed (``pip install "ojax[pandas]"``), else a list of dicts with the
-  same columns (``mean`` and ``std`` floats, ``n_seeds`` an int);
-* :attr:`Results.curves`: ``curves.npz``, ``"DATASET/METHOD/METRIC"`` -> :class:`Curve`, the
-  values ``(n_seeds, length)`` and their positions ``steps`` ``(length,)`` on the figure's x
+* :attr:`Results.table`: `results.csv`, the tidy table (one row per dataset, method and
+  metric: `experiment, dataset, method, metric, mean, std, n_seeds`), a pandas `DataFrame`
+  when pandas is installed (`pip install "ojax[pandas]"`), else a list of dicts with the
+  same columns (`mean` and `std` floats, `n_seeds` an int);
+* :attr:`Results.curves`: `curves.npz`, `"DATASET/METHOD/METRIC"` -> :class:`Curve`, the
+  values `(n_seeds, length)` and their positions `steps` `(length,)` on the figure's x
   axis (the step, point, task, horizon or hyperparameter value each column is taken at; stored
-  in ``curves.npz`` beside each curve as ``"DATASET/METHOD/METRIC:steps"``);
-* :attr:`Results.config`: ``config.json``.
+  in `curves.npz` beside each curve as `"DATASET/METHOD/METRIC:steps"`);
+* :attr:`Results.config`: `config.json`.
 
-Nothing is recomputed, nothing executable is read (``allow_pickle=False``).
+Nothing is recomputed, nothing executable is read (`allow_pickle=False`).
 
 Examples:
   >>> import numpy as np, tempfile
@@ -48,11 +48,11 @@ FILES = ("results.csv", "curves.npz", "config.json")
 """The data files of a run (the figures are drawn from them)."""
 
 RESULT_COLUMNS = ("experiment", "dataset", "method", "metric", "mean", "std", "n_seeds")
-"""The columns of ``results.csv`` (INTERFACE.md)."""
+"""The columns of ``results.csv`` (docs/cli.md)."""
 
 
 class Curve(NamedTuple):
-    """One curve of ``curves.npz``: its values over seeds and their positions."""
+    """One curve of `curves.npz`: its values over seeds and their positions."""
 
     steps: np.ndarray  # (length,): the x position of each column
     values: np.ndarray  # (n_seeds, length)
@@ -69,11 +69,11 @@ class Results:
 
     @property
     def experiment(self) -> str:
-        """The experiment's name (``sweep`` for ``ojax sweep``)."""
+        """The experiment's name (`sweep` for `ojax sweep`)."""
         return str(self.config.get("name", ""))
 
     def curve(self, dataset: str, method: str, metric: str) -> Curve:
-        """The curve ``DATASET/METHOD/METRIC``; an :class:`InputError` naming the keys there
+        """The curve `DATASET/METHOD/METRIC`; an :class:`InputError` naming the keys there
         are when it is absent."""
         key = f"{dataset}/{method}/{metric}"
         if key not in self.curves:
@@ -83,8 +83,8 @@ class Results:
 
 
 def split_key(key: str) -> tuple[str, str, str]:
-    """``"DATASET/METHOD/METRIC"`` -> ``(dataset, method, metric)`` (a method's name may hold
-    a ``/``, e.g. ``OGD-step/10``).
+    """`"DATASET/METHOD/METRIC"` -> `(dataset, method, metric)` (a method's name may hold
+    a `/`, e.g. `OGD-step/10`).
 
     Examples:
       >>> split_key("parameter-free/OGD-step/10/regret")
@@ -96,8 +96,8 @@ def split_key(key: str) -> tuple[str, str, str]:
 
 
 def curve_positions(curves: dict[str, np.ndarray], steps: dict[str, Any]) -> dict[str, Any]:
-    """The arrays ``curves.npz`` holds: each curve and, beside it (``KEY:steps``), its positions,
-    those of ``steps`` or else ``1..length`` (a per-step curve)."""
+    """The arrays `curves.npz` holds: each curve and, beside it (`KEY:steps`), its positions,
+    those of `steps` or else `1..length` (a per-step curve)."""
     out: dict[str, Any] = {}
     for key, values in curves.items():
         length = np.shape(values)[-1] if np.ndim(values) else 1
@@ -111,7 +111,7 @@ def curve_positions(curves: dict[str, np.ndarray], steps: dict[str, Any]) -> dic
 
 
 def read_curves(path: str | Path) -> dict[str, Curve]:
-    """``curves.npz`` as ``KEY -> Curve`` (positions ``1..length`` for a file written before
+    """`curves.npz` as `KEY -> Curve` (positions `1..length` for a file written before
     they were stored)."""
     with np.load(path, allow_pickle=False) as data:
         arrays = {k: np.asarray(data[k]) for k in data.files}
@@ -125,7 +125,7 @@ def read_curves(path: str | Path) -> dict[str, Curve]:
 
 
 def read_table(path: str | Path) -> list[dict[str, Any]]:
-    """``results.csv`` as a list of dicts (``mean``, ``std`` floats; ``n_seeds`` an int)."""
+    """`results.csv` as a list of dicts (`mean`, `std` floats; `n_seeds` an int)."""
     with open(path, newline="") as f:
         rows = list(csv.DictReader(f))
     for row in rows:
@@ -149,16 +149,16 @@ def _pandas(wanted: bool | None):
 
 
 def load(out: str | Path, *, pandas: bool | None = None) -> Results:
-    """Reads the run in ``out`` (see the module docstring).
+    """Reads the run in `out` (see the module docstring).
 
     Args:
-      out: an output folder of ``ojax run`` or ``ojax sweep``.
-      pandas: the table as a ``DataFrame`` (``True``: pandas must be installed), as a list of
-        dicts (``False``), or a ``DataFrame`` if pandas is installed (``None``, the default).
+      out: an output folder of `ojax run` or `ojax sweep`.
+      pandas: the table as a `DataFrame` (`True`: pandas must be installed), as a list of
+        dicts (`False`), or a `DataFrame` if pandas is installed (`None`, the default).
 
     Raises:
-      InputError: ``out`` is not a folder, or lacks one of ``results.csv``, ``curves.npz``,
-        ``config.json``.
+      InputError: `out` is not a folder, or lacks one of `results.csv`, `curves.npz`,
+        `config.json`.
     """
     folder = Path(out)
     if not folder.is_dir():

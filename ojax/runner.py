@@ -1,17 +1,17 @@
-"""The runner: one ``jax.lax.scan`` step (predict, record, update) over a stream.
+"""The runner: one `jax.lax.scan` step (predict, record, update) over a stream.
 
 :func:`run` is the one way ojax steps a learner through data; :func:`run_oco` plays the OCO game
 through it (an OCO learner is a predictor whose prediction is its iterate). Every step uses
 progressive validation (as river and Vowpal Wabbit report it): the learner predicts on the unseen
 example, the loss of that prediction is recorded, then the learner updates. The runner takes
 
-* a plain stream ``(xs, ys)``, or a shared pool and an ``order`` of pool rows to visit (many
-  orders of one pool: ``jax.vmap`` over ``order``, the pool is read, never copied);
-* a ``mask``: padded steps change nothing and count nothing (without one, each step is the
-  learner's bare update: nothing selects the state, so a sparse update stays ``O(nnz)``);
-* task blocks for a :class:`~ojax.core.MultiTaskLearner` (``(num_tasks, max_points, ...)``, a
-  scan over tasks of scans over points, ``begin_task`` / ``end_task`` at the boundaries);
-* a ``record`` hook (a :class:`~ojax.core.Step` -> pytree per step) and a ``task_record`` hook
+* a plain stream `(xs, ys)`, or a shared pool and an `order` of pool rows to visit (many
+  orders of one pool: `jax.vmap` over `order`, the pool is read, never copied);
+* a `mask`: padded steps change nothing and count nothing (without one, each step is the
+  learner's bare update: nothing selects the state, so a sparse update stays `O(nnz)`);
+* task blocks for a :class:`~ojax.core.MultiTaskLearner` (`(num_tasks, max_points, ...)`, a
+  scan over tasks of scans over points, `begin_task` / `end_task` at the boundaries);
+* a `record` hook (a :class:`~ojax.core.Step` -> pytree per step) and a `task_record` hook
   (per task), and returns one :class:`~ojax.core.Trace`.
 
 Inputs are checked on concrete values (shapes against what the learner predicts, dtypes
@@ -20,7 +20,7 @@ then a jitted scan runs that compiles once per static configuration (learner, lo
 flags, shapes and dtypes): other hyperparameter values, other data of the same shape or another
 seed never recompile.
 
-vmap recipes (``in_axes`` follow the argument order ``(learner, params, data...)``)::
+vmap recipes (`in_axes` follow the argument order `(learner, params, data...)`)::
 
     # a grid of hyperparameters (leaves of `grid` carry a leading axis)
     jax.vmap(lambda p: run(predictor, p, xs, ys, loss))(grid)
@@ -76,10 +76,10 @@ TaskRecord = Callable[[State, Params, TaskInfo], Any]
 
 def _step(learner, params: Params, loss: Loss, record: Record | None, keep: bool, fetch, masked):
     """One scan step of progressive validation: predict on the unseen example, record its loss,
-    then learn. ``fetch`` maps the scanned input to ``(x, y)``. ``masked`` (static): the input
-    is ``(item, real)`` and a padded step (``real`` False) counts 0 and changes nothing; without
+    then learn. `fetch` maps the scanned input to `(x, y)`. `masked` (static): the input
+    is `(item, real)` and a padded step (`real` False) counts 0 and changes nothing; without
     it the step is the bare update, with no select of the state (a sparse update stays
-    ``O(nnz)``)."""
+    `O(nnz)`)."""
 
     def step(state, inputs):
         item, real = inputs if masked else (inputs, None)
@@ -99,8 +99,8 @@ def _step(learner, params: Params, loss: Loss, record: Record | None, keep: bool
 
 
 def _fetcher(xs: Any, ys: Array | None, pooled: bool):
-    """The map from a scanned item to ``(x, y)``; ``ys`` None: the label is the input itself
-    (an OCO stream of ``z_t``, scanned once instead of as two copies)."""
+    """The map from a scanned item to `(x, y)`; `ys` None: the label is the input itself
+    (an OCO stream of `z_t`, scanned once instead of as two copies)."""
     if ys is None:
         return lambda z: (z, z)
     if not pooled:
@@ -204,9 +204,9 @@ def _describe(tree: Any) -> str:
 
 
 def _check_fit(learner, params: Params, xs: Any, ys: Any, axes: int) -> None:
-    """Abstractly evaluates one step on the first example (``xs`` / ``ys`` without their
-    ``axes`` leading axes): it must fit ``predict``, the label must have the prediction's shape,
-    and ``update`` must keep the state's shapes and dtypes (a float32 learner fed float64 data
+    """Abstractly evaluates one step on the first example (`xs` / `ys` without their
+    `axes` leading axes): it must fit `predict`, the label must have the prediction's shape,
+    and `update` must keep the state's shapes and dtypes (a float32 learner fed float64 data
     fails here with a message instead of a scan-carry TypeError). Cached per learner and
     signature, so a second call with other values traces nothing."""
     leaves, treedef = jax.tree.flatten((params, xs, ys))
@@ -230,7 +230,7 @@ def _first_line(exc: Exception) -> str:
 
 @functools.lru_cache(maxsize=512)
 def _fit_problem(learner, treedef, types, lead: tuple[int, ...]) -> str | None:
-    """The message of the first problem :func:`_check_fit` finds, or ``None``."""
+    """The message of the first problem :func:`_check_fit` finds, or `None`."""
     params, x, y = jax.tree.unflatten(treedef, [jax.ShapeDtypeStruct(s, d) for s, d in types])
     state = jax.eval_shape(learner.init, params)
     data_floats, state_floats = _floats((x, y)), _floats(state)
@@ -291,7 +291,7 @@ def _check_order(order: Any, pool: int) -> Array:
 
 
 def _check_start_state(learner, params: Params, state: Any, *init_args: Any) -> None:
-    """A start state must have the structure, shapes and dtypes ``learner.init`` gives."""
+    """A start state must have the structure, shapes and dtypes `learner.init` gives."""
     if state is not None:
         check_state(learner, params, state, *init_args)
 
@@ -385,36 +385,36 @@ def run(
     state: State | None = None,
     first_task: int = 0,
 ) -> tuple[State, Trace]:
-    """Runs ``learner`` over a stream in one ``lax.scan`` (progressive validation).
+    """Runs `learner` over a stream in one `lax.scan` (progressive validation).
 
     Args:
       learner: a :class:`~ojax.core.Predictor` (a stream) or a
         :class:`~ojax.core.MultiTaskLearner` (task blocks); static: it keys the compile cache.
       params: its hyperparameters (a pytree of arrays; new values never recompile).
-      xs: ``(n, ...)`` inputs (any pytree with a leading axis: dense rows, sparse rows, kernel
-        points); with ``order``, the pool ``(N, ...)``; for a multi-task learner, task blocks
-        ``(num_tasks, max_points, ...)``.
-      ys: the labels, with the leading axes of ``xs`` and the shape of a prediction after them.
+      xs: `(n, ...)` inputs (any pytree with a leading axis: dense rows, sparse rows, kernel
+        points); with `order`, the pool `(N, ...)`; for a multi-task learner, task blocks
+        `(num_tasks, max_points, ...)`.
+      ys: the labels, with the leading axes of `xs` and the shape of a prediction after them.
       loss: the loss recorded for each prediction (static).
-      mask: ``(n,)`` (or ``(num_tasks, max_points)``) bool; False steps are padding: they
+      mask: `(n,)` (or `(num_tasks, max_points)`) bool; False steps are padding: they
         change nothing and count 0.
-      order: ``(n,)`` int pool rows: step ``t`` sees ``xs[order[t]], ys[order[t]]``.
-      record: static ``Step -> pytree`` recorded at every step (e.g. the weights the prediction
-        was made with, the support vectors after the update); in ``Trace.record``.
+      order: `(n,)` int pool rows: step `t` sees `xs[order[t]], ys[order[t]]`.
+      record: static `Step -> pytree` recorded at every step (e.g. the weights the prediction
+        was made with, the support vectors after the update); in `Trace.record`.
       task_data: a pytree with a leading task axis handed to the multi-task learner and to
-        ``task_record`` as ``TaskInfo.data`` (e.g. each task's held-out points).
-      task_record: static ``(state, params, TaskInfo) -> pytree`` recorded after each task's
-        ``end_task``; in ``Trace.task``.
-      task_sums: record each task's summed loss, ``(num_tasks,)``, instead of every point's
+        `task_record` as `TaskInfo.data` (e.g. each task's held-out points).
+      task_record: static `(state, params, TaskInfo) -> pytree` recorded after each task's
+        `end_task`; in `Trace.task`.
+      task_sums: record each task's summed loss, `(num_tasks,)`, instead of every point's
         (memory of large grids); predictions are then not kept.
       independent_tasks: the learner carries nothing from task to task (a fixed bias): tasks run
-        in parallel (``vmap`` from the initial state) instead of in sequence; the returned
+        in parallel (`vmap` from the initial state) instead of in sequence; the returned
         state then has a leading task axis.
-      keep_predictions: store the predictions in ``Trace.prediction`` (else ``None``); one
-        ``(n, ...)`` output written per step, so pass False when only the losses are needed.
+      keep_predictions: store the predictions in `Trace.prediction` (else `None`); one
+        `(n, ...)` output written per step, so pass False when only the losses are needed.
       state: start from this state (an earlier run's, or :func:`ojax.load_state`'s) instead of
-        ``learner.init(params)``; ``T`` steps equal ``k`` continued over ``T - k``, bit for bit.
-      first_task: a multi-task learner's ``TaskInfo.index`` of this call's first task.
+        `learner.init(params)`; `T` steps equal `k` continued over `T - k`, bit for bit.
+      first_task: a multi-task learner's `TaskInfo.index` of this call's first task.
 
     Returns:
       The final state and the :class:`~ojax.core.Trace`; :class:`~ojax.validation.InputError`
@@ -459,8 +459,8 @@ class OCOParams(NamedTuple):
 def oco_predictor(learner: OCOLearner, objective: Objective) -> Predictor:
     """An OCO learner as a predictor of its own iterate (what :func:`run_oco` runs).
 
-    ``predict`` plays ``w_t = iterate(state)``; ``update`` feeds it ``grad f(w_t; z_t)``; its
-    params are :class:`OCOParams` (the learner's params and ``x0``: new start points never
+    `predict` plays `w_t = iterate(state)`; `update` feeds it `grad f(w_t; z_t)`; its
+    params are :class:`OCOParams` (the learner's params and `x0`: new start points never
     recompile). Equal learners and objectives give equal predictors (one compilation).
     """
 
@@ -485,7 +485,7 @@ def _unbounded(bound: float) -> float:
 
 
 def objective_loss(objective: Objective) -> Loss:
-    """An OCO objective ``f(w; z)`` as the runner's loss of the played point ``w`` (equal
+    """An OCO objective `f(w; z)` as the runner's loss of the played point `w` (equal
     objectives give equal losses: one compilation)."""
     return Loss(objective.name, objective.value, objective.grad, _unbounded)
 
@@ -500,22 +500,22 @@ def run_oco(
     store_iterates: bool = False,
     state: State | None = None,
 ) -> tuple[State, Trace]:
-    """Plays the OCO game: at step t the learner plays ``w_t``, pays ``f(w_t; z_t)``, and
-    receives the gradient ``grad f(w_t; z_t)``. A thin wrapper of :func:`run`.
+    """Plays the OCO game: at step t the learner plays `w_t`, pays `f(w_t; z_t)`, and
+    receives the gradient `grad f(w_t; z_t)`. A thin wrapper of :func:`run`.
 
     Args:
       learner: an :class:`~ojax.core.OCOLearner` (static).
       params: its hyperparameters.
-      x0: ``(d,)`` the anchor / first point (it must lie in the learner's domain).
-      zs: ``(n, d)`` the data of the losses (static ``objective`` says which family).
+      x0: `(d,)` the anchor / first point (it must lie in the learner's domain).
+      zs: `(n, d)` the data of the losses (static `objective` says which family).
       objective: e.g. :data:`ojax.losses.linear_objective` (static).
-      store_iterates: also return the played points ``(n, d)`` in ``Trace.prediction``
-        (memory: ``n d``).
-      state: continue from this state of ``learner`` (as :func:`run`'s ``state``; ``x0`` is
+      store_iterates: also return the played points `(n, d)` in `Trace.prediction`
+        (memory: `n d`).
+      state: continue from this state of `learner` (as :func:`run`'s `state`; `x0` is
         still given: it is checked and it is the anchor of anchored learners).
 
     Returns:
-      The final state and a :class:`~ojax.core.Trace` whose ``loss`` is ``f_t(w_t)``.
+      The final state and a :class:`~ojax.core.Trace` whose `loss` is `f_t(w_t)`.
     """
     if not isinstance(learner, OCOLearner):
         raise InputError(f"learner must be an OCOLearner, got {type(learner).__name__}")
@@ -543,8 +543,8 @@ def run_oco(
 
 
 def entry_start(entry: LearnerEntry, zs: Array) -> Array:
-    """The start point of a registered OCO learner for the stream ``zs``: zeros, or the uniform
-    point ``1 / d`` (a prior on the simplex)."""
+    """The start point of a registered OCO learner for the stream `zs`: zeros, or the uniform
+    point `1 / d` (a prior on the simplex)."""
     shape, dtype = jnp.shape(zs)[1:], jnp.result_type(zs)
     if entry.start == "uniform":
         return jnp.full(shape, 1.0 / shape[-1], dtype)
@@ -552,7 +552,7 @@ def entry_start(entry: LearnerEntry, zs: Array) -> Array:
 
 
 def run_entry(entry: LearnerEntry, learner: Any, params: Params, data: tuple) -> Trace:
-    """Runs a registered learner on ``data = entry.make_stream(key, num_steps, dim)`` with the
+    """Runs a registered learner on `data = entry.make_stream(key, num_steps, dim)` with the
     entry's objective or loss; returns the :class:`~ojax.core.Trace` (what tests, sweeps and the
     CLI run for every kind of learner)."""
     xs, ys, *extra = data

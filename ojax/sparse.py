@@ -1,14 +1,14 @@
 """Sparse rows and shuffled streams over one shared dataset.
 
-Sparse inputs are padded index / value arrays, one row per example: row ``i`` holds its
-non-zeros in ``indices[i, :nnz_i]`` / ``values[i, :nnz_i]`` and padding ``(0, 0.0)`` after them.
-A dot product is a gather, an update a scatter-add, so a step costs ``O(k)`` (``k`` the widest
-row) instead of ``O(d)``; padding contributes ``w[0] * 0`` and adds ``0`` to ``w[0]``.
+Sparse inputs are padded index / value arrays, one row per example: row `i` holds its
+non-zeros in `indices[i, :nnz_i]` / `values[i, :nnz_i]` and padding `(0, 0.0)` after them.
+A dot product is a gather, an update a scatter-add, so a step costs `O(k)` (`k` the widest
+row) instead of `O(d)`; padding contributes `w[0] * 0` and adds `0` to `w[0]`.
 
 Many streams that are shuffles of one dataset share its single copy: :func:`run_orders` runs
-:func:`ojax.run` with each stream's row ``order`` (step ``t`` gathers row ``order[t]``), vmapped
-over the orders, so memory is one dataset plus ``S n`` integers, not ``S`` copies of the data.
-``ojax.transfer.linear_pa(dim, sparse=True)`` is linear PA-I on such rows.
+:func:`ojax.run` with each stream's row `order` (step `t` gathers row `order[t]`), vmapped
+over the orders, so memory is one dataset plus `S n` integers, not `S` copies of the data.
+`ojax.transfer.linear_pa(dim, sparse=True)` is linear PA-I on such rows.
 """
 
 from __future__ import annotations
@@ -27,22 +27,22 @@ from ojax.validation import InputError, check_finite, check_int, check_range
 
 
 class SparseRows(NamedTuple):
-    """Padded sparse rows (a pytree: index it with ``rows[t]``-style ``jax.tree.map``)."""
+    """Padded sparse rows (a pytree: index it with `rows[t]`-style `jax.tree.map`)."""
 
     indices: Array  # (n, k) int32 feature indices in [0, dim); padding 0
     values: Array  # (n, k) feature values; padding 0.0
 
 
 def sparse_rows(x: Any, width: int | None = None, dtype: Any = jnp.float32) -> SparseRows:
-    """Padded index / value arrays of a scipy sparse matrix or a dense ``(n, d)`` array.
+    """Padded index / value arrays of a scipy sparse matrix or a dense `(n, d)` array.
 
     Args:
-      x: ``(n, d)`` scipy sparse matrix or array-like; duplicate entries are summed.
-      width: ``k``, the padded row length (default: the largest number of non-zeros in a row).
-      dtype: dtype of ``values``.
+      x: `(n, d)` scipy sparse matrix or array-like; duplicate entries are summed.
+      width: `k`, the padded row length (default: the largest number of non-zeros in a row).
+      dtype: dtype of `values`.
 
     Returns:
-      :class:`SparseRows` with ``(n, k)`` leaves.
+      :class:`SparseRows` with `(n, k)` leaves.
 
     Examples:
       >>> import numpy as np
@@ -79,12 +79,12 @@ def sparse_rows(x: Any, width: int | None = None, dtype: Any = jnp.float32) -> S
 
 
 def sparse_dot(w: Array, indices: Array, values: Array) -> Array:
-    """``<w, x>`` for the sparse row ``x`` given by ``indices`` / ``values``: a gather."""
+    """`<w, x>` for the sparse row `x` given by `indices` / `values`: a gather."""
     return jnp.dot(w[indices], values.astype(w.dtype))
 
 
 def _check_orders(orders: Any, n: int) -> tuple[Array, bool]:
-    """``orders`` as int32 and whether one order ``(m,)`` was given (a traced order's range is
+    """`orders` as int32 and whether one order `(m,)` was given (a traced order's range is
     checked under :func:`ojax.checked` only)."""
     if orders is not None and not isinstance(orders, (jax.Array, jax.core.Tracer)):
         orders = np.asarray(orders)
@@ -114,32 +114,32 @@ def run_orders(
     record: Record | None = None,
     keep_predictions: bool = True,
 ) -> tuple[Any, Trace]:
-    """Progressive validation of ``predictor`` on streams that are row orders of one dataset.
+    """Progressive validation of `predictor` on streams that are row orders of one dataset.
 
-    Stream ``s`` visits the rows ``orders[s, 0], orders[s, 1], ...`` of the shared ``(xs, ys)``:
-    at each step it predicts, records ``loss`` of the prediction, then updates. A thin wrapper
-    of :func:`ojax.run` with ``order``, vmapped over the orders: the data is read by every
-    stream and never copied per stream (memory: one dataset plus ``S m`` integers).
+    Stream `s` visits the rows `orders[s, 0], orders[s, 1], ...` of the shared `(xs, ys)`:
+    at each step it predicts, records `loss` of the prediction, then updates. A thin wrapper
+    of :func:`ojax.run` with `order`, vmapped over the orders: the data is read by every
+    stream and never copied per stream (memory: one dataset plus `S m` integers).
 
     Args:
-      predictor: a :class:`~ojax.core.Predictor` taking one row of ``xs`` (static).
+      predictor: a :class:`~ojax.core.Predictor` taking one row of `xs` (static).
       params: its hyperparameters (shared by the streams).
-      xs: ``(n, ...)`` rows: dense rows, :class:`SparseRows` (e.g. for
-        ``ojax.transfer.linear_pa(dim, sparse=True)``) or any pytree with a leading example
-        axis (the kernel points of ``ojax.transfer.kernel_pool``).
-      ys: ``(n, ...)`` labels.
+      xs: `(n, ...)` rows: dense rows, :class:`SparseRows` (e.g. for
+        `ojax.transfer.linear_pa(dim, sparse=True)`) or any pytree with a leading example
+        axis (the kernel points of `ojax.transfer.kernel_pool`).
+      ys: `(n, ...)` labels.
       loss: the loss recorded for each prediction (static).
-      orders: ``(m,)`` one order or ``(S, m)`` one per stream, integers in ``[0, n)``
+      orders: `(m,)` one order or `(S, m)` one per stream, integers in `[0, n)`
         (0-based; default: the rows in their given order).
-      record: static ``Step -> pytree`` recorded at every step (see :func:`ojax.run`).
-      keep_predictions: store the predictions in ``Trace.prediction``.
+      record: static `Step -> pytree` recorded at every step (see :func:`ojax.run`).
+      keep_predictions: store the predictions in `Trace.prediction`.
 
     Returns:
       The final states and the :class:`~ojax.core.Trace`, with a leading stream axis when
-      ``orders`` has one.
+      `orders` has one.
 
     Raises:
-      InputError: on orders that are not integers of rows of ``xs`` (named ``orders``), and
+      InputError: on orders that are not integers of rows of `xs` (named `orders`), and
         on anything :func:`ojax.run` refuses.
 
     Examples:

@@ -1,24 +1,24 @@
 """Saving a learner's state and reading it back in another process: arrays and a JSON
 description, nothing executable.
 
-A run continues from a saved state (``ojax.run(..., state=load_state(path))``) as if it had
+A run continues from a saved state (`ojax.run(..., state=load_state(path))`) as if it had
 never stopped, bit for bit. The file (format version 1) is a zip archive of
 
-* ``state.json``: ``{"format": "ojax-state", "format_version": 1, "ojax_version": ...,
-  "learner": ..., "tree": NODE, "leaves": [{"name", "dtype", "shape"}, ...]}``, where
-  ``learner`` is the learner's identity (the ``repr`` of its :class:`~ojax.factory.FactoryKey`,
-  e.g. ``"ojax.oco.gradient_descent.ogd(projection='none')"``) or ``null``, and a ``NODE`` is
-  one of ``{"kind": "leaf", "index": i}``, ``{"kind": "none"}``, ``{"kind": "tuple" | "list",
-  "items": [NODE, ...]}``, ``{"kind": "dict", "keys": [str, ...], "items": [...]}`` and
-  ``{"kind": "namedtuple", "type": "module.QualName", "fields": [str, ...], "items": [...]}``;
-* one ``.npy`` member per leaf (``leaf_00000.npy`` ...), written with ``allow_pickle=False``.
+* `state.json`: `{"format": "ojax-state", "format_version": 1, "ojax_version": ...,
+  "learner": ..., "tree": NODE, "leaves": [{"name", "dtype", "shape"}, ...]}`, where
+  `learner` is the learner's identity (the `repr` of its :class:`~ojax.factory.FactoryKey`,
+  e.g. `"ojax.oco.gradient_descent.ogd(projection='none')"`) or `null`, and a `NODE` is
+  one of `{"kind": "leaf", "index": i}`, `{"kind": "none"}`, `{"kind": "tuple" | "list",
+  "items": [NODE, ...]}`, `{"kind": "dict", "keys": [str, ...], "items": [...]}` and
+  `{"kind": "namedtuple", "type": "module.QualName", "fields": [str, ...], "items": [...]}`;
+* one `.npy` member per leaf (`leaf_00000.npy` ...), written with `allow_pickle=False`.
 
 Reading never unpickles and never imports a name the file gives: each member is read alone
 and checked (:func:`ojax.datasets.npz.read_arrays`: no object arrays, declared sizes bounded),
-its dtype and shape must be those the description declares, and a ``namedtuple`` node is
-rebuilt only as a class of the whitelist (:func:`state_classes`: the ``NamedTuple`` classes of
+its dtype and shape must be those the description declares, and a `namedtuple` node is
+rebuilt only as a class of the whitelist (:func:`state_classes`: the `NamedTuple` classes of
 ojax's and optax's modules already imported), or with the structure the caller gives as
-``like=`` (the way to read a state of one's own classes). Every problem is a
+`like=` (the way to read a state of one's own classes). Every problem is a
 :class:`StateFileError` naming the file and what differs.
 """
 
@@ -85,7 +85,7 @@ def _text(value: Any) -> str:
 
 
 def learner_identity(learner: Any) -> str | None:
-    """What a learner is equal by, as text that is the same in every process (``None`` for a
+    """What a learner is equal by, as text that is the same in every process (`None` for a
     learner no :func:`~ojax.factory.learner_factory` built): the factory and its arguments,
     functions among them by qualified name."""
     key = factory_key(learner)
@@ -93,8 +93,8 @@ def learner_identity(learner: Any) -> str | None:
 
 
 def state_classes() -> dict[str, type]:
-    """The whitelist of ``NamedTuple`` classes a state file may name: ``"module.QualName"`` ->
-    class, for every ``NamedTuple`` class defined in an already imported module of ojax or
+    """The whitelist of `NamedTuple` classes a state file may name: `"module.QualName"` ->
+    class, for every `NamedTuple` class defined in an already imported module of ojax or
     optax (found by looking, never by importing what a file names)."""
     found: dict[str, type] = {}
     for name, module in list(sys.modules.items()):
@@ -161,11 +161,11 @@ def _leaf_array(where: str, leaf: Any) -> np.ndarray:
 
 
 def save_state(path: str | Path, state: Any, *, learner: Any = None) -> Path:
-    """Writes ``state`` (a learner's state pytree) to ``path`` in the format of the module doc.
+    """Writes `state` (a learner's state pytree) to `path` in the format of the module doc.
 
     Args:
-      path: the file to write (conventionally ``*.ojax-state``; replaced if it exists).
-      state: NamedTuples, tuples, lists, dicts of ``str`` and ``None`` over arrays.
+      path: the file to write (conventionally `*.ojax-state`; replaced if it exists).
+      state: NamedTuples, tuples, lists, dicts of `str` and `None` over arrays.
       learner: the learner the state belongs to: its identity is recorded, and
         :func:`load_state` given another learner refuses the file.
 
@@ -278,7 +278,7 @@ def _leaf_specs(path: Path, description: dict) -> list[tuple[str, str, tuple[int
 
 
 def _build(path: Path, node: Any, leaves: list, classes: dict, depth: int, used: set) -> Any:
-    """The pytree of a description ``node``: only whitelisted classes, each leaf once."""
+    """The pytree of a description `node`: only whitelisted classes, each leaf once."""
     if depth > MAX_DEPTH:
         raise _fail(path, f"{DESCRIPTION}: the tree is nested deeper than {MAX_DEPTH}")
     kind = node.get("kind") if isinstance(node, dict) else None
@@ -322,7 +322,7 @@ def _build(path: Path, node: Any, leaves: list, classes: dict, depth: int, used:
 
 
 def _compare(path: Path, got: dict, want: dict, where: str = "state") -> None:
-    """Raises on the first place the file's description differs from ``like``'s."""
+    """Raises on the first place the file's description differs from `like`'s."""
     for key in ("kind", "type", "fields", "keys", "index"):
         if got.get(key) != want.get(key):
             raise _fail(
@@ -345,7 +345,7 @@ def load_state(
 
     Args:
       path: the file.
-      like: the structure to read into (e.g. ``jax.eval_shape(learner.init, params)``): the
+      like: the structure to read into (e.g. `jax.eval_shape(learner.init, params)`): the
         file's tree, dtypes and shapes must be its own; needed for a state whose classes are
         not ojax's or optax's. Default: rebuild the file's NamedTuples from the whitelist
         (:func:`state_classes`).

@@ -1,20 +1,20 @@
 """Streams longer than memory: runs that continue block by block, from disk or drawn in the scan.
 
-A run of ``T`` steps is the same run as its first ``B`` steps continued from their final state
-(``ojax.run(..., state=...)``), bit for bit. Two ways use that to keep memory bounded:
+A run of `T` steps is the same run as its first `B` steps continued from their final state
+(`ojax.run(..., state=...)`), bit for bit. Two ways use that to keep memory bounded:
 
-* :func:`run_blocks` feeds a :class:`BlockReader` (a ``.npy`` pair, an ``.npz`` or arrays
-  already open) to :func:`ojax.run` ``block`` rows at a time: memory is one block plus the
+* :func:`run_blocks` feeds a :class:`BlockReader` (a `.npy` pair, an `.npz` or arrays
+  already open) to :func:`ojax.run` `block` rows at a time: memory is one block plus the
   state, whatever the length of the stream: only one block is ever handed to JAX (a whole
-  memory-mapped array given to ``ojax.run`` becomes one device array of the whole stream).
-  Blocks of a file are read with positioned reads into fresh arrays (a compressed ``.npz``
+  memory-mapped array given to `ojax.run` becomes one device array of the whole stream).
+  Blocks of a file are read with positioned reads into fresh arrays (a compressed `.npz`
   member forward, as it inflates).
-* :func:`run_drawn` draws a synthetic stream block by block inside one jitted scan (``draw(data,
-  start, size)`` gives rows ``start .. start + size``), so the stream is never materialised:
-  memory is one block, and the run is ``jax.vmap``-able over seeds like any other.
+* :func:`run_drawn` draws a synthetic stream block by block inside one jitted scan (`draw(data,
+  start, size)` gives rows `start .. start + size`), so the stream is never materialised:
+  memory is one block, and the run is `jax.vmap`-able over seeds like any other.
   :func:`ojax.envs.streams.linear_regression_rows` gives the rows of
   :func:`~ojax.envs.streams.linear_regression_stream` exactly, so the drawn run equals the
-  materialised one (see ``tests/test_streaming.py`` for what is bit for bit).
+  materialised one (see `tests/test_streaming.py` for what is bit for bit).
 
 Both return the final state and one :class:`~ojax.core.Trace` over all steps; each block size
 compiles once (a last, shorter block once more).
@@ -43,8 +43,8 @@ Draw = Callable[[Any, jax.Array, int], tuple[Any, jax.Array]]
 
 
 class _Member:
-    """One array of a file, read by rows: ``(path, offset)`` of its data when stored as is,
-    else a member of a compressed ``.npz`` read forward."""
+    """One array of a file, read by rows: `(path, offset)` of its data when stored as is,
+    else a member of a compressed `.npz` read forward."""
 
     def __init__(self, path: Path, key: str | None):
         self.path, self.key = path, key
@@ -111,11 +111,11 @@ class _Member:
 
 
 class BlockReader:
-    """A stream ``(xs, ys)`` on disk (or in memory) read ``size`` rows at a time.
+    """A stream `(xs, ys)` on disk (or in memory) read `size` rows at a time.
 
-    Build it with :meth:`from_npy` (two ``.npy`` files), :meth:`from_npz` (two arrays of one
-    ``.npz``, stored or compressed) or :meth:`from_arrays` (arrays already open, e.g. a
-    ``np.memmap``). Headers are checked when it is built (no object arrays, no Fortran order,
+    Build it with :meth:`from_npy` (two `.npy` files), :meth:`from_npz` (two arrays of one
+    `.npz`, stored or compressed) or :meth:`from_arrays` (arrays already open, e.g. a
+    `np.memmap`). Headers are checked when it is built (no object arrays, no Fortran order,
     the same number of rows); data is read only by :meth:`blocks`.
     """
 
@@ -149,7 +149,7 @@ class BlockReader:
         return tuple(tuple(s.shape) for s in self._sources)  # type: ignore[return-value]
 
     def blocks(self, size: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-        """Consecutive ``(xs, ys)`` blocks of ``size`` rows (the last one shorter)."""
+        """Consecutive `(xs, ys)` blocks of `size` rows (the last one shorter)."""
         size = check_int("block", size, low=1)
         yield from zip(*(_rows(source, size) for source in self._sources))
 
@@ -183,12 +183,12 @@ def run_blocks(
     record: Callable | None = None,
     keep_predictions: bool = False,
 ) -> tuple[State, Trace]:
-    """Runs ``learner`` over the stream of ``reader``, ``block`` rows per :func:`ojax.run`
+    """Runs `learner` over the stream of `reader`, `block` rows per :func:`ojax.run`
     call, each continuing from the state the one before returned.
 
-    Equal to ``ojax.run(learner, params, xs, ys, loss, state=state)`` on the whole stream, bit
-    for bit; memory is one block (``block`` rows, on the host and on the device) plus the
-    state and the trace (``n`` losses, kept on the host).
+    Equal to `ojax.run(learner, params, xs, ys, loss, state=state)` on the whole stream, bit
+    for bit; memory is one block (`block` rows, on the host and on the device) plus the
+    state and the trace (`n` losses, kept on the host).
 
     Args:
       learner: a predictor (static).
@@ -196,13 +196,13 @@ def run_blocks(
       reader: the stream (:class:`BlockReader`).
       loss: the loss recorded per step.
       block: rows per call (each block size compiles once).
-      state: continue from this state (default: ``learner.init(params)``).
-      dtype: cast the rows to this dtype first (e.g. ``np.float32`` for a float64 file).
-      record: as in :func:`ojax.run` (kept on the host, ``n`` rows).
-      keep_predictions: as in :func:`ojax.run` (kept on the host, ``n`` rows).
+      state: continue from this state (default: `learner.init(params)`).
+      dtype: cast the rows to this dtype first (e.g. `np.float32` for a float64 file).
+      record: as in :func:`ojax.run` (kept on the host, `n` rows).
+      keep_predictions: as in :func:`ojax.run` (kept on the host, `n` rows).
 
     Returns:
-      The final state and the :class:`~ojax.core.Trace` of all ``n`` steps (NumPy arrays).
+      The final state and the :class:`~ojax.core.Trace` of all `n` steps (NumPy arrays).
     """
     block = check_int("block", block, low=1)
     traces = []
@@ -236,27 +236,27 @@ def run_drawn(
     record: Callable | None = None,
     keep_predictions: bool = False,
 ) -> tuple[State, Trace]:
-    """Runs ``learner`` over a stream drawn ``block`` rows at a time inside one scan.
+    """Runs `learner` over a stream drawn `block` rows at a time inside one scan.
 
-    ``draw(data, start, size)`` (static; ``start`` a traced int32, ``size`` a static int) gives
-    the rows ``start .. start + size`` of the stream, e.g.
-    ``lambda key, start, size: linear_regression_rows(key, start, size, dim)``. The stream is
-    never materialised (memory: one block); works under ``jit`` / ``vmap``.
+    `draw(data, start, size)` (static; `start` a traced int32, `size` a static int) gives
+    the rows `start .. start + size` of the stream, e.g.
+    `lambda key, start, size: linear_regression_rows(key, start, size, dim)`. The stream is
+    never materialised (memory: one block); works under `jit` / `vmap`.
 
     Args:
       learner: a predictor (static).
       params: its hyperparameters.
       draw: the rows of the stream.
-      data: what ``draw`` reads (a key, a problem), passed at call time.
-      num_steps: ``n`` (static).
+      data: what `draw` reads (a key, a problem), passed at call time.
+      num_steps: `n` (static).
       loss: the loss recorded per step.
-      block: rows per draw (static); a last, shorter block draws ``n mod block`` rows.
-      state: continue from this state (default: ``learner.init(params)``).
+      block: rows per draw (static); a last, shorter block draws `n mod block` rows.
+      state: continue from this state (default: `learner.init(params)`).
       record: as in :func:`ojax.run`.
       keep_predictions: as in :func:`ojax.run`.
 
     Returns:
-      The final state and the :class:`~ojax.core.Trace` of the ``n`` steps.
+      The final state and the :class:`~ojax.core.Trace` of the `n` steps.
     """
     num_steps = check_int("num_steps", num_steps, low=1)
     block = min(check_int("block", block, low=1), num_steps)

@@ -28,7 +28,7 @@ from ojax.validation import (
 
 
 class TestPoints(NamedTuple):
-    """A task's held-out points (the ``task_data`` the runner hands to the task records)."""
+    """A task's held-out points (the `task_data` the runner hands to the task records)."""
 
     x: Array  # (m, d) inputs
     y: Array  # (m,) labels
@@ -40,7 +40,7 @@ TestPoints.__test__ = False  # type: ignore[attr-defined]
 
 
 class TaskBlock(NamedTuple):
-    """``T`` tasks, each with an online (training) part and a held-out (test) part.
+    """`T` tasks, each with an online (training) part and a held-out (test) part.
 
     Build one from ragged tasks with :meth:`from_tasks`; the runners of :mod:`ojax.meta` take it.
     """
@@ -66,12 +66,12 @@ class TaskBlock(NamedTuple):
         return jnp.result_type(self.x_train)
 
     def test_points(self) -> TestPoints:
-        """The held-out parts, ``(T, m, ...)``: the runner's ``task_data``."""
+        """The held-out parts, `(T, m, ...)`: the runner's `task_data`."""
         return TestPoints(self.x_test, self.y_test, self.mask_test)
 
     def reorder(self, order: Array) -> TaskBlock:
-        """The tasks in the order ``order`` (``(T',)`` task indices; traceable, so a random task
-        order per seed is ``jax.vmap(tasks.reorder)(orders)``)."""
+        """The tasks in the order `order` (`(T',)` task indices; traceable, so a random task
+        order per seed is `jax.vmap(tasks.reorder)(orders)`)."""
         order = jnp.asarray(order)
         return TaskBlock(
             jnp.take(self.x_train, order, axis=-3),
@@ -84,11 +84,11 @@ class TaskBlock(NamedTuple):
 
     @classmethod
     def from_tasks(cls, tasks: Sequence[tuple], dtype=None) -> TaskBlock:
-        """A block of ragged tasks ``[(X, Y, X_test, Y_test), ...]`` (any sizes), padded.
+        """A block of ragged tasks `[(X, Y, X_test, Y_test), ...]` (any sizes), padded.
 
         Args:
-          tasks: per task ``X`` ``(n_t, d)`` online inputs in their order of arrival, ``Y``
-            ``(n_t,)``, and the held-out ``X_test`` ``(m_t, d)``, ``Y_test`` ``(m_t,)``; every
+          tasks: per task `X` `(n_t, d)` online inputs in their order of arrival, `Y`
+            `(n_t,)`, and the held-out `X_test` `(m_t, d)`, `Y_test` `(m_t,)`; every
             part needs at least one point.
           dtype: float dtype of the block; default that of the data, float64 kept under x64
             (float32 otherwise, JAX's default).
@@ -99,7 +99,7 @@ class TaskBlock(NamedTuple):
         Raises:
           InputError: no tasks, a task with no online or no held-out points, a task that is not
             four arrays, mismatched dimensions or lengths, complex or non-numeric values, values
-            (or row norms) that are not finite in ``dtype`` (checked after the conversion).
+            (or row norms) that are not finite in `dtype` (checked after the conversion).
 
         Examples:
           >>> import numpy as np
@@ -174,7 +174,7 @@ def _ragged_parts(tasks: Sequence[tuple]) -> list[tuple[np.ndarray, ...]]:
 
 
 def _in_dtype(t: int, part: tuple[np.ndarray, ...], dtype) -> tuple[np.ndarray, ...]:
-    """Task ``t``'s four arrays converted to ``dtype``, finite there, rows of finite norm."""
+    """Task `t`'s four arrays converted to `dtype`, finite there, rows of finite norm."""
     names = ("X", "Y", "X_test", "Y_test")
     out = tuple(real_array(f"tasks[{t}].{n}", a, dtype) for n, a in zip(names, part))
     for name, x in (("X", out[0]), ("X_test", out[2])):
@@ -187,7 +187,7 @@ def check_task_block(name: str, tasks: TaskBlock, batch_dims: int = 0) -> None:
 
     Args:
       name: the argument's name, for the messages.
-      tasks: the block; its leaves may carry ``batch_dims`` leading axes (e.g. seeds).
+      tasks: the block; its leaves may carry `batch_dims` leading axes (e.g. seeds).
       batch_dims: number of leading batch axes.
     """
     if not isinstance(tasks, TaskBlock):
@@ -222,7 +222,7 @@ def check_task_block(name: str, tasks: TaskBlock, batch_dims: int = 0) -> None:
 
 
 def pad_bytes(num_tasks: int, size: int, dim: int, dtype) -> int:
-    """The bytes of ``num_tasks`` tasks padded to ``size`` points of ``dim`` features; an
+    """The bytes of `num_tasks` tasks padded to `size` points of `dim` features; an
     :class:`InputError` above a quarter of the host's memory (one huge task among many small
     ones would otherwise exhaust it while padding)."""
     need = num_tasks * size * max(dim, 1) * np.dtype(dtype).itemsize
@@ -239,10 +239,10 @@ def pad_bytes(num_tasks: int, size: int, dim: int, dtype) -> int:
 def pad_tasks(
     xs: list[np.ndarray], ys: list[np.ndarray], size: int | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Stacks ragged tasks ``xs[t]`` ``(n_t, d)``, ``ys[t]`` ``(n_t,)`` into padded arrays.
+    """Stacks ragged tasks `xs[t]` `(n_t, d)`, `ys[t]` `(n_t,)` into padded arrays.
 
     Returns:
-      ``(x (T, n, d), y (T, n), mask (T, n))`` with ``n = size or max n_t``; padding is zeros.
+      `(x (T, n, d), y (T, n), mask (T, n))` with `n = size or max n_t`; padding is zeros.
     """
     if len(xs) != len(ys):
         raise InputError(f"xs and ys must hold as many tasks, got {len(xs)} and {len(ys)}")
@@ -267,7 +267,7 @@ def pad_tasks(
 
 
 def task_slice(tasks: TaskBlock, start: int, stop: int) -> TaskBlock:
-    """Tasks ``start..stop-1`` of a block (leading batch axes are kept)."""
+    """Tasks `start..stop-1` of a block (leading batch axes are kept)."""
     x_sl = (..., slice(start, stop), slice(None), slice(None))
     y_sl = (..., slice(start, stop), slice(None))
     return TaskBlock(

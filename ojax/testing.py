@@ -1,19 +1,19 @@
 """The common checks of a learner: what every registered learner passes, for one's own too.
 
 :func:`check_learner` runs them on a :class:`~ojax.core.LearnerEntry` (registered or not) on
-its own stream; ``tests/test_learners_common.py`` runs them for every entry of
-:data:`ojax.LEARNERS`. Each check raises ``AssertionError`` naming the learner and the check:
+its own stream; `tests/test_learners_common.py` runs them for every entry of
+:data:`ojax.LEARNERS`. Each check raises `AssertionError` naming the learner and the check:
 
-* ``float32`` / ``float64``: jitted runs with finite losses of the run's dtype, and a state
+* `float32` / `float64`: jitted runs with finite losses of the run's dtype, and a state
   whose floating leaves keep that dtype (float32 also with float64 enabled: nothing widens);
-* ``by_value``: two learners built by ``make`` are equal and hash-equal, and running the second
+* `by_value`: two learners built by `make` are equal and hash-equal, and running the second
   traces nothing (its factory is a :func:`~ojax.learner_factory`);
-* ``no_retrace``: other hyperparameter values and other data of the same shape trace nothing;
-* ``vmap_equals_loop``: a vmap over ``params_grid`` equals a Python loop over it, and distinct
+* `no_retrace`: other hyperparameter values and other data of the same shape trace nothing;
+* `vmap_equals_loop`: a vmap over `params_grid` equals a Python loop over it, and distinct
   grid points give distinct runs (a value closed over would not);
-* ``bad_params``: params of the wrong structure, or NaN in every floating hyperparameter, are
+* `bad_params`: params of the wrong structure, or NaN in every floating hyperparameter, are
   refused with :class:`~ojax.validation.InputError` before anything runs;
-* ``padding``: a masked (padded) step between every two real steps changes nothing: the same
+* `padding`: a masked (padded) step between every two real steps changes nothing: the same
   losses at the real steps, 0 at the padded ones, the same final state.
 
 Examples:
@@ -60,7 +60,7 @@ def _make(entry: LearnerEntry, dtype: Any = jnp.float32) -> Any:
 
 
 def _cast(tree: Any, dtype: Any) -> Any:
-    """Floating leaves of ``tree`` cast to ``dtype`` (data and params of a float64 run)."""
+    """Floating leaves of `tree` cast to `dtype` (data and params of a float64 run)."""
 
     def cast(leaf: Any) -> Any:
         leaf = jnp.asarray(leaf)
@@ -78,7 +78,7 @@ def _data(entry: LearnerEntry, seed: int) -> tuple:
 
 
 def _run(entry: LearnerEntry, learner: Any, params: Any, data: tuple, mask: Any = None):
-    """``(final state, trace)`` of the entry's run; with ``mask`` the stream's steps (the order
+    """`(final state, trace)` of the entry's run; with `mask` the stream's steps (the order
     of a pool, the points of task blocks) are masked by it (an OCO learner runs as the predictor
     of its iterate, :func:`ojax.runner.oco_predictor`)."""
     xs, ys, *extra = data
@@ -136,7 +136,7 @@ def _by_value(entry: LearnerEntry) -> None:
 
 
 def _counting(learner: Any) -> tuple[Any, list[int]]:
-    """The learner with its ``update`` wrapped in a trace counter."""
+    """The learner with its `update` wrapped in a trace counter."""
     count = [0]
 
     def update(*args: Any) -> Any:
@@ -193,7 +193,7 @@ def _bad_params(entry: LearnerEntry) -> None:
 
 
 def _interleave(tree: Any, axis: int) -> Any:
-    """Every step along ``axis`` followed by a copy of it (the padded step)."""
+    """Every step along `axis` followed by a copy of it (the padded step)."""
     return jax.tree.map(lambda a: jnp.repeat(a, 2, axis=axis), tree)
 
 
@@ -248,10 +248,10 @@ CHECKS: dict[str, Callable[[LearnerEntry], None]] = {
 
 
 def check_learner(entry: LearnerEntry, *, checks: Sequence[str] | None = None) -> tuple[str, ...]:
-    """Runs the common checks on ``entry`` (all of :data:`CHECKS`, or those named).
+    """Runs the common checks on `entry` (all of :data:`CHECKS`, or those named).
 
     Args:
-      entry: a :class:`~ojax.core.LearnerEntry`, registered or not (its ``stream`` a name in
+      entry: a :class:`~ojax.core.LearnerEntry`, registered or not (its `stream` a name in
         :data:`ojax.envs.STREAMS` or a function of one's own).
       checks: names among :data:`CHECKS` (default: every one).
 

@@ -1,11 +1,11 @@
 """Checks at the boundary, run on concrete values before anything is traced.
 
-Every check raises :class:`InputError` (a ``ValueError``) whose message names the argument, the
-value it got and what is allowed. Tracers are skipped, so the checks are free inside ``jit`` and
+Every check raises :class:`InputError` (a `ValueError`) whose message names the argument, the
+value it got and what is allowed. Tracers are skipped, so the checks are free inside `jit` and
 cost nothing when a caller vmaps over already-checked values.
 
-Inside ``jit`` / ``vmap`` the values are tracers and cannot be looked at. :func:`checked` is the
-opt-in for such code: it runs a function under ``jax.experimental.checkify`` with the same checks
+Inside `jit` / `vmap` the values are tracers and cannot be looked at. :func:`checked` is the
+opt-in for such code: it runs a function under `jax.experimental.checkify` with the same checks
 emitted as traced assertions, and raises the same :class:`InputError` messages (with the
 offending value) when one fails::
 
@@ -49,8 +49,8 @@ def _traced_checks() -> Iterator[None]:
 
 
 def _traced_check(ok: Any, message: str, value: Any) -> None:
-    """Under :func:`checked`: a traced assertion that ``ok`` holds everywhere; the message's
-    ``{}`` shows the first failing element of ``value`` (to 6 significant digits)."""
+    """Under :func:`checked`: a traced assertion that `ok` holds everywhere; the message's
+    `{}` shows the first failing element of `value` (to 6 significant digits)."""
     if not _TRACED_CHECKS.get():
         return
     ok = jnp.asarray(ok).ravel()
@@ -60,21 +60,21 @@ def _traced_check(ok: Any, message: str, value: Any) -> None:
 
 
 def checked(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """``fn`` with ojax's input checks active inside ``jit`` / ``vmap`` (an opt-in).
+    """`fn` with ojax's input checks active inside `jit` / `vmap` (an opt-in).
 
-    Wraps ``fn`` in ``jax.experimental.checkify`` and compiles it with ``jax.jit``: while it
+    Wraps `fn` in `jax.experimental.checkify` and compiles it with `jax.jit`: while it
     traces, every ojax check that meets a tracer (NaN / Inf data, hyperparameters out of their
     domain, labels outside their set) becomes a traced assertion. After the call, the first
     failing check is raised as the same :class:`InputError` the check gives on concrete values.
-    Checks cost a reduction each; the unchecked ``fn`` pays nothing. A ``jax.jit``-wrapped
-    ``fn`` is unwrapped first (its compiled code has no checks in it), so its static arguments
+    Checks cost a reduction each; the unchecked `fn` pays nothing. A `jax.jit`-wrapped
+    `fn` is unwrapped first (its compiled code has no checks in it), so its static arguments
     are not kept: pass such arguments by closure.
 
     Args:
       fn: any function that calls ojax entry points (vmapped inside or not).
 
     Returns:
-      A function with ``fn``'s signature and results.
+      A function with `fn`'s signature and results.
 
     Examples:
       >>> import jax, jax.numpy as jnp
@@ -133,18 +133,18 @@ def _values(name: str, value: Any) -> np.ndarray | None:
 
 @jax.jit
 def _all_finite(value: Any) -> Any:
-    """Whether every entry is finite, fused (no temporary of ``value``'s size)."""
+    """Whether every entry is finite, fused (no temporary of `value`'s size)."""
     return jnp.isfinite(value).all()
 
 
 @jax.jit
 def _max_abs(value: Any) -> Any:
-    """``max |value|``, fused (no temporary of ``value``'s size)."""
+    """`max |value|`, fused (no temporary of `value`'s size)."""
     return jnp.max(jnp.abs(value))
 
 
 def check_finite(name: str, value: Any) -> None:
-    """Raises if ``value`` holds NaN or +-Inf (reduced on device; details only on failure)."""
+    """Raises if `value` holds NaN or +-Inf (reduced on device; details only on failure)."""
     if _is_tracer(value):
         if jnp.issubdtype(value.dtype, jnp.inexact):
             _traced_check(jnp.isfinite(value), f"{name} must be finite, got {{}}", value)
@@ -175,9 +175,9 @@ def check_range(
     low_open: bool = False,
     high_open: bool = False,
 ) -> None:
-    """Raises unless every element of ``value`` lies in the interval ``low..high``.
+    """Raises unless every element of `value` lies in the interval `low..high`.
 
-    ``low_open`` / ``high_open`` exclude the end points. NaN is always outside.
+    `low_open` / `high_open` exclude the end points. NaN is always outside.
     """
     lo = "-inf" if low is None else repr(low)
     hi = "inf" if high is None else repr(high)
@@ -209,17 +209,17 @@ def check_range(
 
 
 def check_positive(name: str, value: Any) -> None:
-    """Raises unless every element of ``value`` is finite and > 0."""
+    """Raises unless every element of `value` is finite and > 0."""
     check_range(name, value, 0.0, None, low_open=True)
 
 
 def check_nonnegative(name: str, value: Any) -> None:
-    """Raises unless every element of ``value`` is finite and >= 0."""
+    """Raises unless every element of `value` is finite and >= 0."""
     check_range(name, value, 0.0, None)
 
 
 def check_shape(name: str, value: Any, expected: Sequence[int | None]) -> None:
-    """Raises unless ``value`` has the shape ``expected`` (``None`` matches any size)."""
+    """Raises unless `value` has the shape `expected` (`None` matches any size)."""
     shape = tuple(np.shape(value))
     ok = len(shape) == len(expected) and all(e is None or e == s for e, s in zip(expected, shape))
     if not ok:
@@ -227,11 +227,21 @@ def check_shape(name: str, value: Any, expected: Sequence[int | None]) -> None:
         raise InputError(f"{name} must have shape {want}, got shape {shape}")
 
 
+def _value_set(allowed: Sequence[float]) -> str:
+    """`{-1, +1}`: a set of allowed values as a set (never an interval's brackets)."""
+    signed = any(float(v) < 0 for v in allowed)
+    shown = [f"{float(v):+g}" if signed else f"{float(v):g}" for v in allowed]
+    return "{" + ", ".join(shown) + "}"
+
+
 def check_labels(name: str, value: Any, allowed: Sequence[float] = (-1.0, 1.0)) -> None:
-    """Raises unless every element of ``value`` is one of ``allowed``."""
+    """Raises unless every element of `value` is one of `allowed` (a set of values: the
+    message reads `must take only the values {-1, +1}`)."""
     if _is_tracer(value):
         ok = jnp.isin(value, jnp.asarray(allowed, value.dtype))
-        _traced_check(ok, f"{name} must take values in {list(allowed)}, got {{}}", value)
+        _traced_check(
+            ok, f"{name} must take only the values {_value_set(allowed)}, got {{}}", value
+        )
         return
     arr = _values(name, value)
     if arr is None:
@@ -239,13 +249,14 @@ def check_labels(name: str, value: Any, allowed: Sequence[float] = (-1.0, 1.0)) 
     bad = ~np.isin(arr, np.asarray(allowed))
     if bad.any():
         raise InputError(
-            f"{name} must take values in {list(allowed)}, got {_show(np.unique(arr[bad]))}"
+            f"{name} must take only the values {_value_set(allowed)}, got "
+            f"{_show(np.unique(arr[bad]))}"
         )
 
 
 def check_mask(name: str, value: Any) -> None:
-    """Raises unless ``value`` is a mask: booleans, or integers that are all 0 or 1 (a float
-    mask such as ``0.5`` would silently count as True)."""
+    """Raises unless `value` is a mask: booleans, or integers that are all 0 or 1 (a float
+    mask such as `0.5` would silently count as True)."""
     dtype = jnp.result_type(value)
     if dtype == jnp.bool_:
         return
@@ -255,13 +266,13 @@ def check_mask(name: str, value: Any) -> None:
 
 
 def check_choice(name: str, value: Any, allowed: Sequence[Any]) -> None:
-    """Raises unless ``value`` is one of ``allowed`` (a static option)."""
+    """Raises unless `value` is one of `allowed` (a static option)."""
     if value not in allowed:
         raise InputError(f"{name} must be one of {list(allowed)}, got {value!r}")
 
 
 def check_int(name: str, value: Any, low: int | None = None, high: int | None = None) -> int:
-    """Returns ``value`` as an int after checking it is an integer in ``low..high``."""
+    """Returns `value` as an int after checking it is an integer in `low..high`."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise InputError(f"{name} must be an integer, got {value!r}")
     if (low is not None and value < low) or (high is not None and value > high):
@@ -272,10 +283,10 @@ def check_int(name: str, value: Any, low: int | None = None, high: int | None = 
 
 
 def check_magnitude(name: str, value: Any) -> None:
-    """Raises if a floating ``value`` holds numbers whose square overflows its dtype.
+    """Raises if a floating `value` holds numbers whose square overflows its dtype.
 
-    Losses square predictions and inputs (the square loss, ``||x||^2`` in a step): a float32
-    stream with entries of ``1e30`` passes a finiteness check and then returns inf / NaN.
+    Losses square predictions and inputs (the square loss, `||x||^2` in a step): a float32
+    stream with entries of `1e30` passes a finiteness check and then returns inf / NaN.
     """
     if _is_tracer(value) or not jnp.issubdtype(jnp.result_type(value), jnp.floating):
         return
@@ -291,10 +302,10 @@ def check_magnitude(name: str, value: Any) -> None:
 
 
 def real_array(name: str, value: Any, dtype: Any = None) -> np.ndarray:
-    """``value`` as a NumPy array of real numbers in ``dtype`` (default: its own float dtype,
+    """`value` as a NumPy array of real numbers in `dtype` (default: its own float dtype,
     float64 for integers), checked AFTER the conversion: complex values, text and objects are
     refused (a cast would drop the imaginary part or fail deep inside), and so is a value that
-    is not finite in ``dtype`` (``1e39`` becomes ``inf`` in float32), named with its index."""
+    is not finite in `dtype` (`1e39` becomes `inf` in float32), named with its index."""
     try:
         raw = np.asarray(value)
     except Exception as exc:
@@ -330,7 +341,7 @@ def real_array(name: str, value: Any, dtype: Any = None) -> np.ndarray:
 
 
 def row_norms(x: Any) -> np.ndarray:
-    """The L2 norm of each row of ``x`` ``(n, d)``, in float64, without overflow or underflow
+    """The L2 norm of each row of `x` `(n, d)`, in float64, without overflow or underflow
     (each row divided by its largest entry first)."""
     x = np.asarray(x, np.float64)
     scale = np.max(np.abs(x), axis=-1, keepdims=True) if x.size else np.zeros(x.shape[:-1] + (1,))
@@ -339,10 +350,10 @@ def row_norms(x: Any) -> np.ndarray:
 
 
 def check_row_norms(name: str, x: Any, *, norms: Any = None, dtype: Any = None) -> None:
-    """Raises unless every row of the floating ``x`` has a norm finite in ``x``'s dtype (rows
-    of entries near the dtype's largest value overflow there: ``||x||`` becomes ``inf``).
-    Or, with ``x`` None: the rows' ``norms`` already computed (e.g. of a sparse matrix) against
-    ``dtype``."""
+    """Raises unless every row of the floating `x` has a norm finite in `x`'s dtype (rows
+    of entries near the dtype's largest value overflow there: `||x||` becomes `inf`).
+    Or, with `x` None: the rows' `norms` already computed (e.g. of a sparse matrix) against
+    `dtype`."""
     if x is not None:
         arr = np.asarray(x)
         if not np.issubdtype(arr.dtype, np.floating) or arr.size == 0 or arr.ndim < 1:
@@ -360,7 +371,7 @@ def check_row_norms(name: str, x: Any, *, norms: Any = None, dtype: Any = None) 
 
 
 def check_params_type(check: Callable[[Any], None], params: Any) -> None:
-    """Runs a learner's ``check_params``, turning a params pytree of the wrong class (a plain
+    """Runs a learner's `check_params`, turning a params pytree of the wrong class (a plain
     tuple, a dict missing a field) into an :class:`InputError` that says what was expected."""
     try:
         check(params)
@@ -373,10 +384,10 @@ def check_params_type(check: Callable[[Any], None], params: Any) -> None:
 
 
 def check_state(learner: Any, params: Any, state: Any, *init_args: Any) -> None:
-    """Raises unless ``state`` is a state of ``learner`` (the structure, shapes and dtypes that
-    ``learner.init(params, *init_args)`` gives): call it before ``learner.update(state, ...)``
-    in a loop of one's own, where a state of another learner would fail deep inside ``update``
-    with a bare ``AttributeError`` or ``TypeError``.
+    """Raises unless `state` is a state of `learner` (the structure, shapes and dtypes that
+    `learner.init(params, *init_args)` gives): call it before `learner.update(state, ...)`
+    in a loop of one's own, where a state of another learner would fail deep inside `update`
+    with a bare `AttributeError` or `TypeError`.
 
     Examples:
       >>> import jax.numpy as jnp
@@ -426,7 +437,7 @@ def host_memory() -> int:
 
 
 def fmt_bytes(n: float) -> str:
-    """``1536`` -> ``"1.5 KiB"``."""
+    """`1536` -> `"1.5 KiB"`."""
     for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
         if abs(n) < 1024 or unit == "TiB":
             return f"{n:.1f} {unit}" if unit != "B" else f"{int(n)} B"

@@ -20,7 +20,7 @@ also times the whole ``denevi2020-synthetic`` experiment (30 seeds) in a fresh p
 synthetic environment (400,000 tasks, generated in chunks inside the jitted loop) and prints
 whether every online error, the bias and the log-wealth of the meta bettor stay finite.
 
-Only public functions of ojax are used. Writes DIR/bench.json (INTERFACE.md format).
+Only public functions of ojax are used. Writes DIR/bench.json (the format of docs/cli.md).
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ time beside it:
 experiments' full runs out (e.g. ``denevi2020-variance``, whose full run takes many minutes).
 ``--baseline`` puts the cold and warm
 times of an earlier ``bench.json`` (e.g. before a change) beside the new ones. Writes
-``DIR/bench.json`` (INTERFACE.md format) and prints the table.
+``DIR/bench.json`` (the format of docs/cli.md) and prints the table.
 
 ``--profile`` runs each case a third time, warm, through a wrapper that time-stamps where the
 process's seconds go (``warm_profile`` in the row, and a table printed at the end): ``start-up``

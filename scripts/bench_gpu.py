@@ -34,7 +34,7 @@ its time is the five compilations). ``--learners`` runs some of them only. Finis
 minutes on one GPU (20 compilations of small programs, ~1e8 learner steps per run at 1e6
 streams, the main job cold and warm).
 
-Writes DIR/bench.json (INTERFACE.md format, plus ``steps_per_second`` per row and the
+Writes DIR/bench.json (the format of docs/cli.md, plus ``steps_per_second`` per row and the
 ``main_job`` wall seconds) and DIR/bench.md (the table). Install JAX for a GPU first: ``pip
 install -U "jax[cuda12]"``.
 """

@@ -14,7 +14,7 @@ Mechanic on SGD (``mechanize(sgd)``), Schedule-Free SGD (``schedule_free_sgd``).
 
 Each time is the median of ``--repeats`` runs after compilation; compile time is its own field.
 Rows: ``steps_per_second`` = streams x steps / seconds; ratio = optax seconds / ojax seconds
-(higher is better for ojax). Writes DIR/bench.json (INTERFACE.md format; default DIR:
+(higher is better for ojax). Writes DIR/bench.json (the format of docs/cli.md; default DIR:
 results/bench_parameter_free). Time it on a quiet machine: under load the numbers mean little.
 """
 

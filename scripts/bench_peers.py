@@ -22,7 +22,7 @@ loops); its throughput is measured on the examples it did and its time for all S
 extrapolated (flagged ``baseline_extrapolated``). The progressive metrics are compared on
 exactly the examples the peer saw. Peers that are not installed are skipped.
 
-Writes ``DIR/bench.json`` (the format of INTERFACE.md, plus throughput and metric fields).
+Writes ``DIR/bench.json`` (the format of docs/cli.md, plus throughput and metric fields).
 """
 
 from __future__ import annotations

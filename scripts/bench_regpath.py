@@ -9,7 +9,7 @@ implementation (a per-sample SGD loop, then weights @ iterates); and against one
 (storing / not storing) for the cost targets, both through the public entry points (which
 validate their input) and as the jitted cores alone (the same public functions under
 ``jax.jit``, where the input checks are skipped). Medians of several runs after compilation;
-compile time apart. Writes DIR/bench.json (INTERFACE.md format).
+compile time apart. Writes DIR/bench.json (the format of docs/cli.md).
 
 ``--large N`` also streams a generated float32 problem with n = N, d = 1000 (never stored).
 """

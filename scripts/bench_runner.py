@@ -23,13 +23,13 @@ learners: their pool of Gram rows and an order), plus the workloads of
 averaging, and the KT and ONS linear predictors (d = 10). All three programs of a case are
 compiled first (compile time apart), then timed interleaved in this process (``R`` rounds of
 ojax, scan, fori; medians). ``slowdown`` = ojax seconds / scan seconds (target <= 1.05);
-``ratio`` = scan seconds / ojax seconds (the INTERFACE.md field). Timing says nothing on a
+``ratio`` = scan seconds / ojax seconds (the field of docs/cli.md). Timing says nothing on a
 loaded machine, so each row also carries a structural profile from the optimized HLO
 (:func:`ojax.experiments.timing.loop_ops`: the ops the compiled loops run per step) and the
 ops the runner's loop runs beyond the hand-written one (``extra_loop_ops``, empty at parity),
 and checks that the runner's losses equal the hand-written ones.
 
-Writes ``DIR/bench.json`` (the format of INTERFACE.md).
+Writes ``DIR/bench.json`` (the format of docs/cli.md).
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ average loss and a 100-point average-loss curve per stream.
   run over the materialised stream (the same numbers up to the labels' last bit).
 
 Times are medians after compilation; compile time is reported apart. Writes DIR/bench.json
-(INTERFACE.md format; default DIR: results/bench_sweep).
+(the format of docs/cli.md; default DIR: results/bench_sweep).
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@
     python scripts/make_benchmarks_page.py --run --quick   # smoke sizes (a page for tests)
 
 Each benchmark ``scripts/bench_NAME.py`` writes ``results/bench_NAME/bench.json`` (the format of
-INTERFACE.md). This script reads, for each name, ``RESULTS/bench_NAME/bench.json`` for every
+docs/cli.md). This script reads, for each name, ``RESULTS/bench_NAME/bench.json`` for every
 ``--results RESULTS`` directory given (default ``results``; give a second one holding GPU runs to
 put them beside the CPU ones), copies each file it used to ``docs/benchmarks/NAME[-DEVICE].json``
 (so the page can be rebuilt from the repository alone: those copies are the fallback source),

@@ -71,3 +71,35 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
         return markdown + "\n\nNo reproduction page has been generated yet.\n"
     links = "\n".join(f"- [{_title(f)}]({f.src_uri[len(FOLDER) :]})" for f in found)
     return markdown + "\n\n" + links + "\n"
+
+
+def one_line_summary(docstring: str) -> str:
+    """The docstring with its first paragraph on one line: the API pages' summary tables show a
+    docstring's first line, so a summary wrapped over lines would be cut mid-sentence there.
+    Markdown renders a paragraph the same on one line or several."""
+    head, sep, rest = docstring.strip("\n").partition("\n\n")
+    lines = head.splitlines()
+    if len(lines) < 2 or any(line.strip().startswith(("*", "-", ">>>", "```")) for line in lines):
+        return docstring
+    return " ".join(line.strip() for line in lines) + sep + rest
+
+
+try:  # the griffe extension that applies it (mkdocs.yml: the handler's `extensions`)
+    import griffe
+
+    class OneLineSummary(griffe.Extension):
+        """Puts every docstring's first paragraph on one line (see `one_line_summary`)."""
+
+        def on_package(self, *, pkg: Any, **kwargs: Any) -> None:
+            """Rewrites the docstrings of the whole loaded package."""
+            stack = [pkg]
+            while stack:
+                obj = stack.pop()
+                if obj.is_alias:
+                    continue
+                if obj.docstring is not None:
+                    obj.docstring.value = one_line_summary(obj.docstring.value)
+                stack.extend(obj.members.values())
+
+except ImportError:  # pragma: no cover  # the docs extra is not installed: no site to build
+    pass

@@ -96,6 +96,18 @@ _SLOW_TESTS = {
 }
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config):
+    """Two xdist workers by default (`-n 2`), when pytest-xdist is installed and loaded and no
+    `-n` was given: `pytest ... -p no:xdist` (or without xdist) runs serially instead of failing
+    on an option it does not know, as an `-n` in `addopts` would."""
+    if hasattr(config, "workerinput") or not config.pluginmanager.hasplugin("xdist"):
+        return None
+    if getattr(config.option, "numprocesses", 0) is None:
+        config.option.numprocesses = 2
+    return None
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
         name = getattr(item, "originalname", item.name)

@@ -32,7 +32,7 @@ EXPECTED = {
     "guides/concepts.md": [
         "True True",  # the first loss is the start point's; the loss goes down
         "] True",  # regret under its bound at every horizon
-        "0.5",  # the bound's slope on log-log axes
+        "slope of the regret 0.52, of the bound 0.5",  # the measured regret's log-log slope
         "denevi2020-synthetic",
         "(4, 200) [1 4 6] 500",  # a sweep curve and its checkpoints
         "(0.1, 0.9) True",
@@ -50,14 +50,15 @@ EXPECTED = {
         "stream (100, 10) (2, 10) lambda:",
     ],
     "guides/add-a-learner.md": [
-        "(300,) regret to the best point of the unit ball:",
+        "(300,) regret to the best point of the unit ball: 10.45",  # float32 text, not a double
         "refused: learning_rate must lie in (0.0, inf), got -1",
         "(50,)",
         "('float32', 'float64', 'by_value', 'no_retrace', 'vmap_equals_loop', 'bad_params', "
         "'padding')",
         "caught: by_value",
         "matches the loop",
-        "('seed', 'learning_rate') (8, 4) best step:",
+        "('seed', 'learning_rate') (8, 4) best step: 0.01\n",  # float32's shortest text
+        # (never float32 as a double: 0.009999999776482582)
         "(6, 4, 750) (6, 750)",
         "final error by step:",
     ],

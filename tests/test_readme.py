@@ -41,7 +41,8 @@ def test_the_sweep_example_prints_what_readme_says(tmp_path, capsys):
     rows = [line.split() for line in expected[1:] if not line.startswith("ojax:")]
     with open(tmp_path / "out" / "results.csv") as f:
         got = {(r["method"], r["metric"]): r for r in csv.DictReader(f)}
-    assert len(rows) == len(got) // 2  # every average_loss row, and only those
+    assert len(rows) == len(got) // 3  # every average_loss row, and only those (not
+    # cumulative_loss and regret)
     for _, method, metric, mean, std, seeds in rows:
         row = got[(method, metric)]
         assert abs(float(row["mean"]) - float(mean)) <= 10.0 ** -_decimals(mean), method
@@ -59,3 +60,20 @@ def test_every_relative_link_and_image_exists():
     local = [t for t in targets if "://" not in t]
     assert "docs/index.md" in local and "notebooks/quickstart.ipynb" in local
     assert [t for t in local if not (ROOT / t).exists()] == []
+
+
+def test_the_results_table_names_and_rounds_as_the_cli():
+    """The main job's table: the CLI's method names, each cell rounded by the CLI's rule."""
+    from ojax.experiments.output import format_mean_std
+
+    table = re.search(r"\| method \| cumulative error .*?\n\n", README, re.S).group(0)
+    rows = [line.split(" | ") for line in table.strip().splitlines()[2:]]
+    methods = [row[0].removeprefix("| ") for row in rows]
+    assert methods == [
+        "ITL", "Oracle", "Aggressive", "Lazy", "Aggressive_KT", "Lazy_KT", "Aggressive_SS",
+        "Lazy_SS",
+    ]  # fmt: skip
+    for row in rows:
+        for cell in row[1:]:
+            mean, std = cell.removesuffix(" |").split(" +- ")
+            assert format_mean_std(float(mean), float(std)) == (mean, std), cell

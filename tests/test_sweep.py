@@ -432,7 +432,7 @@ def test_cli_sweep_writes_the_contract(tmp_path):
     assert {(r["method"], r["metric"]) for r in rows} == {
         (f"ogd@learning_rate={v}", m)
         for v in ("0.05", "0.5")
-        for m in ("average_loss", "cumulative_loss")
+        for m in ("average_loss", "cumulative_loss", "regret")
     }
     assert all(r["experiment"] == "sweep" and r["n_seeds"] == "3" for r in rows)
     # The row equals the library run directly on the registered stream, seed by seed.

@@ -571,7 +571,7 @@ def test_bad_hyperparameters_and_pools(homo):
         transfer.cotl(n).check_params(params(transfer.COTLParams, C, 4, 4, 0, 1))
     bad = yt.copy()
     bad[3] = 0.0
-    with pytest.raises(InputError, match="labels must take values in"):
+    with pytest.raises(InputError, match="labels must take only the values"):
         transfer.kernel_pool(bad, grams=g)
     nan_x = xt.copy()
     nan_x[2, 1] = np.nan

@@ -127,7 +127,7 @@ def test_bad_features_refused_before_the_setup(usenet2, traces):
     bad[3, 2] = np.inf
     with pytest.raises(InputError, match=r"target_x must be finite, got .*inf.* at index \(3, 2\)"):
         transfer.prepare_transfer(xs, ys, bad, yt)
-    with pytest.raises(InputError, match=r"source_y must take values in \[-1.0, 1.0\]"):
+    with pytest.raises(InputError, match=r"source_y must take only the values \{-1, \+1\}, got 0"):
         transfer.prepare_transfer(xs, np.zeros_like(ys), xt, yt)
     with pytest.raises(InputError, match=r"source_order must hold 0-based rows in \[0, 39\]"):
         transfer.prepare_transfer(xs, ys, xt, yt, source_order=np.arange(1, 41))

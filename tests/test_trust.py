@@ -118,7 +118,8 @@ def test_a_run_failing_on_split_rows_keeps_the_siblings(tree, tmp_path, monkeypa
     from ojax.experiments import zhao_hoi2010
 
     split = tmp_path / "split.npz"  # rows beyond usenet2's 1500: found while running
-    np.savez(split, source_order=np.arange(5), target_orders=np.array([[10, 11, 99999]]))
+    np.savez(split, source_order=np.arange(5), target_orders=np.array([[10, 11, 99999]]),
+             dataset=np.array("usenet2"))  # fmt: skip
     date = tree / "2024-05-01"
     out = date / "split-run"
     before = _snapshot(tree)
@@ -651,7 +652,7 @@ def test_a_mask_must_be_boolean_or_zeros_and_ones():
 
     with pytest.raises(InputError, match="mask must be boolean .* got dtype float32"):
         _ogd_run(jnp.full(3, 0.5))
-    with pytest.raises(InputError, match=r"mask must take values in \[0, 1\], got 2"):
+    with pytest.raises(InputError, match=r"mask must take only the values \{0, 1\}, got 2"):
         _ogd_run(jnp.asarray([1, 2, 1]))
     np.testing.assert_array_equal(
         _ogd_run(jnp.asarray([1, 0, 1])), _ogd_run(jnp.asarray([True, False, True]))
@@ -789,7 +790,7 @@ def test_a_split_file_of_three_orders_is_reported_as_three_orders(tmp_path, caps
     split = tmp_path / "split.npz"
     rng = np.random.default_rng(0)
     orders = np.stack([rng.permutation(np.arange(300, 1500))[:40] for _ in range(3)])
-    np.savez(split, source_order=np.arange(300), target_orders=orders)
+    np.savez(split, source_order=np.arange(300), target_orders=orders, dataset=np.array("usenet2"))
     out = tmp_path / "run"
     argv = ["run", "zhao-hoi2010-homogeneous", "--quick", "--quiet", "--split", str(split)]
     assert cli.main([*argv, "--out", str(out)]) == 0

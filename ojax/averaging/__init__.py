@@ -1,7 +1,7 @@
 """Iterate averaging: Polyak-Ruppert, geometric, tail; the regularization path; the chunk merge.
 
-* :mod:`~ojax.averaging.weights`: discounts (``log_discount = log rho <= 0``), conversions from
-  ``(eta, lambda)`` in both conventions, float32-safe weight formulas;
+* :mod:`~ojax.averaging.weights`: discounts (`log_discount = log rho <= 0`), conversions from
+  `(eta, lambda)` in both conventions, float32-safe weight formulas;
 * :mod:`~ojax.averaging.averagers`: streaming averagers any learner can carry, and the same
   averages as functions of stored iterates;
 * :mod:`~ojax.averaging.least_squares`: least-squares SGD (one pass, :func:`sgd_scan`, with the
@@ -11,7 +11,7 @@
   streamed) and model selection on held-out data;
 * :mod:`~ojax.averaging.blocks`: folding blocks of iterates into the path's running averages;
 * :mod:`~ojax.averaging.reduction`: chunk statistics, the associative merge, prefix averages by
-  ``lax.associative_scan`` and the time axis sharded across devices.
+  `lax.associative_scan` and the time axis sharded across devices.
 """
 
 from ojax.averaging import registry as _registry  # noqa: F401  (registers the learners)

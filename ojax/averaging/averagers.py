@@ -1,6 +1,6 @@
 """Averages of iterates: Polyak-Ruppert, geometric and tail, streaming or from stored iterates.
 
-For iterates ``w_0..w_n`` (``w_0`` included in every average):
+For iterates `w_0..w_n` (`w_0` included in every average):
 
     Polyak-Ruppert:  w_bar_n   = (1/(n+1)) sum_{t=0..n} w_t
     geometric:       w_tilde_n = c_n sum_{t=0..n} rho^t w_t,  c_n = (1-rho)/(1-rho^{n+1})
@@ -10,10 +10,10 @@ The geometric average weights EARLY iterates (it is a regularizer: it converges 
 regression, see :mod:`ojax.averaging.least_squares`); an exponential moving average weights
 late ones.
 
-A streaming :class:`Averager` is a ``NamedTuple`` of pure functions whose state any learner can
-carry: ``init(params, w0)``, ``update(state, params, w)`` (one more iterate), ``average(state,
-params)``. Its update is the pairwise merge of the spec with a chunk of length one, its weights
-derived from the iterate count (never accumulated), so it survives ``10^7`` float32 steps.
+A streaming :class:`Averager` is a `NamedTuple` of pure functions whose state any learner can
+carry: `init(params, w0)`, `update(state, params, w)` (one more iterate), `average(state,
+params)`. Its update is the pairwise merge of the spec with a chunk of length one, its weights
+derived from the iterate count (never accumulated), so it survives `10^7` float32 steps.
 :func:`averaged` wraps any :class:`~ojax.core.OCOLearner` so that its state carries an averager.
 
 References:
@@ -48,12 +48,12 @@ def _no_check(params: Params) -> None:
 
 
 class Averager(NamedTuple):
-    """A streaming average of a sequence of iterates ``w_0, w_1, ...``.
+    """A streaming average of a sequence of iterates `w_0, w_1, ...`.
 
     Attributes:
-      init: ``(params, w0) -> state`` (``w_0`` is the first iterate of the average).
-      update: ``(state, params, w) -> state``, folding in the next iterate.
-      average: ``(state, params) -> (d,)``, the average of the iterates so far.
+      init: `(params, w0) -> state` (`w_0` is the first iterate of the average).
+      update: `(state, params, w) -> state`, folding in the next iterate.
+      average: `(state, params) -> (d,)`, the average of the iterates so far.
       check_params: raises :class:`~ojax.validation.InputError` on bad params (concrete values).
     """
 
@@ -64,21 +64,40 @@ class Averager(NamedTuple):
 
 
 class AveragerState(NamedTuple):
+    """The state of Averager: a pytree of arrays, carried from step to step.
+
+    Attributes:
+      average: the current average, shape (d,)
+      count: shadows tuple.count
+    """
+
     average: Array  # the current average, shape (d,)
     # number of iterates folded in (w_0 included), shape (), int32
     count: Array  # type: ignore[assignment]  # shadows tuple.count
 
 
 class GeometricParams(NamedTuple):
+    """The hyperparameters of Geometric: a pytree of arrays passed at call time.
+
+    Attributes:
+      log_discount: log rho <= 0, shape (); 0 is Polyak-Ruppert
+    """
+
     log_discount: Array  # log rho <= 0, shape (); 0 is Polyak-Ruppert
 
     @classmethod
     def default(cls, dtype: Any = None) -> GeometricParams:
-        """``log_discount = -0.01`` (``rho = e^-0.01``)."""
+        """`log_discount = -0.01` (`rho = e^-0.01`)."""
         return cls(*scalars(-0.01, dtype=dtype))
 
 
 class TailParams(NamedTuple):
+    """The hyperparameters of Tail: a pytree of arrays passed at call time.
+
+    Attributes:
+      tail_start: tau >= 0, shape (), int32: the average of w_{tau+1}, w_{tau+2}, ...
+    """
+
     tail_start: Array  # tau >= 0, shape (), int32: the average of w_{tau+1}, w_{tau+2}, ...
 
 
@@ -98,9 +117,9 @@ def _merge_one(state: AveragerState, log_discount: Array, w: Array) -> AveragerS
 
 @learner_factory
 def polyak_averager() -> Averager:
-    """Polyak-Ruppert averaging, ``w_bar_k = w_bar_{k-1} + (w_k - w_bar_{k-1}) / (k + 1)``.
+    """Polyak-Ruppert averaging, `w_bar_k = w_bar_{k-1} + (w_k - w_bar_{k-1}) / (k + 1)`.
 
-    Params: ``()`` (none).
+    Params: `()` (none).
 
     Examples:
       >>> import jax.numpy as jnp
@@ -121,13 +140,13 @@ def polyak_averager() -> Averager:
 
 @learner_factory
 def geometric_averager() -> Averager:
-    """Geometric averaging with discount ``rho = exp(log_discount)``, streamed.
+    """Geometric averaging with discount `rho = exp(log_discount)`, streamed.
 
         w_tilde_k = a_k w_tilde_{k-1} + b_k w_k,
         a_k = expm1(k log rho) / expm1((k+1) log rho)
         b_k = exp(k log rho) expm1(log rho) / expm1((k+1) log rho)
 
-    (``b_k = rho^k / sum_{j<=k} rho^j``, computed from ``k`` alone.)
+    (`b_k = rho^k / sum_{j<=k} rho^j`, computed from `k` alone.)
 
     Params: :class:`GeometricParams`.
 
@@ -153,9 +172,9 @@ def geometric_averager() -> Averager:
 
 @learner_factory
 def tail_averager() -> Averager:
-    """Tail averaging: the mean of ``w_{tau+1}, ..., w_k`` once ``k > tau``.
+    """Tail averaging: the mean of `w_{tau+1}, ..., w_k` once `k > tau`.
 
-    Before the tail starts (``k <= tau``) the average is the latest iterate ``w_k``.
+    Before the tail starts (`k <= tau`) the average is the latest iterate `w_k`.
 
     Params: :class:`TailParams`.
 
@@ -190,21 +209,35 @@ def tail_averager() -> Averager:
 
 
 class AveragedParams(NamedTuple):
+    """The hyperparameters of Averaged: a pytree of arrays passed at call time.
+
+    Attributes:
+      learner: the inner learner's params
+      averager: the averager's params
+    """
+
     learner: Any  # the inner learner's params
     averager: Any  # the averager's params
 
 
 class AveragedState(NamedTuple):
+    """The state of Averaged: a pytree of arrays, carried from step to step.
+
+    Attributes:
+      learner: the inner learner's state
+      averager: the running average of the inner iterates w_0, w_1, ...
+    """
+
     learner: Any  # the inner learner's state
     averager: AveragerState  # the running average of the inner iterates w_0, w_1, ...
 
 
 @learner_factory
 def averaged(learner: OCOLearner, averager: Averager) -> OCOLearner:
-    """``learner`` whose state also carries ``averager`` over its iterates ``w_0, w_1, ...``.
+    """`learner` whose state also carries `averager` over its iterates `w_0, w_1, ...`.
 
     The wrapped learner plays the inner iterates unchanged; the average is read with
-    :func:`average_of`. Params: :class:`AveragedParams` ``(learner, averager)``.
+    :func:`average_of`. Params: :class:`AveragedParams` `(learner, averager)`.
 
     Args:
       learner: any :class:`~ojax.core.OCOLearner`.
@@ -245,7 +278,7 @@ def average_of(state: AveragedState) -> Array:
 
 
 def check_iterates(iterates: ArrayLike) -> None:
-    """Raises unless ``iterates`` is a finite ``(n+1, d)`` array with ``n + 1 >= 1``."""
+    """Raises unless `iterates` is a finite `(n+1, d)` array with `n + 1 >= 1`."""
     shape = np.shape(iterates)
     if len(shape) != 2 or shape[0] < 1:
         raise InputError(f"iterates must have shape (n+1, d) with n+1 >= 1, got shape {shape}")
@@ -253,9 +286,9 @@ def check_iterates(iterates: ArrayLike) -> None:
 
 
 def check_tail_start(tail_start: ArrayLike, num_iterates: int) -> None:
-    """Raises unless every tail start is an integer ``0 <= tau < n`` (``n = num_iterates - 1``).
+    """Raises unless every tail start is an integer `0 <= tau < n` (`n = num_iterates - 1`).
 
-    The values are checked when concrete only (a traced ``tail_start`` passes: free under jit).
+    The values are checked when concrete only (a traced `tail_start` passes: free under jit).
     """
     n = num_iterates - 1
     if n < 1:
@@ -275,14 +308,14 @@ def _geometric(iterates: Array, log_discount: Array) -> Array:
 
 
 def geometric_average(iterates: ArrayLike, log_discount: ArrayLike) -> Array:
-    """The geometric average ``c_n sum_t rho^t w_t`` of stored iterates.
+    """The geometric average `c_n sum_t rho^t w_t` of stored iterates.
 
     Args:
-      iterates: ``(n+1, d)`` the iterates ``w_0..w_n``.
-      log_discount: ``log rho <= 0``, scalar or ``(L,)`` (then the result is ``(L, d)``).
+      iterates: `(n+1, d)` the iterates `w_0..w_n`.
+      log_discount: `log rho <= 0`, scalar or `(L,)` (then the result is `(L, d)`).
 
     Returns:
-      ``(d,)`` or ``(L, d)``.
+      `(d,)` or `(L, d)`.
 
     Examples:
       >>> import jax.numpy as jnp
@@ -298,7 +331,7 @@ def geometric_average(iterates: ArrayLike, log_discount: ArrayLike) -> Array:
 
 
 def polyak_average(iterates: ArrayLike) -> Array:
-    """The Polyak-Ruppert average ``(1/(n+1)) sum_t w_t`` of stored iterates ``(n+1, d)``."""
+    """The Polyak-Ruppert average `(1/(n+1)) sum_t w_t` of stored iterates `(n+1, d)`."""
     check_iterates(iterates)
     iterates = jnp.asarray(iterates)
     return _geometric(iterates, jnp.zeros((), iterates.dtype))
@@ -311,9 +344,9 @@ def _tail(iterates: Array, tail_start: Array) -> Array:
 
 
 def tail_average(iterates: ArrayLike, tail_start: ArrayLike) -> Array:
-    """The tail average ``(1/(n-tau)) sum_{t>tau} w_t`` of stored iterates ``(n+1, d)``.
+    """The tail average `(1/(n-tau)) sum_{t>tau} w_t` of stored iterates `(n+1, d)`.
 
-    ``tail_start`` is a scalar or ``(T,)`` integers in ``[0, n)``. For a whole path of tail starts
+    `tail_start` is a scalar or `(T,)` integers in `[0, n)`. For a whole path of tail starts
     on long iterates, :func:`ojax.averaging.tail_path` uses suffix sums instead.
     """
     check_iterates(iterates)

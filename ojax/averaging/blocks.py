@@ -1,12 +1,12 @@
 """Folding blocks of consecutive iterates into running path averages (jittable, no checks).
 
 The chunked walk of stored iterates and the streamed SGD pass of :mod:`ojax.averaging.path`
-both cut ``w_0..w_n`` into blocks and fold each block into
+both cut `w_0..w_n` into blocks and fold each block into
 
-* the ``L`` geometric averages so far (:func:`fold_geometric`): the block's local average
-  ``(rho^j @ block) / Z(length)`` uses a precomputed table ``rho^j`` (:func:`discount_table`)
+* the `L` geometric averages so far (:func:`fold_geometric`): the block's local average
+  `(rho^j @ block) / Z(length)` uses a precomputed table `rho^j` (:func:`discount_table`)
   and is merged by the associative rule of :mod:`ojax.averaging.reduction`;
-* the ``T + 1`` sums of the segments between consecutive sorted tail starts
+* the `T + 1` sums of the segments between consecutive sorted tail starts
   (:func:`fold_tail_segments`), turned into tail averages by suffix sums at the end
   (:func:`tail_averages`; never differences of prefix sums).
 """
@@ -20,7 +20,7 @@ from ojax.core import Array
 
 
 def discount_table(log_discount: Array, size: int) -> Array:
-    """The un-normalized weights ``rho^j``, ``j < size``, one row per discount: ``(L, size)``."""
+    """The un-normalized weights `rho^j`, `j < size`, one row per discount: `(L, size)`."""
     return jnp.exp(jnp.arange(size, dtype=log_discount.dtype)[None, :] * log_discount[:, None])
 
 
@@ -33,22 +33,22 @@ def fold_geometric(
     length,
     masked: bool = True,
 ) -> Array:
-    """Folds the block ``w_offset..w_{offset+length-1}`` (rows of ``block``) into ``average``.
+    """Folds the block `w_offset..w_{offset+length-1}` (rows of `block`) into `average`.
 
-    The block's local average is ``(rho^j @ block) / Z(length)``: one ``(L, B) @ (B, d)`` product
-    with the precomputed ``table`` (no per-block weight matrix is formed), then one scale per
-    row. ``masked`` (static) zeroes the rows past ``length`` first; pass False when those rows
+    The block's local average is `(rho^j @ block) / Z(length)`: one `(L, B) @ (B, d)` product
+    with the precomputed `table` (no per-block weight matrix is formed), then one scale per
+    row. `masked` (static) zeroes the rows past `length` first; pass False when those rows
     are already zero (zero-padded stored iterates) or when every block is full.
 
     Args:
-      average: ``(L, d)`` the averages of ``w_0..w_{offset-1}``.
-      table: ``(L, >= B)`` from :func:`discount_table`.
-      log_discount: ``(L,)``.
-      block: ``(B, d)``; offset: index of its first iterate; length: its real rows.
+      average: `(L, d)` the averages of `w_0..w_{offset-1}`.
+      table: `(L, >= B)` from :func:`discount_table`.
+      log_discount: `(L,)`.
+      block: `(B, d)`; offset: index of its first iterate; length: its real rows.
       masked: static, see above.
 
     Returns:
-      ``(L, d)`` the averages of ``w_0..w_{offset+length-1}``.
+      `(L, d)` the averages of `w_0..w_{offset+length-1}`.
 
     Examples:
       >>> import jax.numpy as jnp
@@ -76,8 +76,8 @@ def fold_tail_segments(
 ) -> Array:
     """Adds the block's real rows to the sums of the segments between consecutive tail starts.
 
-    Segment ``k`` holds the iterates ``w_t`` with exactly ``k`` sorted tail starts ``< t``;
-    ``segment_sums`` is ``(T + 1, d)``.
+    Segment `k` holds the iterates `w_t` with exactly `k` sorted tail starts `< t`;
+    `segment_sums` is `(T + 1, d)`.
     """
     size = block.shape[0]
     j = jnp.arange(size, dtype=jnp.int32)
@@ -91,10 +91,10 @@ def fold_tail_segments(
 def tail_averages(
     segment_sums: Array, sorted_tail_start: Array, order: Array, num_steps: int
 ) -> Array:
-    """``(T, d)`` tail averages of ``w_0..w_n`` from the segment sums (suffix sums).
+    """`(T, d)` tail averages of `w_0..w_n` from the segment sums (suffix sums).
 
-    ``order`` is the ``argsort`` that sorted the tail starts; the result is in the original
-    order. ``num_steps`` is ``n``.
+    `order` is the `argsort` that sorted the tail starts; the result is in the original
+    order. `num_steps` is `n`.
     """
     suffix = jnp.cumsum(segment_sums[::-1], axis=0)[::-1]  # suffix[k] = sum of segments k..T
     tails = suffix[1:] / (num_steps - sorted_tail_start).astype(segment_sums.dtype)[:, None]

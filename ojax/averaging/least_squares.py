@@ -1,23 +1,23 @@
 """Constant-step SGD for least squares, regularized SGD and closed-form ridge (comparators).
 
-SGD from ``w_0`` on examples ``(x_t, y_t)``, ``t = 1..n``, and regularized SGD shrinking
-towards ``w_0``:
+SGD from `w_0` on examples `(x_t, y_t)`, `t = 1..n`, and regularized SGD shrinking
+towards `w_0`:
 
     w_t = w_{t-1} - eta (<w_{t-1}, x_t> - y_t) x_t
     v_t = v_{t-1} - gamma (<v_{t-1}, x_t> - y_t) x_t - gamma lambda (v_{t-1} - w_0)
 
-With ``rho = 1 - gamma lambda`` and ``eta = gamma / (1 - gamma lambda)`` (equivalently
-``gamma = eta / (1 + eta lambda)``, :func:`~ojax.averaging.linked_step_size`), for every ``n``:
+With `rho = 1 - gamma lambda` and `eta = gamma / (1 - gamma lambda)` (equivalently
+`gamma = eta / (1 + eta lambda)`, :func:`~ojax.averaging.linked_step_size`), for every `n`:
 
     E[v_n] = (1 - rho^{n+1}) E[w_tilde_n] + rho^{n+1} E[w_n]
 
-and both tend to ridge regression ``(Sigma + lambda I)^{-1} (E[x y] + lambda w_0)``.
+and both tend to ridge regression `(Sigma + lambda I)^{-1} (E[x y] + lambda w_0)`.
 
 The learners (:func:`sgd`, :func:`ridge_sgd`) are :class:`~ojax.core.OCOLearner` s; with
-:func:`ojax.adapters.linear_predictor` and the square loss ``0.5 (<w, x> - y)^2`` they are the
+:func:`ojax.adapters.linear_predictor` and the square loss `0.5 (<w, x> - y)^2` they are the
 least-squares predictors :func:`least_squares_sgd` / :func:`least_squares_ridge_sgd`. The fast
-paths of whole passes are :func:`sgd_iterates` (stored ``w_0..w_n``, opt-in memory ``(n+1) d``),
-:func:`sgd_final` and :func:`ridge_sgd_runs` (many ``(gamma, lambda)`` in one scan).
+paths of whole passes are :func:`sgd_iterates` (stored `w_0..w_n`, opt-in memory `(n+1) d`),
+:func:`sgd_final` and :func:`ridge_sgd_runs` (many `(gamma, lambda)` in one scan).
 
 References:
   Neu, G. and Rosasco, L. (2018). Iterate averaging as regularization for stochastic gradient
@@ -48,11 +48,17 @@ from ojax.validation import InputError, check_finite, check_positive, check_rang
 
 
 class SGDParams(NamedTuple):
+    """The hyperparameters of SGD: a pytree of arrays passed at call time.
+
+    Attributes:
+      learning_rate: eta > 0, shape ()
+    """
+
     learning_rate: Array  # eta > 0, shape ()
 
     @classmethod
     def default(cls, dtype: Any = None) -> SGDParams:
-        """``learning_rate = 0.05``."""
+        """`learning_rate = 0.05`."""
         return cls(*scalars(0.05, dtype=dtype))
 
 
@@ -61,16 +67,31 @@ SGDState = OGDState
 
 
 class RidgeSGDParams(NamedTuple):
+    """The hyperparameters of RidgeSGD: a pytree of arrays passed at call time.
+
+    Attributes:
+      learning_rate: gamma > 0, shape ()
+      regularization: lambda >= 0 with gamma lambda < 1, shape ()
+    """
+
     learning_rate: Array  # gamma > 0, shape ()
     regularization: Array  # lambda >= 0 with gamma lambda < 1, shape ()
 
     @classmethod
     def default(cls, dtype: Any = None) -> RidgeSGDParams:
-        """``learning_rate = 0.05``, ``regularization = 0.1``."""
+        """`learning_rate = 0.05`, `regularization = 0.1`."""
         return cls(*scalars(0.05, 0.1, dtype=dtype))
 
 
 class RidgeSGDState(NamedTuple):
+    """The state of RidgeSGD: a pytree of arrays, carried from step to step.
+
+    Attributes:
+      point: v_t, shape (d,)
+      anchor: w_0, the point shrunk towards, shape (d,)
+      count: shadows tuple.count
+    """
+
     point: Array  # v_t, shape (d,)
     anchor: Array  # w_0, the point shrunk towards, shape (d,)
     # number of updates t, shape (), int32
@@ -79,9 +100,9 @@ class RidgeSGDState(NamedTuple):
 
 @learner_factory
 def sgd() -> OCOLearner:
-    """Unconstrained gradient descent with a constant step: ``w_t = w_{t-1} - eta g_t``.
+    """Unconstrained gradient descent with a constant step: `w_t = w_{t-1} - eta g_t`.
 
-    It is :func:`ojax.oco.ogd` on ``"none"`` (nothing projected: one implementation of the
+    It is :func:`ojax.oco.ogd` on `"none"` (nothing projected: one implementation of the
     step), with params :class:`SGDParams` (no radius). On the square loss of a linear predictor
     this is least-squares SGD (see :func:`least_squares_sgd`).
 
@@ -118,11 +139,11 @@ def sgd() -> OCOLearner:
 
 @learner_factory
 def ridge_sgd() -> OCOLearner:
-    """Regularized gradient descent shrinking towards the start ``w_0``.
+    """Regularized gradient descent shrinking towards the start `w_0`.
 
         v_t = v_{t-1} - gamma g_t - gamma lambda (v_{t-1} - w_0)
 
-    Params: :class:`RidgeSGDParams` (``lambda`` in ``[0, 1/gamma)``).
+    Params: :class:`RidgeSGDParams` (`lambda` in `[0, 1/gamma)`).
 
     Examples:
       >>> import jax.numpy as jnp
@@ -154,17 +175,17 @@ def ridge_sgd() -> OCOLearner:
 
 
 def check_ridge(learning_rate: ArrayLike, regularization: ArrayLike) -> None:
-    """Raises unless ``0 <= lambda < 1/gamma`` (the shrinkage factor ``1 - gamma lambda > 0``)."""
+    """Raises unless `0 <= lambda < 1/gamma` (the shrinkage factor `1 - gamma lambda > 0`)."""
     check_regularization(learning_rate, regularization, "paper")
 
 
 def least_squares_sgd(initial_point: ArrayLike, averager: Averager | None = None) -> Predictor:
-    """Least-squares SGD as a predictor ``y_hat = <w_{t-1}, x_t>`` (params :class:`SGDParams`).
+    """Least-squares SGD as a predictor `y_hat = <w_{t-1}, x_t>` (params :class:`SGDParams`).
 
-    With ``averager`` the state also carries that average of ``w_0, w_1, ...`` and the params
-    are :class:`~ojax.averaging.AveragedParams` ``(SGDParams, averager params)``; read it with
-    ``ojax.averaging.average_of(state.learner)``. The iterates themselves are recorded with
-    ``ojax.run(..., record=ojax.linear_weights(learner))`` (``w_0..w_{n-1}``; ``w_n`` is in the
+    With `averager` the state also carries that average of `w_0, w_1, ...` and the params
+    are :class:`~ojax.averaging.AveragedParams` `(SGDParams, averager params)`; read it with
+    `ojax.averaging.average_of(state.learner)`. The iterates themselves are recorded with
+    `ojax.run(..., record=ojax.linear_weights(learner))` (`w_0..w_{n-1}`; `w_n` is in the
     final state), or faster with :func:`sgd_iterates`.
     """
     learner = sgd() if averager is None else averaged(sgd(), averager)
@@ -172,7 +193,7 @@ def least_squares_sgd(initial_point: ArrayLike, averager: Averager | None = None
 
 
 def least_squares_ridge_sgd(initial_point: ArrayLike) -> Predictor:
-    """Regularized least-squares SGD shrinking towards ``initial_point``.
+    """Regularized least-squares SGD shrinking towards `initial_point`.
 
     Params: :class:`RidgeSGDParams`.
     """
@@ -185,15 +206,15 @@ def least_squares_ridge_sgd(initial_point: ArrayLike) -> Predictor:
 
 
 def sgd_step(w: Array, x: Array, y: Array, eta: Array) -> Array:
-    """One least-squares SGD step ``w - eta (<w, x> - y) x``."""
+    """One least-squares SGD step `w - eta (<w, x> - y) x`."""
     return w - (eta * (jnp.dot(w, x) - y)) * x
 
 
 @learner_factory
 def least_squares_pass() -> Predictor:
-    """Least-squares SGD (:func:`sgd` on the square loss of ``y_hat = <w, x>``) as a predictor
-    whose start is a param: params :class:`~ojax.runner.OCOParams` ``(SGDParams, w_0)``, so a
-    pass from a traced ``w_0`` (a block of a streamed path) runs in :func:`ojax.run`."""
+    """Least-squares SGD (:func:`sgd` on the square loss of `y_hat = <w, x>`) as a predictor
+    whose start is a param: params :class:`~ojax.runner.OCOParams` `(SGDParams, w_0)`, so a
+    pass from a traced `w_0` (a block of a streamed path) runs in :func:`ojax.run`."""
     learner = sgd()
 
     def init(params: OCOParams) -> OGDState:
@@ -232,13 +253,13 @@ def sgd_scan(
     :func:`sgd_iterates` and :func:`sgd_final`; the streamed path calls it once per block).
 
     Args:
-      xs: ``(n, d)``; ys: ``(n,)``; learning_rate: ``eta``; initial_point: ``w_0`` ``(d,)``.
-      store: static; also return the iterate after each step, ``w_1..w_n``.
+      xs: `(n, d)`; ys: `(n,)`; learning_rate: `eta`; initial_point: `w_0` `(d,)`.
+      store: static; also return the iterate after each step, `w_1..w_n`.
       num_valid: None, or the number of real examples (may be traced): the steps past it leave
-        ``w`` unchanged (padded rows, the runner's mask).
+        `w` unchanged (padded rows, the runner's mask).
 
     Returns:
-      ``(w_n, w_1..w_n (n, d) or None)``.
+      `(w_n, w_1..w_n (n, d) or None)`.
 
     Examples:
       >>> import jax.numpy as jnp
@@ -266,8 +287,8 @@ def sgd_scan(
 
 @functools.partial(jax.jit, static_argnames=("store",))
 def sgd_pass(xs: Array, ys: Array, eta: Array, w0: Array, store: bool) -> Array:
-    """One unchecked, jitted SGD pass: the iterates ``w_0..w_n`` ``(n+1, d)`` when ``store``,
-    else ``w_n``."""
+    """One unchecked, jitted SGD pass: the iterates `w_0..w_n` `(n+1, d)` when `store`,
+    else `w_n`."""
     last, after = sgd_scan(xs, ys, eta, w0, store=store)
     if after is None:
         return last
@@ -277,10 +298,10 @@ def sgd_pass(xs: Array, ys: Array, eta: Array, w0: Array, store: bool) -> Array:
 def check_data(
     xs: ArrayLike, ys: ArrayLike, initial_point: ArrayLike | None = None
 ) -> tuple[Array, Array, Array]:
-    """Checks a least-squares sample and returns ``(xs, ys, w_0)`` as arrays of ``xs``'s dtype.
+    """Checks a least-squares sample and returns `(xs, ys, w_0)` as arrays of `xs`'s dtype.
 
-    Raises :class:`~ojax.validation.InputError` unless ``xs`` is ``(n, d)``, ``ys`` is ``(n,)``
-    and ``initial_point`` (default zeros) is ``(d,)``, all finite (values checked when concrete).
+    Raises :class:`~ojax.validation.InputError` unless `xs` is `(n, d)`, `ys` is `(n,)`
+    and `initial_point` (default zeros) is `(d,)`, all finite (values checked when concrete).
     """
     if np.ndim(xs) != 2:
         raise InputError(f"xs must have shape (n, d), got shape {np.shape(xs)}")
@@ -302,9 +323,9 @@ def check_data(
 def sgd_iterates(
     xs: ArrayLike, ys: ArrayLike, learning_rate: ArrayLike, initial_point: ArrayLike | None = None
 ) -> Array:
-    """The stored SGD iterates ``w_0..w_n`` of one pass, ``(n+1, d)`` (memory ``(n+1) d``).
+    """The stored SGD iterates `w_0..w_n` of one pass, `(n+1, d)` (memory `(n+1) d`).
 
-    Checks its input when concrete; safe inside ``jit`` / ``vmap``.
+    Checks its input when concrete; safe inside `jit` / `vmap`.
 
     Examples:
       >>> import jax.numpy as jnp
@@ -321,7 +342,7 @@ def sgd_iterates(
 def sgd_final(
     xs: ArrayLike, ys: ArrayLike, learning_rate: ArrayLike, initial_point: ArrayLike | None = None
 ) -> Array:
-    """The last SGD iterate ``w_n`` of one pass (nothing stored); safe inside ``jit`` / ``vmap``.
+    """The last SGD iterate `w_n` of one pass (nothing stored); safe inside `jit` / `vmap`.
 
     Examples:
       >>> import jax.numpy as jnp
@@ -366,22 +387,22 @@ def ridge_sgd_runs(
     *,
     average: bool = False,
 ) -> Array:
-    """``L`` regularized SGD runs (one per ``(gamma_l, lambda_l)``) batched in one scan.
+    """`L` regularized SGD runs (one per `(gamma_l, lambda_l)`) batched in one scan.
 
-    ``v_t = v_{t-1} - gamma (<v_{t-1}, x_t> - y_t) x_t - gamma lambda (v_{t-1} - w_0)``.
+    `v_t = v_{t-1} - gamma (<v_{t-1}, x_t> - y_t) x_t - gamma lambda (v_{t-1} - w_0)`.
 
     Args:
-      xs: ``(n, d)``; ys: ``(n,)``.
-      learning_rate: ``gamma``, scalar or ``(L,)``.
-      regularization: ``lambda``, ``(L,)`` (or scalar), each in ``[0, 1/gamma)``.
-      initial_point: ``w_0`` (default 0), the start and the point shrunk towards.
-      average: static; return the Polyak-Ruppert average ``(1/(n+1)) sum_{t=0..n} v_t`` (the
+      xs: `(n, d)`; ys: `(n,)`.
+      learning_rate: `gamma`, scalar or `(L,)`.
+      regularization: `lambda`, `(L,)` (or scalar), each in `[0, 1/gamma)`.
+      initial_point: `w_0` (default 0), the start and the point shrunk towards.
+      average: static; return the Polyak-Ruppert average `(1/(n+1)) sum_{t=0..n} v_t` (the
         averaged regularized SGD that Neu & Rosasco (2018) compare geometric averaging with,
-        after Dieuleveut et al. 2017) instead of the last iterate ``v_n``.
+        after Dieuleveut et al. 2017) instead of the last iterate `v_n`.
 
     Returns:
-      ``(L, d)`` the final iterates or their averages (``(d,)`` when both are scalars). Checks
-      its input when concrete; safe inside ``jit`` / ``vmap``.
+      `(L, d)` the final iterates or their averages (`(d,)` when both are scalars). Checks
+      its input when concrete; safe inside `jit` / `vmap`.
 
     Examples:
       >>> import jax.numpy as jnp
@@ -414,12 +435,12 @@ def known_covariance_iterates(
     learning_rate: ArrayLike,
     initial_point: ArrayLike | None = None,
 ) -> Array:
-    """SGD with the covariance known (additive noise): ``w_t = w_{t-1} - eta (Sigma w_{t-1} -
-    y_t x_t)``, the iterates ``w_0..w_n`` ``(n+1, d)``.
+    """SGD with the covariance known (additive noise): `w_t = w_{t-1} - eta (Sigma w_{t-1} -
+    y_t x_t)`, the iterates `w_0..w_n` `(n+1, d)`.
 
     The iteration Neu & Rosasco (2018, Appendix C) analyse for geometric averaging, the
     unregularized counterpart of Dieuleveut et al.'s (2017) Eq. (4): only of theoretical
-    interest, since ``Sigma`` is not known in practice. Checks its input when concrete.
+    interest, since `Sigma` is not known in practice. Checks its input when concrete.
 
     Examples:
       >>> import jax.numpy as jnp
@@ -455,13 +476,13 @@ def ridge_regression(
     regularization: ArrayLike,
     initial_point: ArrayLike | None = None,
 ) -> Array:
-    """Closed-form ridge ``(X^T X / n + lambda I)^{-1} (X^T y / n + lambda w_0)`` for many lambdas.
+    """Closed-form ridge `(X^T X / n + lambda I)^{-1} (X^T y / n + lambda w_0)` for many lambdas.
 
     One eigendecomposition of the empirical covariance serves the whole vector of lambdas.
-    Checks its input when concrete; safe inside ``jit`` / ``vmap``.
+    Checks its input when concrete; safe inside `jit` / `vmap`.
 
     Returns:
-      ``(L, d)`` for ``regularization`` of shape ``(L,)`` (``(d,)`` for a scalar).
+      `(L, d)` for `regularization` of shape `(L,)` (`(d,)` for a scalar).
 
     Examples:
       >>> import jax.numpy as jnp
@@ -485,9 +506,9 @@ def _ridge_closed(xs, ys, lam, w0):
 
 
 def ridge_solution(cov: Array, cross: Array, regularization: Array, anchor: Array) -> Array:
-    """``(cov + lambda I)^{-1} (cross + lambda anchor)`` for ``lambda`` of shape ``(L,)``.
+    """`(cov + lambda I)^{-1} (cross + lambda anchor)` for `lambda` of shape `(L,)`.
 
-    Jittable; uses one ``eigh`` of ``cov`` (symmetric positive semi-definite).
+    Jittable; uses one `eigh` of `cov` (symmetric positive semi-definite).
     """
     evals, evecs = jnp.linalg.eigh(cov)
     lam = regularization[:, None]
@@ -504,9 +525,9 @@ def ridge_solution(cov: Array, cross: Array, regularization: Array, anchor: Arra
 def expected_sgd_iterates(
     cov: Array, cross: Array, learning_rate: Array, initial_point: Array, num_steps: int
 ) -> Array:
-    """``E[w_0..w_n]`` ``(n+1, d)``: ``E w_t = E w_{t-1} - eta (Sigma E w_{t-1} - E[x y])``.
+    """`E[w_0..w_n]` `(n+1, d)`: `E w_t = E w_{t-1} - eta (Sigma E w_{t-1} - E[x y])`.
 
-    Exact for i.i.d. examples (``w_{t-1}`` is independent of ``x_t``).
+    Exact for i.i.d. examples (`w_{t-1}` is independent of `x_t`).
     """
 
     def step(m, _):
@@ -526,7 +547,7 @@ def expected_ridge_sgd(
     initial_point: Array,
     num_steps: int,
 ) -> Array:
-    """``E[v_n]`` of regularized SGD (``(d,)``; vmap over ``(gamma, lambda)`` for a path)."""
+    """`E[v_n]` of regularized SGD (`(d,)`; vmap over `(gamma, lambda)` for a path)."""
 
     def step(m, _):
         grad = cov @ m - cross + regularization * (m - initial_point)

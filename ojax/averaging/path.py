@@ -1,27 +1,27 @@
 """The regularization path: every geometric (and tail) average of one SGD pass, in batch.
 
-For ``L`` discounts (one per ridge parameter ``lambda``) and ``T`` tail starts, all averages of
-the iterates ``w_0..w_n`` of ONE SGD pass are computed together, in one of three ways:
+For `L` discounts (one per ridge parameter `lambda`) and `T` tail starts, all averages of
+the iterates `w_0..w_n` of ONE SGD pass are computed together, in one of three ways:
 
-* ``"product"``: store the iterates and multiply: ``(L, n+1)`` weights ``c_n rho^t`` times the
-  ``(n+1, d)`` iterates. Up to ``8 * 512`` iterates the weights are formed as ``alpha_k rho^j /
-  Z(B)`` and multiplied at once; past that the product is evaluated in blocks of 512 rows: each
-  block is one ``(L, 512) @ (512, d)`` GEMM with the same precomputed table ``rho^j`` (``L * 512``
-  exponentials in all, never one per ``(lambda, t)``), scaled by ``1 / Z(B)`` per row and merged
-  with the step-count weights. It is GEMM-bound: ``2 L n d`` flops (2 GFLOP for n = 1e5,
+* `"product"`: store the iterates and multiply: `(L, n+1)` weights `c_n rho^t` times the
+  `(n+1, d)` iterates. Up to `8 * 512` iterates the weights are formed as `alpha_k rho^j /
+  Z(B)` and multiplied at once; past that the product is evaluated in blocks of 512 rows: each
+  block is one `(L, 512) @ (512, d)` GEMM with the same precomputed table `rho^j` (`L * 512`
+  exponentials in all, never one per `(lambda, t)`), scaled by `1 / Z(B)` per row and merged
+  with the step-count weights. It is GEMM-bound: `2 L n d` flops (2 GFLOP for n = 1e5,
   d = 100, L = 100);
-* ``"chunked"``: store the iterates but walk them in chunks of ``chunk_size`` (the weight matrix
+* `"chunked"`: store the iterates but walk them in chunks of `chunk_size` (the weight matrix
   is never formed whole);
-* ``"stream"``: store nothing: the SGD scan runs in blocks of ``block_size`` steps and folds each
-  block into the path as it is produced (memory ``O((L + T) d + block_size d)``; the data may
+* `"stream"`: store nothing: the SGD scan runs in blocks of `block_size` steps and folds each
+  block into the path as it is produced (memory `O((L + T) d + block_size d)`; the data may
   itself be generated block by block inside the scan, see :func:`stream_path`).
 
-``"auto"`` picks ``"product"`` when the iterates and the weight matrix fit ``memory_budget``
-(bytes), ``"chunked"`` when the iterates alone fit, else ``"stream"``. Chunks and blocks are
+`"auto"` picks `"product"` when the iterates and the weight matrix fit `memory_budget`
+(bytes), `"chunked"` when the iterates alone fit, else `"stream"`. Chunks and blocks are
 merged with the associative rule of :mod:`ojax.averaging.reduction` (each block normalized by
 its own mass, the running mass derived from the step count). Tail paths are suffix sums of the
 segment sums between consecutive tail starts (never differences of prefix sums).
-:func:`select_on_holdout` then picks ``lambda`` / ``tau`` on held-out data, in batch.
+:func:`select_on_holdout` then picks `lambda` / `tau` on held-out data, in batch.
 
 References:
   Neu, G. and Rosasco, L. (2018). Iterate averaging as regularization for stochastic gradient
@@ -86,10 +86,10 @@ PRODUCT_BLOCK = 512  # rows of the factorized weight table
 
 
 def _geometric_product(iterates: Array, log_discount: Array) -> Array:
-    """``(L, n+1)`` weights times ``(n+1, d)`` iterates: one matrix product.
+    """`(L, n+1)` weights times `(n+1, d)` iterates: one matrix product.
 
-    The weights ``c_n rho^t`` with ``t = kB + j`` are formed as ``alpha_k * rho^j / Z(B)`` (the
-    chunk weight times the local weight): ``L (B + K)`` exponentials instead of ``L (n + 1)``.
+    The weights `c_n rho^t` with `t = kB + j` are formed as `alpha_k * rho^j / Z(B)` (the
+    chunk weight times the local weight): `L (B + K)` exponentials instead of `L (n + 1)`.
     """
     total, d = iterates.shape
     size = min(PRODUCT_BLOCK, total)
@@ -188,17 +188,17 @@ def path_of_iterates(
     tail_start: ArrayLike | None = None,
     chunk_size: int | None = None,
 ) -> tuple[Array | None, Array | None]:
-    """Geometric ``(L, d)`` and tail ``(T, d)`` averages of stored iterates in one call.
+    """Geometric `(L, d)` and tail `(T, d)` averages of stored iterates in one call.
 
-    Checks its input when concrete; safe inside ``jit`` / ``vmap``.
+    Checks its input when concrete; safe inside `jit` / `vmap`.
 
     Args:
-      iterates: ``(n+1, d)``.
-      log_discount: ``(L,)`` or None; tail_start: ``(T,)`` or None.
+      iterates: `(n+1, d)`.
+      log_discount: `(L,)` or None; tail_start: `(T,)` or None.
       chunk_size: None for one weight-matrix product, else the rows per chunk (static).
 
     Returns:
-      ``(geometric, tail)`` (None where not asked for).
+      `(geometric, tail)` (None where not asked for).
 
     Examples:
       >>> import jax.numpy as jnp
@@ -227,13 +227,13 @@ def geometric_path(
     """Geometric averages of stored iterates for a vector of discounts, in one batch.
 
     Args:
-      iterates: ``(n+1, d)``.
-      log_discount: ``(L,)`` values ``<= 0``.
-      chunk_size: None for one ``(L, n+1) @ (n+1, d)`` product; else walk the iterates in
+      iterates: `(n+1, d)`.
+      log_discount: `(L,)` values `<= 0`.
+      chunk_size: None for one `(L, n+1) @ (n+1, d)` product; else walk the iterates in
         chunks of this many rows (static).
 
     Returns:
-      ``(L, d)``.
+      `(L, d)`.
 
     Examples:
       >>> import jax.numpy as jnp
@@ -250,17 +250,17 @@ def geometric_path(
 def tail_path(
     iterates: ArrayLike, tail_start: ArrayLike, *, chunk_size: int | None = None
 ) -> Array:
-    """Tail averages ``mean(w_{tau+1..n})`` of stored iterates for a vector of tail starts.
+    """Tail averages `mean(w_{tau+1..n})` of stored iterates for a vector of tail starts.
 
     Computed from suffix sums of the segment sums between sorted tail starts.
 
     Args:
-      iterates: ``(n+1, d)``.
-      tail_start: ``(T,)`` integers in ``[0, n)``.
+      iterates: `(n+1, d)`.
+      tail_start: `(T,)` integers in `[0, n)`.
       chunk_size: as in :func:`geometric_path`.
 
     Returns:
-      ``(T, d)``.
+      `(T, d)`.
 
     Examples:
       >>> import jax.numpy as jnp
@@ -280,7 +280,7 @@ def tail_path(
 
 
 def array_blocks(data: tuple[Array, Array], block_index: Array, block_size: int):
-    """``block_fn`` for in-memory data: rows ``block_index * block_size ...`` of padded arrays."""
+    """`block_fn` for in-memory data: rows `block_index * block_size ...` of padded arrays."""
     xs, ys = data
     start = block_index * block_size
     x = jax.lax.dynamic_slice_in_dim(xs, start, block_size)
@@ -342,24 +342,24 @@ def stream_path(
 ) -> PathResult:
     """The path of one SGD pass whose examples are produced block by block (nothing stored).
 
-    Checks its input when concrete; safe inside ``jit`` / ``vmap`` (return a field of the
+    Checks its input when concrete; safe inside `jit` / `vmap` (return a field of the
     result there: :attr:`PathResult.mode` is a string).
 
     Args:
-      block_fn: static ``(data, block_index, block_size) -> (xs (B, d), ys (B,))``; e.g.
-        :func:`array_blocks`, or ``lambda data, b, size: ojax.envs.regression.sample_block(
-        data[0], data[1], b, size)`` to generate a stream of any length inside the scan. Rows
-        past ``num_steps`` in the last block are ignored.
-      data: the pytree of arrays ``block_fn`` reads (passed at call time, not baked in).
-      num_steps: ``n`` (static).
-      learning_rate: ``eta > 0``.
-      log_discount: ``(L,)`` or None.
-      tail_start: ``(T,)`` integers in ``[0, n)`` or None.
-      initial_point: ``w_0``, ``(d,)`` (fixes the dimension and the dtype).
+      block_fn: static `(data, block_index, block_size) -> (xs (B, d), ys (B,))`; e.g.
+        :func:`array_blocks`, or `lambda data, b, size: ojax.envs.regression.sample_block(
+        data[0], data[1], b, size)` to generate a stream of any length inside the scan. Rows
+        past `num_steps` in the last block are ignored.
+      data: the pytree of arrays `block_fn` reads (passed at call time, not baked in).
+      num_steps: `n` (static).
+      learning_rate: `eta > 0`.
+      log_discount: `(L,)` or None.
+      tail_start: `(T,)` integers in `[0, n)` or None.
+      initial_point: `w_0`, `(d,)` (fixes the dimension and the dtype).
       block_size: steps per block (static).
 
     Returns:
-      A :class:`PathResult` with ``mode="stream"``.
+      A :class:`PathResult` with `mode="stream"`.
 
     Examples:
       >>> import jax.numpy as jnp
@@ -393,11 +393,11 @@ def stream_path(
 
 
 def default_block_size(num_steps: int) -> int:
-    """Steps per streamed block: the largest divisor of ``n`` in ``[512, 1024]`` (then there is
-    no padding copy and no masked step), else ``min(DEFAULT_BLOCK_SIZE, n)``.
+    """Steps per streamed block: the largest divisor of `n` in `[512, 1024]` (then there is
+    no padding copy and no masked step), else `min(DEFAULT_BLOCK_SIZE, n)`.
 
-    A ``(B, d)`` block of iterates stays in cache for its ``(L, B) @ (B, d)`` product; on the
-    2-core CPU, for ``n = 1e5, d = 100, L = 100``, blocks of 500 to 2000 steps cost the same
+    A `(B, d)` block of iterates stays in cache for its `(L, B) @ (B, d)` product; on the
+    2-core CPU, for `n = 1e5, d = 100, L = 100`, blocks of 500 to 2000 steps cost the same
     within noise in float32, and 500 to 1000 were ~5% faster than 2000 in float64.
     """
     for size in range(min(1024, num_steps), 511, -1):
@@ -409,9 +409,9 @@ def default_block_size(num_steps: int) -> int:
 def choose_mode(
     num_steps: int, dim: int, num_averages: int, itemsize: int, memory_budget: float
 ) -> str:
-    """``"product"`` if the iterates and the ``(num_averages + 1, n + 1)`` weights fit
-    ``memory_budget`` (bytes), ``"chunked"`` if the iterates take at most 80% of it, else
-    ``"stream"``."""
+    """`"product"` if the iterates and the `(num_averages + 1, n + 1)` weights fit
+    `memory_budget` (bytes), `"chunked"` if the iterates take at most 80% of it, else
+    `"stream"`."""
     stored = (num_steps + 1) * dim * itemsize
     weight_bytes = (num_averages + 1) * (num_steps + 1) * itemsize
     if stored + weight_bytes <= memory_budget:
@@ -470,18 +470,18 @@ def regularization_path(
     block_size: int | None = None,
     chunk_size: int | None = None,
 ) -> PathResult:
-    """All geometric averages (one per ``lambda``) and tail averages of ONE SGD pass.
+    """All geometric averages (one per `lambda`) and tail averages of ONE SGD pass.
 
     Args:
-      xs: ``(n, d)`` inputs; ys: ``(n,)`` labels.
-      learning_rate: the SGD step ``eta > 0``.
-      log_discount: ``(L,)`` discounts ``log rho <= 0``; or give ``regularization`` instead.
-      regularization: ``(L,)`` ridge parameters, converted with ``convention`` (``"exact"``:
-        ``rho = 1/(1 + eta lambda)``, the default; ``"paper"``: ``rho = 1 - eta lambda``).
-      tail_start: ``(T,)`` tail starts in ``[0, n)`` (optional).
-      initial_point: ``w_0`` (default 0).
-      mode: ``"auto"``, ``"product"``, ``"chunked"`` or ``"stream"`` (see the module doc).
-      memory_budget: bytes for ``"auto"`` (default 1 GiB).
+      xs: `(n, d)` inputs; ys: `(n,)` labels.
+      learning_rate: the SGD step `eta > 0`.
+      log_discount: `(L,)` discounts `log rho <= 0`; or give `regularization` instead.
+      regularization: `(L,)` ridge parameters, converted with `convention` (`"exact"`:
+        `rho = 1/(1 + eta lambda)`, the default; `"paper"`: `rho = 1 - eta lambda`).
+      tail_start: `(T,)` tail starts in `[0, n)` (optional).
+      initial_point: `w_0` (default 0).
+      mode: `"auto"`, `"product"`, `"chunked"` or `"stream"` (see the module doc).
+      memory_budget: bytes for `"auto"` (default 1 GiB).
       block_size: steps per streamed block (default :func:`default_block_size`).
       chunk_size: rows per chunk of stored iterates (default: the weight block fills what the
         iterates leave of the budget).
@@ -538,14 +538,14 @@ def _holdout(path, x_val, y_val):
 def select_on_holdout(path: ArrayLike, x_val: ArrayLike, y_val: ArrayLike):
     """Picks the point of a path with the least mean squared error on held-out data.
 
-    Checks its input when concrete; safe inside ``jit`` / ``vmap``.
+    Checks its input when concrete; safe inside `jit` / `vmap`.
 
     Args:
-      path: ``(L, d)`` candidate weights (e.g. :attr:`PathResult.geometric`).
-      x_val: ``(m, d)``; y_val: ``(m,)``.
+      path: `(L, d)` candidate weights (e.g. :attr:`PathResult.geometric`).
+      x_val: `(m, d)`; y_val: `(m,)`.
 
     Returns:
-      ``(best (d,), index (), errors (L,))``; vmap over seeds for a batch of paths.
+      `(best (d,), index (), errors (L,))`; vmap over seeds for a batch of paths.
 
     Examples:
       >>> import jax.numpy as jnp

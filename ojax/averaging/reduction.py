@@ -1,16 +1,16 @@
 """The parallel reduction of geometric averages: chunk statistics and their associative merge.
 
-Cut the iterates ``w_0..w_n`` into contiguous chunks; chunk ``k`` starts at ``s_k`` and holds
-``L_k`` iterates. Its statistic is its LOCAL average with exponents restarting at 0,
-``A_k = sum_{j<L_k} rho^j w_{s_k+j} / Z(L_k)``, ``Z(L) = sum_{j<L} rho^j``, and its length. Then
+Cut the iterates `w_0..w_n` into contiguous chunks; chunk `k` starts at `s_k` and holds
+`L_k` iterates. Its statistic is its LOCAL average with exponents restarting at 0,
+`A_k = sum_{j<L_k} rho^j w_{s_k+j} / Z(L_k)`, `Z(L) = sum_{j<L} rho^j`, and its length. Then
 
     w_tilde_n = sum_k alpha_k A_k,
     alpha_k = exp(s_k log rho) expm1(L_k log rho) / expm1((n+1) log rho)   (L_k / (n+1) at rho = 1)
 
-and, pairwise, ``(A, L) + (A', L') = (a A + b A', L + L')`` with ``a = Z(L) / Z(L+L')`` and
-``b = rho^L Z(L') / Z(L+L')`` (:func:`ojax.averaging.weights.merge_weights`; the spec's
-``(A, Z, L)`` triple with ``Z`` derived from ``L``). The merge is associative, so the same rule
-gives ``jax.lax.associative_scan`` over time (every prefix average at once,
+and, pairwise, `(A, L) + (A', L') = (a A + b A', L + L')` with `a = Z(L) / Z(L+L')` and
+`b = rho^L Z(L') / Z(L+L')` (:func:`ojax.averaging.weights.merge_weights`; the spec's
+`(A, Z, L)` triple with `Z` derived from `L`). The merge is associative, so the same rule
+gives `jax.lax.associative_scan` over time (every prefix average at once,
 :func:`prefix_averages`), chunked averaging on one device (:func:`chunked_geometric_average`)
 and a reduction over the time axis sharded across devices (:func:`sharded_geometric_average`).
 
@@ -44,21 +44,21 @@ class ChunkStats(NamedTuple):
 
 
 def chunk_stats(chunk: Array, log_discount: Array) -> ChunkStats:
-    """The statistic ``(A, L)`` of a chunk ``(L, d)`` of consecutive iterates."""
+    """The statistic `(A, L)` of a chunk `(L, d)` of consecutive iterates."""
     length = chunk.shape[0]
     w = local_weights(jnp.asarray(log_discount, chunk.dtype), length, length)
     return ChunkStats(w @ chunk, jnp.asarray(length, jnp.int32))
 
 
 def merge(left: ChunkStats, right: ChunkStats, log_discount: Array) -> ChunkStats:
-    """The associative merge of two adjacent chunks (``left`` first in time)."""
+    """The associative merge of two adjacent chunks (`left` first in time)."""
     a, b = merge_weights(jnp.asarray(log_discount, left.average.dtype), left.length, right.length)
     average = a[..., None] * left.average + b[..., None] * right.average
     return ChunkStats(average, left.length + right.length)
 
 
 def combine_chunks(stats: ChunkStats, log_discount: Array) -> Array:
-    """``sum_k alpha_k A_k`` for ``K`` chunk statistics stacked on a leading axis (in order)."""
+    """`sum_k alpha_k A_k` for `K` chunk statistics stacked on a leading axis (in order)."""
     lengths = stats.length
     starts = jnp.cumsum(lengths) - lengths
     total = jnp.sum(lengths)
@@ -74,14 +74,14 @@ def _prefix(iterates: Array, log_discount: Array) -> Array:
 
 
 def prefix_averages(iterates: ArrayLike, log_discount: ArrayLike) -> Array:
-    """Every prefix geometric average ``w_tilde_0..w_tilde_n`` by ``lax.associative_scan``.
+    """Every prefix geometric average `w_tilde_0..w_tilde_n` by `lax.associative_scan`.
 
     Args:
-      iterates: ``(n+1, d)``.
-      log_discount: scalar ``log rho <= 0`` (vmap for several).
+      iterates: `(n+1, d)`.
+      log_discount: scalar `log rho <= 0` (vmap for several).
 
     Returns:
-      ``(n+1, d)``: row ``t`` is the geometric average of ``w_0..w_t``.
+      `(n+1, d)`: row `t` is the geometric average of `w_0..w_t`.
 
     Examples:
       >>> import jax.numpy as jnp
@@ -126,15 +126,15 @@ def _chunked(iterates: Array, log_discount: Array, num_chunks: int) -> Array:
 def chunked_geometric_average(
     iterates: ArrayLike, log_discount: ArrayLike, num_chunks: int
 ) -> Array:
-    """The geometric average from ``num_chunks`` local chunk averages and ``alpha_k``.
+    """The geometric average from `num_chunks` local chunk averages and `alpha_k`.
 
     Args:
-      iterates: ``(n+1, d)``.
-      log_discount: scalar or ``(L,)``.
-      num_chunks: ``K >= 1`` (static); the last chunks may be shorter or empty.
+      iterates: `(n+1, d)`.
+      log_discount: scalar or `(L,)`.
+      num_chunks: `K >= 1` (static); the last chunks may be shorter or empty.
 
     Returns:
-      ``(d,)`` or ``(L, d)``, equal to :func:`ojax.averaging.geometric_average`.
+      `(d,)` or `(L, d)`, equal to :func:`ojax.averaging.geometric_average`.
     """
     check_iterates(iterates)
     check_log_discount("log_discount", log_discount)
@@ -149,20 +149,20 @@ def sharded_geometric_average(
     mesh: Mesh | None = None,
     axis_name: str = "time",
 ) -> Array:
-    """The geometric average with the time axis sharded across the devices of ``mesh``.
+    """The geometric average with the time axis sharded across the devices of `mesh`.
 
     Each device computes the statistic of its own contiguous chunk of time; the weighted sum
-    ``sum_k alpha_k A_k`` is one ``psum`` (an all-reduce tree across devices).
+    `sum_k alpha_k A_k` is one `psum` (an all-reduce tree across devices).
 
     Args:
-      iterates: ``(n+1, d)`` (padded with empty chunks when ``n+1`` is not a multiple of the
+      iterates: `(n+1, d)` (padded with empty chunks when `n+1` is not a multiple of the
         number of devices).
-      log_discount: scalar or ``(L,)``.
-      mesh: a 1-D mesh (default: this process's devices on axis ``axis_name``).
+      log_discount: scalar or `(L,)`.
+      mesh: a 1-D mesh (default: this process's devices on axis `axis_name`).
       axis_name: the mesh axis that carries time.
 
     Returns:
-      ``(d,)`` or ``(L, d)``, replicated.
+      `(d,)` or `(L, d)`, replicated.
     """
     check_iterates(iterates)
     check_log_discount("log_discount", log_discount)

@@ -1,8 +1,8 @@
 """The registry table of :mod:`ojax.averaging`: least-squares SGD, plain, regularized and with
-geometric averaging, on the well-conditioned regression stream ``"regression"``.
+geometric averaging, on the well-conditioned regression stream `"regression"`.
 
 One :class:`~ojax.core.LearnerEntry` per learner, by keyword; defaults come from the params
-classes' ``default()``, data from :data:`ojax.envs.STREAMS` by name.
+classes' `default()`, data from :data:`ojax.envs.STREAMS` by name.
 """
 
 from __future__ import annotations

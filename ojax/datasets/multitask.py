@@ -5,13 +5,13 @@ number of held-out points of each task. :func:`split_tasks` then draws one seed'
 order and random per-task online / held-out split (jittable, vmappable over keys), returning a
 :class:`~ojax.meta.TaskBlock`.
 
-Preprocessing (the spec, ``specs/denevi2020.md``):
+Preprocessing (the spec, `specs/denevi2020.md`):
 
-* Schools (``schools.mat``): 139 schools; ``X{t}`` (26 x n_t) is transposed to rows, each row is
+* Schools (`schools.mat`): 139 schools; `X{t}` (26 x n_t) is transposed to rows, each row is
   scaled to unit L2 norm (no centring); labels are the raw exam scores; per task
-  ``ceil(0.25 n_t)`` held-out points.
-* Lenk (``lenk.mat``): 180 people x 20 computers; the file's train / test split is discarded:
-  each person's 16 ``Traindata`` rows and 4 ``Testdata`` rows are pooled; columns 0..13 are the
+  `ceil(0.25 n_t)` held-out points.
+* Lenk (`lenk.mat`): 180 people x 20 computers; the file's train / test split is discarded:
+  each person's 16 `Traindata` rows and 4 `Testdata` rows are pooled; columns 0..13 are the
   features (0 is a constant 1), column 14 the rating; rows scaled to unit norm; 4 held-out points
   per task.
 """
@@ -54,7 +54,7 @@ def _loadmat(path) -> dict:
 
 
 def _unit_rows(x: np.ndarray, path, name: str) -> np.ndarray:
-    """Each row of ``x`` divided by its L2 norm. A row whose plain norm overflows or underflows
+    """Each row of `x` divided by its L2 norm. A row whose plain norm overflows or underflows
     (entries near 1e300, or 1e-200) is first divided by its largest entry (the other rows are
     divided by their plain norm, to the bit as before)."""
     with np.errstate(over="ignore", under="ignore"):
@@ -78,10 +78,10 @@ def load_schools(data_dir: str | os.PathLike | None = None, dtype=np.float32) ->
       dtype: float dtype of the arrays.
 
     Returns:
-      A :class:`PooledTasks` with ``d = 26`` and ``num_test = ceil(0.25 n_t)``.
+      A :class:`PooledTasks` with `d = 26` and `num_test = ceil(0.25 n_t)`.
 
     Raises:
-      DataError: the file is missing or not the expected layout (cells ``X``, ``Y``).
+      DataError: the file is missing or not the expected layout (cells `X`, `Y`).
 
     Examples:
       >>> from ojax.datasets import load_schools
@@ -122,7 +122,7 @@ def load_lenk(data_dir: str | os.PathLike | None = None, dtype=np.float32) -> Po
       dtype: float dtype of the arrays.
 
     Returns:
-      A :class:`PooledTasks` with ``d = 14`` (the rating column dropped), 20 points and 4
+      A :class:`PooledTasks` with `d = 14` (the rating column dropped), 20 points and 4
       held-out points per task.
 
     Raises:
@@ -165,21 +165,21 @@ def load_lenk(data_dir: str | os.PathLike | None = None, dtype=np.float32) -> Po
 
 
 def load_tasks_file(path: str | os.PathLike, dtype=np.float32) -> PooledTasks:
-    """Tasks of one's own from an ``.npz`` file, for the real-data protocol of Denevi et al.
+    """Tasks of one's own from an `.npz` file, for the real-data protocol of Denevi et al.
 
     The file holds the arrays
 
-    * ``x``: ``(N, d)`` floats, every point of every task (rows are scaled to unit norm, as the
-      Schools and Lenk preprocessing does: the methods assume ``||x|| <= 1``);
-    * ``y``: ``(N,)`` floats, the labels;
-    * ``task``: ``(N,)`` integers, the task of each row (tasks are numbered in order of their
+    * `x`: `(N, d)` floats, every point of every task (rows are scaled to unit norm, as the
+      Schools and Lenk preprocessing does: the methods assume `||x|| <= 1`);
+    * `y`: `(N,)` floats, the labels;
+    * `task`: `(N,)` integers, the task of each row (tasks are numbered in order of their
       first row; a task's rows keep their order);
-    * ``num_test`` (optional): ``(T,)`` integers, the held-out points of each task (default
-      ``ceil(0.25 n_t)``, Schools' split), from 1 to ``n_t - 1``: every task has at least one
+    * `num_test` (optional): `(T,)` integers, the held-out points of each task (default
+      `ceil(0.25 n_t)`, Schools' split), from 1 to `n_t - 1`: every task has at least one
       online and one held-out point, so it needs at least 2 points.
 
     Each seed then shuffles the task order and splits every task at random, as for Schools
-    (``ojax run denevi2020-schools --tasks FILE``).
+    (`ojax run denevi2020-schools --tasks FILE`).
 
     Examples:
       >>> import tempfile, numpy as np
@@ -241,7 +241,7 @@ def load_tasks_file(path: str | os.PathLike, dtype=np.float32) -> PooledTasks:
 
 
 def _num_test(path: Path, num_test: Any, sizes: np.ndarray, ids: np.ndarray) -> np.ndarray:
-    """The held-out points of each task (default ``ceil(0.25 n_t)``), checked: 1 to ``n_t - 1``."""
+    """The held-out points of each task (default `ceil(0.25 n_t)`), checked: 1 to `n_t - 1`."""
     if num_test is None:
         num_test = np.array([math.ceil(0.25 * n) for n in sizes])
     if np.any(sizes < 2):
@@ -259,7 +259,7 @@ def _num_test(path: Path, num_test: Any, sizes: np.ndarray, ids: np.ndarray) -> 
 
 
 def _checked(path: Path, key: str, values: np.ndarray, dtype, task: np.ndarray) -> np.ndarray:
-    """``values`` (the file's array ``key``) as real numbers in ``dtype``, finite after the
+    """`values` (the file's array `key`) as real numbers in `dtype`, finite after the
     conversion; the message names the file, the array, the row and its task."""
     try:
         return real_array(f"{key!r}", values, dtype)
@@ -274,7 +274,7 @@ def _checked(path: Path, key: str, values: np.ndarray, dtype, task: np.ndarray) 
 
 
 def _counts(path: Path, key: str, values: np.ndarray) -> np.ndarray:
-    """``values`` as integers: integer dtypes, or floats holding whole numbers (``1.7`` is
+    """`values` as integers: integer dtypes, or floats holding whole numbers (`1.7` is
     refused, not truncated)."""
     values = np.asarray(values)
     if values.dtype.kind in "iu":
@@ -322,7 +322,7 @@ def split_tasks(key: Array, data: PooledTasks) -> TaskBlock:
     """One seed's random task order and random per-task online / held-out split.
 
     The online points of a task come in the order of the random split; the held-out block keeps
-    the padded width ``n_max`` (its mask picks the held-out points).
+    the padded width `n_max` (its mask picks the held-out points).
 
     Args:
       key: a PRNG key.
@@ -335,5 +335,5 @@ def split_tasks(key: Array, data: PooledTasks) -> TaskBlock:
 
 
 def num_train_max(data: PooledTasks) -> int:
-    """The largest number of online points of a task (the padded width of ``x_train``)."""
+    """The largest number of online points of a task (the padded width of `x_train`)."""
     return int(np.max(data.mask.sum(axis=1) - data.num_test))

@@ -1,9 +1,9 @@
-"""Reading a user's ``.npz`` file as data: only the arrays asked for, each checked before it is
+"""Reading a user's `.npz` file as data: only the arrays asked for, each checked before it is
 inflated.
 
-An ``.npz`` is a zip of ``.npy`` members. :func:`read_arrays` opens only the members it is asked
+An `.npz` is a zip of `.npy` members. :func:`read_arrays` opens only the members it is asked
 for (other members, however large, are never decompressed), refuses a member whose declared size
-(the zip's uncompressed size, and the shape in its ``.npy`` header) is above a limit or does not
+(the zip's uncompressed size, and the shape in its `.npy` header) is above a limit or does not
 match, and never unpickles (object arrays are refused). Every problem is a
 :class:`~ojax.datasets.DataError` naming the file and the array.
 """
@@ -43,7 +43,7 @@ def _gib(size: float) -> str:
 
 
 def members(path: str | Path) -> list[str]:
-    """The array names an ``.npz`` file holds (nothing is inflated)."""
+    """The array names an `.npz` file holds (nothing is inflated)."""
     try:
         with zipfile.ZipFile(path) as archive:
             return sorted(name.removesuffix(".npy") for name in archive.namelist())
@@ -54,7 +54,7 @@ def members(path: str | Path) -> list[str]:
 def read_arrays(
     path: str | Path, keys: Sequence[str], limit: int | None = None
 ) -> dict[str, np.ndarray]:
-    """The arrays ``keys`` of the ``.npz`` file ``path`` that it holds (missing ones are left
+    """The arrays `keys` of the `.npz` file `path` that it holds (missing ones are left
     out), without inflating any other member.
 
     Args:
@@ -63,8 +63,8 @@ def read_arrays(
       limit: the largest array in bytes (default :func:`size_limit`).
 
     Raises:
-      DataError: not a zip, a member that is not a ``.npy`` array, an object (pickled) array, a
-        member declaring more than ``limit`` bytes or more data than it holds, a corrupt
+      DataError: not a zip, a member that is not a `.npy` array, an object (pickled) array, a
+        member declaring more than `limit` bytes or more data than it holds, a corrupt
         member.
     """
     path = Path(path)

@@ -1,5 +1,5 @@
-"""Where the real data is read from: the ``data_dir`` argument (the CLI's ``--data-dir``), else
-``$OJAX_DATA_DIR``, else the datasets shipped inside the package (``ojax/datasets/data``, read
+"""Where the real data is read from: the `data_dir` argument (the CLI's `--data-dir`), else
+`$OJAX_DATA_DIR`, else the datasets shipped inside the package (`ojax/datasets/data`, read
 through :mod:`importlib.resources`; its README gives each file's provenance and licence).
 
 >>> all((packaged_data_dir() / name).is_file() for name in PACKAGED_FILES)
@@ -60,14 +60,14 @@ def _resolve(data_dir: str | os.PathLike | None) -> tuple[Path, str]:
 
 
 def resolve_data_dir(data_dir: str | os.PathLike | None = None) -> Path:
-    """The folder holding the real datasets: ``data_dir``, else ``$OJAX_DATA_DIR``, else the
+    """The folder holding the real datasets: `data_dir`, else `$OJAX_DATA_DIR`, else the
     packaged one; a :class:`DataError` when the chosen folder does not exist."""
     return _resolve(data_dir)[0]
 
 
 def check_regular(path: Path, what: str) -> None:
-    """A :class:`DataError` when ``path`` exists but is not a regular file (a folder, a pipe,
-    a device such as ``/dev/zero``, a dangling link): reading it would fail, wait on a writer
+    """A :class:`DataError` when `path` exists but is not a regular file (a folder, a pipe,
+    a device such as `/dev/zero`, a dangling link): reading it would fail, wait on a writer
     or never end."""
     if (path.exists() or path.is_symlink()) and not path.is_file():
         kind = "a folder" if path.is_dir() else "not a regular file (a pipe, a device or a link)"
@@ -75,7 +75,7 @@ def check_regular(path: Path, what: str) -> None:
 
 
 def data_file(name: str, data_dir: str | os.PathLike | None = None) -> Path:
-    """The path of the dataset file ``name``, checked to exist in the resolved folder."""
+    """The path of the dataset file `name`, checked to exist in the resolved folder."""
     folder, source = _resolve(data_dir)
     path = folder / name
     check_regular(path, "data file")

@@ -1,14 +1,14 @@
 """Loaders and splits for online transfer learning (Zhao & Hoi 2010), with clear errors.
 
-Files (see the data README): ``usenet2.mat`` / ``newsgroup4.mat`` (MATLAB ``data``: column 0
-the label, the rest int16 features; ``ID_ALL`` the shipped orders), ``spambase.csv.gz`` (CSV,
-last column ``type`` in {spam, nonspam}), LIBSVM text files (``a1a.libsvm.gz``,
-``a1a_t.libsvm.gz``, or one a user brings: ``w7a`` is read by name when in the data folder), and
-the KEEL mushroom stand-in ``mushrooms_keel.csv.gz`` (categorical, one-hot encoded here).
+Files (see the data README): `usenet2.mat` / `newsgroup4.mat` (MATLAB `data`: column 0
+the label, the rest int16 features; `ID_ALL` the shipped orders), `spambase.csv.gz` (CSV,
+last column `type` in {spam, nonspam}), LIBSVM text files (`a1a.libsvm.gz`,
+`a1a_t.libsvm.gz`, or one a user brings: `w7a` is read by name when in the data folder), and
+the KEEL mushroom stand-in `mushrooms_keel.csv.gz` (categorical, one-hot encoded here).
 
-Every loader returns ``(features, labels)``: features ``(n, d)`` float64 (a scipy CSR matrix
-for the sparse newsgroup4 and the LIBSVM files, else a NumPy array), labels ``(n,)`` float64 in
-{-1, +1}. The integer ``.mat`` data is converted to floating point before any product or
+Every loader returns `(features, labels)`: features `(n, d)` float64 (a scipy CSR matrix
+for the sparse newsgroup4 and the LIBSVM files, else a NumPy array), labels `(n,)` float64 in
+{-1, +1}. The integer `.mat` data is converted to floating point before any product or
 scaling. Malformed files raise :class:`~ojax.datasets.DataError` naming the file, the line or
 column and what was expected.
 
@@ -90,7 +90,7 @@ SCALINGS = ("rows", "features", "none")
 
 
 def scale(x: Features, scaling: str = "rows") -> Features:
-    """``"rows"`` (default, the toolbox's), ``"features"`` or ``"none"``."""
+    """`"rows"` (default, the toolbox's), `"features"` or `"none"`."""
     if scaling not in SCALINGS:
         raise InputError(f"scaling must be one of {list(SCALINGS)}, got {scaling!r}")
     if scaling == "rows":
@@ -135,7 +135,7 @@ W7A_FILES = ("w7a", "w7a.libsvm", "w7a.libsvm.gz", "w7a.gz")  # LIBSVM w7a's pos
 
 
 def has_w7a(data_dir: Any = None) -> bool:
-    """Whether the data folder holds LIBSVM's ``w7a`` under one of :data:`W7A_FILES`."""
+    """Whether the data folder holds LIBSVM's `w7a` under one of :data:`W7A_FILES`."""
     folder = resolve_data_dir(data_dir)
     return any((folder / name).is_file() for name in W7A_FILES)
 
@@ -149,7 +149,7 @@ def _w7a_file(data_dir: Any) -> Path:
 
 
 def shipped_orders(name: str, data_dir: Any = None) -> np.ndarray:
-    """The row orders ``ID_ALL`` shipped in a drift stream's ``.mat`` file, 0-based, ``(P, n)``.
+    """The row orders `ID_ALL` shipped in a drift stream's `.mat` file, 0-based, `(P, n)`.
 
     In usenet2.mat and newsgroup4.mat: 20 permutations of the rows that shuffle within each
     block of :data:`DRIFT_BLOCKS` rows only (checked here), so the drift between blocks stays."""
@@ -221,8 +221,8 @@ def homogeneous_split(
 ) -> Split:
     """The source / target split of a homogeneous dataset (:data:`HOMOGENEOUS`).
 
-    ``source_size`` / ``target_size`` override the sizes (e.g. a smaller target for a quick
-    run); random splits use a NumPy generator seeded with ``split_seed``.
+    `source_size` / `target_size` override the sizes (e.g. a smaller target for a quick
+    run); random splits use a NumPy generator seeded with `split_seed`.
     """
     if name not in HOMOGENEOUS:
         raise InputError(f"dataset must be one of {list(HOMOGENEOUS)}, got {name!r}")
@@ -241,7 +241,7 @@ def homogeneous_split(
 
 
 def view_split(x: Features, num_source_features: int) -> tuple[Features, Features]:
-    """``(x[:, :k], x[:, k:])``: the source's view (the first ``k`` features) and the rest."""
+    """`(x[:, :k], x[:, k:])`: the source's view (the first `k` features) and the rest."""
     d = x.shape[1]
     if (
         isinstance(num_source_features, bool)
@@ -266,7 +266,7 @@ def heterogeneous_split(
     split_seed: int = 0,
 ) -> Split:
     """The heterogeneous split (:data:`HETEROGENEOUS`): the source sees the first half of the
-    features (``d // 2``), the target all of them. Rows are scaled before the views are cut."""
+    features (`d // 2`), the target all of them. Rows are scaled before the views are cut."""
     if name not in HETEROGENEOUS:
         raise InputError(f"dataset must be one of {list(HETEROGENEOUS)}, got {name!r}")
     _, n_src, n_tgt = HETEROGENEOUS[name]
@@ -283,11 +283,14 @@ def heterogeneous_split(
 
 
 class SplitFile(NamedTuple):
-    """A split of one's own read from an ``.npz`` file (:func:`load_split_file`)."""
+    """A split of one's own read from an `.npz` file (:func:`load_split_file`)."""
 
-    dataset: str | None  # the dataset it indexes, or None (the caller's default)
+    dataset: str | None  # the shipped dataset it indexes, or the name of its own features
     source_order: np.ndarray  # (S,) int64, 0-based dataset rows in the order h learns them
     target_orders: np.ndarray  # (P, T) int64, 0-based dataset rows, one target stream per row
+    x: np.ndarray | None = None  # (N, d) float64, the file's own features (None: `dataset`'s)
+    y: np.ndarray | None = None  # (N,) float64 in {-1, +1}, the labels of `x`
+    num_source_features: int | None = None  # heterogeneous: the source's view (default d // 2)
 
 
 def _split_array(path: Path, archive: Any, key: str, ndims: tuple[int, ...]) -> np.ndarray:
@@ -303,30 +306,39 @@ def _split_array(path: Path, archive: Any, key: str, ndims: tuple[int, ...]) -> 
 
 
 def load_split_file(path: str | os.PathLike) -> SplitFile:
-    """A split of one's own, as an ``.npz`` file with the arrays
+    """A split of one's own, as an `.npz` file with the arrays
 
-    * ``source_order``: ``(S,)`` integers, the 0-based rows of the dataset (in the file's row
+    * `source_order`: `(S,)` integers, the 0-based rows of the dataset (in the file's row
       order, before any split) that form the source, in the order the source classifier learns
       them;
-    * ``target_orders``: ``(P, T)`` integers (or ``(T,)`` for one stream), 0-based rows of the
+    * `target_orders`: `(P, T)` integers (or `(T,)` for one stream), 0-based rows of the
       dataset, one target stream per row (the target pool is the set of rows they visit);
-    * ``dataset`` (optional): a string, the dataset's name (e.g. ``"usenet2"``).
+    * the data the rows index, one of: `dataset`, a string naming a shipped dataset
+      (`"usenet2"`); or the file's own features `x` `(N, d)` (finite numbers) and labels
+      `y` `(N,)` in `{-1, +1}` (`dataset` then only names them; default `"own"`);
+    * `num_source_features` (optional, own features of a heterogeneous split): the source's
+      view, the first `k` features (default `d // 2`); the target sees all `d`.
 
-    MATLAB's 1-based indices (the authors' toolbox's ``ID_ALL``) must be converted with ``- 1``;
+    A file with neither `dataset` nor `x` and `y` is refused (never a default dataset).
+    MATLAB's 1-based indices (the authors' toolbox's `ID_ALL`) must be converted with `- 1`;
     indices that count rows of the target block only must be offset by the source size.
 
     Examples:
       >>> import tempfile, numpy as np
       >>> path = tempfile.mkdtemp() + "/split.npz"
-      >>> np.savez(path, source_order=np.arange(3), target_orders=np.array([[4, 3], [3, 4]]))
-      >>> print(load_split_file(path).target_orders.tolist())
-      [[4, 3], [3, 4]]
+      >>> x, y = np.eye(5), np.array([1.0, -1.0, 1.0, -1.0, 1.0])
+      >>> np.savez(path, source_order=np.arange(3), target_orders=np.array([[4, 3], [3, 4]]),
+      ...          x=x, y=y)
+      >>> split = load_split_file(path)
+      >>> print(split.dataset, split.target_orders.tolist(), split.x.shape)
+      own [[4, 3], [3, 4]] (5, 5)
     """
     path = Path(path)
     check_regular(path, "split file")
     if not path.is_file():
         raise DataError(f"split file {str(path)!r} not found (expected an .npz file)")
-    archive = read_arrays(path, ("source_order", "target_orders", "dataset"))
+    keys = ("source_order", "target_orders", "dataset", "x", "y", "num_source_features")
+    archive = read_arrays(path, keys)
     source = _split_array(path, archive, "source_order", (1,))
     target = np.atleast_2d(_split_array(path, archive, "target_orders", (1, 2)))
     dataset = None
@@ -335,7 +347,40 @@ def load_split_file(path: str | os.PathLike) -> SplitFile:
         if name.ndim != 0 or name.dtype.kind != "U":
             raise DataError(f"{path}: 'dataset' must be one string, got {name!r}")
         dataset = str(name)
-    return SplitFile(dataset, source, target)
+    if "x" not in archive and "y" not in archive:
+        if dataset is None:
+            raise DataError(
+                f"{path}: a split file needs the data its rows index: 'dataset' (a shipped "
+                f"dataset's name, e.g. 'usenet2') or its own features 'x' (N, d) and labels 'y' "
+                f"(N,) in {{-1, +1}} (keys found: {members(path)})"
+            )
+        return SplitFile(dataset, source, target)
+    x, y, k = _own_features(path, archive)
+    return SplitFile(dataset or "own", source, target, x, y, k)
+
+
+def _own_features(path: Path, archive: Any) -> tuple[np.ndarray, np.ndarray, int | None]:
+    """`(x, y, num_source_features)` of a split file with its own features, checked."""
+    for key in ("x", "y"):
+        if key not in archive:
+            raise DataError(f"{path}: own features need both 'x' and 'y', got no {key!r}")
+    x, y = np.asarray(archive["x"]), np.asarray(archive["y"])
+    if x.ndim != 2 or x.shape[0] == 0 or x.dtype.kind not in "iuf":
+        raise DataError(f"{path}: 'x' must be an (N, d) numeric array, got {x.dtype} {x.shape}")
+    if y.shape != (x.shape[0],) or y.dtype.kind not in "iuf":
+        raise DataError(f"{path}: 'y' must be ({x.shape[0]},) numbers, got {y.dtype} {y.shape}")
+    x, y = x.astype(np.float64), y.astype(np.float64)
+    if not np.isfinite(x).all():
+        raise DataError(f"{path}: 'x' must be finite, got NaN or inf")
+    if not np.isin(y, (-1.0, 1.0)).all():
+        raise DataError(f"{path}: 'y' must take only the values {{-1, +1}}, got {np.unique(y)}")
+    k = None
+    if "num_source_features" in archive:
+        value = np.asarray(archive["num_source_features"])
+        if value.ndim != 0 or value.dtype.kind not in "iu":
+            raise DataError(f"{path}: 'num_source_features' must be one integer, got {value!r}")
+        k = int(value)
+    return x, y, k
 
 
 def _check_rows(name: str, rows: np.ndarray, n: int) -> None:
@@ -356,26 +401,53 @@ def split_from_orders(
     heterogeneous: bool = False,
     scaling: str = "rows",
 ) -> tuple[Split, np.ndarray]:
-    """The :class:`Split` of a named dataset given by row orders (0-based rows of the file).
+    """The :class:`Split` of a named dataset given by row orders (0-based rows of the file):
+    :func:`split_from_arrays` on its features and labels."""
+    _check_orders(source_order, target_orders)
+    x, y = load_dataset(name, data_dir)
+    return split_from_arrays(
+        x, y, source_order, target_orders, heterogeneous=heterogeneous, scaling=scaling
+    )
 
-    The source is the rows ``source_order`` in that order (its first ``d // 2`` features when
-    ``heterogeneous``); the target pool is the distinct rows of ``target_orders`` in increasing
-    order. Returns the split and the target orders as ``(P, T)`` int32 positions in that pool.
-    """
-    source_order = np.asarray(source_order)
-    target_orders = np.atleast_2d(np.asarray(target_orders))
+
+def _check_orders(source_order: Any, target_orders: Any) -> None:
     for key, arr in (("source_order", source_order), ("target_orders", target_orders)):
+        arr = np.asarray(arr)
         if arr.size == 0 or not np.issubdtype(arr.dtype, np.integer):
             raise InputError(f"{key} must be non-empty integers, got dtype {arr.dtype}")
-    x, y = load_dataset(name, data_dir)
+
+
+def split_from_arrays(
+    x: Any,
+    y: Any,
+    source_order: Any,
+    target_orders: Any,
+    *,
+    heterogeneous: bool = False,
+    scaling: str = "rows",
+    num_source_features: int | None = None,
+) -> tuple[Split, np.ndarray]:
+    """The :class:`Split` of features `x` `(N, d)` and labels `y` `(N,)` given by row
+    orders (0-based rows of `x`).
+
+    The features are scaled (`scaling`, as the shipped datasets); the source is the rows
+    `source_order` in that order (its first `num_source_features` features, default
+    `d // 2`, when `heterogeneous`: the source's view; the target sees all `d`); the
+    target pool is the distinct rows of `target_orders` in increasing order. Returns the
+    split and the target orders as `(P, T)` int32 positions in that pool.
+    """
+    _check_orders(source_order, target_orders)
+    source_order = np.asarray(source_order)
+    target_orders = np.atleast_2d(np.asarray(target_orders))
     _check_rows("source_order", source_order, x.shape[0])
     _check_rows("target_orders", target_orders, x.shape[0])
     x = scale(x, scaling)
     pool = np.unique(target_orders)
     orders = np.searchsorted(pool, target_orders).astype(np.int32)
     source_x = _take(x, source_order)
-    k = x.shape[1] // 2 if heterogeneous else x.shape[1]
+    k = x.shape[1]
     if heterogeneous:
+        k = x.shape[1] // 2 if num_source_features is None else num_source_features
         source_x, _ = view_split(source_x, k)
     return Split(source_x, y[source_order], _take(x, pool), y[pool], k), orders
 
@@ -401,6 +473,7 @@ __all__ = [
     "minmax_rows",
     "scale",
     "shipped_orders",
+    "split_from_arrays",
     "split_from_orders",
     "view_split",
 ]

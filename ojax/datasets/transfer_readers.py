@@ -1,12 +1,12 @@
 """The file readers of the transfer datasets (see :mod:`ojax.datasets.transfer`, which
 re-exports them), with clear errors.
 
-Files (see the data README): ``usenet2.mat`` / ``newsgroup4.mat`` (MATLAB ``data``: column 0
-the label, the rest int16 features; ``ID_ALL`` the shipped orders), ``spambase.csv.gz`` (CSV,
-last column ``type`` in {spam, nonspam}), LIBSVM text files, and the KEEL mushroom stand-in
-``mushrooms_keel.csv.gz`` (categorical, one-hot encoded here). Every reader returns ``(features,
-labels)``: features ``(n, d)`` float64 (a scipy CSR matrix for the sparse newsgroup4 and the
-LIBSVM files, else a NumPy array), labels ``(n,)`` float64 in {-1, +1}. Malformed files raise
+Files (see the data README): `usenet2.mat` / `newsgroup4.mat` (MATLAB `data`: column 0
+the label, the rest int16 features; `ID_ALL` the shipped orders), `spambase.csv.gz` (CSV,
+last column `type` in {spam, nonspam}), LIBSVM text files, and the KEEL mushroom stand-in
+`mushrooms_keel.csv.gz` (categorical, one-hot encoded here). Every reader returns `(features,
+labels)`: features `(n, d)` float64 (a scipy CSR matrix for the sparse newsgroup4 and the
+LIBSVM files, else a NumPy array), labels `(n,)` float64 in {-1, +1}. Malformed files raise
 :class:`~ojax.datasets.DataError` naming the file, the line or column and what was expected.
 """
 
@@ -34,7 +34,7 @@ Features = Any  # np.ndarray or scipy.sparse.csr_matrix
 
 @contextlib.contextmanager
 def _open_text(path: Path) -> Iterator[Any]:
-    """The text of ``path`` (gunzipped for ``.gz``); a corrupt or truncated file (a bad gzip
+    """The text of `path` (gunzipped for `.gz`); a corrupt or truncated file (a bad gzip
     stream, a file cut short, bytes that are not UTF-8) is a :class:`DataError` naming it."""
     try:
         handle: Any = (
@@ -70,10 +70,10 @@ def _check_finite(path: Any, x: Features) -> None:
 def load_mat_stream(
     path: str | os.PathLike, *, sparse: bool | None = None
 ) -> tuple[Features, np.ndarray]:
-    """A ``.mat`` concept-drift stream (``data``: label in column 0, then the features).
+    """A `.mat` concept-drift stream (`data`: label in column 0, then the features).
 
-    The int16 matrix is converted to float64 (as CSR when ``sparse`` or when fewer than 10% of
-    the entries are non-zero and ``sparse`` is None: newsgroup4's 1600 x 62061 is 0.15% dense).
+    The int16 matrix is converted to float64 (as CSR when `sparse` or when fewer than 10% of
+    the entries are non-zero and `sparse` is None: newsgroup4's 1600 x 62061 is 0.15% dense).
     A file read once in a process is not read again (the arrays are kept, copied out).
     """
     path = Path(path)
@@ -92,8 +92,8 @@ def _file_key(path: Path) -> tuple[str, int, int]:
 def _read_mat(
     path: str, mtime_ns: int, size: int, sparse: bool | None
 ) -> tuple[Features, np.ndarray]:
-    """``(features, labels)`` of a ``.mat`` stream, kept per file version (newsgroup4's
-    compressed ``data`` takes a second to inflate)."""
+    """`(features, labels)` of a `.mat` stream, kept per file version (newsgroup4's
+    compressed `data` takes a second to inflate)."""
     del mtime_ns, size  # in the cache key only: a changed file is read again
     try:
         mat = scipy.io.loadmat(path, variable_names=["data"])
@@ -118,7 +118,7 @@ def _read_mat(
 
 
 def _sparse_rows(raw: np.ndarray) -> sp.csr_matrix:
-    """``raw`` as float64 CSR, the same matrix as ``sp.csr_matrix(raw, dtype=np.float64)``
+    """`raw` as float64 CSR, the same matrix as `sp.csr_matrix(raw, dtype=np.float64)`
     without its dense float64 copy (MATLAB's column-major array is scanned in its own order)."""
     columns = sp.csr_matrix(raw.T)  # raw.T is row-major when raw is column-major: a fast scan
     out = columns.T.tocsr().astype(np.float64)
@@ -127,7 +127,7 @@ def _sparse_rows(raw: np.ndarray) -> sp.csr_matrix:
 
 
 def load_spambase(path: str | os.PathLike) -> tuple[np.ndarray, np.ndarray]:
-    """UCI Spambase CSV: 57 numeric columns then ``type`` (spam -> +1, nonspam -> -1). A file
+    """UCI Spambase CSV: 57 numeric columns then `type` (spam -> +1, nonspam -> -1). A file
     read once in a process is not parsed again (the arrays are kept, copied out)."""
     path = Path(path)
     if not path.is_file():
@@ -171,9 +171,9 @@ def _read_spambase(path_name: str, mtime_ns: int, size: int) -> tuple[np.ndarray
 def load_libsvm(
     path: str | os.PathLike, num_features: int | None = None
 ) -> tuple[sp.csr_matrix, np.ndarray]:
-    """A LIBSVM text file (``label index:value ...``, 1-based indices) as CSR and +-1 labels.
+    """A LIBSVM text file (`label index:value ...`, 1-based indices) as CSR and +-1 labels.
 
-    Labels ``+1`` / ``1`` / ``-1`` are accepted (and ``0`` / ``2`` of two-class files are NOT:
+    Labels `+1` / `1` / `-1` are accepted (and `0` / `2` of two-class files are NOT:
     they raise, so a multi-class file is not silently read as binary).
 
     Args:
@@ -239,7 +239,7 @@ def load_mushrooms_keel(path: str | os.PathLike) -> tuple[np.ndarray, np.ndarray
     """The KEEL mushroom file (22 categorical columns and the class e/p), one-hot encoded.
 
     Each column's categories are sorted and become 0/1 features, column after column (the
-    LIBSVM ``mushrooms`` encoding); class ``e`` (edible) -> +1, ``p`` -> -1.
+    LIBSVM `mushrooms` encoding); class `e` (edible) -> +1, `p` -> -1.
     """
     path = Path(path)
     if not path.is_file():

@@ -1,7 +1,7 @@
 """Synthetic environments and data streams (seeded, jittable).
 
-:data:`STREAMS` names the stream makers ``(key, num_steps, dim) -> data`` that the learner
-registry's entries are meant for (``LearnerEntry.stream``): the learners name their data and
+:data:`STREAMS` names the stream makers `(key, num_steps, dim) -> data` that the learner
+registry's entries are meant for (`LearnerEntry.stream`): the learners name their data and
 never import it (the data layer sits above the learners).
 """
 

@@ -1,17 +1,17 @@
 """Environments (:class:`ojax.core.Environment`) for :func:`ojax.run_env`: fixed data, adaptive
 adversaries that answer the play, and K-armed bandits.
 
-* :func:`fixed`: the data ``z_t`` fixed in advance (params: ``zs`` of shape ``(T, d)``), the
-  environment that ignores the play (``run_env`` on it is ``run_oco``, bit for bit), and
-  :func:`examples`, its predictor form (``ojax.run``);
-* :func:`answer`: an adaptive adversary ``z_t = adversary(w_t)`` of the played point, with the
+* :func:`fixed`: the data `z_t` fixed in advance (params: `zs` of shape `(T, d)`), the
+  environment that ignores the play (`run_env` on it is `run_oco`, bit for bit), and
+  :func:`examples`, its predictor form (`ojax.run`);
+* :func:`answer`: an adaptive adversary `z_t = adversary(w_t)` of the played point, with the
   notes' adversaries :func:`toward` (OGD), :func:`heaviest` (Hedge) and :func:`sign` (the box);
 * :func:`opposite`: nature answering the opposite of a binary prediction over fixed advice
   (example 1 of the notes);
-* :func:`bernoulli_arms`: a stochastic K-armed bandit, losses ``z_{t,i} ~ Bernoulli(mu_i)``
+* :func:`bernoulli_arms`: a stochastic K-armed bandit, losses `z_{t,i} ~ Bernoulli(mu_i)`
   drawn independently every round;
 * :func:`switching_arms`: an adversarial (oblivious, non-stochastic) K-armed bandit whose good
-  arm changes at step ``switch``.
+  arm changes at step `switch`.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def _counter(key: Array, params: object) -> Array:
 
 @learner_factory
 def fixed() -> Environment:
-    """The data ``zs[t]`` at step ``t`` whatever the play (params: ``zs``, ``(T, ...)``)."""
+    """The data `zs[t]` at step `t` whatever the play (params: `zs`, `(T, ...)`)."""
 
     def step(t: Array, zs: Array, play: Array, key: Array) -> tuple[Array, Array]:
         return t + 1, zs[t]
@@ -47,8 +47,8 @@ def _row(t: Array, params: tuple) -> Array:
 
 @learner_factory
 def examples() -> Environment:
-    """The examples ``(xs[t], ys[t])`` of a predictor's stream whatever it predicts (params:
-    ``(xs, ys)``; ``run_env`` on it is ``ojax.run``)."""
+    """The examples `(xs[t], ys[t])` of a predictor's stream whatever it predicts (params:
+    `(xs, ys)`; `run_env` on it is `ojax.run`)."""
 
     def step(t: Array, params: tuple, y_hat: Array, key: Array) -> tuple[Array, Array]:
         return t + 1, params[1][t]
@@ -58,8 +58,8 @@ def examples() -> Environment:
 
 @learner_factory
 def answer(adversary: Callable[[Array], Array]) -> Environment:
-    """An adaptive adversary of the played point: ``z_t = adversary(w_t)`` (no params, no
-    state; linear losses ``<w, z_t>`` under ``ojax.losses.linear_objective``)."""
+    """An adaptive adversary of the played point: `z_t = adversary(w_t)` (no params, no
+    state; linear losses `<w, z_t>` under `ojax.losses.linear_objective`)."""
 
     def init(key: Array, params: None) -> None:
         return None
@@ -71,7 +71,7 @@ def answer(adversary: Callable[[Array], Array]) -> Environment:
 
 
 def toward(w: Array) -> Array:
-    """The adaptive adversary of OGD: the unit loss along the played point (``e_1`` at 0)."""
+    """The adaptive adversary of OGD: the unit loss along the played point (`e_1` at 0)."""
     norm = jnp.linalg.norm(w)
     first = jnp.zeros_like(w).at[0].set(1.0)
     return jnp.where(norm > 0, w / jnp.where(norm > 0, norm, 1.0), first)
@@ -84,7 +84,7 @@ def heaviest(w: Array) -> Array:
 
 
 def sign(w: Array) -> Array:
-    """The worst linear loss of the box: ``sign(w)`` with ties to +1."""
+    """The worst linear loss of the box: `sign(w)` with ties to +1."""
     return jnp.where(w >= 0, 1.0, -1.0).astype(w.dtype)
 
 
@@ -94,8 +94,8 @@ def _advice(state: None, advice: Array) -> Array:
 
 @learner_factory
 def opposite() -> Environment:
-    """Nature answers ``1 - y_hat`` to a binary prediction; the context is the fixed advice of
-    the experts (params: ``advice``, e.g. ``[0, 1]``: H = {always 0, always 1})."""
+    """Nature answers `1 - y_hat` to a binary prediction; the context is the fixed advice of
+    the experts (params: `advice`, e.g. `[0, 1]`: H = {always 0, always 1})."""
 
     def init(key: Array, advice: Array) -> None:
         return None
@@ -107,13 +107,19 @@ def opposite() -> Environment:
 
 
 class BernoulliArms(NamedTuple):
+    """BernoulliArms: a record of the fields below.
+
+    Attributes:
+      means: mu_i in [0, 1], shape (K,): the mean loss of each arm
+    """
+
     means: Array  # mu_i in [0, 1], shape (K,): the mean loss of each arm
 
 
 @learner_factory
 def bernoulli_arms() -> Environment:
-    """A stochastic K-armed bandit: every round, ``z_{t,i} ~ Bernoulli(mu_i)`` independently
-    (the learner, under bandit feedback, sees only ``z_{t, I_t}``)."""
+    """A stochastic K-armed bandit: every round, `z_{t,i} ~ Bernoulli(mu_i)` independently
+    (the learner, under bandit feedback, sees only `z_{t, I_t}`)."""
 
     def step(t: Array, params: BernoulliArms, play: Array, key: Array) -> tuple[Array, Array]:
         means = params.means
@@ -126,14 +132,21 @@ def bernoulli_arms() -> Environment:
 
 
 class SwitchingArms(NamedTuple):
+    """SwitchingArms: a record of the fields below.
+
+    Attributes:
+      switch: the step (0-based, int) at which the good arm changes from 0 to 1
+      gap: in (0, 0.5]: the good arm's loss is 0.5 - gap, the others' 0.5 + gap
+    """
+
     switch: Array  # the step (0-based, int) at which the good arm changes from 0 to 1
     gap: Array  # in (0, 0.5]: the good arm's loss is 0.5 - gap, the others' 0.5 + gap
 
 
 @learner_factory
 def switching_arms(num_arms: int) -> Environment:
-    """An oblivious adversarial K-armed bandit: arm 0 is the good one (loss ``0.5 - gap``, the
-    others ``0.5 + gap``) before step ``switch``, arm 1 from it on. With ``switch < T / 2``
+    """An oblivious adversarial K-armed bandit: arm 0 is the good one (loss `0.5 - gap`, the
+    others `0.5 + gap`) before step `switch`, arm 1 from it on. With `switch < T / 2`
     arm 1 is the best in hindsight, and a learner that settled on arm 0 pays for it."""
 
     def step(t: Array, params: SwitchingArms, play: Array, key: Array) -> tuple[Array, Array]:

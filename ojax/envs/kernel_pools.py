@@ -2,7 +2,7 @@
 
 Each stream is a pool of :data:`ojax.transfer.registry.POOL_SIZE` examples (Gram rows of a
 Gaussian kernel, one or two views, a frozen "source" classifier's outputs as offsets where the
-method carries one) and an order of pool rows: ``(pool_xs, pool_ys, None, order)``, what
+method carries one) and an order of pool rows: `(pool_xs, pool_ys, None, order)`, what
 :func:`ojax.run_entry` gives :func:`ojax.run`.
 """
 
@@ -30,7 +30,7 @@ def _data(key: Array, dim: int) -> tuple[Array, Array, Array]:
 
 
 def _order(key: Array, num_steps: int) -> Array:
-    """``num_steps`` pool rows: permutations of the pool, one after the other."""
+    """`num_steps` pool rows: permutations of the pool, one after the other."""
     rounds = -(-num_steps // POOL_SIZE)
     keys = jax.random.split(key, rounds)
     perms = jax.vmap(lambda k: jax.random.permutation(k, POOL_SIZE))(keys)
@@ -68,8 +68,8 @@ def kernel_pool_source_stream(key: Array, num_steps: int, dim: int) -> tuple:
 
 
 def kernel_two_views_stream(key: Array, num_steps: int, dim: int) -> tuple:
-    """Two views (the first ``dim // 2`` features, at least one, are the source's view; the
-    others the second; ``dim >= 2``), offsets zero (COTL0)."""
+    """Two views (the first `dim // 2` features, at least one, are the source's view; the
+    others the second; `dim >= 2`), offsets zero (COTL0)."""
     return _two_views(key, num_steps, dim, False)
 
 

@@ -1,15 +1,15 @@
 """The synthetic low-variance task environment of Denevi et al. (2020), seeded and jittable.
 
-Per task ``t``::
+Per task `t`::
 
     X: n rows drawn N(0, I_d), each scaled to unit norm (uniform on the sphere)
     w_t = task_mean * 1 + task_spread * N(0, I_d)
     clean = X w_t;   e ~ N(0, I_n);   s = sqrt(var(clean) / var(e))  (ddof 0, over the n points)
     y = clean + s e                   (the empirical signal-to-noise ratio is exactly 1)
 
-and the ``n`` points are split at random into ``num_train`` online points (in the order of the
-random split) and ``n - num_train`` held-out points. Task ``t`` draws from
-``jax.random.fold_in(key, t)``, so validation and test tasks (indices after the training tasks)
+and the `n` points are split at random into `num_train` online points (in the order of the
+random split) and `n - num_train` held-out points. Task `t` draws from
+`jax.random.fold_in(key, t)`, so validation and test tasks (indices after the training tasks)
 are generated after them and never overlap.
 
 References:
@@ -31,12 +31,19 @@ from ojax.validation import InputError, check_finite, check_int, check_nonnegati
 
 
 class LowVarianceParams(NamedTuple):
+    """The hyperparameters of LowVariance: a pytree of arrays passed at call time.
+
+    Attributes:
+      task_mean: every coordinate of the mean task vector (4 in the paper), shape ()
+      task_spread: std of the task vectors around their mean (1 in the paper), shape ()
+    """
+
     task_mean: Array  # every coordinate of the mean task vector (4 in the paper), shape ()
     task_spread: Array  # std of the task vectors around their mean (1 in the paper), shape ()
 
 
 def default_low_variance_params(dtype=jnp.float32) -> LowVarianceParams:
-    """The paper's environment: ``w_t = 4 * 1 + N(0, I)``."""
+    """The paper's environment: `w_t = 4 * 1 + N(0, I)`."""
     return LowVarianceParams(jnp.asarray(4.0, dtype), jnp.asarray(1.0, dtype))
 
 
@@ -98,7 +105,7 @@ def low_variance_tasks(
     first_task: int = 0,
     dtype=jnp.float32,
 ) -> tuple[TaskBlock, Array]:
-    """Tasks ``first_task .. first_task + num_tasks - 1`` of the low-variance environment.
+    """Tasks `first_task .. first_task + num_tasks - 1` of the low-variance environment.
 
     Args:
       key: a PRNG key (the environment's seed).
@@ -112,8 +119,8 @@ def low_variance_tasks(
       dtype: float dtype.
 
     Returns:
-      ``(tasks, task_vectors)``: a :class:`~ojax.meta.TaskBlock` (all masks True) and the true
-      ``(T, d)`` task vectors.
+      `(tasks, task_vectors)`: a :class:`~ojax.meta.TaskBlock` (all masks True) and the true
+      `(T, d)` task vectors.
 
     Examples:
       >>> import jax, jax.numpy as jnp
@@ -158,7 +165,7 @@ def synthetic_split(
 ) -> SyntheticSplit:
     """Training tasks, then validation tasks, then test tasks of one seed (traceable).
 
-    All tasks come from one call (task indices ``0 .. T + V + T' - 1``), then are sliced: one
+    All tasks come from one call (task indices `0 .. T + V + T' - 1`), then are sliced: one
     batch of random draws compiles much faster than three.
     """
     total = num_tasks + num_validation + num_test
@@ -172,10 +179,10 @@ def synthetic_split(
 
 
 def task_block_stream(key: Array, num_steps: int, dim: int) -> tuple[Array, Array, Array]:
-    """Small ragged task blocks ``(xs, ys, mask)`` of the low-variance environment (the
-    registry's ``make_stream`` for multi-task learners).
+    """Small ragged task blocks `(xs, ys, mask)` of the low-variance environment (the
+    registry's `make_stream` for multi-task learners).
 
-    About ``num_steps`` online points in ``T = max(2, num_steps // 8)`` tasks of up to 8 slots,
+    About `num_steps` online points in `T = max(2, num_steps // 8)` tasks of up to 8 slots,
     each task with a random number (1 to 8) of real points first and padding after them.
 
     Examples:

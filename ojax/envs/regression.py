@@ -1,13 +1,13 @@
 """Least-squares regression problems and streams: Gaussian inputs with a chosen covariance.
 
-A problem fixes the covariance ``Sigma = R diag(eigenvalues) R^T`` (``R`` a random rotation, or
-the identity), the target ``w*`` and the noise level; examples are
+A problem fixes the covariance `Sigma = R diag(eigenvalues) R^T` (`R` a random rotation, or
+the identity), the target `w*` and the noise level; examples are
 
     x = R (sqrt(eigenvalues) * z),   z ~ N(0, I),   y = <w*, x> + noise_std * e,   e ~ N(0, 1)
 
-so ``E[x x^T] = Sigma``, ``E[x y] = Sigma w*`` and the excess risk of ``w`` is the quadratic form
-``Delta(w) = ||Sigma^{1/2} (w - w*)||^2``. Sampling is seeded and jittable (``num_samples`` is
-static); :func:`sample_block` draws block ``b`` of a stream from ``fold_in(key, b)``, so a long
+so `E[x x^T] = Sigma`, `E[x y] = Sigma w*` and the excess risk of `w` is the quadratic form
+`Delta(w) = ||Sigma^{1/2} (w - w*)||^2`. Sampling is seeded and jittable (`num_samples` is
+static); :func:`sample_block` draws block `b` of a stream from `fold_in(key, b)`, so a long
 stream can be generated inside a scan without ever being stored.
 """
 
@@ -53,16 +53,16 @@ def make_problem(
     rotate: bool = True,
     dtype: jnp.dtype | None = None,
 ) -> RegressionProblem:
-    """A problem with covariance eigenvalues ``eigenvalues`` under a random rotation.
+    """A problem with covariance eigenvalues `eigenvalues` under a random rotation.
 
     Args:
-      key: PRNG key (rotation and, when ``w_star`` is None, the direction of ``w*``).
-      eigenvalues: ``(d,)`` positive eigenvalues of ``Sigma``.
+      key: PRNG key (rotation and, when `w_star` is None, the direction of `w*`).
+      eigenvalues: `(d,)` positive eigenvalues of `Sigma`.
       noise_std: label noise standard deviation (>= 0).
-      w_star: optional ``(d,)`` target; default a random direction of norm ``w_star_norm``.
+      w_star: optional `(d,)` target; default a random direction of norm `w_star_norm`.
       w_star_norm: norm of the random target.
-      rotate: False keeps ``Sigma`` diagonal (cheaper sampling for very large ``d``).
-      dtype: float dtype (default: float32, or float64 under ``jax_enable_x64``).
+      rotate: False keeps `Sigma` diagonal (cheaper sampling for very large `d`).
+      dtype: float dtype (default: float32, or float64 under `jax_enable_x64`).
 
     Returns:
       A :class:`RegressionProblem`.
@@ -107,7 +107,7 @@ def ill_conditioned_problem(
     noise_std: float = 1.0,
     dtype: jnp.dtype | None = None,
 ) -> RegressionProblem:
-    """The spec's ill-conditioned problem: eigenvalues ``1, .5, .2, .05, .01`` rotated."""
+    """The spec's ill-conditioned problem: eigenvalues `1, .5, .2, .05, .01` rotated."""
     return make_problem(key, eigenvalues, noise_std=noise_std, dtype=dtype)
 
 
@@ -121,7 +121,7 @@ def well_conditioned_problem(
     rotate: bool = True,
     dtype: jnp.dtype | None = None,
 ) -> RegressionProblem:
-    """A well-conditioned problem: ``dim`` eigenvalues evenly spaced in ``[low, high]``."""
+    """A well-conditioned problem: `dim` eigenvalues evenly spaced in `[low, high]`."""
     dim = check_int("dim", dim, 1)
     check_positive("low", low)
     check_range("high", high, low, None)
@@ -130,18 +130,18 @@ def well_conditioned_problem(
 
 
 def covariance(problem: RegressionProblem) -> Array:
-    """``Sigma = R diag(eigenvalues) R^T``, shape ``(d, d)``."""
+    """`Sigma = R diag(eigenvalues) R^T`, shape `(d, d)`."""
     r = problem.rotation
     return (r * problem.eigenvalues[None, :]) @ r.T
 
 
 def cross_moment(problem: RegressionProblem) -> Array:
-    """``E[x y] = Sigma w*``, shape ``(d,)``."""
+    """`E[x y] = Sigma w*`, shape `(d,)`."""
     return covariance(problem) @ problem.w_star
 
 
 def excess_risk(w: Array, problem: RegressionProblem) -> Array:
-    """``Delta(w) = ||Sigma^{1/2} (w - w*)||^2`` over the last axis of ``w`` (any batch)."""
+    """`Delta(w) = ||Sigma^{1/2} (w - w*)||^2` over the last axis of `w` (any batch)."""
     w = jnp.asarray(w)
     target = problem.w_star.reshape((1,) * (w.ndim - 1) + (-1,))
     coords = (w - target) @ problem.rotation  # coordinates in the eigenbasis
@@ -151,7 +151,7 @@ def excess_risk(w: Array, problem: RegressionProblem) -> Array:
 
 @functools.partial(jax.jit, static_argnames=("num_samples",))
 def sample(key: Array, problem: RegressionProblem, num_samples: int) -> tuple[Array, Array]:
-    """Draws ``num_samples`` i.i.d. examples: ``xs (n, d)``, ``ys (n,)``.
+    """Draws `num_samples` i.i.d. examples: `xs (n, d)`, `ys (n,)`.
 
     Examples:
       >>> import jax
@@ -174,16 +174,16 @@ def sample(key: Array, problem: RegressionProblem, num_samples: int) -> tuple[Ar
 def sample_block(
     key: Array, problem: RegressionProblem, block_index: Array, block_size: int
 ) -> tuple[Array, Array]:
-    """Block ``block_index`` of an endless stream: ``sample(fold_in(key, block_index), ...)``.
+    """Block `block_index` of an endless stream: `sample(fold_in(key, block_index), ...)`.
 
-    Jittable with a traced ``block_index`` (``block_size`` static), for streams generated inside
+    Jittable with a traced `block_index` (`block_size` static), for streams generated inside
     a scan and never stored.
     """
     return sample(jax.random.fold_in(key, block_index), problem, block_size)
 
 
 def regression_stream(key: Array, num_steps: int, dim: int) -> tuple[Array, Array]:
-    """A well-conditioned least-squares stream (the registry's ``make_stream``)."""
+    """A well-conditioned least-squares stream (the registry's `make_stream`)."""
     k_p, k_s = jax.random.split(key)
     return sample(k_s, well_conditioned_problem(k_p, dim), num_steps)
 

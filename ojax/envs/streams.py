@@ -1,12 +1,12 @@
-"""Simple seeded, jittable streams: ``(key, num_steps, dim) -> (xs, ys)``.
+"""Simple seeded, jittable streams: `(key, num_steps, dim) -> (xs, ys)`.
 
-Used by the learner registry (by name, in :data:`ojax.envs.STREAMS`: tests, ``ojax sweep``)
+Used by the learner registry (by name, in :data:`ojax.envs.STREAMS`: tests, `ojax sweep`)
 and the quickstart. Their Gaussian and
 uniform draws come from :func:`standard_normal` and :func:`uniform`: the distributions of
-``jax.random.normal`` / ``jax.random.uniform`` (other values), about five times cheaper on a
+`jax.random.normal` / `jax.random.uniform` (other values), about five times cheaper on a
 CPU: Philox4x32-10 words (four 32-bit words per ten rounds of multiplications, where threefry's
 partitionable bits take twenty rounds per word) and a Box-Muller transform whose sine and
-cosine are short polynomials (``jnp.sin`` / ``jnp.cos`` are slow on XLA's CPU backend). 1000
+cosine are short polynomials (`jnp.sin` / `jnp.cos` are slow on XLA's CPU backend). 1000
 linear-regression streams of 10^4 steps (d = 10) are drawn in about 0.85 s instead of 4.2 s
 on 2 CPU cores, and compile in a fraction of the time.
 """
@@ -34,8 +34,8 @@ _MAX_BLOCKS = 2**32  # one 32-bit counter word
 
 
 def _mulhi(a: Array, m: np.uint32) -> Array:
-    """The high 32 bits of the 64-bit product ``a * m`` (uint32), from 16-bit halves in uint32
-    arithmetic: ``lax.mulhi`` does not survive the SPMD partitioner of a sharded CPU program."""
+    """The high 32 bits of the 64-bit product `a * m` (uint32), from 16-bit halves in uint32
+    arithmetic: `lax.mulhi` does not survive the SPMD partitioner of a sharded CPU program."""
     m_lo, m_hi = np.uint32(int(m) & 0xFFFF), np.uint32(int(m) >> 16)
     a_lo, a_hi = a & np.uint32(0xFFFF), a >> np.uint32(16)
     lo_lo, hi_lo, lo_hi = a_lo * m_lo, a_hi * m_lo, a_lo * m_hi
@@ -44,8 +44,8 @@ def _mulhi(a: Array, m: np.uint32) -> Array:
 
 
 def _philox(key: tuple[Array, Array], counter: tuple[Array, ...]) -> tuple[Array, ...]:
-    """Philox4x32-10 of the 128-bit ``counter`` (four uint32 arrays of one shape) under the
-    64-bit ``key`` (two uint32 scalars): four uint32 arrays."""
+    """Philox4x32-10 of the 128-bit `counter` (four uint32 arrays of one shape) under the
+    64-bit `key` (two uint32 scalars): four uint32 arrays."""
     k0, k1 = key
     c0, c1, c2, c3 = counter
     for r in range(_ROUNDS):
@@ -58,9 +58,9 @@ def _philox(key: tuple[Array, Array], counter: tuple[Array, ...]) -> tuple[Array
 
 
 def _blocks(key: Array, num_blocks: int, first: Array | None = None) -> tuple[Array, ...]:
-    """``4 * num_blocks`` independent uniform 32-bit words (four arrays of ``num_blocks``),
-    keyed by two words drawn from ``key`` (a key of any implementation); the counters are
-    ``first, first + 1, ...`` (``first`` a uint32, default 0)."""
+    """`4 * num_blocks` independent uniform 32-bit words (four arrays of `num_blocks`),
+    keyed by two words drawn from `key` (a key of any implementation); the counters are
+    `first, first + 1, ...` (`first` a uint32, default 0)."""
     if num_blocks > _MAX_BLOCKS:
         raise InputError(f"size: at most {4 * _MAX_BLOCKS} draws per call, got {4 * num_blocks}")
     words = jax.random.bits(key, (2,), jnp.uint32)
@@ -79,7 +79,7 @@ def _float_dtype(dtype) -> np.dtype:
 
 
 def _unit(words: tuple[Array, ...], dtype: np.dtype, open_low: bool) -> Array:
-    """A uniform float in ``[0, 1)`` (``(0, 1]`` when ``open_low``) on the float's mantissa:
+    """A uniform float in `[0, 1)` (`(0, 1]` when `open_low`) on the float's mantissa:
     24 bits of one word for float32, 53 bits of two words for float64."""
     if dtype == np.float32:
         bits = (words[0] >> 8).astype(dtype)
@@ -91,10 +91,10 @@ def _unit(words: tuple[Array, ...], dtype: np.dtype, open_low: bool) -> Array:
 
 
 def _turn(word: Array) -> tuple[Array, Array]:
-    """``(cos, sin)`` of an angle uniform on the circle (on a grid of ``2^24`` angles) from a
-    32-bit word: its top 2 bits pick a quarter turn, its next 22 an angle ``psi`` in
-    ``[-pi/4, pi/4)`` whose sine and cosine are Taylor polynomials (float32-exact there; cheaper
-    on a CPU than ``jnp.cos`` / ``jnp.sin``)."""
+    """`(cos, sin)` of an angle uniform on the circle (on a grid of `2^24` angles) from a
+    32-bit word: its top 2 bits pick a quarter turn, its next 22 an angle `psi` in
+    `[-pi/4, pi/4)` whose sine and cosine are Taylor polynomials (float32-exact there; cheaper
+    on a CPU than `jnp.cos` / `jnp.sin`)."""
     quarter = word >> 30
     psi = (((word >> 8) & np.uint32(0x3FFFFF)).astype(jnp.float32) * 2.0**-22 - 0.5) * (math.pi / 2)
     p2 = psi * psi
@@ -106,8 +106,8 @@ def _turn(word: Array) -> tuple[Array, Array]:
 
 
 def _box_muller(first: tuple[Array, ...], second: tuple[Array, ...], dtype) -> tuple[Array, Array]:
-    """Two independent standard normals (Box and Muller 1958): the radius from ``first``'s
-    uniform in ``(0, 1]``, the angle from ``second``'s words."""
+    """Two independent standard normals (Box and Muller 1958): the radius from `first`'s
+    uniform in `(0, 1]`, the angle from `second`'s words."""
     radius = jnp.sqrt(-2.0 * jnp.log(_unit(first, dtype, open_low=True)))
     if dtype == np.float32:
         cos, sin = _turn(second[0])
@@ -123,16 +123,16 @@ def _per_block(dtype: np.dtype) -> int:
 
 @functools.partial(jax.jit, static_argnums=(1, 2, 3))
 def _draws(key: Array, size: int, dtype: np.dtype, normal: bool) -> Array:
-    """``size`` i.i.d. standard normals (or uniforms in ``[0, 1)``) as a flat array."""
+    """`size` i.i.d. standard normals (or uniforms in `[0, 1)`) as a flat array."""
     blocks = _blocks(key, -(-size // _per_block(dtype)))
     return _transform(blocks, dtype, normal)[:size]
 
 
 @functools.partial(jax.jit, static_argnums=(2, 3, 4))
 def _draws_from(key: Array, first: Array, size: int, dtype: np.dtype, normal: bool) -> Array:
-    """Draws ``first .. first + size`` (``first`` a traced uint32) of the flat sequence
-    :func:`_draws` gives under ``key``, bit for bit: draw ``i`` comes from counter
-    ``i // per_block`` alone."""
+    """Draws `first .. first + size` (`first` a traced uint32) of the flat sequence
+    :func:`_draws` gives under `key`, bit for bit: draw `i` comes from counter
+    `i // per_block` alone."""
     per_block = _per_block(dtype)
     first = jnp.asarray(first, jnp.uint32)
     blocks = _blocks(key, size // per_block + 2, first // np.uint32(per_block))
@@ -141,7 +141,7 @@ def _draws_from(key: Array, first: Array, size: int, dtype: np.dtype, normal: bo
 
 
 def _transform(blocks: tuple[Array, ...], dtype: np.dtype, normal: bool) -> Array:
-    """The words of ``blocks`` as draws, counter-major (``per_block`` draws per counter)."""
+    """The words of `blocks` as draws, counter-major (`per_block` draws per counter)."""
     per_block = _per_block(dtype)
     pairs = [blocks[i : i + 4 // per_block] for i in range(0, 4, 4 // per_block)]
     outs: list[Array] = []
@@ -154,7 +154,7 @@ def _transform(blocks: tuple[Array, ...], dtype: np.dtype, normal: bool) -> Arra
 
 
 def standard_normal(key: Array, shape: tuple[int, ...], dtype=None) -> Array:
-    """I.i.d. standard normals: the distribution of ``jax.random.normal(key, shape, dtype)``
+    """I.i.d. standard normals: the distribution of `jax.random.normal(key, shape, dtype)`
     (other values), drawn with Philox4x32-10 words and the Box-Muller transform.
 
     Args:
@@ -175,8 +175,8 @@ def standard_normal(key: Array, shape: tuple[int, ...], dtype=None) -> Array:
 
 
 def uniform(key: Array, shape: tuple[int, ...], dtype=None) -> Array:
-    """I.i.d. uniforms in ``[0, 1)``: the distribution of ``jax.random.uniform(key, shape,
-    dtype)`` (other values), on the same Philox4x32-10 words as :func:`standard_normal`."""
+    """I.i.d. uniforms in `[0, 1)`: the distribution of `jax.random.uniform(key, shape,
+    dtype)` (other values), on the same Philox4x32-10 words as :func:`standard_normal`."""
     dtype = _float_dtype(dtype)
     shape = tuple(check_int("shape", n, low=0) for n in shape)
     return _draws(key, math.prod(shape), dtype, normal=False).reshape(shape)
@@ -187,7 +187,7 @@ def _sizes(num_steps: int, dim: int) -> tuple[int, int]:
 
 
 def unit_ball_stream(key: Array, num_steps: int, dim: int) -> tuple[Array, Array]:
-    """Loss data ``z_t`` uniform in direction with norms uniform in [0, 1]."""
+    """Loss data `z_t` uniform in direction with norms uniform in [0, 1]."""
     num_steps, dim = _sizes(num_steps, dim)
     k1, k2 = jax.random.split(key)
     z = standard_normal(k1, (num_steps, dim))
@@ -196,8 +196,8 @@ def unit_ball_stream(key: Array, num_steps: int, dim: int) -> tuple[Array, Array
 
 
 def expert_losses_stream(key: Array, num_steps: int, dim: int) -> tuple[Array, Array]:
-    """Losses in {0, 1} of ``dim`` experts, each a Bernoulli of its own mean (uniform in [0, 1],
-    drawn from ``key``)."""
+    """Losses in {0, 1} of `dim` experts, each a Bernoulli of its own mean (uniform in [0, 1],
+    drawn from `key`)."""
     num_steps, dim = _sizes(num_steps, dim)
     k1, k2 = jax.random.split(key)
     means = uniform(k1, (dim,), jnp.float32)
@@ -206,7 +206,7 @@ def expert_losses_stream(key: Array, num_steps: int, dim: int) -> tuple[Array, A
 
 
 def realizable_advice_stream(key: Array, num_steps: int, dim: int) -> tuple[Array, Array]:
-    """Binary advice of ``dim`` experts, fair coins; the labels are those of expert 0
+    """Binary advice of `dim` experts, fair coins; the labels are those of expert 0
     (realizable)."""
     num_steps, dim = _sizes(num_steps, dim)
     advice = (uniform(key, (num_steps, dim), jnp.float32) < 0.5).astype(jnp.int32)
@@ -214,10 +214,10 @@ def realizable_advice_stream(key: Array, num_steps: int, dim: int) -> tuple[Arra
 
 
 def linear_regression_stream(key: Array, num_steps: int, dim: int) -> tuple[Array, Array]:
-    """``y = <w*, x> + noise`` with ``x ~ N(0, I / dim)``, ``w* ~ N(0, I)``, ``noise ~ N(0,
-    0.01)``, i.i.d. over the steps; ``w*`` is drawn from ``key``, fixed for the stream.
+    """`y = <w*, x> + noise` with `x ~ N(0, I / dim)`, `w* ~ N(0, I)`, `noise ~ N(0,
+    0.01)`, i.i.d. over the steps; `w*` is drawn from `key`, fixed for the stream.
 
-    One :func:`standard_normal` draw of ``(num_steps, dim + 1)`` gives each step's ``x`` and
+    One :func:`standard_normal` draw of `(num_steps, dim + 1)` gives each step's `x` and
     noise together.
     """
     return _linear_regression(key, *_sizes(num_steps, dim))
@@ -237,12 +237,12 @@ def classification_stream(key: Array, num_steps: int, dim: int) -> tuple[Array, 
 def linear_regression_rows(
     key: Array, start: ArrayLike, size: int, dim: int
 ) -> tuple[Array, Array]:
-    """Rows ``start .. start + size`` of :func:`linear_regression_stream` ``(key, n, dim)``
-    (any ``n >= start + size``), drawn alone: the same ``w*`` and the same Philox counters, so
-    ``xs`` is bit for bit the slice of the whole stream and ``ys`` equal up to the rounding of
-    the product ``xs @ w*`` (see ``tests/test_streaming.py``). ``start`` may be traced (the
-    block index of a scan, :func:`ojax.streaming.run_drawn`); ``(start + size) (dim + 1)`` must
-    stay below ``2^32``.
+    """Rows `start .. start + size` of :func:`linear_regression_stream` `(key, n, dim)`
+    (any `n >= start + size`), drawn alone: the same `w*` and the same Philox counters, so
+    `xs` is bit for bit the slice of the whole stream and `ys` equal up to the rounding of
+    the product `xs @ w*` (see `tests/test_streaming.py`). `start` may be traced (the
+    block index of a scan, :func:`ojax.streaming.run_drawn`); `(start + size) (dim + 1)` must
+    stay below `2^32`.
 
     Examples:
       >>> import jax

@@ -1,9 +1,9 @@
-"""The experiments of ``ojax run``: one module per paper, each ``config -> result``.
+"""The experiments of `ojax run`: one module per paper, each `config -> result`.
 
 :data:`EXPERIMENTS` is the one registry: name -> :class:`ExperimentSpec` (its summary, run
 function, config class whose :func:`option` fields are its flags, seeds, data files, figures,
 theory checks and reproduction page). An experiment module defines its specs; this module lists
-them (:data:`SPECS`, in the order of ``ojax list``). See ``docs/guides/add-an-experiment.md``.
+them (:data:`SPECS`, in the order of `ojax list`). See `docs/guides/add-an-experiment.md`.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ EXPERIMENTS: dict[str, ExperimentSpec] = {spec.name: spec for spec in SPECS}
 
 
 def register_experiment(spec: ExperimentSpec) -> None:
-    """Adds an experiment (e.g. one's own, outside ojax) to :data:`EXPERIMENTS`: ``ojax run``
+    """Adds an experiment (e.g. one's own, outside ojax) to :data:`EXPERIMENTS`: `ojax run`
     then runs it, with the flags of its config class."""
     EXPERIMENTS[spec.name] = spec
 

@@ -1,10 +1,10 @@
 """The examples of the online learning notes, each against its regret bound.
 
-One dataset per example (INTERFACE.md): ``experts-adversarial`` (1), ``experts-realizable`` (2),
-``ftl-quadratic`` (3), ``ftl-linear`` (4), ``ftrl-linear`` (5), ``ogd`` (6), ``hedge`` (7),
-``parameter-free`` (8). Each records, per method, the regret at a grid of horizons T and the bound
+One dataset per example (docs/cli.md): `experts-adversarial` (1), `experts-realizable` (2),
+`ftl-quadratic` (3), `ftl-linear` (4), `ftrl-linear` (5), `ogd` (6), `hedge` (7),
+`parameter-free` (8). Each records, per method, the regret at a grid of horizons T and the bound
 at those horizons, as curves over seeds. Learners whose tuning depends on the horizon (FTRL, OGD,
-Hedge) run once per horizon with that horizon's tuned value: the horizons are one ``vmap`` axis
+Hedge) run once per horizon with that horizon's tuned value: the horizons are one `vmap` axis
 over the hyperparameters, and the seeds another.
 """
 
@@ -38,30 +38,30 @@ NUM_CLASS = 64  # |H| in the realizable example
 
 
 def vmap_seeds(fn: Callable[[Array], Any], key: Array, num_seeds: int, name: str) -> Any:
-    """``fn`` over ``num_seeds`` keys split from ``key``, in one vmap (``run_basics`` passes the
+    """`fn` over `num_seeds` keys split from `key`, in one vmap (`run_basics` passes the
     sweep engine instead: chunked, sharded, resumable, with the same keys and numbers)."""
     del name
     return jax.vmap(fn)(jax.random.split(key, num_seeds))
 
 
 def horizons(max_steps: int, count: int = 12) -> np.ndarray:
-    """Log-spaced horizons from 10 to ``max_steps`` (distinct integers)."""
+    """Log-spaced horizons from 10 to `max_steps` (distinct integers)."""
     return np.unique(np.geomspace(10, max_steps, count).astype(int))
 
 
 def _at(curves: ArrayLike, steps: np.ndarray) -> np.ndarray:
-    """Values at the (1-based) horizons ``steps`` along the last axis."""
+    """Values at the (1-based) horizons `steps` along the last axis."""
     return np.asarray(curves)[..., steps - 1]
 
 
 def _diagonal(curves: ArrayLike, steps: np.ndarray) -> np.ndarray:
-    """Run ``h`` (tuned for horizon ``steps[h]``) read at its own horizon: ``(..., H)``."""
+    """Run `h` (tuned for horizon `steps[h]`) read at its own horizon: `(..., H)`."""
     curves = np.asarray(curves)  # (..., H, T)
     return np.stack([curves[..., h, t - 1] for h, t in enumerate(steps)], axis=-1)
 
 
 def _alternating(num_steps: int) -> np.ndarray:
-    """The sequence -0.5, 1, -1, 1, -1, ... of example 4, as ``(num_steps, 1)``."""
+    """The sequence -0.5, 1, -1, 1, -1, ... of example 4, as `(num_steps, 1)`."""
     z = np.where(np.arange(num_steps) % 2 == 1, 1.0, -1.0)
     z[0] = -0.5
     return z[:, None].astype(np.float32)
@@ -135,7 +135,7 @@ def _tuned_runs(
     zs,
     objective,
 ) -> Array:
-    """Losses ``(H, T)`` of one run per horizon, each tuned for its horizon (one vmap)."""
+    """Losses `(H, T)` of one run per horizon, each tuned for its horizon (one vmap)."""
     grid = make_params(jnp.asarray(steps, jnp.float32))
     return jax.vmap(lambda p: run_oco(learner, p, x0, zs, objective)[1].loss)(grid)
 
@@ -183,8 +183,8 @@ def example_ftl(
 
 
 def ftl_linear_bound(steps: np.ndarray, radius: float, scale: float) -> np.ndarray:
-    """FTL's upper bound on example 4's sequence ``scale * (-0.5, 1, -1, ...)`` over
-    ``[-radius, radius]``: by the follow-the-leader / be-the-leader lemma, Regret_T(u) <=
+    """FTL's upper bound on example 4's sequence `scale * (-0.5, 1, -1, ...)` over
+    `[-radius, radius]`: by the follow-the-leader / be-the-leader lemma, Regret_T(u) <=
     sum_t z_t (w_t - w_{t+1}) <= 2 radius sum_{t<=T} |z_t| = 2 radius scale (T - 1/2). Linear in
     T: the lemma gives FTL no sublinear guarantee here (its regret is (T - 1) radius scale)."""
     return 2.0 * radius * scale * (np.asarray(steps, np.float64) - 0.5)
@@ -274,7 +274,7 @@ def example_parameter_free(
 ) -> dict:
     """Example 8: KT / ONS coin betting (no step size, no knowledge of B) against OGD tuned with
     B (alpha* = B / (rho sqrt(T))) and OGD with a step 10x too small or too large, on absolute-loss
-    regression ``y = <u, x> + noise`` with ``||x|| = 1`` and ``||u|| = B``; regret against ``u``.
+    regression `y = <u, x> + noise` with `||x|| = 1` and `||u|| = B`; regret against `u`.
     The OGD step multipliers and the horizons are one vmap axis."""
     from ojax import parameter_free
     from ojax.adapters import linear_predictor
@@ -325,8 +325,8 @@ def example_parameter_free(
 def direction_magnitude_bound(
     steps: np.ndarray, norm_u: float, initial_wealth: float, bettor: str
 ) -> np.ndarray:
-    """Regret bound of the direction-magnitude learner (KT or ONS bettor) against ``u`` of norm
-    ``norm_u``, for gradients of norm <= 1 (``gradient_scale = 1``): Regret(u) <=
+    """Regret bound of the direction-magnitude learner (KT or ONS bettor) against `u` of norm
+    `norm_u`, for gradients of norm <= 1 (`gradient_scale = 1`): Regret(u) <=
     Regret_bet(||u||) + ||u|| Regret_dir, with the unit-ball direction OGD (steps sqrt(2/k),
     diameter 2) at 4 / (2 sqrt(2/T)) + (1/2) sum_k sqrt(2/k) <= 2 sqrt(2T), and the bettor's
     Regret_bet(u) <= eps + sup_S (|u| S - F(S)) for a wealth lower bound F over coins in [-1, 1]:
@@ -427,7 +427,7 @@ TITLES = {
 
 
 def figures(run) -> dict[str, Any]:
-    """The plot function of ``basics`` (:mod:`ojax.experiments.figures`): ``basics_DATASET``,
+    """The plot function of `basics` (:mod:`ojax.experiments.figures`): `basics_DATASET`,
     each method's regret with its own bound (the lower bound T/2 of example 1 for all)."""
     datasets: dict[str, dict[str, tuple[np.ndarray, np.ndarray | None]]] = {}
     steps: dict[str, np.ndarray] = {}

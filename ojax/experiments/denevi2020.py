@@ -1,30 +1,30 @@
 """Denevi, Stamos & Pontil (2020): parameter-free learning of multiple low-variance tasks.
 
-Experiments (``ojax run NAME``):
+Experiments (`ojax run NAME`):
 
-* ``denevi2020-synthetic``: the main figure, on the synthetic low-variance environment;
-* ``denevi2020-wealth``: the same with the initial wealths swept over a log grid;
-* ``denevi2020-schools`` and ``denevi2020-lenk``: the real datasets of Appendix E.
+* `denevi2020-synthetic`: the main figure, on the synthetic low-variance environment;
+* `denevi2020-wealth`: the same with the initial wealths swept over a log grid;
+* `denevi2020-schools` and `denevi2020-lenk`: the real datasets of Appendix E.
 
-Methods: ``ITL`` and ``Oracle`` (the within-task learner with bias 0 and with the true task mean),
-``Aggressive`` / ``Lazy`` (ONS bettors, the paper's refined variant), ``Aggressive_KT`` /
-``Lazy_KT`` (KT bettors), and the tuned OGD baselines ``Aggressive_SS`` / ``Lazy_SS`` whose
+Methods: `ITL` and `Oracle` (the within-task learner with bias 0 and with the true task mean),
+`Aggressive` / `Lazy` (ONS bettors, the paper's refined variant), `Aggressive_KT` /
+`Lazy_KT` (KT bettors), and the tuned OGD baselines `Aggressive_SS` / `Lazy_SS` whose
 20 x 20 step grid runs as one vmap and is selected in hindsight on the final cumulative error (as
-the authors do); the honest selection on validation tasks is reported in ``config.json``. ITL and
+the authors do); the honest selection on validation tasks is reported in `config.json`. ITL and
 the Oracle use the ONS bettor.
 
-Metrics: ``cumulative_error`` (running mean of the online errors over all points),
-``test_error`` (running mean over tasks of each task's test error of its averaged iterate) and
-``meta_test_error`` (the within-task learner started from the bias learned after ``t`` training
-tasks, on unseen tasks, as a curve over ``t``). On the real datasets the unseen tasks are the
+Metrics: `cumulative_error` (running mean of the online errors over all points),
+`test_error` (running mean over tasks of each task's test error of its averaged iterate) and
+`meta_test_error` (the within-task learner started from the bias learned after `t` training
+tasks, on unseen tasks, as a curve over `t`). On the real datasets the unseen tasks are the
 last 20% of each seed's shuffled tasks and the curve stops before them; the other two metrics use
 all tasks, as the authors do.
 
 Every seed is one cell of :func:`ojax.sweep.sweep_experiment`, over the explicit seeds
-``0 .. S - 1`` (the engine's seed axis; seed ``s`` runs with the key ``jax.random.key(s)``, so a
+`0 .. S - 1` (the engine's seed axis; seed `s` runs with the key `jax.random.key(s)`, so a
 seed's numbers do not depend on how many seeds run): the cell draws that seed's tasks from its
 key, runs the method with :func:`ojax.meta.run_meta` and measures it, so no seed's data exist
-outside its cell and ``--seeds`` is bounded by time, not memory. A tuned baseline's cell
+outside its cell and `--seeds` is bounded by time, not memory. A tuned baseline's cell
 evaluates the whole step grid (one vmap), selects in hindsight and on validation tasks, and runs
 the selected steps.
 """
@@ -85,7 +85,7 @@ QUICK_SYNTHETIC = SyntheticSize(num_tasks=80, num_validation=10, num_test=20, nu
 
 @functools.lru_cache(maxsize=64)
 def _run_cell(learners: Learners, draw: Callable, checkpoints: tuple[int, ...]):
-    """``(_, params, key) -> Outputs`` (one function per learner: compiled once)."""
+    """`(_, params, key) -> Outputs` (one function per learner: compiled once)."""
     points = np.asarray(checkpoints, np.int32)
 
     def cell(_, params, key):
@@ -96,8 +96,8 @@ def _run_cell(learners: Learners, draw: Callable, checkpoints: tuple[int, ...]):
 
 @functools.lru_cache(maxsize=64)
 def _best_bias_cell(learners: Learners, draw: Callable, checkpoints: tuple[int, ...]):
-    """``(_, params, key) -> Outputs`` of ``Best-bias``: ``params`` (ITL's) around the best
-    bias in hindsight of the seed's training tasks (``meta.best_bias_in_hindsight``)."""
+    """`(_, params, key) -> Outputs` of `Best-bias`: `params` (ITL's) around the best
+    bias in hindsight of the seed's training tasks (`meta.best_bias_in_hindsight`)."""
     points = np.asarray(checkpoints, np.int32)
 
     def cell(_, params, key):
@@ -112,7 +112,7 @@ def _best_bias_cell(learners: Learners, draw: Callable, checkpoints: tuple[int, 
 def _tune_cell(
     learners: Learners, draw: Callable, checkpoints: tuple[int, ...], grid_size: int, dtype
 ):
-    """``(_, _, key) -> Tuned`` of a tuned baseline over its ``grid_size^2`` step grid."""
+    """`(_, _, key) -> Tuned` of a tuned baseline over its `grid_size^2` step grid."""
     points = np.asarray(checkpoints, np.int32)
     grid = meta.MetaParams.step_grid(grid_size, dtype=dtype)
 
@@ -123,8 +123,8 @@ def _tune_cell(
 
 
 def _sweep(config: ExperimentConfig, cell, setting: Setting, name: str, data=None):
-    """The cell over the seeds ``0 .. S - 1`` (the engine's seed axis, seed ``s`` with the key
-    ``jax.random.key(s)``); returns the outputs ``(S, ...)`` and the compile seconds."""
+    """The cell over the seeds `0 .. S - 1` (the engine's seed axis, seed `s` with the key
+    `jax.random.key(s)`); returns the outputs `(S, ...)` and the compile seconds."""
     result = sweep_experiment(
         config,
         cell,
@@ -142,8 +142,8 @@ many points, e.g. ``--seeds 10000``) are kept at evenly spaced points (:func:`cu
 
 
 def curve_points(num_points: int, num_seeds: int) -> np.ndarray | None:
-    """The 1-based points at which the cumulative error curve is kept: ``None`` (every point)
-    while ``num_seeds x num_points`` float64 values fit in :data:`CURVE_BYTES`, else evenly
+    """The 1-based points at which the cumulative error curve is kept: `None` (every point)
+    while `num_seeds x num_points` float64 values fit in :data:`CURVE_BYTES`, else evenly
     spaced points, the first and the last included (the final values do not change)."""
     keep = max(2, CURVE_BYTES // (8 * max(1, num_seeds)))
     if num_points <= keep:
@@ -152,7 +152,7 @@ def curve_points(num_points: int, num_seeds: int) -> np.ndarray | None:
 
 
 def curves_of(out: Outputs) -> dict[str, np.ndarray]:
-    """The three curves of every seed (``out`` has leading seed axes)."""
+    """The three curves of every seed (`out` has leading seed axes)."""
     seeds = math.prod(out.errors.shape[:-2])
     points = curve_points(int(np.sum(out.mask[(0,) * (out.mask.ndim - 2)])), seeds)
     return {
@@ -186,7 +186,7 @@ def _tuned_info(tuned: Tuned, grid: Params) -> dict[str, Any]:
 
 def _check_memory(setting: Setting, num_methods: int, num_checkpoints: int) -> None:
     """Every seed's per-point errors of every method stay on the host until the figures are
-    drawn: exit early, naming the memory, when they cannot fit (``--seeds 100000``)."""
+    drawn: exit early, naming the memory, when they cannot fit (`--seeds 100000`)."""
     shapes = jax.eval_shape(setting.draw, jax.random.key(0)).train
     tasks, points = shapes.x_train.shape[:2]
     itemsize = np.dtype(setting.dtype).itemsize
@@ -206,11 +206,11 @@ def run_methods(
     counter: str = "global",
     progress: Callable = lambda it: it,
 ) -> tuple[dict[str, dict[str, np.ndarray]], dict[str, Any], float]:
-    """Runs ``methods`` on every seed of a setting.
+    """Runs `methods` on every seed of a setting.
 
     Returns:
-      ``(curves, extra, compile_seconds)`` with ``curves[method][metric]`` of shape
-      ``(S, length)`` and, per tuned method, its selected steps in ``extra``.
+      `(curves, extra, compile_seconds)` with `curves[method][metric]` of shape
+      `(S, length)` and, per tuned method, its selected steps in `extra`.
     """
     checkpoints = tuple(int(c) for c in setting.checkpoints)
     _check_memory(setting, len(methods), len(checkpoints))
@@ -253,9 +253,9 @@ PANELS = {  # metric -> (x label, y label)
 
 
 def figures(run) -> dict[str, Any]:
-    """The plot function of ``denevi2020-synthetic``, ``-schools`` and ``-lenk``
+    """The plot function of `denevi2020-synthetic`, `-schools` and `-lenk`
     (:mod:`ojax.experiments.figures`): per dataset and metric, every method's curve (mean and
-    10-90% band over seeds) against its positions, ``DATASET_METRIC``."""
+    10-90% band over seeds) against its positions, `DATASET_METRIC`."""
     from ojax.plotting import curves_figure, display_name
 
     out = {}
@@ -308,7 +308,7 @@ def _finish(
 
 @dataclasses.dataclass(frozen=True)
 class DeneviConfig(ExperimentConfig):
-    """The options of the ``denevi2020-*`` experiments."""
+    """The options of the `denevi2020-*` experiments."""
 
     tasks: Path | None = option(
         help="your own tasks (.npz: x, y, task[, num_test]) instead of the experiment's tasks, "
@@ -354,7 +354,7 @@ def _own_loader(config: DeneviConfig):
 
 
 def _real_methods(own: bool, methods: list[str]) -> list[str]:
-    """``methods`` without the Oracle (a real dataset has no true mean), with Best-bias on
+    """`methods` without the Oracle (a real dataset has no true mean), with Best-bias on
     one's own tasks."""
     kept = [m for m in methods if m != "Oracle"]
     return (
@@ -363,8 +363,8 @@ def _real_methods(own: bool, methods: list[str]) -> list[str]:
 
 
 def run_synthetic(config: DeneviConfig) -> ExperimentResult:
-    """``denevi2020-synthetic``: all eight methods on the low-variance environment (with
-    ``--tasks FILE``: the real-data protocol on one's own tasks)."""
+    """`denevi2020-synthetic`: all eight methods on the low-variance environment (with
+    `--tasks FILE`: the real-data protocol on one's own tasks)."""
     if config.tasks is not None:
         return run_own_tasks(config)
     start = time.perf_counter()
@@ -393,11 +393,11 @@ WEALTH_GRID = 10.0 ** np.arange(-3.0, 4.0)
 
 
 def run_wealth(config: DeneviConfig) -> ExperimentResult:
-    """``denevi2020-wealth``: the parameter-free methods with initial wealths on a log grid
-    (with ``--tasks FILE``: on one's own tasks, without the Oracle, with Best-bias).
+    """`denevi2020-wealth`: the parameter-free methods with initial wealths on a log grid
+    (with `--tasks FILE`: on one's own tasks, without the Oracle, with Best-bias).
 
     The same initial wealth is used for the inner and the meta bettors; method names carry the
-    suffix ``@wealth=VALUE``. The wealth is a runtime parameter, so the grid reuses one compiled
+    suffix `@wealth=VALUE`. The wealth is a runtime parameter, so the grid reuses one compiled
     function per learner.
     """
     start = time.perf_counter()
@@ -432,9 +432,9 @@ def run_wealth(config: DeneviConfig) -> ExperimentResult:
 
 
 def wealth_figures(run) -> dict[str, Any]:
-    """The plot function of ``denevi2020-wealth``: the panels of :func:`figures` and
-    ``DATASET_wealth_sensitivity``, each method's final cumulative error against the initial
-    wealth (``config.json``'s ``wealth_grid``)."""
+    """The plot function of `denevi2020-wealth`: the panels of :func:`figures` and
+    `DATASET_wealth_sensitivity`, each method's final cumulative error against the initial
+    wealth (`config.json`'s `wealth_grid`)."""
     from ojax.plotting import band, display_name, legend, new_figure, style
 
     out = figures(run)
@@ -499,23 +499,23 @@ def _run_real(config: DeneviConfig, dataset: str, loader) -> ExperimentResult:
 
 
 def run_own_tasks(config: DeneviConfig) -> ExperimentResult:
-    """The real-data protocol on one's own tasks file (``config.tasks``, the ``.npz`` layout of
+    """The real-data protocol on one's own tasks file (`config.tasks`, the `.npz` layout of
     :func:`ojax.datasets.load_tasks_file`): the methods without the Oracle, with Best-bias."""
     name = Path(config.tasks).stem  # type: ignore[arg-type]
     return _run_real(config, name, _own_loader(config))
 
 
 def run_schools(config: DeneviConfig) -> ExperimentResult:
-    """``denevi2020-schools``: Schools (139 tasks of 22 to 251 students), without the Oracle
-    (with ``--tasks FILE``: the same protocol on one's own tasks, see :func:`run_own_tasks`)."""
+    """`denevi2020-schools`: Schools (139 tasks of 22 to 251 students), without the Oracle
+    (with `--tasks FILE`: the same protocol on one's own tasks, see :func:`run_own_tasks`)."""
     if config.tasks is not None:
         return run_own_tasks(config)
     return _run_real(config, "schools", mt_data.load_schools)
 
 
 def run_lenk(config: DeneviConfig) -> ExperimentResult:
-    """``denevi2020-lenk``: Lenk (180 people x 20 computers), without the Oracle (with
-    ``--tasks FILE``: the same protocol on one's own tasks)."""
+    """`denevi2020-lenk`: Lenk (180 people x 20 computers), without the Oracle (with
+    `--tasks FILE`: the same protocol on one's own tasks)."""
     if config.tasks is not None:
         return run_own_tasks(config)
     return _run_real(config, "lenk", mt_data.load_lenk)

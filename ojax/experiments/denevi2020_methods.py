@@ -1,6 +1,6 @@
 """The methods of the Denevi et al. (2020) experiments and how a seed draws its tasks from its
-key (the synthetic low-variance environment and the real-data protocol; seed ``s`` runs with
-``jax.random.key(s)``, the sweep engine's key of the explicit seed ``s``), shared by
+key (the synthetic low-variance environment and the real-data protocol; seed `s` runs with
+`jax.random.key(s)`, the sweep engine's key of the explicit seed `s`), shared by
 :mod:`ojax.experiments.denevi2020` and :mod:`ojax.experiments.denevi2020_variance`: one seed of
 one method is :func:`run_method` (or :func:`tune_method` for a tuned baseline), traceable."""
 
@@ -55,7 +55,7 @@ class Setting(NamedTuple):
 
 
 def checkpoints(num_tasks: int, num: int) -> np.ndarray:
-    """About ``num`` evenly spaced numbers of training tasks in ``0 .. num_tasks`` (both ends
+    """About `num` evenly spaced numbers of training tasks in `0 .. num_tasks` (both ends
     included, no repeats): where the meta-test curve is measured."""
     return np.unique(np.round(np.linspace(0, num_tasks, min(num, num_tasks + 1))).astype(int))
 
@@ -75,8 +75,8 @@ class SyntheticSize(NamedTuple):
 def synthetic_data(
     key: Any, size: SyntheticSize, dtype, params: mt_env.LowVarianceParams | None = None
 ) -> SeedData:
-    """A seed's synthetic tasks, drawn from its PRNG ``key`` (seed ``s``:
-    ``jax.random.key(s)``) (traceable)."""
+    """A seed's synthetic tasks, drawn from its PRNG `key` (seed `s`:
+    `jax.random.key(s)`) (traceable)."""
     params = params or mt_env.default_low_variance_params(dtype)
     split = mt_env.synthetic_split(
         key,
@@ -98,7 +98,7 @@ def synthetic_setting(
     dtype,
     params: mt_env.LowVarianceParams | None = None,
 ) -> Setting:
-    """The synthetic environment (seed ``s`` draws from ``jax.random.key(s)``)."""
+    """The synthetic environment (seed `s` draws from `jax.random.key(s)`)."""
     params = params or mt_env.default_low_variance_params(dtype)
     oracle = jnp.full((size.dim,), params.task_mean, dtype)
     return Setting(
@@ -121,13 +121,13 @@ def real_setting(
     heldout_fraction: float = 0.2,
     num_checkpoints: int = 21,
 ) -> Setting:
-    """Tasks of a real dataset (seed ``s``: ``jax.random.key(s)`` shuffles the task order and
+    """Tasks of a real dataset (seed `s`: `jax.random.key(s)` shuffles the task order and
     splits each task).
 
-    All tasks form the training stream (the authors' protocol). The last ``heldout_fraction`` of
+    All tasks form the training stream (the authors' protocol). The last `heldout_fraction` of
     each seed's shuffled tasks also serve as the unseen tasks of the meta-test, measured only
-    for biases learned before any of them arrived (checkpoints ``t <= T - H``): the learners are
-    online, so this equals training on the first ``T - H`` tasks alone.
+    for biases learned before any of them arrived (checkpoints `t <= T - H`): the learners are
+    online, so this equals training on the first `T - H` tasks alone.
     """
     arrays = (
         jnp.asarray(data.x, dtype),
@@ -149,7 +149,7 @@ def real_setting(
 
 
 def step_grid(num: int = 20) -> np.ndarray:
-    """The authors' step grid ``10^linspace(-6, 4, num)``."""
+    """The authors' step grid `10^linspace(-6, 4, num)`."""
     return 10.0 ** np.linspace(-6.0, 4.0, num)
 
 
@@ -185,7 +185,7 @@ def method_params(
     meta_wealth: float = 1.0,
     oracle_bias: Any = None,
 ) -> Params:
-    """The paper's params of a parameter-free method (ITL: bias 0; the Oracle: ``oracle_bias``)."""
+    """The paper's params of a parameter-free method (ITL: bias 0; the Oracle: `oracle_bias`)."""
     check_choice("method", method, list(PF_METHODS))
     if method in ("ITL", "Oracle"):
         bias = jnp.zeros(dim, dtype) if method == "ITL" else jnp.asarray(oracle_bias, dtype)
@@ -203,7 +203,7 @@ class Outputs(NamedTuple):
 
 
 def run_method(learners: Learners, params: Params, data: SeedData, checkpoints: Any) -> Outputs:
-    """One seed of one method: the online run and the meta-test at ``checkpoints`` (traceable)."""
+    """One seed of one method: the online run and the meta-test at `checkpoints` (traceable)."""
     learner, fixed = learners
     trace = meta.run_meta(learner, params, data.train, independent_tasks=learner is fixed)
     if learner is fixed:  # one bias throughout: one meta-test, the same at every checkpoint
@@ -225,7 +225,7 @@ class Tuned(NamedTuple):
 
 
 def tune_method(learners: Learners, grid: Params, data: SeedData, checkpoints: Any) -> Tuned:
-    """One seed of a tuned baseline: every pair of ``grid`` (one vmap), then the selected pairs'
+    """One seed of a tuned baseline: every pair of `grid` (one vmap), then the selected pairs'
     runs (traceable). A diverging pair (non-finite score) is never selected."""
     learner, fixed = learners
     scores = jax.vmap(lambda p: meta.grid_score(learner, fixed, p, data.train, data.validation))(

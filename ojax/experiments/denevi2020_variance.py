@@ -1,33 +1,33 @@
-"""``denevi2020-variance``: when does a learned bias help? (Denevi et al. 2020, Section 5.)
+"""`denevi2020-variance`: when does a learned bias help? (Denevi et al. 2020, Section 5.)
 
-The paper's bounds say that learning a bias pays when the tasks' variance ``Var = E||w_t - m||^2``
-is small against the squared norm of their mean ``||m||^2``, and that a zero bias gives back
+The paper's bounds say that learning a bias pays when the tasks' variance `Var = E||w_t - m||^2`
+is small against the squared norm of their mean `||m||^2`, and that a zero bias gives back
 independent task learning (ITL), so there is no large negative transfer when it is not. Here the
-synthetic environment's spread is swept over a log grid of ``Var / ||m||^2`` (from ``1/64`` to
-``256``; the paper's point ``w_t = 4 * 1 + N(0, I)`` is ``1/16``) with the second moment
-``E||w_t||^2 = ||m||^2 + Var`` held at the paper's ``17 d``, so the labels keep their scale::
+synthetic environment's spread is swept over a log grid of `Var / ||m||^2` (from `1/64` to
+`256`; the paper's point `w_t = 4 * 1 + N(0, I)` is `1/16`) with the second moment
+`E||w_t||^2 = ||m||^2 + Var` held at the paper's `17 d`, so the labels keep their scale::
 
     task_mean^2 = 17 / (1 + r),   task_spread^2 = 17 r / (1 + r),   r = Var / ||m||^2
 
-(per coordinate; at ``r = 1/16`` exactly the paper's 4 and 1, so those rows equal
-``denevi2020-synthetic``'s). The grid is one sweep axis: every method is one compiled cell over
-(variance, seed), seed ``s`` drawing from ``jax.random.key(s)`` as in ``denevi2020-synthetic``.
+(per coordinate; at `r = 1/16` exactly the paper's 4 and 1, so those rows equal
+`denevi2020-synthetic`'s). The grid is one sweep axis: every method is one compiled cell over
+(variance, seed), seed `s` drawing from `jax.random.key(s)` as in `denevi2020-synthetic`.
 
-Methods: those of ``denevi2020-synthetic`` (the Oracle's bias is each grid point's true mean) and
-``Best-bias``, the within-task learner (ONS bettor) with its bias fixed to the best bias in
+Methods: those of `denevi2020-synthetic` (the Oracle's bias is each grid point's true mean) and
+`Best-bias`, the within-task learner (ONS bettor) with its bias fixed to the best bias in
 hindsight for the training tasks seen: the mean over the training tasks of each task's
 least-absolute-error solution on its online points (:func:`ojax.meta.best_bias_in_hindsight`,
 iteratively reweighted least squares). This is the spec's convention: it minimises the hindsight
-variance ``(1/T) sum_t ||w_hat_t - h||^2`` over ``h``, the quantity the paper's bounds pay for
-(the minimiser of the learner's own total loss over ``h`` has no closed form). It is not
+variance `(1/T) sum_t ||w_hat_t - h||^2` over `h`, the quantity the paper's bounds pay for
+(the minimiser of the learner's own total loss over `h` has no closed form). It is not
 optimal for that loss: at full size it ties with the Oracle (online errors within 0.002 of the
-Oracle's, held-out within 0.005). Names carry the suffix ``@variance=r`` with
-``r = Var / ||m||^2``.
+Oracle's, held-out within 0.005). Names carry the suffix `@variance=r` with
+`r = Var / ||m||^2`.
 
 Besides the rows of every (method, variance, metric), the figure shows each meta-learner's gain
-over ITL (paired per seed: ITL's final multi-task test error minus the method's) against ``r``
+over ITL (paired per seed: ITL's final multi-task test error minus the method's) against `r`
 on a log axis, median and 10-90% quantile band over seeds, and the same for the Oracle (the true
-mean) beside ``Best-bias``. The tuned ``_SS`` baselines (dashed) also tune their within-task step
+mean) beside `Best-bias`. The tuned `_SS` baselines (dashed) also tune their within-task step
 in hindsight, which ITL (parameter-free) does not: part of their gain stays at high variance and
 is not the bias's.
 """
@@ -63,27 +63,27 @@ META_LEARNERS = ["Aggressive", "Lazy", "Aggressive_KT", "Lazy_KT", *den.SS_METHO
 def mean_and_spread(
     ratios: Any, second_moment: float = SECOND_MOMENT
 ) -> tuple[np.ndarray, np.ndarray]:
-    """``(task_mean, task_spread)`` (float64) at each ``r = Var / ||m||^2``, the second moment
-    per coordinate ``task_mean^2 + task_spread^2`` held at ``second_moment``."""
+    """`(task_mean, task_spread)` (float64) at each `r = Var / ||m||^2`, the second moment
+    per coordinate `task_mean^2 + task_spread^2` held at `second_moment`."""
     r = np.asarray(ratios, np.float64)
     return np.sqrt(second_moment / (1.0 + r)), np.sqrt(second_moment * r / (1.0 + r))
 
 
 def environment_grid(ratios: Any, dtype, second_moment: float = SECOND_MOMENT):
-    """The environment's params at each ratio of ``ratios``, stacked ``(V,)``, in ``dtype``
+    """The environment's params at each ratio of `ratios`, stacked `(V,)`, in `dtype`
     (see :func:`mean_and_spread`)."""
     mean, spread = mean_and_spread(ratios, second_moment)
     return mt_env.LowVarianceParams(jnp.asarray(mean, dtype), jnp.asarray(spread, dtype))
 
 
 def label(method: str, ratio: float) -> str:
-    """The method's name in the results: ``METHOD@variance=r``."""
+    """The method's name in the results: `METHOD@variance=r`."""
     return f"{method}@variance={ratio:g}"
 
 
 def fixed_bias(method: str, env: mt_env.LowVarianceParams, data: den.SeedData, dim: int, dtype):
     """The bias of a fixed-bias method: 0 (ITL), the true mean (Oracle), or the best bias in
-    hindsight of the training tasks (``Best-bias``) (traceable)."""
+    hindsight of the training tasks (`Best-bias`) (traceable)."""
     if method == "ITL":
         return jnp.zeros(dim, dtype)
     if method == "Oracle":
@@ -93,7 +93,7 @@ def fixed_bias(method: str, env: mt_env.LowVarianceParams, data: den.SeedData, d
 
 @functools.lru_cache(maxsize=32)
 def _cell(method: str, size: den.SyntheticSize, dtype, checkpoints: tuple[int, ...], grid: int):
-    """``(env params, _, key) -> Outputs`` (or ``Tuned``) of one method (compiled once)."""
+    """`(env params, _, key) -> Outputs` (or `Tuned`) of one method (compiled once)."""
     points = np.asarray(checkpoints, np.int32)
     learners = den.method_learners("ITL" if method == BEST_BIAS else method, size.dim)
     steps = meta.MetaParams.step_grid(grid, dtype=dtype) if method in den.SS_METHODS else None
@@ -129,7 +129,7 @@ def sweep_variance(
     grid_size: int = 20,
     progress=lambda it: it,
 ) -> Sweep:
-    """Runs ``methods`` at every ratio of ``ratios`` and seed ``0 .. num_seeds - 1`` (one
+    """Runs `methods` at every ratio of `ratios` and seed `0 .. num_seeds - 1` (one
     sweep per method over the (variance, seed) grid).
 
     Raises:
@@ -169,8 +169,8 @@ def sweep_variance(
 
 
 def final_gains(curves, ratios, metric: str = "test_error") -> dict[str, np.ndarray]:
-    """Each method's gain over ITL, paired per seed: ITL's final ``metric`` minus the method's,
-    ``(S, V)`` per method."""
+    """Each method's gain over ITL, paired per seed: ITL's final `metric` minus the method's,
+    `(S, V)` per method."""
 
     def finals(method):
         return np.stack([curves[method][label(method, r)][metric][:, -1] for r in ratios], axis=1)
@@ -180,9 +180,9 @@ def final_gains(curves, ratios, metric: str = "test_error") -> dict[str, np.ndar
 
 
 def figures(run) -> dict[str, Any]:
-    """The plot function of ``denevi2020-variance`` (:mod:`ojax.experiments.figures`):
-    ``synthetic_variance_gain``, each method's gain over ITL (final test error, median and
-    10-90% over seeds) against ``Var / ||m||^2`` (``config.json``'s ``variance_ratios``); on
+    """The plot function of `denevi2020-variance` (:mod:`ojax.experiments.figures`):
+    `synthetic_variance_gain`, each method's gain over ITL (final test error, median and
+    10-90% over seeds) against `Var / ||m||^2` (`config.json`'s `variance_ratios`); on
     one's own tasks (one variance, no grid), the figures of the real-data protocol."""
     if "variance_ratios" not in run.config:
         return den.figures(run)
@@ -224,8 +224,8 @@ def _gain_figure(gains: dict[str, np.ndarray], ratios) -> Any:
 
 
 def run_variance(config: den.DeneviConfig) -> ExperimentResult:
-    """``denevi2020-variance``: every method over the grid of ``Var / ||m||^2`` (with
-    ``--tasks FILE``: one's own tasks have one variance, no grid: the real-data protocol with
+    """`denevi2020-variance`: every method over the grid of `Var / ||m||^2` (with
+    `--tasks FILE`: one's own tasks have one variance, no grid: the real-data protocol with
     ITL, Best-bias and the meta-learners, :func:`ojax.experiments.denevi2020.run_own_tasks`, and
     each method's gain over ITL)."""
     if config.tasks is not None:

@@ -1,10 +1,10 @@
-"""The figures of a run, drawn from its files: what ``ojax run`` / ``ojax sweep`` write after
-their data files and what ``ojax plot OUT`` redraws, without recomputing anything.
+"""The figures of a run, drawn from its files: what `ojax run` / `ojax sweep` write after
+their data files and what `ojax plot OUT` redraws, without recomputing anything.
 
-Each experiment has one plot function, ``(ojax.results.Results) -> {file stem: Figure}``,
-named in :data:`PLOTS` (``"module:function"``, imported when drawn). It reads the run's
-``curves.npz`` (the curves and their positions), ``results.csv`` and the experiment's entries of
-``config.json``, nothing else: a run's figures are exactly what ``ojax plot`` draws.
+Each experiment has one plot function, `(ojax.results.Results) -> {file stem: Figure}`,
+named in :data:`PLOTS` (`"module:function"`, imported when drawn). It reads the run's
+`curves.npz` (the curves and their positions), `results.csv` and the experiment's entries of
+`config.json`, nothing else: a run's figures are exactly what `ojax plot` draws.
 """
 
 from __future__ import annotations
@@ -39,12 +39,12 @@ PLOTS: dict[str, str] = {
 
 
 def register_plot(name: str, target: str) -> None:
-    """Names the plot function (``"module:function"``) of an experiment of one's own."""
+    """Names the plot function (`"module:function"`) of an experiment of one's own."""
     PLOTS[name] = target
 
 
 def draw(run: run_results.Results) -> dict[str, Any]:
-    """``{file stem: Figure}`` of the run (:data:`PLOTS`); ``{}`` for an experiment without a
+    """`{file stem: Figure}` of the run (:data:`PLOTS`); `{}` for an experiment without a
     plot function."""
     target = PLOTS.get(run.experiment)
     if target is None:
@@ -56,7 +56,7 @@ def draw(run: run_results.Results) -> dict[str, Any]:
 
 def draw_result(name: str, result: Any) -> dict[str, Any]:
     """The figures of an :class:`~ojax.experiments.ExperimentResult` not yet written (in a
-    notebook): the plot function of experiment ``name`` on the result's arrays."""
+    notebook): the plot function of experiment `name` on the result's arrays."""
     curves = run_results.curve_positions(result.curves, result.steps)
     found = {
         k: run_results.Curve(curves[k + run_results.STEPS_SUFFIX], np.asarray(v))
@@ -79,11 +79,11 @@ def write_figures(
     missing_ok: bool = False,
     into: str | Path | None = None,
 ) -> list[Path]:
-    """Draws the figures of the run in ``folder`` from its files and writes each as
-    ``STEM.FORMAT`` into ``into`` (default ``folder``); returns their paths.
+    """Draws the figures of the run in `folder` from its files and writes each as
+    `STEM.FORMAT` into `into` (default `folder`); returns their paths.
 
     Raises:
-      InputError: ``folder`` holds no finished run, or (unless ``missing_ok``) its experiment
+      InputError: `folder` holds no finished run, or (unless `missing_ok`) its experiment
         has no plot function.
     """
     from ojax.plotting import parse_figure_formats, save_figure
@@ -102,8 +102,8 @@ def write_figures(
 
 
 def plot(out: str | Path, formats: Sequence[str] = ("png",)) -> list[Path]:
-    """``ojax plot OUT``: redraws every figure of the finished run in ``out`` from its files
-    (in ``formats``), under the folder's lock, recorded as the run's files (``--overwrite`` of
+    """`ojax plot OUT`: redraws every figure of the finished run in `out` from its files
+    (in `formats`), under the folder's lock, recorded as the run's files (`--overwrite` of
     another run removes them); the other files stay. Returns the figures' paths."""
     from ojax.experiments.output import TMP_PREFIX
     from ojax.experiments.run_folder import RUN_RECORD, RunFolder
@@ -139,7 +139,7 @@ def plot(out: str | Path, formats: Sequence[str] = ("png",)) -> list[Path]:
 
 
 def add_figure_format(parser: Any) -> None:
-    """``--figure-format`` (of ``ojax run``, ``ojax sweep`` and ``ojax plot``)."""
+    """`--figure-format` (of `ojax run`, `ojax sweep` and `ojax plot`)."""
     parser.add_argument(
         "--figure-format",
         action="append",
@@ -149,14 +149,14 @@ def add_figure_format(parser: Any) -> None:
 
 
 def formats(values: Sequence[str] | None) -> tuple[str, ...]:
-    """The formats ``--figure-format`` gives (``png`` when absent)."""
+    """The formats `--figure-format` gives (`png` when absent)."""
     from ojax.plotting import parse_figure_formats
 
     return parse_figure_formats(values or ["png"])
 
 
 def add_plot_command(commands: Any) -> None:
-    """``ojax plot OUT [--figure-format ...]``."""
+    """`ojax plot OUT [--figure-format ...]`."""
     parser = commands.add_parser(
         "plot", help="redraw the figures of a finished run (ojax run / ojax sweep) from its files"
     )
@@ -165,7 +165,7 @@ def add_plot_command(commands: Any) -> None:
 
 
 def plot_command(out: Path, values: Sequence[str] | None) -> int:
-    """Runs ``ojax plot``: the formats checked, then :func:`plot`; prints what it wrote."""
+    """Runs `ojax plot`: the formats checked, then :func:`plot`; prints what it wrote."""
     written = plot(out, formats(values))
     print(f"ojax: redrew {out}/ ({', '.join(p.name for p in written) or 'no figures'})")
     return 0

@@ -1,9 +1,9 @@
 """A registered learner on its own synthetic stream, over seeds and a grid of its
-hyperparameters: what ``ojax sweep`` runs, as INTERFACE.md rows, curves and figures.
+hyperparameters: what `ojax sweep` runs, as the rows of docs/cli.md, curves and figures.
 
 The grid's values are parsed exactly (numbers, or numeric text as the command line passes it),
 checked before anything runs (finite, fitting the dtype of the learner's params, accepted by the
-learner's ``check_params`` one by one and in every combination) and reported as given.
+learner's `check_params` one by one and in every combination) and reported as given.
 """
 
 from __future__ import annotations
@@ -17,21 +17,16 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ojax import metrics
 from ojax.core import LEARNERS, LearnerEntry
 from ojax.experiments.output import ExperimentResult, format_mean_std
+from ojax.experiments.sweep_metrics import checkpoints, comparator, primary_metric, sweep_metrics
 from ojax.results import split_key
-from ojax.runner import run_entry
 from ojax.sweep import SweepResult, sweep
 from ojax.sweep.grid import fit_values, parse_number, shown
 from ojax.sweep.memory import TooSmallBudget
 from ojax.validation import InputError
 
 _MAX_STEPS = 2**31 - 1
-
-
-def _checkpoints(num_steps: int, count: int = 200) -> np.ndarray:
-    return np.unique(np.linspace(1, num_steps, min(count, num_steps)).round().astype(np.int64))
 
 
 def _with(base: Any, overrides: Mapping[str, Any]) -> Any:
@@ -53,7 +48,7 @@ def _field(base: Any, field: str) -> Any:
 
 
 def _grid_arrays(name: str, base: Any, grid: Mapping[str, Sequence[Any]] | None):
-    """``(field -> values in the field's dtype, field -> values as given)``, each value exact."""
+    """`(field -> values in the field's dtype, field -> values as given)`, each value exact."""
     fields = _fields(base)
     axes: dict[str, np.ndarray] = {}
     given: dict[str, list] = {}
@@ -80,7 +75,7 @@ def _grid_arrays(name: str, base: Any, grid: Mapping[str, Sequence[Any]] | None)
 
 
 def _check_one(learner: Any, base: Any, values: Mapping[str, np.ndarray], given: Mapping) -> None:
-    """``check_params`` on one combination: first on the numbers as given (so its message shows
+    """`check_params` on one combination: first on the numbers as given (so its message shows
     them so), then on the values in their dtype (what runs)."""
     label = ", ".join(f"{f}={shown(v)}" for f, v in given.items())
     plain = {f: _as_given(v, values[f].dtype) for f, v in given.items()}
@@ -99,14 +94,14 @@ def _check_one(learner: Any, base: Any, values: Mapping[str, np.ndarray], given:
 
 
 def _as_given(value: Any, dtype: np.dtype) -> float | int | bool:
-    """A given value (a number or numeric text) as a Python number of ``dtype``'s kind."""
+    """A given value (a number or numeric text) as a Python number of `dtype`'s kind."""
     number = parse_number(value) if isinstance(value, str) else np.asarray(value)[()].item()
     kind = np.dtype(dtype).kind
     return float(number) if kind == "f" else bool(number) if kind == "b" else int(number)
 
 
 def _first_failing(learner: Any, base: Any, flat: Mapping[str, np.ndarray]) -> int | None:
-    """The index of a combination ``check_params`` refuses (a bisection), or ``None``."""
+    """The index of a combination `check_params` refuses (a bisection), or `None`."""
 
     def fails(lo: int, hi: int) -> bool:
         try:
@@ -150,43 +145,59 @@ def _check_grid(learner: Any, base: Any, axes: Mapping, given: Mapping) -> None:
 
 
 def _learner_run(entry: LearnerEntry, learner: Any, base: Any, num_steps: int, dim: int):
-    """``(params, data, key) -> {"average_loss", "cumulative_loss"}`` at the checkpoints."""
-    take = jnp.asarray(_checkpoints(num_steps) - 1)
+    """`(params, data, key) -> {metric: curve at the checkpoints}`
+    (`ojax.experiments.sweep_metrics`)."""
 
     def learner_run(params, data, key):
         p = _with(base, params or {})
-        trace = run_entry(entry, learner, p, entry.make_stream(key, num_steps, dim))
-        if trace.loss.shape != (num_steps,):
-            raise InputError(
-                f"{entry.name} ({entry.kind}) gives losses of shape {trace.loss.shape}, not one "
-                f"per step ({num_steps},); ojax sweep records a loss per step"
-            )
-        values = trace.loss.astype(jnp.result_type(float))
-        return {
-            "average_loss": metrics.average_loss(values)[take],
-            "cumulative_loss": metrics.cumulative_loss(values)[take],
-        }
+        return sweep_metrics(entry, learner, p, entry.make_stream(key, num_steps, dim))
 
     return learner_run
 
 
+def _stream_shape(entry: LearnerEntry, num_steps: int, dim: int) -> tuple:
+    return jax.eval_shape(lambda k: tuple(entry.make_stream(k, num_steps, dim)), jax.random.key(0))
+
+
+def _positions(entry: LearnerEntry, num_steps: int, dim: int, length: int) -> np.ndarray:
+    """The 1-based steps (tasks, for task blocks) of the curves' `length` checkpoints."""
+    total = _stream_shape(entry, num_steps, dim)[0].shape[0] if entry.kind == "multi_task" else 0
+    marks = checkpoints(total or num_steps)
+    assert len(marks) == length, (len(marks), length)
+    return marks
+
+
+def _comparator(entry: LearnerEntry, num_steps: int, dim: int) -> str | None:
+    return comparator(entry, _stream_shape(entry, num_steps, dim))
+
+
+def dataset_name(entry: LearnerEntry) -> str:
+    """The dataset column of a sweep: the entry's stream name (`kernel_pool`, `unit_ball`), or
+    the stream function's name without `_stream` for a user's own function."""
+    if isinstance(entry.stream, str):
+        return entry.stream
+    return getattr(entry.stream, "__name__", "stream").removesuffix("_stream")
+
+
 def figures(run) -> dict[str, Any]:
-    """The plot function of ``ojax sweep`` (:mod:`ojax.experiments.figures`): ``average_loss``
+    """The plot function of `ojax sweep` (:mod:`ojax.experiments.figures`): `average_loss`
     (every grid point's curve against the step, labelled by its values) and, for one grid axis,
-    ``sensitivity`` (the final average loss against the value)."""
+    `sensitivity` (the final average loss against the value)."""
     from ojax.plotting import band, curves_figure, legend, new_figure, style
 
-    found = {k: c for k, c in run.curves.items() if k.endswith("/average_loss")}
+    metric = run.config.get("metric", "average_loss")  # cumulative_error for task blocks
+    label = metric.replace("_", " ")
+    found = {k: c for k, c in run.curves.items() if k.endswith(f"/{metric}")}
     if not found:
         return {}
     labels = {k: split_key(k)[1].partition("@")[2].replace(",", ", ") for k in found}
     learner = run.config.get("learner", "")
     out = {
-        "average_loss": curves_figure(
+        metric: curves_figure(
             next(iter(found.values())).steps,
             {labels[k] or learner: c.values for k, c in found.items()},
-            xlabel="step t",
-            ylabel=f"average loss of {learner}" if learner else "average loss",
+            xlabel="task t" if metric == "cumulative_error" else "step t",
+            ylabel=f"{label} of {learner}" if learner else label,
             logx=True,
         )
     }
@@ -198,19 +209,28 @@ def figures(run) -> dict[str, Any]:
     final = np.stack([c.values[:, -1] for c in found.values()], axis=1)  # (seeds, k)
     steps = int(next(iter(found.values())).steps[-1])
     fig, ax = new_figure(width=5.0, height=3.6)
-    band(ax, values, final, f"final average loss, T = {steps}", **style(0, every=None))
+    band(ax, values, final, f"final {label}, T = {steps}", **style(0, every=None))
     if values.min() > 0 and values.max() / values.min() > 10:
         ax.set_xscale("log")
-    ax.set(xlabel=field, ylabel="average loss")
+    ax.set(xlabel=field, ylabel=label)
     ax.grid(alpha=0.3)
     legend(fig, ax)
     out["sensitivity"] = fig
     return out
 
 
+def shortest(value: Any) -> float | int | bool:
+    """A number as the shortest text of its own dtype reads back (`0.01` for float32's
+    `0.009999999776482582`), as a Python number for config.json."""
+    scalar = np.asarray(value)[()]
+    if scalar.dtype.kind == "f":
+        return float(str(scalar))
+    return scalar.item()
+
+
 def value_labels(values: np.ndarray) -> list[str]:
-    """The values of one grid axis as method labels: ``%g`` (``0.1``, ``1e+30``), or, where two
-    distinct values would print alike (``0.1`` and ``0.1000001``), each value's shortest text
+    """The values of one grid axis as method labels: `%g` (`0.1`, `1e+30`), or, where two
+    distinct values would print alike (`0.1` and `0.1000001`), each value's shortest text
     in its dtype."""
     labels = [f"{float(v):g}" for v in values]
     if len(set(labels)) < len(labels):
@@ -219,7 +239,7 @@ def value_labels(values: np.ndarray) -> list[str]:
 
 
 def _duplicates(field: str, values: np.ndarray, given: Sequence[Any]) -> None:
-    """Refuses an axis giving one value twice (``0.1,0.10,1e-1``, or two numbers its dtype
+    """Refuses an axis giving one value twice (`0.1,0.10,1e-1`, or two numbers its dtype
     rounds alike): they would run the same stream twice under one curve's name."""
     exact = [parse_number(v) if isinstance(v, str) else None for v in given]
     for number in exact:
@@ -242,10 +262,11 @@ def _duplicates(field: str, values: np.ndarray, given: Sequence[Any]) -> None:
 def _experiment_result(
     entry: LearnerEntry, axes: Mapping, res: SweepResult, num_seeds: int, num_steps: int, dim: int
 ) -> ExperimentResult:
-    """The rows (method ``NAME@field=value,...``), curves, figures and configuration."""
-    name = entry.name
-    dataset = getattr(entry.make_stream, "__name__", "stream").removesuffix("_stream")
+    """The rows (method `NAME@field=value,...`), curves, figures and configuration."""
+    name, metric = entry.name, primary_metric(entry.kind)
+    dataset = dataset_name(entry)
     result = ExperimentResult()
+    marks = _positions(entry, num_steps, dim, res.outputs[metric].shape[-1])
     names = list(axes)
     methods = {}
     shown_values = {f: value_labels(axes[f]) for f in names}
@@ -253,17 +274,19 @@ def _experiment_result(
         label = ",".join(f"{f}={shown_values[f][i]}" for f, i in zip(names, where))
         method = f"{name}@{label}" if label else name
         methods[method] = where
-        for metric in ("average_loss", "cumulative_loss"):
-            curves = np.asarray(res.outputs[metric])[(slice(None), *where)]
-            result.add(dataset, method, metric, curves, steps=_checkpoints(num_steps))
-    final = np.asarray(res.outputs["average_loss"])[..., -1]  # (seeds, *grid)
+        for output in res.outputs:
+            curves = np.asarray(res.outputs[output])[(slice(None), *where)]
+            result.add(dataset, method, output, curves, steps=marks)
+    final = np.asarray(res.outputs[metric])[..., -1]  # (seeds, *grid)
     try:
-        best = res.best(lambda o: o["average_loss"][..., -1]) if names else None
+        best = res.best(lambda o: o[metric][..., -1]) if names else None
     except InputError:  # every value diverged: the rows and curves say so (NaN / inf)
         best = None
     result.compile_seconds = res.stats.compile_seconds
     result.extra_config = {
         "learner": name,
+        "metric": metric,
+        "regret_comparator": _comparator(entry, num_steps, dim),
         "kind": entry.kind,
         "objective": entry.objective,
         "grid": {f: np.asarray(v).tolist() for f, v in axes.items()},
@@ -273,8 +296,8 @@ def _experiment_result(
         "best": None
         if best is None
         else {
-            "params": {k: float(v) for k, v in best["params"].items()},
-            "average_loss": best["value"],
+            "params": {k: shortest(v) for k, v in best["params"].items()},
+            metric: best["value"],
         },
         "sweep": dataclasses.asdict(res.stats),
     }
@@ -282,7 +305,7 @@ def _experiment_result(
 
 
 def _prepare(name: str, grid: Any, num_steps: Any, dim: Any, x0: str):
-    """``(entry, learner, base params, axes, values as given)``, every option checked."""
+    """`(entry, learner, base params, axes, values as given)`, every option checked."""
     if name not in LEARNERS:
         raise InputError(
             f"unknown learner {name!r}; choose one of: {', '.join(sorted(LEARNERS)) or '(none)'}"
@@ -324,13 +347,13 @@ def check_sweep(
 ) -> None:
     """The checks :func:`sweep_learner` runs first (the learner, the stream's length and
     dimension, every grid value alone and in every combination), without running anything:
-    ``ojax sweep`` calls it before it writes anything. Raises :class:`InputError`."""
+    `ojax sweep` calls it before it writes anything. Raises :class:`InputError`."""
     _prepare(name, grid, num_steps, dim, x0)
 
 
 def best_line(result: ExperimentResult, rows: Sequence[Any]) -> str:
-    """``ojax: best FIELD=V: final average loss M +- S; next FIELD=W: ...; best on k of n
-    seeds``: the lowest mean final average loss, the runner-up, and how often (paired over the
+    """`ojax: best FIELD=V: final average loss M +- S; next FIELD=W: ...; best on k of n
+    seeds`: the lowest mean final average loss, the runner-up, and how often (paired over the
     seeds, which draw the same streams) the best beats it. A diverged value (NaN or infinite
     final loss) ranks last and is never named best; a diverged runner-up loses on every seed;
     when every value diverged, the line says so."""
@@ -341,17 +364,20 @@ def best_line(result: ExperimentResult, rows: Sequence[Any]) -> str:
 
     def shown(row) -> str:
         mean, std = format_mean_std(row.mean, row.std)
-        return f"{row.method.partition('@')[2]}: final average loss {mean} +- {std}"
+        label = row.metric.replace("_", " ")
+        return f"{row.method.partition('@')[2]}: final {label} {mean} +- {std}"
 
     if not finite:
         which = "the only value" if len(rows) == 1 else f"all {len(rows)} values"
+        label = rows[0].metric.replace("_", " ") if rows else "average loss"
         return (
-            f"ojax: no value converged: the final average loss is NaN or infinite for {which} "
+            f"ojax: no value converged: the final {label} is NaN or infinite for {which} "
             "of the grid (try smaller values); the table and results.csv hold them"
         )
     line = f"ojax: best {shown(finite[0])}"
     if len(finite) == 1 and len(ranked) > 1:
-        return f"{line}; every other value diverged (final average loss NaN or infinite)"
+        label = finite[0].metric.replace("_", " ")
+        return f"{line}; every other value diverged (final {label} NaN or infinite)"
     if len(ranked) > 1:
         final = [result.curves[f"{r.dataset}/{r.method}/{r.metric}"][:, -1] for r in ranked[:2]]
         wins = int((~(final[1] <= final[0])).sum())  # a NaN of the runner-up is a win
@@ -378,26 +404,28 @@ def sweep_learner(
     progress: bool = True,
 ) -> tuple[ExperimentResult, SweepResult]:
     """Sweeps a registered learner (:data:`ojax.core.LEARNERS`) over seeds and a grid of its
-    hyperparameters on its own synthetic stream; what ``ojax sweep`` runs.
+    hyperparameters on its own synthetic stream; what `ojax sweep` runs.
 
-    Each combination draws a stream ``entry.make_stream(key_seed, num_steps, dim)``, plays it
-    (:func:`ojax.runner.run_entry`: ``run_oco`` on the objective for OCO learners, ``run`` on the
+    Each combination draws a stream `entry.make_stream(key_seed, num_steps, dim)`, plays it
+    (:func:`ojax.runner.run_entry`: `run_oco` on the objective for OCO learners, `run` on the
     loss otherwise) with the default params where the grid overrides some fields, and records
-    the average and cumulative loss at up to 200 checkpoints.
+    the curves of :mod:`ojax.experiments.sweep_metrics` at up to 200 checkpoints: the average
+    and cumulative loss and the regret against the best fixed comparator in hindsight (where
+    the loss allows it), or, for multi-task learners, the cumulative, per-task and test error.
 
     Args:
       name: the learner's registry name.
-      grid: ``field -> values`` (scalar fields of ``entry.default_params()``), a Cartesian
-        product; ``None`` runs the default params over seeds only. Values are numbers or
+      grid: `field -> values` (scalar fields of `entry.default_params()`), a Cartesian
+        product; `None` runs the default params over seeds only. Values are numbers or
         numeric text (parsed exactly); each must be finite, fit the field's dtype (float32
-        unless float64 is on) and pass the learner's ``check_params``, alone and in every
+        unless float64 is on) and pass the learner's `check_params`, alone and in every
         combination; messages show the values as given.
       num_seeds: the number of seeds.
       num_steps: the stream's length.
       dim: the dimension.
       key: PRNG key or int seed.
-      x0: OCO start point: ``"auto"`` (the entry's ``start``), ``"zeros"`` or ``"uniform"``
-        (``1 / dim``, a simplex prior).
+      x0: OCO start point: `"auto"` (the entry's `start`), `"zeros"` or `"uniform"`
+        (`1 / dim`, a simplex prior).
       memory_budget: as in :func:`ojax.sweep.sweep`.
       chunk_size: as in :func:`ojax.sweep.sweep`.
       devices: as in :func:`ojax.sweep.sweep`.
@@ -406,9 +434,8 @@ def sweep_learner(
       progress: as in :func:`ojax.sweep.sweep`.
 
     Returns:
-      ``(ExperimentResult, SweepResult)``: the INTERFACE.md rows (dataset: the stream's name,
-      method ``NAME@field=value,...``, metrics ``average_loss`` and ``cumulative_loss``),
-      curves, figures, and the raw sweep.
+      `(ExperimentResult, SweepResult)`: the rows (dataset: the stream's name, method
+      `NAME@field=value,...`, the metrics above), curves, figures, and the raw sweep.
 
     Raises:
       InputError: an unknown learner or field, a bad option, a grid value refused (above).

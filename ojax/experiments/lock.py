@@ -1,11 +1,11 @@
 """The lock of an output folder: one ojax process writes a folder at a time.
 
-A run of ``ojax run`` / ``ojax sweep`` holds ``.ojax-lock`` in its output folder while it
-writes there: an advisory ``flock`` on the file (released by the kernel when the process ends,
+A run of `ojax run` / `ojax sweep` holds `.ojax-lock` in its output folder while it
+writes there: an advisory `flock` on the file (released by the kernel when the process ends,
 however it ends), and in the file the owner's pid, host, start time and command, which the
-refusal names. A second process that finds the lock held is refused (``--overwrite`` included:
+refusal names. A second process that finds the lock held is refused (`--overwrite` included:
 it would delete the files the first one is writing); a lock file nobody holds is stale (its
-process has ended) and is taken over. On a file system without ``flock`` the pid decides: a
+process has ended) and is taken over. On a file system without `flock` the pid decides: a
 lock of a process that no longer runs on this host is stale; one of another host is refused
 (its owner cannot be checked from here), with the file's path to remove once that run is over.
 """
@@ -56,8 +56,8 @@ def _read(path: Path) -> dict[str, Any]:
 
 
 def _try_flock(fd: int) -> bool | None:
-    """Takes the lock on ``fd``: True (taken), False (another process holds it), None (the file
-    system has no ``flock``)."""
+    """Takes the lock on `fd`: True (taken), False (another process holds it), None (the file
+    system has no `flock`)."""
     if fcntl is None:  # pragma: no cover
         return None
     try:
@@ -72,7 +72,7 @@ def _try_flock(fd: int) -> bool | None:
 
 
 def _held_by_pid(owner: dict[str, Any]) -> bool:
-    """Without ``flock``: whether the owner recorded in the file may still run."""
+    """Without `flock`: whether the owner recorded in the file may still run."""
     pid, host = owner.get("pid"), owner.get("host")
     if not isinstance(pid, int) or isinstance(pid, bool):
         return False
@@ -82,7 +82,7 @@ def _held_by_pid(owner: dict[str, Any]) -> bool:
 
 
 def describe(owner: dict[str, Any]) -> str:
-    """``"pid 123 on host, started 2024-05-01 10:00:00: ojax sweep ..."``."""
+    """`"pid 123 on host, started 2024-05-01 10:00:00: ojax sweep ..."`."""
     started = owner.get("started")
     when = (
         time.strftime(", started %Y-%m-%d %H:%M:%S", time.localtime(started))
@@ -111,8 +111,8 @@ _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
 
 
 def _open(path: Path, flags: int) -> int:
-    """``os.open`` of the lock file that never follows a link (a planted ``.ojax-lock ->
-    ~/.bashrc`` would be truncated) nor waits on a pipe; :class:`InputError` for anything but a
+    """`os.open` of the lock file that never follows a link (a planted `.ojax-lock ->
+    ~/.bashrc` would be truncated) nor waits on a pipe; :class:`InputError` for anything but a
     regular file."""
     try:
         fd = os.open(path, flags | _NOFOLLOW, 0o666)
@@ -135,7 +135,7 @@ def _not_a_file(path: Path) -> InputError:
 
 def check_free(folder: Path) -> None:
     """Raises :class:`InputError` naming the owner when another live process holds the lock of
-    ``folder``; writes nothing."""
+    `folder`; writes nothing."""
     path = Path(folder) / LOCK
     if not (path.exists() or path.is_symlink()):
         return

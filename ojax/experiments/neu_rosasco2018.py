@@ -1,40 +1,40 @@
-"""Neu & Rosasco (2018): iterate averaging as regularization for SGD (``ojax run neu-rosasco2018``).
+"""Neu & Rosasco (2018): iterate averaging as regularization for SGD (`ojax run neu-rosasco2018`).
 
 Three experiments:
 
-1. ``identity``: the expectation identity ``E[v_n] = (1 - rho^{n+1}) E[w_tilde_n] + rho^{n+1}
-   E[w_n]`` and the ridge limit on the spec's ill-conditioned ``d = 5`` problem (eigenvalues
-   ``1, .5, .2, .05, .01`` under a random rotation, ``eta = 0.05``, several lambdas): exact means
+1. `identity`: the expectation identity `E[v_n] = (1 - rho^{n+1}) E[w_tilde_n] + rho^{n+1}
+   E[w_n]` and the ridge limit on the spec's ill-conditioned `d = 5` problem (eigenvalues
+   `1, .5, .2, .05, .01` under a random rotation, `eta = 0.05`, several lambdas): exact means
    by the deterministic recursions (in float64), and Monte Carlo over many runs in one vmap.
-   Rows (metric ``identity_error``, relative max-norm errors, worst over lambdas):
-   ``geometric`` the identity with exact means; ``ridge-sgd-last`` the identity with Monte
-   Carlo means of the last regularized iterate ``v_n`` (sampling noise; the largest z-score is
-   in ``config.json``); ``ridge`` the distance of the geometric average of the exact means to
-   the ridge solution after ``n_limit`` steps.
-2. ``ill-conditioned`` (small ``n``) and ``well-conditioned`` (large ``n``): excess risk
-   ``||Sigma^{1/2} (w - w*)||^2`` of the geometric averages of ONE SGD pass along a lambda path
-   (``geometric``), of regularized SGD, one run per lambda batched in one scan with the linked
-   step ``gamma = eta / (1 + eta lambda)``: its Polyak-Ruppert average, the comparator the paper
-   means (Dieuleveut et al.'s averaged regularized SGD, ``ridge-sgd``), and its last iterate
-   (``ridge-sgd-last``), of the geometric averages of the known-covariance iteration the paper
-   analyses in its Appendix C (``w_t = w_{t-1} - eta (Sigma w_{t-1} - y_t x_t)``,
-   ``geometric-known-cov``), of tail averages along a path of tail starts (``tail``), of the
-   Polyak-Ruppert average (``polyak``) and of closed-form ridge (``ridge``). Metric
-   ``excess_risk``: at the lambda / tau chosen on held-out data, one value per seed. The curves
-   against lambda (and tau) are in ``curves.npz`` under ``DATASET/METHOD/excess_risk_vs_lambda``
-   (``..._vs_tau``) and in the figures.
-   The regime (see :func:`_setting`): step ``eta = 1/R^2`` (``R^2 = tr Sigma + 2 lambda_max``),
-   one pass, ``w_0 = 0``. One pass of SGD already regularizes like ``lambda ~ 1/(eta n)``, so
-   explicit regularization can only help when the ridge-optimal ``lambda ~ sigma^2 / (n b^2)``
-   is larger, i.e. when ``kappa = sigma^2 / (b^2 R^2) > 1``: the ill-conditioned problem is run
-   at ``kappa = 4`` (noise-dominated, least squares overfits), the well-conditioned one at
-   ``kappa = 1/17``. ``config.json`` (``ill-conditioned/noise_sweep``) and the figure
-   ``ill-conditioned_noise_sweep.png`` repeat the ill-conditioned problem at ``kappa`` in
-   ``.25, 1, 4, 16`` (the same compiled function).
-3. The speed of the path (``config.json``: ``speed``): 100 lambdas from one SGD pass against 100
-   regularized runs batched in one scan (the full comparison is ``scripts/bench_regpath.py``).
+   Rows (metric `identity_error`, relative max-norm errors, worst over lambdas):
+   `geometric` the identity with exact means; `ridge-sgd-last` the identity with Monte
+   Carlo means of the last regularized iterate `v_n` (sampling noise; the largest z-score is
+   in `config.json`); `ridge` the distance of the geometric average of the exact means to
+   the ridge solution after `n_limit` steps.
+2. `ill-conditioned` (small `n`) and `well-conditioned` (large `n`): excess risk
+   `||Sigma^{1/2} (w - w*)||^2` of the geometric averages of ONE SGD pass along a lambda path
+   (`geometric`), of regularized SGD, one run per lambda batched in one scan with the linked
+   step `gamma = eta / (1 + eta lambda)`: its Polyak-Ruppert average, the comparator the paper
+   means (Dieuleveut et al.'s averaged regularized SGD, `ridge-sgd`), and its last iterate
+   (`ridge-sgd-last`), of the geometric averages of the known-covariance iteration the paper
+   analyses in its Appendix C (`w_t = w_{t-1} - eta (Sigma w_{t-1} - y_t x_t)`,
+   `geometric-known-cov`), of tail averages along a path of tail starts (`tail`), of the
+   Polyak-Ruppert average (`polyak`) and of closed-form ridge (`ridge`). Metric
+   `excess_risk`: at the lambda / tau chosen on held-out data, one value per seed. The curves
+   against lambda (and tau) are in `curves.npz` under `DATASET/METHOD/excess_risk_vs_lambda`
+   (`..._vs_tau`) and in the figures.
+   The regime (see :func:`_setting`): step `eta = 1/R^2` (`R^2 = tr Sigma + 2 lambda_max`),
+   one pass, `w_0 = 0`. One pass of SGD already regularizes like `lambda ~ 1/(eta n)`, so
+   explicit regularization can only help when the ridge-optimal `lambda ~ sigma^2 / (n b^2)`
+   is larger, i.e. when `kappa = sigma^2 / (b^2 R^2) > 1`: the ill-conditioned problem is run
+   at `kappa = 4` (noise-dominated, least squares overfits), the well-conditioned one at
+   `kappa = 1/17`. `config.json` (`ill-conditioned/noise_sweep`) and the figure
+   `ill-conditioned_noise_sweep.png` repeat the ill-conditioned problem at `kappa` in
+   `.25, 1, 4, 16` (the same compiled function).
+3. The speed of the path (`config.json`: `speed`): 100 lambdas from one SGD pass against 100
+   regularized runs batched in one scan (the full comparison is `scripts/bench_regpath.py`).
 
-The heavy work is one cell ``(params, problem, key)`` per seed, run by the sweep engine (vmapped
+The heavy work is one cell `(params, problem, key)` per seed, run by the sweep engine (vmapped
 over seeds in chunks, sharded over devices, resumable).
 
 References:
@@ -67,12 +67,27 @@ LAMBDA_PATHS = ("geometric", "ridge-sgd", "ridge", "ridge-sgd-last", "geometric-
 
 
 class PathParams(NamedTuple):
+    """The hyperparameters of Path: a pytree of arrays passed at call time.
+
+    Attributes:
+      learning_rate: sGD step eta, shape ()
+      regularization: lambda path, shape (L,)
+      tail_start: tail starts, shape (T,), int32
+    """
+
     learning_rate: jax.Array  # SGD step eta, shape ()
     regularization: jax.Array  # lambda path, shape (L,)
     tail_start: jax.Array  # tail starts, shape (T,), int32
 
 
 class SeedOutput(NamedTuple):
+    """SeedOutput: a record of the fields below.
+
+    Attributes:
+      risks: method -> (L,) / (T,) / () excess risks along the path
+      chosen: method -> () excess risk at the held-out choice
+    """
+
     risks: dict  # method -> (L,) / (T,) / () excess risks along the path
     chosen: dict  # method -> () excess risk at the held-out choice
 
@@ -90,10 +105,10 @@ def _setting(name: str, quick: bool) -> dict:
 
     The step is eta = 1 / R^2 with R^2 = tr(Sigma) + 2 lambda_max, the constant of
     E[||x||^2 x x^T] <= R^2 Sigma for Gaussian inputs (half the mean-square stability limit of
-    one-pass least-squares SGD). ``ill-conditioned``: eigenvalues k^-2 (condition number 400),
+    one-pass least-squares SGD). `ill-conditioned`: eigenvalues k^-2 (condition number 400),
     small n, and noise sigma = sqrt(kappa) R with kappa = 4, the noise-dominated regime where the
     ridge-optimal lambda (~ sigma^2 / n) is about 4x the implicit regularization R^2 / n of the
-    pass. ``well-conditioned``: eigenvalues in [.5, 1], large n, sigma = 1 (kappa = 1/17).
+    pass. `well-conditioned`: eigenvalues in [.5, 1], large n, sigma = 1 (kappa = 1/17).
     """
     d = 20
     if name == "ill-conditioned":
@@ -211,7 +226,7 @@ def _summary(out: SeedOutput, lams: np.ndarray, taus: np.ndarray) -> dict:
 
 @functools.cache
 def _seed_cell(n: int, n_val: int):
-    """The engine's cell: ``(_, (params, problem), key) -> SeedOutput`` of one seed."""
+    """The engine's cell: `(_, (params, problem), key) -> SeedOutput` of one seed."""
 
     def one(_, data, key):
         params, problem = data
@@ -221,8 +236,8 @@ def _seed_cell(n: int, n_val: int):
 
 
 def _seeds(config, label, params, problem, s, timings) -> SeedOutput:
-    """``config.seeds`` seeds of one setting through the sweep engine (compiled once per
-    setting's shapes; the seeds' keys split from ``key(2018)``)."""
+    """`config.seeds` seeds of one setting through the sweep engine (compiled once per
+    setting's shapes; the seeds' keys split from `key(2018)`)."""
     cell = sweep_experiment(
         config,
         _seed_cell(s["n"], s["n_val"]),
@@ -328,7 +343,7 @@ def _identity_experiment(config, result, runs):
 
 
 def figures(run) -> dict[str, Any]:
-    """The plot function of ``neu-rosasco2018`` (:mod:`ojax.experiments.figures`): per problem
+    """The plot function of `neu-rosasco2018` (:mod:`ojax.experiments.figures`): per problem
     the excess risk against lambda and against the tail start, the noise sweep and the
     identity's errors against lambda."""
     from ojax.plotting import display_name, legend, new_figure, style

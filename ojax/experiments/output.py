@@ -1,14 +1,14 @@
-"""What an experiment returns and how ``ojax run`` writes it (the INTERFACE.md contract).
+"""What an experiment returns and how `ojax run` writes it (the contract of docs/cli.md).
 
-An experiment is a function ``(config) -> ExperimentResult`` (its config: an
+An experiment is a function `(config) -> ExperimentResult` (its config: an
 :class:`~ojax.experiments.spec.ExperimentConfig`). The writer puts into
-the output folder ``results.csv`` (one row per dataset, method and metric: mean and std over
-seeds of the final value), ``curves.npz`` (``DATASET/METHOD/METRIC`` -> ``(n_seeds, length)``,
-and beside each curve its positions ``DATASET/METHOD/METRIC:steps``), ``config.json``, then the
+the output folder `results.csv` (one row per dataset, method and metric: mean and std over
+seeds of the final value), `curves.npz` (`DATASET/METHOD/METRIC` -> `(n_seeds, length)`,
+and beside each curve its positions `DATASET/METHOD/METRIC:steps`), `config.json`, then the
 figures, drawn from those files by the experiment's plot function
-(:func:`ojax.experiments.figures.write_figures`, what ``ojax plot`` runs). Everything is first
+(:func:`ojax.experiments.figures.write_figures`, what `ojax plot` runs). Everything is first
 written to a temporary folder inside the output folder and then moved in file by file with
-``os.replace``, so a failure leaves nothing partial.
+`os.replace`, so a failure leaves nothing partial.
 :class:`ojax.experiments.run_folder.RunFolder` keeps one run per output folder.
 """
 
@@ -35,6 +35,18 @@ from ojax.results import RESULT_COLUMNS, curve_positions
 
 @dataclasses.dataclass
 class Row:
+    """Row: a record of the fields below.
+
+    Attributes:
+      dataset: `str`
+      method: `str`
+      metric: `str`
+      mean: `float`
+      std: `float`
+      n_seeds: `int`
+      shared: one measurement shared by these methods (e.g. "PA+OTL"), else ""
+    """
+
     dataset: str
     method: str
     metric: str
@@ -48,9 +60,9 @@ class Row:
 class ExperimentResult:
     """The arrays of one experiment run (nothing written yet).
 
-    ``steps``: a curve's key -> the positions of its columns (default ``1..length``).
-    ``figures``: figures drawn in memory, written beside those of the experiment's plot
-    function (an experiment of one's own without one; ``ojax plot`` cannot redraw them).
+    `steps`: a curve's key -> the positions of its columns (default `1..length`).
+    `figures`: figures drawn in memory, written beside those of the experiment's plot
+    function (an experiment of one's own without one; `ojax plot` cannot redraw them).
     """
 
     rows: list[Row] = dataclasses.field(default_factory=list)
@@ -69,9 +81,9 @@ class ExperimentResult:
         shared: str = "",
         steps: Any = None,
     ) -> None:
-        """Records ``curves`` (``(n_seeds, length)``, or ``(n_seeds,)`` for a single value), their
-        positions ``steps`` (``(length,)``; default ``1..length``) and the row of their final
-        values (mean and std over seeds). ``shared`` names the methods
+        """Records `curves` (`(n_seeds, length)`, or `(n_seeds,)` for a single value), their
+        positions `steps` (`(length,)`; default `1..length`) and the row of their final
+        values (mean and std over seeds). `shared` names the methods
         that one measurement covers (e.g. a time of several methods run in one scan): the
         console table prints it once for them; results.csv keeps a row per method."""
         curves = np.asarray(curves, dtype=np.float64)
@@ -101,15 +113,15 @@ SAME_OVER_SEEDS = 1e-9
 
 
 def same_over_seeds(row: Row) -> bool:
-    """Whether ``row``'s final value is the same for every seed (one seed, or a deterministic
+    """Whether `row`'s final value is the same for every seed (one seed, or a deterministic
     run repeated over seeds: its std is 0 up to the rounding of the mean)."""
     return row.n_seeds == 1 or bool(row.std <= SAME_OVER_SEEDS * abs(row.mean))
 
 
 def format_mean_std(mean: float, std: float | None) -> tuple[str, str]:
-    """``(mean, std)`` as text: the std to two significant digits and the mean to the same
-    decimal place (scientific notation for very small or large means); with ``std`` ``None``
-    (the same value for every seed) the mean to 6 significant digits and the std ``"-"``."""
+    """`(mean, std)` as text: the std to two significant digits and the mean to the same
+    decimal place (scientific notation for very small or large means); with `std` `None`
+    (the same value for every seed) the mean to 6 significant digits and the std `"-"`."""
     if std is None or not np.isfinite(mean) or not np.isfinite(std) or std <= 0:
         return f"{mean:.6g}", "-" if std is None else f"{std:.2g}"
     place = int(np.floor(np.log10(std)))  # the std's first significant digit
@@ -128,10 +140,10 @@ def _cells(r: Row, method: str) -> tuple[str, ...]:
 
 
 def results_table(rows: Iterable[Row]) -> list[str]:
-    """The console table of ``ojax run`` / ``ojax sweep``: a header row, then one line per row
+    """The console table of `ojax run` / `ojax sweep`: a header row, then one line per row
     (dataset, method, metric, mean, std over seeds, seeds); values rounded to what their std
-    supports; no std (``-``) where the value is the same for every seed, with a note below; a
-    measurement ``shared`` by several methods once, after its dataset's rows."""
+    supports; no std (`-`) where the value is the same for every seed, with a note below; a
+    measurement `shared` by several methods once, after its dataset's rows."""
     body: list[tuple[str, ...]] = []
     shared: dict[tuple[str, str, str], Row] = {}  # printed once, after the dataset's rows
 
@@ -162,13 +174,13 @@ def results_table(rows: Iterable[Row]) -> list[str]:
 
 
 def peak_rss_gib() -> float:
-    """This process's peak resident memory so far, in GiB (``getrusage``'s ``ru_maxrss``)."""
+    """This process's peak resident memory so far, in GiB (`getrusage`'s `ru_maxrss`)."""
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB (bytes on macOS)
     return round(peak / (2**30 if platform.system() == "Darwin" else 2**20), 3)
 
 
 def environment_info() -> dict[str, Any]:
-    """Versions and device, for ``config.json`` and benchmark files."""
+    """Versions and device, for `config.json` and benchmark files."""
     import jax
 
     import ojax
@@ -185,6 +197,8 @@ def environment_info() -> dict[str, Any]:
 
 
 def jsonable(value: Any) -> Any:
+    """`value` as JSON can hold it: paths as text, mappings and sequences element by element,
+    NumPy scalars and arrays as Python numbers and lists."""
     if isinstance(value, Path):
         return str(value)
     if isinstance(value, Mapping):
@@ -204,11 +218,11 @@ def write_result(
     wall_seconds: float,
     before_move: Callable[[list[str]], None] | None = None,
 ) -> list[Path]:
-    """Writes the result files into ``config.out``: the data files, then the figures drawn from
-    them in ``config.figure_formats``; returns their paths.
+    """Writes the result files into `config.out`: the data files, then the figures drawn from
+    them in `config.figure_formats`; returns their paths.
 
-    ``before_move`` (if given) receives the file names once they are complete, before the first
-    one is moved into ``config.out`` (:meth:`~ojax.experiments.run_folder.RunFolder.record`
+    `before_move` (if given) receives the file names once they are complete, before the first
+    one is moved into `config.out` (:meth:`~ojax.experiments.run_folder.RunFolder.record`
     records them there).
     """
     from ojax.experiments.figures import write_figures

@@ -1,39 +1,39 @@
-"""``parameter-free-benchmark``: how parameter-free is each parameter-free learner?
+"""`parameter-free-benchmark`: how parameter-free is each parameter-free learner?
 
 Every parameter-free learner of ojax (KT and ONS coin betting in the direction-magnitude
 reduction, per-coordinate KT, COCOB-Backprop, DoG, Prodigy, D-Adaptation SGD, Mechanic on OGD,
 Schedule-Free SGD) and two tuned baselines (OGD and AdaGrad at the best of 20 log-spaced steps
-in hindsight) run as linear predictors ``y_hat = <w_t, x_t>`` with progressive validation
+in hindsight) run as linear predictors `y_hat = <w_t, x_t>` with progressive validation
 (predict on the unseen example, then update):
 
 * classification: logistic and hinge loss on the shipped a1a (the LIBSVM training file, 1605
   rows), spambase (4601), mushrooms (the KEEL stand-in, 5644) and usenet2 (1500); features
   min-max scaled per column, a constant feature appended, each row scaled to unit L2 norm (so
-  every gradient has norm at most 1, the coin bettors' ``gradient_scale = 1`` is exact); one
+  every gradient has norm at most 1, the coin bettors' `gradient_scale = 1` is exact); one
   pass over the rows in a random order per seed;
-* regression: square and absolute loss on a noiseless synthetic stream ``y_t = <u, x_t>``,
-  ``x_t`` uniform on the unit sphere of R^10, ``u`` a random direction scaled to each norm of
-  ``||u|| = 1e-2 .. 1e2``; regret against ``u`` is the learner's cumulative loss (``u``'s is 0).
-  The square loss's gradients grow with ``||u||``: the bettors' coins then leave ``[-1, 1]``
+* regression: square and absolute loss on a noiseless synthetic stream `y_t = <u, x_t>`,
+  `x_t` uniform on the unit sphere of R^10, `u` a random direction scaled to each norm of
+  `||u|| = 1e-2 .. 1e2`; regret against `u` is the learner's cumulative loss (`u`'s is 0).
+  The square loss's gradients grow with `||u||`: the bettors' coins then leave `[-1, 1]`
   and their theory no longer applies (the absolute loss keeps them in it).
 
 Each parameter-free learner's hidden constant (:data:`METHODS`: the initial wealth, COCOB's
-``alpha``, DoG's initial distance, the ``d_0`` of Prodigy and D-Adaptation, Mechanic's
-``s_init``, and Schedule-Free's learning rate, which it does need) is swept over 9 log-spaced
+`alpha`, DoG's initial distance, the `d_0` of Prodigy and D-Adaptation, Mechanic's
+`s_init`, and Schedule-Free's learning rate, which it does need) is swept over 9 log-spaced
 values spanning 8 decades, its default among them. The sweep engine runs, per (method, loss),
 one compiled cell over (seed, constant, dataset): the classification datasets are stacked as
 the task axis (padded to the longest stream and widest row with a mask and zero features, which
-change nothing), the norms of ``u`` likewise. Seed ``s`` is the stream order (classification)
-or the draw of ``u`` and the stream (regression).
+change nothing), the norms of `u` likewise. Seed `s` is the stream order (classification)
+or the draw of `u` and the stream (regression).
 
-Rows (``results.csv``): ``METHOD@constant=VALUE`` for every grid point (``average_loss``, and
-``mistake_rate`` or ``regret``), and per method its summary: ``average_loss`` (and ``regret``)
+Rows (`results.csv`): `METHOD@constant=VALUE` for every grid point (`average_loss`, and
+`mistake_rate` or `regret`), and per method its summary: `average_loss` (and `regret`)
 at its default constant (OGD / AdaGrad: at the step best in hindsight on the seeds' mean,
-``OGD-fixed``: OGD at the step best for ``||u|| = 1`` kept at every norm), ``best_average_loss``
-(the best grid point) and ``sensitivity`` (per seed, the worst over the grid's average loss
+`OGD-fixed`: OGD at the step best for `||u|| = 1` kept at every norm), `best_average_loss`
+(the best grid point) and `sensitivity` (per seed, the worst over the grid's average loss
 divided by the best; 1 is perfectly parameter-free). A run that diverges (the square loss's
-coins outside ``[-1, 1]`` blow the bettors' wealth up) has NaN rows, and makes its method's
-sensitivity ``inf``; it is never chosen as the best.
+coins outside `[-1, 1]` blow the bettors' wealth up) has NaN rows, and makes its method's
+sensitivity `inf`; it is never chosen as the best.
 """
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ DATA_FILES = ("a1a.libsvm.gz", "spambase.csv.gz", "mushrooms_keel.csv.gz", "usen
 
 class Method(NamedTuple):
     """A benchmarked learner: its factory, the name of its hidden constant, the grid of it,
-    the default, and ``params(constant, dtype)``."""
+    the default, and `params(constant, dtype)`."""
 
     make: Any  # () -> OCOLearner (static)
     constant: str
@@ -186,20 +186,22 @@ QUICK = Size(("a1a", "usenet2"), ("logistic",), ("absolute",), tuple(NORMS[::2])
 
 
 def label(method: str, constant: float) -> str:
-    """A grid point's name in the results: ``METHOD@constant=VALUE``."""
+    """A grid point's name in the results: `METHOD@constant=VALUE`."""
     return f"{method}@constant={constant:.3g}"
 
 
 def classification_name(dataset: str, loss: str) -> str:
+    """The dataset column of a classification stream: `DATASET-LOSS`."""
     return f"{dataset}-{loss}"
 
 
 def regression_name(loss: str, norm: float) -> str:
+    """The dataset column of a regression stream: `regression-LOSS-norm=NORM`."""
     return f"regression-{loss}-norm={norm:g}"
 
 
 def grid_of(method: str, size: Size) -> np.ndarray:
-    """The constants a run sweeps for ``method`` (the default always among them)."""
+    """The constants a run sweeps for `method` (the default always among them)."""
     spec = METHODS[method]
     grid = np.asarray(spec.grid, np.float64)
     if size.grid_points is None or size.grid_points >= len(grid):
@@ -241,6 +243,8 @@ class Streams(NamedTuple):
 
 
 def stack_classification(size: Size, dtype, data_dir: Any = None) -> Streams:
+    """The classification datasets of `size`, padded to one `(datasets, n, d)` block of
+    streams."""
     loaded = [load_classification(name, data_dir) for name in size.datasets]
     if size.max_rows is not None:
         loaded = [(x[: size.max_rows], y[: size.max_rows]) for x, y in loaded]
@@ -273,8 +277,8 @@ def _learner(method: str) -> OCOLearner:
 
 @functools.lru_cache(maxsize=64)
 def classification_cell(method: str, loss_name: str):
-    """``(params, stream, key) -> (average_loss, mistake_rate)`` of one learner on one stream
-    in the order ``key`` draws (compiled once per method and loss)."""
+    """`(params, stream, key) -> (average_loss, mistake_rate)` of one learner on one stream
+    in the order `key` draws (compiled once per method and loss)."""
     learner, loss = _learner(method), LOSSES[loss_name]
 
     def cell(params, stream, key):
@@ -292,8 +296,8 @@ def classification_cell(method: str, loss_name: str):
 
 
 def regression_stream(key, norm, num_steps: int, dim: int, dtype):
-    """``(xs, ys, u)``: ``x_t`` uniform on the unit sphere, ``u`` a random direction of norm
-    ``norm``, ``y_t = <u, x_t>`` (noiseless)."""
+    """`(xs, ys, u)`: `x_t` uniform on the unit sphere, `u` a random direction of norm
+    `norm`, `y_t = <u, x_t>` (noiseless)."""
     k_u, k_x = jax.random.split(key)
     u = jax.random.normal(k_u, (dim,), dtype)
     u = norm * u / jnp.linalg.norm(u)
@@ -304,8 +308,8 @@ def regression_stream(key, norm, num_steps: int, dim: int, dtype):
 
 @functools.lru_cache(maxsize=64)
 def regression_cell(method: str, loss_name: str, num_steps: int, dim: int):
-    """``(params, norm, key) -> (average_loss, regret)`` on the synthetic stream of ``||u|| =
-    norm`` that ``key`` draws (the comparator ``u`` has loss 0: the regret is the learner's
+    """`(params, norm, key) -> (average_loss, regret)` on the synthetic stream of `||u|| =
+    norm` that `key` draws (the comparator `u` has loss 0: the regret is the learner's
     cumulative loss)."""
     learner, loss = _learner(method), LOSSES[loss_name]
 
@@ -320,14 +324,14 @@ def regression_cell(method: str, loss_name: str, num_steps: int, dim: int):
 
 
 def stacked_params(method: str, grid: np.ndarray, dtype):
-    """The method's params at each constant of ``grid``, stacked on a leading axis."""
+    """The method's params at each constant of `grid`, stacked on a leading axis."""
     spec = METHODS[method]
     points = [spec.params(jnp.asarray(c, dtype), dtype) for c in grid]
     return jax.tree.map(lambda *a: jnp.stack(a), *points)
 
 
 class Sweep(NamedTuple):
-    """One method's outputs: name -> dataset -> metric -> ``(S, C)`` (seed, constant)."""
+    """One method's outputs: name -> dataset -> metric -> `(S, C)` (seed, constant)."""
 
     grid: np.ndarray
     outputs: dict[str, dict[str, np.ndarray]]
@@ -337,7 +341,7 @@ class Sweep(NamedTuple):
 def sweep_method(
     config: ExperimentConfig, method: str, size: Size, streams: Streams | None
 ) -> Sweep:
-    """Runs ``method`` over its grid on every dataset, loss and seed of ``size``."""
+    """Runs `method` over its grid on every dataset, loss and seed of `size`."""
     dtype = jnp.float64 if config.x64 else jnp.float32
     grid = grid_of(method, size)
     params = stacked(stacked_params(method, grid, dtype), "constant")
@@ -380,7 +384,7 @@ def sweep_method(
 
 
 def check_methods(methods: Any) -> tuple[str, ...]:
-    """``methods`` as a tuple of known names (raises :class:`InputError` naming the bad one)."""
+    """`methods` as a tuple of known names (raises :class:`InputError` naming the bad one)."""
     if isinstance(methods, str) or not methods:
         raise InputError(
             f"methods must be a non-empty list of names of {list(METHODS)}, got {methods!r}"
@@ -393,7 +397,7 @@ def check_methods(methods: Any) -> tuple[str, ...]:
 def run_sweeps(
     config: ExperimentConfig, size: Size, methods: Any = tuple(METHODS)
 ) -> tuple[dict[str, Sweep], float]:
-    """Every method of ``methods`` on ``size``: ``(method -> Sweep, compile seconds)``."""
+    """Every method of `methods` on `size`: `(method -> Sweep, compile seconds)`."""
     methods = check_methods(methods)
     check_int("seeds", config.seeds, 1)
     for dataset in size.datasets:
@@ -407,7 +411,7 @@ def run_sweeps(
 
 
 def run_benchmark(config: ExperimentConfig) -> ExperimentResult:
-    """``ojax run parameter-free-benchmark``: every method, constant, dataset and seed."""
+    """`ojax run parameter-free-benchmark`: every method, constant, dataset and seed."""
     from ojax.experiments import parameter_free_summary as summary
 
     start = time.perf_counter()

@@ -1,4 +1,4 @@
-"""The rows and figures of ``parameter-free-benchmark`` from its sweeps (no computation).
+"""The rows and figures of `parameter-free-benchmark` from its sweeps (no computation).
 
 See :mod:`ojax.experiments.parameter_free_benchmark` for what the rows mean.
 """
@@ -17,7 +17,7 @@ REGRET_METHODS = ("KT", "ONS", "KT-coordinate", "COCOB", "DoG", "OGD")
 
 
 def finite(values: np.ndarray) -> np.ndarray:
-    """``values`` with NaN (a diverged run) as ``inf``, so that it is never the best."""
+    """`values` with NaN (a diverged run) as `inf`, so that it is never the best."""
     return np.where(np.isnan(values), np.inf, values)
 
 
@@ -57,7 +57,7 @@ def _add_method(result: ExperimentResult, method: str, sweep: Any) -> None:
 
 
 def fixed_step_index(sweep: Any, loss: str, norms: tuple[float, ...]) -> int | None:
-    """OGD-fixed's grid point: the step best in hindsight at ``||u|| = 1`` (``None`` when
+    """OGD-fixed's grid point: the step best in hindsight at `||u|| = 1` (`None` when
     the run has no such norm)."""
     if FIXED_NORM not in norms:
         return None
@@ -121,7 +121,7 @@ def sensitivity_figure(sweeps: dict[str, Any], datasets: list[str], loss: str) -
 
 
 def regret_curves(sweeps: dict[str, Any], size: pfb.Size, loss: str) -> dict[str, np.ndarray]:
-    """Mean regret over seeds against ``||u||`` (``(len(norms),)``) of the methods of
+    """Mean regret over seeds against `||u||` (`(len(norms),)`) of the methods of
     :data:`REGRET_METHODS` at their chosen point (OGD: tuned per norm) and of OGD-fixed."""
     names = [pfb.regression_name(loss, n) for n in size.norms]
     out: dict[str, np.ndarray] = {}
@@ -144,7 +144,7 @@ def regret_curves(sweeps: dict[str, Any], size: pfb.Size, loss: str) -> dict[str
 
 
 def regret_figure(sweeps: dict[str, Any], size: pfb.Size) -> Any:
-    """Regret against ``||u||`` per regression loss (log-log)."""
+    """Regret against `||u||` per regression loss (log-log)."""
     import matplotlib.pyplot as plt
 
     losses = size.regression_losses

@@ -1,5 +1,5 @@
-"""One run per output folder (:class:`RunFolder`): what ``ojax run`` / ``ojax sweep`` check,
-lock, record and remove in ``--out`` (see the README and the trust page of the docs)."""
+"""One run per output folder (:class:`RunFolder`): what `ojax run` / `ojax sweep` check,
+lock, record and remove in `--out` (see the README and the trust page of the docs)."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ def _exists(path: Path) -> bool:
 
 
 def check_out_folder(out: Path) -> None:
-    """Raises :class:`InputError` (``--out: ...``) when ``out`` is not a folder, or cannot be
+    """Raises :class:`InputError` (`--out: ...`) when `out` is not a folder, or cannot be
     created or written; writes nothing."""
     try:
         if _exists(out):
@@ -57,8 +57,8 @@ def check_out_folder(out: Path) -> None:
 
 
 def plain_file_name(name: Any) -> bool:
-    """Whether ``name`` is a plain, visible file name (no folder separator, not ``.`` or
-    ``..``, not hidden, not absolute): what a run may record as one of its files."""
+    """Whether `name` is a plain, visible file name (no folder separator, not `.` or
+    `..`, not hidden, not absolute): what a run may record as one of its files."""
     return (
         isinstance(name, str)
         and bool(name)
@@ -80,7 +80,7 @@ def _remove(path: Path) -> None:
 
 
 def _plain(value: Any) -> Any:
-    """``value`` as it reads back from JSON (tuples -> lists, paths -> strings)."""
+    """`value` as it reads back from JSON (tuples -> lists, paths -> strings)."""
     return json.loads(json.dumps(jsonable(value), default=str))
 
 
@@ -93,38 +93,38 @@ def _describe(identity: Mapping[str, Any], keys: list[str]) -> str:
 
 
 class RunFolder:
-    """One run per output folder: ``ojax run`` and ``ojax sweep`` never mix two runs' files.
+    """One run per output folder: `ojax run` and `ojax sweep` never mix two runs' files.
 
-    The rule (README, ``--help``): a run writes ``.ojax-run.json`` (its identity and the files it
-    wrote) into ``out`` before computing. The folder must be missing, empty, or hold one ojax run:
+    The rule (README, `--help`): a run writes `.ojax-run.json` (its identity and the files it
+    wrote) into `out` before computing. The folder must be missing, empty, or hold one ojax run:
 
-    * the same run (equal ``identity``): it resumes (the chunk store ``.sweep/`` is kept);
-    * another run: refused unless ``overwrite``, which first removes every file and folder the
-      old run wrote (those its ``.ojax-run.json`` lists, ``results.csv``, ``curves.npz``,
-      ``config.json``, ``.sweep/``; for a folder written before ``.ojax-run.json`` existed,
-      recognized by its ``config.json`` or holding ``.sweep/`` alone: those and the figures,
-      ``*.png``, ``*.pdf``, ``*.svg``); a folder that also holds files ojax did not write is
-      refused even with ``overwrite`` (ojax deletes only its own files);
+    * the same run (equal `identity`): it resumes (the chunk store `.sweep/` is kept);
+    * another run: refused unless `overwrite`, which first removes every file and folder the
+      old run wrote (those its `.ojax-run.json` lists, `results.csv`, `curves.npz`,
+      `config.json`, `.sweep/`; for a folder written before `.ojax-run.json` existed,
+      recognized by its `config.json` or holding `.sweep/` alone: those and the figures,
+      `*.png`, `*.pdf`, `*.svg`); a folder that also holds files ojax did not write is
+      refused even with `overwrite` (ojax deletes only its own files);
     * anything else (files but no ojax run): refused.
 
-    ``.ojax-run.json`` lists plain file names only: a record naming a path (``/tmp/x``,
-    ``../dir``) or a hidden name refuses the folder, and a listed name that is a folder is never
-    removed. While a run writes the folder it holds its lock (``.ojax-lock``,
+    `.ojax-run.json` lists plain file names only: a record naming a path (`/tmp/x`,
+    `../dir`) or a hidden name refuses the folder, and a listed name that is a folder is never
+    removed. While a run writes the folder it holds its lock (`.ojax-lock`,
     :mod:`ojax.experiments.lock`): another process is refused, naming the owner.
 
-    Use :meth:`check` (reads only; raises :class:`InputError`), then ``with folder:`` around the
-    computation (creates ``out``, takes the lock, checks again, removes the old run if replacing
+    Use :meth:`check` (reads only; raises :class:`InputError`), then `with folder:` around the
+    computation (creates `out`, takes the lock, checks again, removes the old run if replacing
     it, writes the identity; on an :class:`InputError` inside, removes what this run wrote into
     a folder that held no run and the folders it created if they are empty, never an ancestor
     that others wrote into meanwhile), passing :meth:`record` to :func:`write_result` and the
-    written paths to :meth:`finish`. Leaving the ``with`` releases the lock.
+    written paths to :meth:`finish`. Leaving the `with` releases the lock.
 
     Args:
       out: the output folder.
-      identity: what makes two runs the same (``"experiment"`` names it), JSON-able.
+      identity: what makes two runs the same (`"experiment"` names it), JSON-able.
       overwrite: replace another run.
-      legacy: ``config.json`` of a folder without ``.ojax-run.json`` -> its identity (or
-        ``None``: unknown, never the same run).
+      legacy: `config.json` of a folder without `.ojax-run.json` -> its identity (or
+        `None`: unknown, never the same run).
     """
 
     def __init__(
@@ -147,7 +147,7 @@ class RunFolder:
         self._lock = FolderLock(self.out)
 
     def check(self) -> None:
-        """Raises :class:`InputError` unless this run may write into ``out``; writes nothing."""
+        """Raises :class:`InputError` unless this run may write into `out`; writes nothing."""
         check_out_folder(self.out)
         self._previous, self._stale, self._fresh = [], [], True
         if not self.out.is_dir():
@@ -181,8 +181,8 @@ class RunFolder:
         self._stale = [*stale, *tmp, self.out / RUN_RECORD]
 
     def _earlier_run(self, names: list[str]) -> tuple[dict | None, set[str], list[str]]:
-        """(identity or ``None`` if unknown, names it owns, its result files) of the run in
-        ``out``; an :class:`InputError` when the folder holds no ojax run."""
+        """(identity or `None` if unknown, names it owns, its result files) of the run in
+        `out`; an :class:`InputError` when the folder holds no ojax run."""
         if RUN_RECORD in names:
             old, files = self._read_record()
             return old, {RUN_RECORD, CHUNK_STORE, *_RESULT_FILES, *files}, files
@@ -223,8 +223,8 @@ class RunFolder:
                 )
 
     def _read_record(self) -> tuple[dict | None, list[str]]:
-        """``(identity or None, result files)`` of ``.ojax-run.json``; a record listing anything
-        but plain file names (a path, ``..``, a hidden name) refuses the folder."""
+        """`(identity or None, result files)` of `.ojax-run.json`; a record listing anything
+        but plain file names (a path, `..`, a hidden name) refuses the folder."""
         path = self.out / RUN_RECORD
         try:
             record = read_json(path)
@@ -319,7 +319,7 @@ class RunFolder:
         self._created = []
 
     def record(self, names: list[str]) -> None:
-        """Records ``names`` (about to be moved into ``out``) as this run's files."""
+        """Records `names` (about to be moved into `out`) as this run's files."""
         self._recorded = [n for n in names if plain_file_name(n)]
         self._write_record(sorted({*self._previous, *names}))
 

@@ -1,10 +1,10 @@
-"""What an experiment of ``ojax run`` is: a typed :class:`ExperimentSpec` and its own frozen
+"""What an experiment of `ojax run` is: a typed :class:`ExperimentSpec` and its own frozen
 config class (a subclass of :class:`ExperimentConfig`), whose :func:`option` fields are the
-experiment's command-line flags (``field_name`` -> ``--field-name``).
+experiment's command-line flags (`field_name` -> `--field-name`).
 
 An experiment module defines its config class (if it has options of its own), its run function
-``(config) -> ExperimentResult`` and a tuple ``SPECS`` of :class:`ExperimentSpec`; the registry
-(:data:`ojax.experiments.EXPERIMENTS`) collects them. See ``docs/guides/add-an-experiment.md``.
+`(config) -> ExperimentResult` and a tuple `SPECS` of :class:`ExperimentSpec`; the registry
+(:data:`ojax.experiments.EXPERIMENTS`) collects them. See `docs/guides/add-an-experiment.md`.
 """
 
 from __future__ import annotations
@@ -20,14 +20,14 @@ from ojax.sweep.options import EngineOptions
 
 @dataclasses.dataclass(frozen=True)
 class ExperimentConfig(EngineOptions):
-    """The options of every ``ojax run`` (see INTERFACE.md) and the engine's
+    """The options of every `ojax run` (see docs/cli.md, the command line page) and the engine's
     (:class:`~ojax.sweep.options.EngineOptions`); an experiment with options of its own
     subclasses it with :func:`option` fields.
 
-    ``name``: the experiment; ``seeds``: the number of seeds (runs); ``out``: the output folder;
-    ``data_dir``: the folder of the real datasets (``None``: the shipped ones); ``quick``: the
-    small configuration of ``--quick``; ``figure_formats``: the files of each figure
-    (``--figure-format``: png, pdf, svg).
+    `name`: the experiment; `seeds`: the number of seeds (runs); `out`: the output folder;
+    `data_dir`: the folder of the real datasets (`None`: the shipped ones); `quick`: the
+    small configuration of `--quick`; `figure_formats`: the files of each figure
+    (`--figure-format`: png, pdf, svg).
     """
 
     name: str
@@ -40,8 +40,8 @@ class ExperimentConfig(EngineOptions):
     def check(self, seeds_given: bool = True) -> tuple[ExperimentConfig, dict[str, Any]]:
         """Checks the experiment's own options before anything runs (raises
         :class:`~ojax.validation.InputError`); returns the config to run and the options' part
-        of the run's identity (a file: its path and a digest of its bytes). ``seeds_given``:
-        whether ``--seeds`` was given (an option may fix the number of runs otherwise)."""
+        of the run's identity (a file: its path and a digest of its bytes). `seeds_given`:
+        whether `--seeds` was given (an option may fix the number of runs otherwise)."""
         identity = {}
         for field in own_options(type(self)):
             value = getattr(self, field.name)
@@ -55,7 +55,7 @@ class ExperimentConfig(EngineOptions):
         return True
 
     def header(self) -> str:
-        """What the header line ``ojax: running NAME: ...`` says of the runs: ``N seeds``."""
+        """What the header line `ojax: running NAME: ...` says of the runs: `N seeds`."""
         return f"{self.seeds} seed{'' if self.seeds == 1 else 's'}"
 
 
@@ -68,11 +68,11 @@ def option(
     file: bool = False,
     type: Callable[[str], Any] | None = None,
 ) -> Any:
-    """A field of an experiment's config that is also its flag ``--field-name``: ``None``
-    (its ``default``) unless given. ``help`` says what it does for this experiment; ``type``
-    parses the flag's text (default ``str``; ``Path`` for a ``file``, whose bytes enter the
-    run's identity; a ``choices`` value is kept as text); raise ``argparse.ArgumentTypeError``
-    (or ``ValueError``) there for a bad value."""
+    """A field of an experiment's config that is also its flag `--field-name`: `None`
+    (its `default`) unless given. `help` says what it does for this experiment; `type`
+    parses the flag's text (default `str`; `Path` for a `file`, whose bytes enter the
+    run's identity; a `choices` value is kept as text); raise `argparse.ArgumentTypeError`
+    (or `ValueError`) there for a bad value."""
     metadata = {"help": help, "metavar": metavar, "choices": choices, "file": file, "type": type}
     return dataclasses.field(default=default, metadata=metadata)
 
@@ -83,7 +83,7 @@ def own_options(config: type[ExperimentConfig]) -> list[dataclasses.Field]:
 
 
 def file_identity(path: Any) -> str:
-    """``"/abs/path (sha256 0123456789abcdef)"``: a file in a run's identity."""
+    """`"/abs/path (sha256 0123456789abcdef)"`: a file in a run's identity."""
     digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
     return f"{Path(path).resolve()} (sha256 {digest})"
 
@@ -93,17 +93,17 @@ C = TypeVar("C", bound=ExperimentConfig)
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class ExperimentSpec(Generic[C]):
-    """An experiment of ``ojax run``.
+    """An experiment of `ojax run`.
 
-    ``name`` / ``summary``: as ``ojax list`` prints them; ``run``: ``config -> ExperimentResult``;
-    ``config``: its config class (its :func:`option` fields are its flags);
-    ``default_seeds`` / ``quick_seeds``: the seeds without ``--seeds`` (``quick_seeds``: with
-    ``--quick``; ``None``: ``default_seeds``); ``data_files`` / ``quick_data_files``: the dataset
-    files it reads (checked before anything runs or is written; ``None``: ``data_files``);
-    ``figures``: the figure files it writes (``{dataset}`` stands for each dataset);
-    ``checks``: the modules of :mod:`ojax.theory` that check the results of its paper
-    (what ``ojax run theory`` runs, see :func:`ojax.experiments.theory.checks`);
-    ``page``: its reproduction page under ``docs/``.
+    `name` / `summary`: as `ojax list` prints them; `run`: `config -> ExperimentResult`;
+    `config`: its config class (its :func:`option` fields are its flags);
+    `default_seeds` / `quick_seeds`: the seeds without `--seeds` (`quick_seeds`: with
+    `--quick`; `None`: `default_seeds`); `data_files` / `quick_data_files`: the dataset
+    files it reads (checked before anything runs or is written; `None`: `data_files`);
+    `figures`: the figure files it writes (`{dataset}` stands for each dataset);
+    `checks`: the modules of :mod:`ojax.theory` that check the results of its paper
+    (what `ojax run theory` runs, see :func:`ojax.experiments.theory.checks`);
+    `page`: its reproduction page under `docs/`.
     """
 
     name: str
@@ -127,7 +127,7 @@ class ExperimentSpec(Generic[C]):
         return self.run
 
     def seeds(self, quick: bool) -> int:
-        """The number of seeds when ``--seeds`` is not given."""
+        """The number of seeds when `--seeds` is not given."""
         return (self.quick_seeds or self.default_seeds) if quick else self.default_seeds
 
     def files(self, quick: bool) -> tuple[str, ...]:

@@ -1,19 +1,19 @@
-"""``ojax run theory``: every numbered result of the source documents with a computable
+"""`ojax run theory`: every numbered result of the source documents with a computable
 right-hand side, measured against its bound over a range of horizons (:func:`checks`: those
 of the modules :data:`SPEC` lists).
 
-One dataset per result (its name, e.g. ``notes-ogd``), one method per learner and instance,
-and one per falsifier (``falsifier:<what>``: a learner or instance that should break the result,
-see :mod:`ojax.theory.base`). Metrics: ``measured``, ``bound`` and ``ratio`` (measured / bound)
-as curves ``(n_seeds, H)`` over the horizons; an identity gives single values (the largest
+One dataset per result (its name, e.g. `notes-ogd`), one method per learner and instance,
+and one per falsifier (`falsifier:<what>`: a learner or instance that should break the result,
+see :mod:`ojax.theory.base`). Metrics: `measured`, `bound` and `ratio` (measured / bound)
+as curves `(n_seeds, H)` over the horizons; an identity gives single values (the largest
 difference over every horizon, the tolerance 1e-9 and their ratio); a result whose constant is
-not explicit (``rate``) gives ``measured``, the fitted log-log ``slope`` of its mean and the
-``expected_slope`` instead of a bound; a ``shape`` check gives both (the slope of its mean
-ratio). The method ``verdict`` of each result holds the decision (:func:`ojax.theory.verdict`):
-``holds`` and ``sound`` (1 or 0) and the deciding values, ``learner_ratio`` /
-``falsifier_ratio`` (the learners' largest and the falsifiers' smallest ratio at the largest
-horizon) or ``learner_slope`` / ``falsifier_slope``. A result that does not hold, or that no
-falsifier breaks, is named on stderr and in ``config.json`` (``checks/NAME/verdict``). One figure
+not explicit (`rate`) gives `measured`, the fitted log-log `slope` of its mean and the
+`expected_slope` instead of a bound; a `shape` check gives both (the slope of its mean
+ratio). The method `verdict` of each result holds the decision (:func:`ojax.theory.verdict`):
+`holds` and `sound` (1 or 0) and the deciding values, `learner_ratio` /
+`falsifier_ratio` (the learners' largest and the falsifiers' smallest ratio at the largest
+horizon) or `learner_slope` / `falsifier_slope`. A result that does not hold, or that no
+falsifier breaks, is named on stderr and in `config.json` (`checks/NAME/verdict`). One figure
 per result: the measured quantity (median over seeds, a 10-90% quantile band, positive values
 only on the log axes) with its bound dashed in the same colour; falsifiers dotted, with crosses.
 """
@@ -65,8 +65,8 @@ def _positive(values: np.ndarray) -> np.ndarray:
 
 
 def figures(run) -> dict[str, Figure]:
-    """The plot function of ``theory`` (:mod:`ojax.experiments.figures`): ``theory_CHECK`` per
-    check of ``config.json``'s ``checks``, from its ``measured`` and ``bound`` curves."""
+    """The plot function of `theory` (:mod:`ojax.experiments.figures`): `theory_CHECK` per
+    check of `config.json`'s `checks`, from its `measured` and `bound` curves."""
     out, known = {}, checks()
     for name in run.config.get("checks", {}):
         if name not in known:
@@ -89,7 +89,7 @@ def figures(run) -> dict[str, Figure]:
 
 def check_figure(check: Check, horizons, methods) -> Figure:
     """Measured (median and 10-90% band over seeds) and bound against the horizon, log-log;
-    ``methods``: method -> ``(measured, bound or None)``, each ``(n_seeds, len(horizons))``."""
+    `methods`: method -> `(measured, bound or None)`, each `(n_seeds, len(horizons))`."""
     from ojax.plotting import legend, new_figure
 
     fig, ax = new_figure(height=4.2)
@@ -164,7 +164,7 @@ def add_outcome(
 
 
 def describe(check: Check, outcome: Outcome, decided: Verdict) -> dict:
-    """What ``config.json`` records of a check."""
+    """What `config.json` records of a check."""
     return {
         "document": check.document,
         "result": check.result,
@@ -199,7 +199,7 @@ CHECK_MODULES = (
 
 @functools.cache
 def checks() -> dict[str, Check]:
-    """Every check of the theory experiment (:data:`SPEC` ``.checks``), by name."""
+    """Every check of the theory experiment (:data:`SPEC` `.checks`), by name."""
     found: dict[str, Check] = {}
     for module in SPEC.checks:
         for check in importlib.import_module(f"ojax.theory.{module}").CHECKS:
@@ -214,9 +214,9 @@ def __getattr__(name: str) -> Any:
 
 
 def selected_checks(value: str | None) -> list[Check]:
-    """The checks ``--dataset`` names: every check (``None``), else comma-separated check names
-    or documents (``notes``, ``denevi2020``, ``neu-rosasco2018``, ``zhao-hoi2010``,
-    ``baselines``).
+    """The checks `--dataset` names: every check (`None`), else comma-separated check names
+    or documents (`notes`, `denevi2020`, `neu-rosasco2018`, `zhao-hoi2010`,
+    `baselines`).
 
     Raises:
       InputError: a name that is neither a check nor a document.
@@ -241,7 +241,7 @@ def selected_checks(value: str | None) -> list[Check]:
 
 @dataclasses.dataclass(frozen=True)
 class TheoryConfig(ExperimentConfig):
-    """The options of ``ojax run theory``."""
+    """The options of `ojax run theory`."""
 
     dataset: str | None = option(
         help="theory: these checks only (comma-separated check names or documents, e.g. notes)",
@@ -254,7 +254,7 @@ class TheoryConfig(ExperimentConfig):
 
 
 def run_theory(config: TheoryConfig) -> ExperimentResult:
-    """Runs every check of :func:`checks` (or those of ``config.dataset``, see
+    """Runs every check of :func:`checks` (or those of `config.dataset`, see
     :func:`selected_checks`) and draws one figure per check."""
     result = ExperimentResult()
     described = {}

@@ -20,18 +20,18 @@ def compile_and_run(
     compiler_options: Mapping[str, Any] | None = None,
     repeats: int = 1,
 ) -> tuple[Any, float, float]:
-    """Compiles ``jitted_fn`` for ``args`` ahead of time, then runs the compiled program.
+    """Compiles `jitted_fn` for `args` ahead of time, then runs the compiled program.
 
     Args:
-      jitted_fn: a ``jax.jit`` function (it needs ``.lower``).
+      jitted_fn: a `jax.jit` function (it needs `.lower`).
       *args: its arguments (arrays or pytrees; static arguments by closure).
       compiler_options: XLA options for the compilation (e.g.
-        ``{"xla_backend_optimization_level": 1}``).
-      repeats: runs of the compiled program; ``run_seconds`` is their median (the first run is
-        not discarded: with ``repeats > 1`` it is one sample among several).
+        `{"xla_backend_optimization_level": 1}`).
+      repeats: runs of the compiled program; `run_seconds` is their median (the first run is
+        not discarded: with `repeats > 1` it is one sample among several).
 
     Returns:
-      ``(out, compile_seconds, run_seconds)``: the output (ready), the seconds spent lowering and
+      `(out, compile_seconds, run_seconds)`: the output (ready), the seconds spent lowering and
       compiling, and the seconds of a run itself (until the output is ready).
 
     Examples:
@@ -61,7 +61,7 @@ FREE_OPS = frozenset({"parameter", "get-tuple-element", "tuple", "constant", "bi
 
 
 def _computations(hlo: str) -> dict[str, list[tuple[str, str, str]]]:
-    """name -> its instructions ``(opcode, result type, line)`` in an HLO module's text."""
+    """name -> its instructions `(opcode, result type, line)` in an HLO module's text."""
     computations: dict[str, list[tuple[str, str, str]]] = {}
     current: list[tuple[str, str, str]] | None = None
     for line in hlo.splitlines():
@@ -74,15 +74,15 @@ def _computations(hlo: str) -> dict[str, list[tuple[str, str, str]]]:
 
 
 def loop_ops(hlo: str) -> collections.Counter[str]:
-    """Opcode counts of what the ``while`` loops of an optimized HLO module run per iteration.
+    """Opcode counts of what the `while` loops of an optimized HLO module run per iteration.
 
     Every loop's body and condition count with all they call (fusions, reducers, inner loops),
     each instruction once; :data:`FREE_OPS` are left out. Two programs of the same arithmetic
-    give the same counts, so ``loop_ops(a) - loop_ops(b)`` names what ``a`` adds per step (a
-    ``select`` over the state, a ``copy``, a ``dynamic-update-slice`` of an output).
+    give the same counts, so `loop_ops(a) - loop_ops(b)` names what `a` adds per step (a
+    `select` over the state, a `copy`, a `dynamic-update-slice` of an output).
 
     Args:
-      hlo: ``jax.jit(f).lower(*args).compile().as_text()``.
+      hlo: `jax.jit(f).lower(*args).compile().as_text()`.
 
     Examples:
       >>> import jax, jax.numpy as jnp

@@ -1,56 +1,59 @@
 """Zhao & Hoi (2010), online transfer learning: Tables 2 and 4 on the real data here.
 
-Homogeneous (``run_homogeneous``): a source classifier ``h`` (averaged kernel PA-I, width
+Homogeneous (`run_homogeneous`): a source classifier `h` (averaged kernel PA-I, width
 sigma_1 = 4) is learned on the first block of usenet2 / newsgroup4 (or a random spambase
-split), then PA (sigma_2 = 8), PAIO (from ``h``, sigma_1), OTL(fixed) and OTL run on 20 orders
+split), then PA (sigma_2 = 8), PAIO (from `h`, sigma_1), OTL(fixed) and OTL run on 20 orders
 of the target stream (the drift streams: the orders shipped in their files, see below; spambase:
 random permutations), all orders in one vmap over a Gram matrix computed once. Heterogeneous
-(``run_heterogeneous``): the source sees the first half of the features; PA (whole vector,
-sigma = 8), PAIO (first view from ``h``), COTL0, SCT and COTL (sigma = 4 per view). C = 5
-throughout (the presets ``KernelPAParams.paper()``, ``OTLParams.paper()``, ... of
+(`run_heterogeneous`): the source sees the first half of the features; PA (whole vector,
+sigma = 8), PAIO (first view from `h`), COTL0, SCT and COTL (sigma = 4 per view). C = 5
+throughout (the presets `KernelPAParams.paper()`, `OTLParams.paper()`, ... of
 :mod:`ojax.transfer`). Everything runs through :func:`ojax.transfer.prepare_transfer` and
 :func:`ojax.run` (random permutations, through the sweep engine) or
 :func:`ojax.transfer.run_kernel` (given orders: shipped in the files, or of a split file).
 
-Metrics per (dataset, method): ``mistake_rate`` (percent; the curve is the running average rate
-of mistakes against the number of samples), ``support_vectors`` (after each sample; COTL and
+Metrics per (dataset, method): `mistake_rate` (percent; the curve is the running average rate
+of mistakes against the number of samples), `support_vectors` (after each sample; COTL and
 COTL0 count an update once though it adds to both views' expansions), on the heterogeneous
-datasets ``support_vectors_per_view`` (the paper's Table 4 convention: each view's expansion
+datasets `support_vectors_per_view` (the paper's Table 4 convention: each view's expansion
 counted, see :func:`per_view_support_vectors`) and
-``seconds_per_trial`` (the vmapped run's time after compilation, divided by the number of
+`seconds_per_trial` (the vmapped run's time after compilation, divided by the number of
 permutations; the four homogeneous methods run together in one scan, so their seconds per trial
-is that of all four together). The paper's numbers are stored beside ours in ``config.json``
-(``paper_mistake_rate`` and the markdown ``table``). The data differ from the paper's in places
+is that of all four together). The paper's numbers are stored beside ours in `config.json`
+(`paper_mistake_rate` and the markdown `table`). The data differ from the paper's in places
 (see :mod:`ojax.datasets.transfer`): w7a is not shipped (it runs when its file is in the data
 folder), a7a is drawn from the a1a + a1a.t pool, and mushrooms is the KEEL stand-in (5644 rows).
 
 The drift protocol (homogeneous, usenet2 and newsgroup4): by default each run follows one of the
-orders ``ID_ALL`` shipped in the ``.mat`` file (they shuffle rows within the concept blocks only,
-so the drift stays), and the file's own order is one more run reported apart (``config.json``
-``datasets_detail``, and ``curves.npz`` under ``DATASET/METHOD/mistake_rate_file_order``);
-``--order uniform`` draws uniform permutations instead (the drift is then erased). The figure
+orders `ID_ALL` shipped in the `.mat` file (they shuffle rows within the concept blocks only,
+so the drift stays), and the file's own order is one more run reported apart (`config.json`
+`datasets_detail`, and `curves.npz` under `DATASET/METHOD/mistake_rate_file_order`);
+`--order uniform` draws uniform permutations instead (the drift is then erased). The figure
 shows the average rate of mistakes (the paper's Figure 3) and the rate over a sliding window,
 with the concept changes dotted.
 
-One dataset alone (``--dataset NAME``, the configuration field ``dataset``, one of
+One dataset alone (`--dataset NAME`, the configuration field `dataset`, one of
 :data:`DATASETS`): only it runs, with the numbers it has in the whole run. The set-up of a
-dataset (``h``, its outputs, the Gram matrices) is one compiled program
+dataset (`h`, its outputs, the Gram matrices) is one compiled program
 (:mod:`ojax.transfer.prepare`); datasets of the same shapes share their compiled runs
 (:mod:`ojax.experiments.zhao_hoi2010_runs`), and the next dataset's file is read on a thread
 while the current one computes.
 
-A split of one's own (the configuration field ``split``, a path, e.g. ``ojax run
-zhao-hoi2010-homogeneous --split my_split.npz``): an ``.npz`` file with the arrays
+A split of one's own (the configuration field `split`, a path, e.g. `ojax run
+zhao-hoi2010-homogeneous --split my_split.npz`): an `.npz` file with the arrays
 
-* ``source_order``: ``(S,)`` integers, 0-based rows of the dataset file (its row order as
-  loaded, before any split) forming the source, in the order ``h`` learns them;
-* ``target_orders``: ``(P, T)`` integers, 0-based rows of the dataset file, one target stream
-  per row (the target pool is the set of rows they visit; ``P`` replaces ``--seeds``);
-* ``dataset`` (optional): a string, the dataset's name (default ``"usenet2"`` for the
-  homogeneous experiment, ``"spambase"`` for the heterogeneous one, where the source sees the
-  first ``d // 2`` features).
+* `source_order`: `(S,)` integers, 0-based rows of the dataset file (its row order as
+  loaded, before any split) forming the source, in the order `h` learns them;
+* `target_orders`: `(P, T)` integers, 0-based rows of the dataset file, one target stream
+  per row (the target pool is the set of rows they visit; `P` replaces `--seeds`);
+* the data they index: `dataset`, a shipped dataset's name (`"usenet2"`; the
+  heterogeneous experiment's source sees its first `d // 2` features), or the file's own
+  features `x` `(N, d)` and labels `y` `(N,)` in `{-1, +1}` (scaled as the shipped
+  ones, per-row min-max; heterogeneous: the source's view is the first
+  `num_source_features` features, default `d // 2`, the target sees all `d`); a file
+  with neither is refused.
 
-MATLAB's 1-based indices (the authors' toolbox's ``ID_ALL``) must be converted with ``- 1``, and
+MATLAB's 1-based indices (the authors' toolbox's `ID_ALL`) must be converted with `- 1`, and
 indices counting rows of the target block only must be offset by the source size. Only that
 dataset runs, on exactly those orders. See :func:`ojax.datasets.transfer.load_split_file`; in
 Python, :func:`ojax.transfer.run_split` takes the arrays directly.
@@ -112,7 +115,7 @@ PAPER_TABLE4 = {  # mistake rate (%), Zhao & Hoi 2010, Table 4
 
 def prepare_homogeneous(split: transfer_data.Split, dtype: Any = None) -> transfer.TransferSetup:
     """Source classifier, Gram matrices and the four methods of a homogeneous split (each on
-    its own, and all four in one scan: ``combined``), with the paper's hyperparameters."""
+    its own, and all four in one scan: `combined`), with the paper's hyperparameters."""
     return transfer.prepare_transfer(
         split.source_x,
         split.source_y,
@@ -143,8 +146,8 @@ def prepare_heterogeneous(split: transfer_data.Split, dtype: Any = None) -> tran
 
 
 def window_rate(rate: np.ndarray, window: int) -> np.ndarray:
-    """The rate of mistakes (percent) over the last ``window`` samples, from the running average
-    ``rate`` (``(..., T)``, percent); before ``window`` samples, the running average.
+    """The rate of mistakes (percent) over the last `window` samples, from the running average
+    `rate` (`(..., T)`, percent); before `window` samples, the running average.
 
     Examples:
       >>> print(window_rate(transfer.mistake_rate([1.0, 1.0, 0.0, 0.0]), 2).tolist())
@@ -158,10 +161,10 @@ def window_rate(rate: np.ndarray, window: int) -> np.ndarray:
 
 
 def figures(run) -> dict[str, Any]:
-    """The plot function of ``zhao-hoi2010-*`` (:mod:`ojax.experiments.figures`):
-    ``mistake_rate``, per dataset the average rate of mistakes against the number of samples
+    """The plot function of `zhao-hoi2010-*` (:mod:`ojax.experiments.figures`):
+    `mistake_rate`, per dataset the average rate of mistakes against the number of samples
     (the paper's Figure 3) and, below, the rate over a sliding window, with the drift's block
-    boundaries dotted where the orders keep the blocks (``config.json``'s ``datasets_detail``)."""
+    boundaries dotted where the orders keep the blocks (`config.json`'s `datasets_detail`)."""
     curves: dict[str, dict[str, np.ndarray]] = {}
     for key, curve in run.curves.items():
         dataset, method, metric = split_key(key)
@@ -236,9 +239,9 @@ def table(
 def per_view_support_vectors(method: str, svs: np.ndarray, base: Any) -> np.ndarray:
     """The paper's count of support vectors (Table 4): summed over the views' expansions.
 
-    COTL and COTL0 store each update once with both of its views (``svs``, ``|SV(h)|``
+    COTL and COTL0 store each update once with both of its views (`svs`, `|SV(h)|`
     included for COTL); the paper counts it in each view's expansion, so its count is
-    ``2 (svs - |SV(h)|) + |SV(h)|`` (COTL0: ``2 svs``, about twice PA's). The other methods'
+    `2 (svs - |SV(h)|) + |SV(h)|` (COTL0: `2 svs`, about twice PA's). The other methods'
     counts are the same either way (one view, or SCT's two classifiers counted apart).
     """
     svs = np.asarray(svs, np.float64)
@@ -250,7 +253,7 @@ def per_view_support_vectors(method: str, svs: np.ndarray, base: Any) -> np.ndar
 
 class Dataset(NamedTuple):
     """One dataset of an experiment: its name, its split, and the target orders of a split
-    file (``None``: ``config.seeds`` random permutations)."""
+    file (`None`: `config.seeds` random permutations)."""
 
     name: str
     load: Callable[[], transfer_data.Split]
@@ -308,7 +311,7 @@ def _run_dataset(
 def _runs_detail(
     dataset: Dataset, num_target: int, runs: int, file_order: dict[str, float]
 ) -> dict[str, Any]:
-    """What the runs of a dataset were (for ``config.json`` and the figure's titles)."""
+    """What the runs of a dataset were (for `config.json` and the figure's titles)."""
     if dataset.orders is None:
         out: dict[str, Any] = {"runs": f"{runs} uniform permutations"}
     elif dataset.file_order:
@@ -322,7 +325,7 @@ def _runs_detail(
 
 
 def _dataset_keys(count: int) -> list[jax.Array]:
-    """The PRNG keys of the first ``count`` datasets of an experiment (one split each)."""
+    """The PRNG keys of the first `count` datasets of an experiment (one split each)."""
     key, keys = jax.random.key(0), []
     for _ in range(count):
         key, sub = jax.random.split(key)
@@ -392,23 +395,25 @@ def _run(
 
 
 def _split_file_dataset(config: ZhaoHoiConfig, default: str, heterogeneous: bool) -> Dataset:
-    """The dataset of the split file ``config.split`` (see the module doc for its layout)."""
+    """The dataset of the split file `config.split` (see the module doc for its layout)."""
     assert config.split is not None  # callers come here only with a split file
-    split_file = transfer_data.load_split_file(config.split)
-    name = split_file.dataset or default
-    split, orders = transfer_data.split_from_orders(
-        name,
-        split_file.source_order,
-        split_file.target_orders,
-        config.data_dir,
-        heterogeneous=heterogeneous,
-    )
+    file = transfer_data.load_split_file(config.split)  # a dataset's name, or its own x and y
+    name, rows = file.dataset or default, (file.source_order, file.target_orders)
+    if file.x is not None:
+        k = file.num_source_features
+        split, orders = transfer_data.split_from_arrays(
+            file.x, file.y, *rows, heterogeneous=heterogeneous, num_source_features=k
+        )
+    else:
+        split, orders = transfer_data.split_from_orders(
+            name, *rows, config.data_dir, heterogeneous=heterogeneous
+        )
     return Dataset(name, lambda: split, orders)
 
 
 def drift_dataset(name: str, data_dir: Any, num_orders: int) -> Dataset:
-    """A drift stream (usenet2, newsgroup4) on its first ``num_orders`` shipped orders and, last,
-    the file's own order: the source ``h`` learns the first block in the file's order; each
+    """A drift stream (usenet2, newsgroup4) on its first `num_orders` shipped orders and, last,
+    the file's own order: the source `h` learns the first block in the file's order; each
     order's target stream is the rest of its permutation (shuffled within blocks)."""
     _, n_source, n_target, _ = transfer_data.HOMOGENEOUS[name]
     ids = transfer_data.shipped_orders(name, data_dir)
@@ -429,7 +434,7 @@ def drift_dataset(name: str, data_dir: Any, num_orders: int) -> Dataset:
 
 def _drift_split(name: str, rows: np.ndarray, data_dir: Any, orders: np.ndarray):
     """The split of a drift stream: the first block (file order) as the source, the rows that
-    ``rows`` visit as the target pool."""
+    `rows` visit as the target pool."""
     source = np.arange(transfer_data.HOMOGENEOUS[name][1])
     split, positions = transfer_data.split_from_orders(name, source, rows, data_dir)
     assert np.array_equal(positions, orders)  # the pool is what drift_dataset assumed
@@ -437,7 +442,7 @@ def _drift_split(name: str, rows: np.ndarray, data_dir: Any, orders: np.ndarray)
 
 
 def _selected(config: ZhaoHoiConfig, experiment: str, names: list[str]):
-    """``(place, name)`` of the datasets to run: all of ``names``, or ``config.dataset``."""
+    """`(place, name)` of the datasets to run: all of `names`, or `config.dataset`."""
     chosen = dataset_option(experiment, config.dataset, config.split, config.data_dir)
     if chosen is None:
         return list(enumerate(names))
@@ -446,9 +451,9 @@ def _selected(config: ZhaoHoiConfig, experiment: str, names: list[str]):
 
 def run_homogeneous(config: HomogeneousConfig) -> ExperimentResult:
     """Table 2 on usenet2, newsgroup4 and spambase, and w7a when its file is in the data folder
-    (``--quick``: usenet2 only; ``config.dataset``: that one only; with a split file
-    ``config.split``: its dataset and orders only). The drift streams run on their shipped
-    orders unless ``config.order`` is ``"uniform"`` (:data:`ORDERS`)."""
+    (`--quick`: usenet2 only; `config.dataset`: that one only; with a split file
+    `config.split`: its dataset and orders only). The drift streams run on their shipped
+    orders unless `config.order` is `"uniform"` (:data:`ORDERS`)."""
     order = order_option(config)
     if config.split is not None:
         datasets = [_split_file_dataset(config, "usenet2", heterogeneous=False)]
@@ -491,8 +496,8 @@ def run_heterogeneous(config: ZhaoHoiConfig) -> ExperimentResult:
     """Table 4 on a7a (a1a pool), mushrooms (KEEL stand-in) and spambase, and w7a when its file
     is in the data folder.
 
-    ``--quick``: spambase and mushrooms with 500 source and 600 target examples;
-    ``config.dataset``: that one only; with a split file ``config.split``: its dataset and
+    `--quick`: spambase and mushrooms with 500 source and 600 target examples;
+    `config.dataset`: that one only; with a split file `config.split`: its dataset and
     orders only (the source sees the first half of the features).
     """
     if config.split is not None:

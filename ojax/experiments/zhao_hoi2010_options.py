@@ -1,4 +1,4 @@
-"""The options of the Zhao & Hoi (2010) experiments (``--split``, ``--order``, ``--dataset``):
+"""The options of the Zhao & Hoi (2010) experiments (`--split`, `--order`, `--dataset`):
 their config classes and checks."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ Spambase and w7a (no drift) always take uniform permutations."""
 
 
 def order_option(config: ExperimentConfig) -> str:
-    """``config.order`` checked (default ``"shipped"``)."""
+    """`config.order` checked (default `"shipped"`)."""
     order = getattr(config, "order", None) or "shipped"
     if order not in ORDERS:
         raise InputError(f"order must be one of {list(ORDERS)}, got {order!r}")
@@ -39,9 +39,9 @@ in the run's list; the first one's when the run does not have it, e.g. a7a with 
 def dataset_option(
     experiment: str, dataset: str | None, split: Any = None, data_dir: Any = None
 ) -> str | None:
-    """``dataset`` (``--dataset``) checked for ``experiment``: one of :data:`DATASETS` (w7a
+    """`dataset` (`--dataset`) checked for `experiment`: one of :data:`DATASETS` (w7a
     only when its file is in the data folder), and not with a split file (which names its own
-    dataset); ``None`` runs them all."""
+    dataset); `None` runs them all."""
     if dataset is None:
         return None
     if experiment not in DATASETS or split is not None:
@@ -64,11 +64,12 @@ def dataset_option(
 
 @dataclasses.dataclass(frozen=True)
 class ZhaoHoiConfig(ExperimentConfig):
-    """The options of ``zhao-hoi2010-heterogeneous`` (and of the homogeneous experiment)."""
+    """The options of `zhao-hoi2010-heterogeneous` (and of the homogeneous experiment)."""
 
     split: Path | None = option(
-        help="your own transfer split (.npz: source_order, target_orders[, dataset]; 0-based "
-        "rows) instead of the shipped orders (see ojax.datasets.transfer.load_split_file)",
+        help="your own transfer split (.npz: source_order, target_orders, and dataset or your "
+        "own x, y; 0-based rows) instead of the shipped orders (see "
+        "ojax.datasets.transfer.load_split_file)",
         metavar="FILE",
         file=True,
     )
@@ -99,7 +100,7 @@ class ZhaoHoiConfig(ExperimentConfig):
 
 @dataclasses.dataclass(frozen=True)
 class HomogeneousConfig(ZhaoHoiConfig):
-    """The options of ``zhao-hoi2010-homogeneous``."""
+    """The options of `zhao-hoi2010-homogeneous`."""
 
     order: str | None = option(
         help="the target orders of usenet2 / newsgroup4: the ones shipped in the files "

@@ -2,7 +2,7 @@
 (the shipped ones, a split file) in one compiled vmap, or random permutations through the sweep
 engine. Methods of the same learner and shapes share one compiled program: learners compare by
 value (:func:`ojax.learner_factory`), and the runs record the target's own support vectors, the
-source classifier's ``|SV(h)|`` being added afterwards."""
+source classifier's `|SV(h)|` being added afterwards."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ _PROGRAMS: collections.OrderedDict = collections.OrderedDict()  # compiled runs,
 
 
 def _compiled_run(learner: Any, args: tuple) -> tuple[Callable[[tuple], Any], float]:
-    """The compiled run of ``learner`` over orders for arguments of these shapes (a function of
+    """The compiled run of `learner` over orders for arguments of these shapes (a function of
     the arguments), and the seconds spent compiling it: 0 when an earlier dataset of the same
     shapes compiled it, little when the compilation cache and the program store
     (:mod:`ojax.programs`) hold it."""
@@ -59,9 +59,9 @@ def _compiled_run(learner: Any, args: tuple) -> tuple[Callable[[tuple], Any], fl
 
 
 def _lower(fn: Callable, args: tuple) -> tuple[Any, Any]:
-    """``(lowered program, output treedef)``: the program stored by an earlier process (no
-    trace, no lowering of ``fn``), else ``fn`` traced, exported and stored for the next one;
-    the treedef is ``None`` when ``fn`` was lowered as usual (no store, or nothing to keep)."""
+    """`(lowered program, output treedef)`: the program stored by an earlier process (no
+    trace, no lowering of `fn`), else `fn` traced, exported and stored for the next one;
+    the treedef is `None` when `fn` was lowered as usual (no store, or nothing to keep)."""
     from ojax import programs
 
     jitted = jax.jit(fn)
@@ -74,7 +74,7 @@ def _lower(fn: Callable, args: tuple) -> tuple[Any, Any]:
 
 
 def _with_base(trace: Any, base: Any) -> Any:
-    """``trace`` with the source classifier's ``|SV(h)|`` added to its support vectors (the
+    """`trace` with the source classifier's `|SV(h)|` added to its support vectors (the
     runs record the target's own, so that splits of the same shapes share one program)."""
     return trace._replace(record=np.asarray(trace.record) + np.asarray(base, np.int32))
 
@@ -112,7 +112,7 @@ def _trial(learner: Any, params: Any, pool: Any, key: jax.Array):
 
 @learner_factory  # equal learners give equal cells: one compilation per learner and shapes
 def _trial_cell(learner: Any) -> Callable[[Any, Any, jax.Array], Any]:
-    """The sweep's function of one learner: :func:`_trial` on the pool and params in ``data``
+    """The sweep's function of one learner: :func:`_trial` on the pool and params in `data`
     (the sweep engine compiles once for every method and dataset of that learner and shapes,
     and its program store describes the cell by the learner's key)."""
 
@@ -125,7 +125,7 @@ def _trial_cell(learner: Any) -> Callable[[Any, Any, jax.Array], Any]:
 def run_method(
     config: ExperimentConfig, name: str, method: transfer.MethodRun, key: jax.Array
 ) -> Timed:
-    """Runs one method over ``config.seeds`` permutations through the sweep engine (the seeds
+    """Runs one method over `config.seeds` permutations through the sweep engine (the seeds
     are vmapped, chunked and sharded as the configuration says; finished chunks resume)."""
     cell = sweep_experiment(
         config,
@@ -149,10 +149,10 @@ def method_traces(
     key: jax.Array,
     orders: np.ndarray | None = None,
 ) -> Iterator[tuple[str, np.ndarray, np.ndarray, float, float]]:
-    """``(method, mistakes, support vectors, seconds per trial, compile seconds)`` for every
-    method, over ``config.seeds`` random permutations, or over ``orders`` (a split file).
+    """`(method, mistakes, support vectors, seconds per trial, compile seconds)` for every
+    method, over `config.seeds` random permutations, or over `orders` (a split file).
 
-    With ``prepared.combined`` the methods run together in one scan (one compilation) and each
+    With `prepared.combined` the methods run together in one scan (one compilation) and each
     method's seconds per trial is that of the whole combined run (all methods together).
     """
 

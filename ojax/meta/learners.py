@@ -1,31 +1,31 @@
 """Online-within-online learners of a bias: ITL / fixed bias, Aggressive, Lazy.
 
-Every learner here is an :class:`ojax.core.MultiTaskLearner` that predicts ``y_hat = <x, w>``
-with ``w = u + theta``: a within-task part ``u``, played by an OCO learner restarted at 0 at
-the start of every task, and a bias ``theta`` shared across tasks. They are compositions of OCO
+Every learner here is an :class:`ojax.core.MultiTaskLearner` that predicts `y_hat = <x, w>`
+with `w = u + theta`: a within-task part `u`, played by an OCO learner restarted at 0 at
+the start of every task, and a bias `theta` shared across tasks. They are compositions of OCO
 learners (:class:`ojax.core.OCOLearner`):
 
-* :func:`biased_within_task` (Alg. 3): ``within`` around a fixed bias (ITL: 0; the Oracle: the
+* :func:`biased_within_task` (Alg. 3): `within` around a fixed bias (ITL: 0; the Oracle: the
   true mean; the meta-test: a learned bias);
-* :func:`aggressive` (Alg. 4): a ``meta`` learner plays the bias and takes every within-task
+* :func:`aggressive` (Alg. 4): a `meta` learner plays the bias and takes every within-task
   gradient;
-* :func:`lazy` (Alg. 5): the ``meta`` learner takes the task's average gradient at its end.
+* :func:`lazy` (Alg. 5): the `meta` learner takes the task's average gradient at its end.
 
 By default both roles are the paper's parameter-free direction-magnitude learner
-(:func:`ojax.parameter_free.direction_magnitude`, ONS bettor; ``"kt"`` for KT). The tuned
+(:func:`ojax.parameter_free.direction_magnitude`, ONS bettor; `"kt"` for KT). The tuned
 baselines of the experiments ("_SS") are the same meta-learners with unprojected online gradient
-descent inside (``ojax.oco.ogd("none")``), and any optax optimizer fits through
+descent inside (`ojax.oco.ogd("none")`), and any optax optimizer fits through
 :func:`ojax.optax_learner`. The params nest the roles' params: :class:`FixedBiasParams`
-``(within, bias)`` and :class:`MetaParams` ``(within, meta)``, with the paper's settings as
+`(within, bias)` and :class:`MetaParams` `(within, meta)`, with the paper's settings as
 presets (:meth:`MetaParams.paper`, :meth:`MetaParams.ogd`, :meth:`MetaParams.step_grid`).
 
-Every state has a ``bias`` field (the bias the next prediction uses) and a ``task`` field
-(:class:`WithinTask`: the sums behind the task's averaged iterate ``w_bar``); the record
+Every state has a `bias` field (the bias the next prediction uses) and a `task` field
+(:class:`WithinTask`: the sums behind the task's averaged iterate `w_bar`); the record
 functions of :mod:`ojax.meta.simulate` read them.
 
 The state's float dtype is that of the params (their first floating leaf): build them in the
-data's dtype (the presets take ``dtype``; by default JAX's default float, float64 under x64). A
-multi-task learner's ``init`` sees only its params, so this is how it follows the data; the
+data's dtype (the presets take `dtype`; by default JAX's default float, float64 under x64). A
+multi-task learner's `init` sees only its params, so this is how it follows the data; the
 runner says clearly when the data's dtype differs.
 
 References:
@@ -60,7 +60,7 @@ META_GRADIENTS = ("mean", "sum")
 
 
 def _float_dtype(dtype: Any = None) -> Any:
-    """``dtype``, or JAX's default float (float64 under x64, else float32)."""
+    """`dtype`, or JAX's default float (float64 under x64, else float32)."""
     return jax.dtypes.canonicalize_dtype(jnp.float64 if dtype is None else dtype)
 
 
@@ -85,7 +85,7 @@ class FixedBiasParams(NamedTuple):
 
     @classmethod
     def default(cls, within: Params, dtype: Any = None) -> FixedBiasParams:
-        """``within`` (the within-task learner's params) around the bias 0 (ITL)."""
+        """`within` (the within-task learner's params) around the bias 0 (ITL)."""
         return cls(within, _scalar(0.0, dtype))
 
     @classmethod
@@ -98,12 +98,12 @@ class FixedBiasParams(NamedTuple):
         dtype: Any = None,
     ) -> FixedBiasParams:
         """The paper's settings of the direction-magnitude learner: initial wealth 1 and
-        gradient scale ``1 / (L R) = 1`` (unit-norm inputs, absolute loss); ``bias`` 0 is ITL."""
+        gradient scale `1 / (L R) = 1` (unit-norm inputs, absolute loss); `bias` 0 is ITL."""
         return cls(_dm_params(inner_wealth, gradient_scale, dtype), _scalar(bias, dtype))
 
     @classmethod
     def ogd(cls, inner_step: Any, bias: Any = 0.0, *, dtype: Any = None) -> FixedBiasParams:
-        """Within-task online gradient descent with step ``inner_step`` around ``bias``."""
+        """Within-task online gradient descent with step `inner_step` around `bias`."""
         return cls(_ogd_params(inner_step, dtype), _scalar(bias, dtype))
 
 
@@ -123,7 +123,7 @@ class MetaParams(NamedTuple):
         dtype: Any = None,
     ) -> MetaParams:
         """The paper's settings of the two direction-magnitude learners: initial wealths 1 and
-        gradient scale ``1 / (L R) = 1``."""
+        gradient scale `1 / (L R) = 1`."""
         return cls(
             _dm_params(inner_wealth, gradient_scale, dtype),
             _dm_params(meta_wealth, gradient_scale, dtype),
@@ -131,20 +131,20 @@ class MetaParams(NamedTuple):
 
     @classmethod
     def ogd(cls, inner_step: Any, meta_step: Any, *, dtype: Any = None) -> MetaParams:
-        """Online gradient descent in both roles ("_SS") with steps ``eta_in``, ``eta_meta``."""
+        """Online gradient descent in both roles ("_SS") with steps `eta_in`, `eta_meta`."""
         return cls(_ogd_params(inner_step, dtype), _ogd_params(meta_step, dtype))
 
     @classmethod
     def step_grid(cls, num: int = 20, *, dtype: Any = None) -> MetaParams:
-        """The authors' grid of the "_SS" baselines: ``eta_in, eta_meta`` in
-        ``10^linspace(-6, 4, num)``, ``num^2`` pairs (``eta_in`` major) on a leading axis."""
+        """The authors' grid of the "_SS" baselines: `eta_in, eta_meta` in
+        `10^linspace(-6, 4, num)`, `num^2` pairs (`eta_in` major) on a leading axis."""
         num = check_int("num", num, 1)
         steps = 10.0 ** np.linspace(-6.0, 4.0, num)
         inner, outer = np.meshgrid(steps, steps, indexing="ij")
         return cls.ogd(inner.ravel(), outer.ravel(), dtype=dtype)
 
     def frozen(self, bias: Array) -> FixedBiasParams:
-        """The params of the within-task learner with ``bias`` frozen (the meta-test)."""
+        """The params of the within-task learner with `bias` frozen (the meta-test)."""
         return FixedBiasParams(self.within, bias)
 
 
@@ -159,12 +159,30 @@ class WithinTask(NamedTuple):
 
 
 class FixedBiasState(NamedTuple):
+    """The state of FixedBias: a pytree of arrays, carried from step to step.
+
+    Attributes:
+      within: the within-task OCO learner's state (anchor 0), reset every task
+      bias: theta, shape (d,)
+      task: `WithinTask`
+    """
+
     within: Any  # the within-task OCO learner's state (anchor 0), reset every task
     bias: Array  # theta, shape (d,)
     task: WithinTask
 
 
 class MetaState(NamedTuple):
+    """The state of Meta: a pytree of arrays, carried from step to step.
+
+    Attributes:
+      within: the within-task OCO learner's state (anchor 0), reset every task
+      meta: the meta OCO learner's state (anchor 0), never reset
+      bias: theta = the meta learner's iterate, shape (d,)
+      task: `WithinTask`
+      num_tasks: tasks finished, shape (), int32
+    """
+
     within: Any  # the within-task OCO learner's state (anchor 0), reset every task
     meta: Any  # the meta OCO learner's state (anchor 0), never reset
     bias: Array  # theta = the meta learner's iterate, shape (d,)
@@ -205,7 +223,7 @@ def _check_role(role: str, learner: Any) -> OCOLearner:
 
 
 def _check_role_params(role: str, learner: OCOLearner, params: Params, dim: int) -> None:
-    """The role's own checks, their messages prefixed with the field (``within: ...``)."""
+    """The role's own checks, their messages prefixed with the field (`within: ...`)."""
     try:
         learner.check_params(params)
         learner.check_start(params, jnp.zeros(dim, params_dtype(params)))
@@ -214,7 +232,7 @@ def _check_role_params(role: str, learner: OCOLearner, params: Params, dim: int)
 
 
 def _check_params_class(params: Any, cls: type, learner: str) -> None:
-    """Params of another learner (e.g. a ``FixedBiasParams`` given to ``lazy``) are refused,
+    """Params of another learner (e.g. a `FixedBiasParams` given to `lazy`) are refused,
     naming the class this learner takes."""
     if not isinstance(params, cls):
         fields = ", ".join(getattr(cls, "_fields", ()))
@@ -225,7 +243,7 @@ def _check_params_class(params: Any, cls: type, learner: str) -> None:
 
 
 def check_bias(name: str, bias: Array, dim: int) -> None:
-    """Checks a bias: shape ``(dim,)`` or ``()`` (leading batch axes allowed) and finite."""
+    """Checks a bias: shape `(dim,)` or `()` (leading batch axes allowed) and finite."""
     if jnp.ndim(bias) != 0 and jnp.shape(bias)[-1:] != (dim,):
         check_shape(name, bias, (*jnp.shape(bias)[:-1], dim))
     check_finite(name, bias)
@@ -254,8 +272,8 @@ def biased_within_task(
 
     Returns:
       A :class:`~ojax.core.MultiTaskLearner` with params :class:`FixedBiasParams`. Its tasks are
-      independent: run it with ``independent_tasks=True``. Its state takes the params' dtype
-      (``init`` sees only the params): build them in the data's dtype.
+      independent: run it with `independent_tasks=True`. Its state takes the params' dtype
+      (`init` sees only the params): build them in the data's dtype.
 
     References:
       Denevi, G., Stamos, D. and Pontil, M. (2020). Online parameter-free learning of multiple
@@ -390,21 +408,21 @@ def aggressive(
         u <- within.update(g)          (step i of the task; restarted every task)
         theta <- meta.update(g)        (step k over all tasks; never restarted)
 
-    ``k`` is the global index of the point over all tasks (``counter="global"``, the learner's
-    own count), or the authors' ``(t - 1) n_t + i`` (``counter="authors"``, set into the meta
-    learner's ``count`` before each step), which equals it only when all tasks have the same
+    `k` is the global index of the point over all tasks (`counter="global"`, the learner's
+    own count), or the authors' `(t - 1) n_t + i` (`counter="authors"`, set into the meta
+    learner's `count` before each step), which equals it only when all tasks have the same
     size (it matters on Schools).
 
     Args:
       dim: the input dimension (static).
-      within: the within-task OCO learner (static; default ``direction_magnitude("ons")``).
-      meta: the meta OCO learner (static; default ``direction_magnitude("ons")``).
+      within: the within-task OCO learner (static; default `direction_magnitude("ons")`).
+      meta: the meta OCO learner (static; default `direction_magnitude("ons")`).
       loss: the loss (static).
-      counter: ``"global"`` or ``"authors"`` (static).
+      counter: `"global"` or `"authors"` (static).
 
     Returns:
       A :class:`~ojax.core.MultiTaskLearner` with params :class:`MetaParams`; its state
-      takes the params' dtype (``init`` sees only the params): build them in the data's dtype.
+      takes the params' dtype (`init` sees only the params): build them in the data's dtype.
 
     References:
       Denevi, G., Stamos, D. and Pontil, M. (2020). Online parameter-free learning of multiple
@@ -439,19 +457,19 @@ def lazy(
         theta <- meta.update(G / n_t)   (meta_gradient="mean", the paper)
                  meta.update(G)         (meta_gradient="sum", the authors' Lazy_SS)
 
-    With the direction-magnitude meta learner: ``c = <G / n_t, v>``,
-    ``v <- P(v - sqrt(2/t) G / n_t)`` and a bettor step with count ``t``.
+    With the direction-magnitude meta learner: `c = <G / n_t, v>`,
+    `v <- P(v - sqrt(2/t) G / n_t)` and a bettor step with count `t`.
 
     Args:
       dim: the input dimension (static).
-      within: the within-task OCO learner (static; default ``direction_magnitude("ons")``).
-      meta: the meta OCO learner (static; default ``direction_magnitude("ons")``).
+      within: the within-task OCO learner (static; default `direction_magnitude("ons")`).
+      meta: the meta OCO learner (static; default `direction_magnitude("ons")`).
       loss: the loss (static).
-      meta_gradient: ``"mean"`` or ``"sum"`` of the task's gradients (static).
+      meta_gradient: `"mean"` or `"sum"` of the task's gradients (static).
 
     Returns:
       A :class:`~ojax.core.MultiTaskLearner` with params :class:`MetaParams`; its state
-      takes the params' dtype (``init`` sees only the params): build them in the data's dtype.
+      takes the params' dtype (`init` sees only the params): build them in the data's dtype.
 
     References:
       Denevi, G., Stamos, D. and Pontil, M. (2020). Online parameter-free learning of multiple
@@ -477,23 +495,23 @@ def _roles(dim: int, within, meta) -> tuple[int, OCOLearner, OCOLearner]:
 
 
 def ogd_within_task(dim: int, loss: _losses.Loss = _losses.absolute) -> MultiTaskLearner:
-    """Unprojected within-task OGD around a fixed bias, ``u <- u - eta_in g`` (params
-    :meth:`FixedBiasParams.ogd`): :func:`biased_within_task` with ``ojax.oco.ogd("none")``."""
+    """Unprojected within-task OGD around a fixed bias, `u <- u - eta_in g` (params
+    :meth:`FixedBiasParams.ogd`): :func:`biased_within_task` with `ojax.oco.ogd("none")`."""
     return biased_within_task(dim, ogd("none"), loss)
 
 
 def aggressive_ogd(dim: int, loss: _losses.Loss = _losses.absolute) -> MultiTaskLearner:
-    """Aggressive_SS, the authors' tuned baseline: after each point ``theta <- theta - eta_meta
-    g`` and ``u <- u - eta_in g`` (params :meth:`MetaParams.ogd`): :func:`aggressive` with
-    ``ojax.oco.ogd("none")`` in both roles."""
+    """Aggressive_SS, the authors' tuned baseline: after each point `theta <- theta - eta_meta
+    g` and `u <- u - eta_in g` (params :meth:`MetaParams.ogd`): :func:`aggressive` with
+    `ojax.oco.ogd("none")` in both roles."""
     return aggressive(dim, ogd("none"), ogd("none"), loss)
 
 
 def lazy_ogd(dim: int, loss: _losses.Loss = _losses.absolute) -> MultiTaskLearner:
-    """Lazy_SS, the authors' tuned baseline: ``u <- u - eta_in g`` per point and ``theta <- theta
-    - eta_meta sum_i g_i`` at the end of each task (the SUM, as the authors step; params
-    :meth:`MetaParams.ogd`): :func:`lazy` with ``ojax.oco.ogd("none")`` and
-    ``meta_gradient="sum"``.
+    """Lazy_SS, the authors' tuned baseline: `u <- u - eta_in g` per point and `theta <- theta
+    - eta_meta sum_i g_i` at the end of each task (the SUM, as the authors step; params
+    :meth:`MetaParams.ogd`): :func:`lazy` with `ojax.oco.ogd("none")` and
+    `meta_gradient="sum"`.
 
     Examples:
       >>> import jax

@@ -1,10 +1,10 @@
-"""The registry table of the meta-learners (kind ``"multi_task"``).
+"""The registry table of the meta-learners (kind `"multi_task"`).
 
-Registered: ``biased_within_task_{ons,kt,ogd}`` (a fixed bias), ``aggressive_{ons,kt,ogd}`` and
-``lazy_{ons,kt,ogd}`` (the direction-magnitude learner with the ONS or KT bettor, or online
-gradient descent, in both roles). Their stream is ``"task_blocks"``
+Registered: `biased_within_task_{ons,kt,ogd}` (a fixed bias), `aggressive_{ons,kt,ogd}` and
+`lazy_{ons,kt,ogd}` (the direction-magnitude learner with the ONS or KT bettor, or online
+gradient descent, in both roles). Their stream is `"task_blocks"`
 (:func:`ojax.envs.multitask.task_block_stream`): ragged blocks of low-variance tasks
-``(xs, ys, mask)``. Defaults compose the roles' ``default()``.
+`(xs, ys, mask)`. Defaults compose the roles' `default()`.
 """
 
 from __future__ import annotations

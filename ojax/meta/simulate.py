@@ -2,18 +2,18 @@
 paper's metrics.
 
 Everything here is a thin wrapper of :func:`ojax.run`: the task blocks of a :class:`TaskBlock`
-are its ``xs`` / ``ys`` / ``mask``, the held-out points its ``task_data``, and record functions
+are its `xs` / `ys` / `mask`, the held-out points its `task_data`, and record functions
 give what the paper measures:
 
-* :func:`task_summary` (a ``task_record``): after each task, the test error of the task's
-  averaged iterate ``w_bar`` on its held-out points and the bias after the task;
-* :func:`weights_record` (a per-step ``record``): the prediction vector of every step.
+* :func:`task_summary` (a `task_record`): after each task, the test error of the task's
+  averaged iterate `w_bar` on its held-out points and the bias after the task;
+* :func:`weights_record` (a per-step `record`): the prediction vector of every step.
 
-:func:`run_meta` returns the :class:`ojax.core.Trace` (``loss``: the online errors ``(T, n)``;
-``task``: a :class:`TaskSummary` per task). The meta-test of a bias runs the fixed-bias learner
+:func:`run_meta` returns the :class:`ojax.core.Trace` (`loss`: the online errors `(T, n)`;
+`task`: a :class:`TaskSummary` per task). The meta-test of a bias runs the fixed-bias learner
 (:func:`~ojax.meta.biased_within_task`) on unseen tasks (:func:`meta_test_error`); a tuned grid
 is one vmap of :func:`grid_score`. Everything traces, so seeds and grids are the caller's
-``jax.vmap``::
+`jax.vmap`::
 
     jax.vmap(lambda t: meta.run_meta(learner, params, t))(tasks_by_seed)
     jax.vmap(lambda p: meta.run_meta(learner, p, tasks))(grid)
@@ -55,16 +55,16 @@ class TaskSummary(NamedTuple):
 
 
 def task_average(state: Any) -> Array:
-    """``w_bar``: the mean of the current task's pre-update prediction vectors ``w_1..w_n``
-    (``w_1`` included, the final post-update state excluded; the bias if the task has no
-    points). ``state`` is the state of a learner of :mod:`ojax.meta`."""
+    """`w_bar`: the mean of the current task's pre-update prediction vectors `w_1..w_n`
+    (`w_1` included, the final post-update state excluded; the bias if the task has no
+    points). `state` is the state of a learner of :mod:`ojax.meta`."""
     task = state.task
     mean = task.sum_iterates / jnp.maximum(task.count, 1).astype(task.sum_iterates.dtype)
     return jnp.where(task.count > 0, mean, state.bias)
 
 
 def test_error(w: Array, points: TestPoints, loss: _losses.Loss = _losses.absolute) -> Array:
-    """Mean loss of the linear predictor ``w`` on the real held-out points (0 if none)."""
+    """Mean loss of the linear predictor `w` on the real held-out points (0 if none)."""
     values = jnp.where(points.mask, loss.value(points.x @ w, points.y), 0.0)
     return jnp.sum(values) / jnp.maximum(jnp.sum(points.mask), 1).astype(values.dtype)
 
@@ -76,8 +76,8 @@ test_error.__test__ = False  # type: ignore[attr-defined]  # not a pytest test
 def task_summary(
     loss: _losses.Loss = _losses.absolute,
 ) -> Callable[[Any, Params, TaskInfo], TaskSummary]:
-    """A ``task_record`` for :func:`ojax.run`: :class:`TaskSummary` of each task, with
-    ``TaskInfo.data`` the task's :class:`TestPoints` (equal losses give equal records: one
+    """A `task_record` for :func:`ojax.run`: :class:`TaskSummary` of each task, with
+    `TaskInfo.data` the task's :class:`TestPoints` (equal losses give equal records: one
     compilation)."""
 
     def record(state: Any, params: Params, task: TaskInfo) -> TaskSummary:
@@ -88,8 +88,8 @@ def task_summary(
 
 @learner_factory
 def weights_record(within: OCOLearner) -> Callable[[Step], Array]:
-    """A per-step ``record`` for :func:`ojax.run`: the prediction vector ``w = u + theta`` of
-    each step (``within``: the learner's within-task OCO learner)."""
+    """A per-step `record` for :func:`ojax.run`: the prediction vector `w = u + theta` of
+    each step (`within`: the learner's within-task OCO learner)."""
 
     def record(step: Step) -> Array:
         return within.iterate(step.state.within, step.params.within) + step.state.bias
@@ -98,20 +98,20 @@ def weights_record(within: OCOLearner) -> Callable[[Step], Array]:
 
 
 def initial_bias(learner: MultiTaskLearner, params: Params) -> Array:
-    """The bias before the first task, ``(d,)``."""
+    """The bias before the first task, `(d,)`."""
     return learner.init(params).bias
 
 
 def bias_path(learner: MultiTaskLearner, params: Params, trace: Trace) -> Array:
-    """``(T + 1, d)``: the bias before the first task and after each task of a
+    """`(T + 1, d)`: the bias before the first task and after each task of a
     :func:`run_meta` trace."""
     return jnp.concatenate([initial_bias(learner, params)[None], trace.task.bias])
 
 
 def check_coins_bounded(params: Params, tasks: TaskBlock, loss: _losses.Loss) -> None:
-    """The bettors need coins in ``[-1, 1]``: ``gradient_scale * L * max ||x|| <= 1`` (else the
+    """The bettors need coins in `[-1, 1]`: `gradient_scale * L * max ||x|| <= 1` (else the
     wealth goes negative and the run fills with NaN). Checked on concrete values only, for the
-    roles whose params have a ``gradient_scale``."""
+    roles whose params have a `gradient_scale`."""
     roles = [params] + [getattr(params, f, None) for f in ("within", "meta")]
     scales = [getattr(p, "gradient_scale", None) for p in roles if p is not None]
     scales = [s for s in scales if s is not None and not isinstance(s, jax.core.Tracer)]
@@ -145,17 +145,17 @@ def run_meta(
     Args:
       learner: a learner of :mod:`ojax.meta` (static).
       params: its hyperparameters.
-      tasks: ``T`` padded tasks.
+      tasks: `T` padded tasks.
       loss: the loss of the online errors and test errors (static).
       record: an optional per-step record (e.g. :func:`weights_record`).
-      task_sums: record each task's summed online error, ``(T,)``, instead of every point's
+      task_sums: record each task's summed online error, `(T,)`, instead of every point's
         (memory of big grids).
       independent_tasks: the learner carries nothing across tasks (a fixed bias): tasks run in
         parallel.
 
     Returns:
-      The :class:`~ojax.core.Trace`: ``loss`` ``(T, n)`` online errors (0 on padding) or
-      ``(T,)`` sums, ``mask`` the real points, ``task`` a :class:`TaskSummary` per task.
+      The :class:`~ojax.core.Trace`: `loss` `(T, n)` online errors (0 on padding) or
+      `(T,)` sums, `mask` the real points, `task` a :class:`TaskSummary` per task.
 
     Raises:
       InputError: a malformed or empty block, params out of their domain or not in the data's
@@ -192,8 +192,8 @@ def meta_test_error(
     tasks: TaskBlock,
     loss: _losses.Loss = _losses.absolute,
 ) -> Array:
-    """Meta-test error of a bias on unseen tasks: the fixed-bias learner ``fixed``
-    (:func:`~ojax.meta.biased_within_task`) runs with ``params.bias`` on every task's online
+    """Meta-test error of a bias on unseen tasks: the fixed-bias learner `fixed`
+    (:func:`~ojax.meta.biased_within_task`) runs with `params.bias` on every task's online
     part; the test error of its averaged iterate on the held-out part, averaged over the tasks.
     """
     trace = run_meta(fixed, params, tasks, loss, task_sums=True, independent_tasks=True)
@@ -207,7 +207,7 @@ def meta_test_curve(
     tasks: TaskBlock,
     loss: _losses.Loss = _losses.absolute,
 ) -> Array:
-    """:func:`meta_test_error` of each bias of ``biases`` ``(C, d)`` (one vmap): ``(C,)``."""
+    """:func:`meta_test_error` of each bias of `biases` `(C, d)` (one vmap): `(C,)`."""
     check_shape("biases", biases, (None, tasks.x_train.shape[-1]))
     return jax.vmap(lambda b: meta_test_error(fixed, params._replace(bias=b), tasks, loss))(
         jnp.asarray(biases)
@@ -229,9 +229,9 @@ def grid_score(
     validation: TaskBlock | None = None,
     loss: _losses.Loss = _losses.absolute,
 ) -> GridScore:
-    """Final cumulative error of ``learner`` on ``tasks`` and the meta-test error of its final
-    bias on ``validation`` (with ``fixed``, params ``params.frozen(bias)``). Only per-task sums
-    are kept, so a big grid is one vmap: ``jax.vmap(lambda p: grid_score(...))(grid)``."""
+    """Final cumulative error of `learner` on `tasks` and the meta-test error of its final
+    bias on `validation` (with `fixed`, params `params.frozen(bias)`). Only per-task sums
+    are kept, so a big grid is one vmap: `jax.vmap(lambda p: grid_score(...))(grid)`."""
     trace = run_meta(learner, params, tasks, loss, task_sums=True)
     final = jnp.sum(trace.loss) / jnp.sum(trace.mask).astype(trace.loss.dtype)
     if validation is None:
@@ -244,11 +244,16 @@ def cumulative_error(
     errors: ArrayLike, mask: ArrayLike, points: ArrayLike | None = None
 ) -> np.ndarray:
     """The cumulative error curve: the running mean of the online errors of the real points,
-    concatenated over tasks in order (``(..., T, n)`` -> ``(..., N)``, ``N`` real points), in
-    float64; with ``points`` (1-based numbers of real points, increasing), only its values
-    there (``(..., len(points))``: the same numbers, less memory for many runs).
+    concatenated over tasks in order (`(..., T, n)` -> `(..., N)`, `N` real points), in
+    float64; with `points` (1-based numbers of real points, increasing), only its values
+    there (`(..., len(points))`: the same numbers, less memory for many runs).
 
-    Every batch element must have the same number of real points.
+    Every batch element must have the same number of real points. Host (NumPy) code: its
+    length is the number of real points, a value, so it cannot run inside `jax.jit` or
+    `jax.vmap` (a traced argument raises :class:`InputError`); call it on the run's outputs
+    (`jax.device_get` of the losses and mask), or, inside a trace, take
+    `jnp.cumsum(jnp.where(mask, errors, 0.0).ravel()) / jnp.maximum(jnp.cumsum(mask.ravel(),
+    dtype=errors.dtype), 1.0)` (one value per slot, padding included).
 
     Examples:
       >>> import numpy as np
@@ -259,6 +264,14 @@ def cumulative_error(
       >>> print(meta.cumulative_error(errors, np.ones((2, 2), bool), points=[2, 4]))
       [2.  1.5]
     """
+    given = {"errors": errors, "mask": mask, "points": points}
+    traced = [name for name, value in given.items() if isinstance(value, jax.core.Tracer)]
+    if traced:
+        raise InputError(
+            f"meta.cumulative_error: {', '.join(traced)} is traced (inside jax.jit / jax.vmap); "
+            "it is NumPy code whose length is the number of real points: call it outside the "
+            "trace, on concrete arrays"
+        )
     errors = np.asarray(errors)
     mask = np.broadcast_to(np.asarray(mask, bool), errors.shape)
     lead = errors.shape[:-2]
@@ -283,7 +296,7 @@ def cumulative_error(
 
 
 def test_error_curve(test_errors: Array) -> np.ndarray:
-    """The multi-task test error curve: after ``t`` tasks, ``mean(test_1..test_t)``.
+    """The multi-task test error curve: after `t` tasks, `mean(test_1..test_t)`.
 
     Examples:
       >>> from ojax import meta
@@ -302,8 +315,8 @@ def best_bias_in_hindsight(
 ) -> Array:
     """The mean over tasks of the least-absolute-error solutions of each task's online part.
 
-    Each task's ``argmin_w sum_i |y_i - <x_i, w>|`` is found by iteratively reweighted least
-    squares (weights ``1 / max(|r_i|, epsilon)``), each step a least-squares solve of the
+    Each task's `argmin_w sum_i |y_i - <x_i, w>|` is found by iteratively reweighted least
+    squares (weights `1 / max(|r_i|, epsilon)`), each step a least-squares solve of the
     weighted rows (the minimum-norm solution where a task has fewer points than dimensions).
 
     Args:
@@ -312,7 +325,7 @@ def best_bias_in_hindsight(
       epsilon: floor of the residuals in the weights.
 
     Returns:
-      ``(..., d)`` the bias.
+      `(..., d)` the bias.
     """
 
     def solve(x, y, mask):

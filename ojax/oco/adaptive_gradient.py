@@ -5,20 +5,20 @@
             = P_X^{H_t}(x_t - eta H_t^-1 g_t)
 
 (Duchi et al. 2011, Algorithm 1 with the composite mirror-descent update (4) and phi the
-indicator of ``X``). The projection is in the norm of ``H_t``: on the box ``[-r, r]^d`` it is
-coordinate-wise clipping (``H_t`` is diagonal, so the problem separates); on the L2 ball it is
+indicator of `X`). The projection is in the norm of `H_t`: on the box `[-r, r]^d` it is
+coordinate-wise clipping (`H_t` is diagonal, so the problem separates); on the L2 ball it is
 :func:`ojax.projections.l2_ball_in_metric` (a Newton solve on the Lagrange multiplier; it needs
-``delta > 0`` so that ``H_t`` is positive definite). With ``delta = 0`` a coordinate whose
-gradients have all been 0 does not move (the pseudo-inverse ``0 / 0 = 0``, as the paper takes).
+`delta > 0` so that `H_t` is positive definite). With `delta = 0` a coordinate whose
+gradients have all been 0 does not move (the pseudo-inverse `0 / 0 = 0`, as the paper takes).
 
-Regret (Duchi et al. 2011, Theorem 5, the mirror-descent update, ``delta = 0``): for every
-``x*`` in ``X``,
+Regret (Duchi et al. 2011, Theorem 5, the mirror-descent update, `delta = 0`): for every
+`x*` in `X`,
 
     R(T) <= (1 / (2 eta)) max_{t <= T} ||x* - x_t||_inf^2 sum_i ||g_{1:T,i}||_2
             + eta sum_i ||g_{1:T,i}||_2,
 
-so ``R(T) <= sqrt(2) D_inf sum_i ||g_{1:T,i}||_2`` at ``eta = D_inf / sqrt(2)``, with ``D_inf``
-the ``L_inf`` diameter of ``X`` (``2 r`` for the box).
+so `R(T) <= sqrt(2) D_inf sum_i ||g_{1:T,i}||_2` at `eta = D_inf / sqrt(2)`, with `D_inf`
+the `L_inf` diameter of `X` (`2 r` for the box).
 
 References:
   Duchi, J., Hazan, E., Singer, Y. (2011). Adaptive subgradient methods for online learning and
@@ -42,29 +42,44 @@ ADAGRAD_SETS = ("none", "box", "l2_ball")
 
 
 class AdaGradParams(NamedTuple):
+    """The hyperparameters of AdaGrad: a pytree of arrays passed at call time.
+
+    Attributes:
+      learning_rate: eta > 0, shape ()
+      delta: delta >= 0 (> 0 on the L2 ball), shape ()
+      radius: size of the feasible set, shape ()
+    """
+
     learning_rate: Array  # eta > 0, shape ()
     delta: Array  # delta >= 0 (> 0 on the L2 ball), shape ()
     radius: Array  # size of the feasible set, shape ()
 
     @classmethod
     def default(cls, dtype: Any = None) -> AdaGradParams:
-        """``learning_rate = sqrt(2)`` (``D_inf / sqrt(2)`` on the box ``[-1, 1]^d``),
-        ``delta = 0``, ``radius = 1``."""
+        """`learning_rate = sqrt(2)` (`D_inf / sqrt(2)` on the box `[-1, 1]^d`),
+        `delta = 0`, `radius = 1`."""
         return cls(*scalars(2**0.5, 0.0, 1.0, dtype=dtype))
 
 
 class AdaGradState(NamedTuple):
+    """The state of AdaGrad: a pytree of arrays, carried from step to step.
+
+    Attributes:
+      point: x_t, shape (d,)
+      sum_squares: sum_{s <= t} g_s^2 per coordinate, shape (d,)
+    """
+
     point: Array  # x_t, shape (d,)
     sum_squares: Array  # sum_{s <= t} g_s^2 per coordinate, shape (d,)
 
 
 @learner_factory
 def adagrad(feasible_set: str = "box") -> OCOLearner:
-    """Diagonal AdaGrad (composite mirror descent), projected in the metric ``H_t``.
+    """Diagonal AdaGrad (composite mirror descent), projected in the metric `H_t`.
 
     Args:
-      feasible_set: ``"none"``, ``"box"`` (``[-radius, radius]^d``, clipping) or ``"l2_ball"``
-        (the projection in the ``H_t`` norm; ``delta > 0``) (static).
+      feasible_set: `"none"`, `"box"` (`[-radius, radius]^d`, clipping) or `"l2_ball"`
+        (the projection in the `H_t` norm; `delta > 0`) (static).
 
     Examples:
       >>> import jax.numpy as jnp

@@ -1,7 +1,7 @@
 """AdaHedge: Hedge whose learning rate is tuned by the cumulative mixability gap.
 
-With ``L_{t-1}`` the experts' cumulative losses and ``pi`` the prior (``x0``; the paper's is
-uniform), at round ``t``:
+With `L_{t-1}` the experts' cumulative losses and `pi` the prior (`x0`; the paper's is
+uniform), at round `t`:
 
     eta_t = ln K / Delta_{t-1}    (eta = inf while Delta = 0: follow the leader),
     w_t proportional to pi exp(-eta_t L_{t-1})   (inf: pi restricted to the leaders),
@@ -9,10 +9,10 @@ uniform), at round ``t``:
     support of w_t of l_t),
     Delta_t = Delta_{t-1} + max(0, h_t - m_t).
 
-``h_t - m_t >= 0`` is the mixability gap (``m_t`` the mix loss); the ``max`` clips the rounding
-that can make it negative, as the paper's code does. The state keeps ``L - min L`` (the
-leaders' losses stay small numbers over long streams in float32). For losses in ``[0, 1]`` the
-paper shows ``R_T <= 2 Delta_T`` and, with ``V_T = sum_t Var_{k ~ w_t}(l_{t,k})``,
+`h_t - m_t >= 0` is the mixability gap (`m_t` the mix loss); the `max` clips the rounding
+that can make it negative, as the paper's code does. The state keeps `L - min L` (the
+leaders' losses stay small numbers over long streams in float32). For losses in `[0, 1]` the
+paper shows `R_T <= 2 Delta_T` and, with `V_T = sum_t Var_{k ~ w_t}(l_{t,k})`,
 
     R_T <= 2 sqrt(V_T ln K) + (4/3) ln K + 2.
 
@@ -43,6 +43,14 @@ class AdaHedgeParams(NamedTuple):
 
 
 class AdaHedgeState(NamedTuple):
+    """The state of AdaHedge: a pytree of arrays, carried from step to step.
+
+    Attributes:
+      log_prior: log pi, shape (K,)
+      relative_loss: l_{t-1} - min_k L_{t-1,k}, shape (K,)
+      gap: delta_{t-1}, the cumulative mixability gap, shape ()
+    """
+
     log_prior: Array  # log pi, shape (K,)
     relative_loss: Array  # L_{t-1} - min_k L_{t-1,k}, shape (K,)
     gap: Array  # Delta_{t-1}, the cumulative mixability gap, shape ()
@@ -50,7 +58,7 @@ class AdaHedgeState(NamedTuple):
 
 @learner_factory
 def adahedge() -> OCOLearner:
-    """AdaHedge over ``K`` experts (``x0`` is the prior: uniform in the paper).
+    """AdaHedge over `K` experts (`x0` is the prior: uniform in the paper).
 
     Examples:
       >>> import jax.numpy as jnp

@@ -1,15 +1,15 @@
 """Online gradient descent with the doubling trick: no horizon to know in advance.
 
-OGD's step ``alpha / sqrt(T)`` needs the horizon ``T``. The doubling trick runs epochs
-``m = 0, 1, 2, ...``, epoch ``m`` over the ``2^m`` rounds ``t = 2^m, ..., 2^(m+1) - 1``, each a
-fresh run of OGD from ``x0`` tuned for its own length::
+OGD's step `alpha / sqrt(T)` needs the horizon `T`. The doubling trick runs epochs
+`m = 0, 1, 2, ...`, epoch `m` over the `2^m` rounds `t = 2^m, ..., 2^(m+1) - 1`, each a
+fresh run of OGD from `x0` tuned for its own length::
 
     w_t = x0                                   at the first round of an epoch (t = 2^m)
     w_{t+1} = P_S(w_t - alpha_m g_t),  alpha_m = alpha / sqrt(2^m)   within epoch m
 
-If OGD tuned for ``T`` rounds has regret at most ``c sqrt(T)`` (``c = B rho`` for rho-Lipschitz
-losses, ``||u|| <= B``, ``alpha = B / rho``), the doubling trick has regret at most
-``sqrt(2) / (sqrt(2) - 1) c sqrt(T)`` at every ``T`` (the sum of the epochs' bounds).
+If OGD tuned for `T` rounds has regret at most `c sqrt(T)` (`c = B rho` for rho-Lipschitz
+losses, `||u|| <= B`, `alpha = B / rho`), the doubling trick has regret at most
+`sqrt(2) / (sqrt(2) - 1) c sqrt(T)` at every `T` (the sum of the epochs' bounds).
 
 References:
   Shalev-Shwartz, S. (2012). Online learning and online convex optimization. Foundations and
@@ -30,6 +30,14 @@ from ojax.validation import check_choice, check_positive
 
 
 class DoublingState(NamedTuple):
+    """The state of Doubling: a pytree of arrays, carried from step to step.
+
+    Attributes:
+      point: w_t, shape (d,)
+      anchor: x0, where every epoch starts, shape (d,)
+      count: shadows tuple.count
+    """
+
     point: Array  # w_t, shape (d,)
     anchor: Array  # x0, where every epoch starts, shape (d,)
     # number of rounds played, shape (), int32
@@ -40,8 +48,8 @@ class DoublingState(NamedTuple):
 def ogd_doubling(feasible_set: str = "l2_ball") -> OCOLearner:
     """Projected OGD with the doubling trick (see the module docstring).
 
-    Params: :class:`~ojax.oco.OGDParams` (``learning_rate`` is ``alpha``, the step of a
-    one-round epoch; ``radius`` the size of the feasible set).
+    Params: :class:`~ojax.oco.OGDParams` (`learning_rate` is `alpha`, the step of a
+    one-round epoch; `radius` the size of the feasible set).
 
     Args:
       feasible_set: one of :data:`ojax.projections.SETS` (static).

@@ -1,12 +1,12 @@
 """Prediction with expert advice over a finite class, binary labels in {0, 1}.
 
-The input at each step is the vector of the m experts' predictions ``x in {0, 1}^m``.
+The input at each step is the vector of the m experts' predictions `x in {0, 1}^m`.
 
 * Follow the best expert: predict as the expert with the fewest mistakes so far (ties to the
-  lowest index). In the realizable case it makes at most ``m - 1`` mistakes.
+  lowest index). In the realizable case it makes at most `m - 1` mistakes.
 * Halving (majority vote of the consistent experts): predict the majority label of the experts
   that have made no mistake (ties to 1); each mistake at least halves that set, so in the
-  realizable case it makes at most ``log2 m`` mistakes.
+  realizable case it makes at most `log2 m` mistakes.
 
 References:
   Shalev-Shwartz, S. (2012). Online learning and online convex optimization, sec. 1.2.
@@ -31,16 +31,28 @@ class ExpertsParams(NamedTuple):
 
 
 class FollowBestExpertState(NamedTuple):
+    """The state of FollowBestExpert: a pytree of arrays, carried from step to step.
+
+    Attributes:
+      mistakes: mistakes of each expert so far, shape (m,), int32
+    """
+
     mistakes: Array  # mistakes of each expert so far, shape (m,), int32
 
 
 class HalvingState(NamedTuple):
+    """The state of Halving: a pytree of arrays, carried from step to step.
+
+    Attributes:
+      consistent: experts with no mistake so far, shape (m,), bool
+    """
+
     consistent: Array  # experts with no mistake so far, shape (m,), bool
 
 
 @learner_factory
 def follow_best_expert(num_experts: int) -> Predictor:
-    """Follow the best expert of a finite class of ``num_experts`` (static).
+    """Follow the best expert of a finite class of `num_experts` (static).
 
     Examples:
       >>> import jax.numpy as jnp
@@ -66,7 +78,7 @@ def follow_best_expert(num_experts: int) -> Predictor:
 
 @learner_factory
 def halving(num_experts: int) -> Predictor:
-    """The halving algorithm (majority vote of the consistent experts) over ``num_experts``.
+    """The halving algorithm (majority vote of the consistent experts) over `num_experts`.
 
     Examples:
       >>> import jax.numpy as jnp

@@ -3,10 +3,10 @@ in dual-averaging form.
 
     theta_t = -sum_{s < t} g_s,   w_t = grad psi*(eta theta_t) = softmax(log x0 + eta theta_t)
 
-With ``psi(w) = sum w_i log w_i`` the conjugate is ``sum exp(theta_i - 1)``; normalizing onto the
-simplex gives the softmax, so ``w_t`` is proportional to ``x0 * exp(-eta L_t)`` with ``L_t`` the
-cumulative losses. Over m experts with losses in [0, 1] and ``x0`` uniform:
-``Regret <= ln(m) / eta + eta T / 8``, ``sqrt(T ln(m) / 2)`` at ``eta = sqrt(8 ln(m) / T)``.
+With `psi(w) = sum w_i log w_i` the conjugate is `sum exp(theta_i - 1)`; normalizing onto the
+simplex gives the softmax, so `w_t` is proportional to `x0 * exp(-eta L_t)` with `L_t` the
+cumulative losses. Over m experts with losses in [0, 1] and `x0` uniform:
+`Regret <= ln(m) / eta + eta T / 8`, `sqrt(T ln(m) / 2)` at `eta = sqrt(8 ln(m) / T)`.
 
 References:
   Freund, Y., Schapire, R. (1997). A decision-theoretic generalization of on-line learning.
@@ -25,22 +25,35 @@ from ojax.validation import check_positive
 
 
 class HedgeParams(NamedTuple):
+    """The hyperparameters of Hedge: a pytree of arrays passed at call time.
+
+    Attributes:
+      learning_rate: eta > 0, shape ()
+    """
+
     learning_rate: Array  # eta > 0, shape ()
 
     @classmethod
     def default(cls, dtype: Any = None) -> HedgeParams:
-        """``learning_rate = 0.5``."""
+        """`learning_rate = 0.5`."""
         return cls(*scalars(0.5, dtype=dtype))
 
 
 class HedgeState(NamedTuple):
+    """The state of Hedge: a pytree of arrays, carried from step to step.
+
+    Attributes:
+      log_prior: log x0, shape (m,)
+      sum_grads: cumulative losses L_t, shape (m,)
+    """
+
     log_prior: Array  # log x0, shape (m,)
     sum_grads: Array  # cumulative losses L_t, shape (m,)
 
 
 @learner_factory
 def hedge() -> OCOLearner:
-    """Hedge / exponentiated gradient over the probability simplex (``x0`` is the prior).
+    """Hedge / exponentiated gradient over the probability simplex (`x0` is the prior).
 
     Examples:
       >>> import jax.numpy as jnp

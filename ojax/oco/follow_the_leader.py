@@ -2,13 +2,13 @@
 
     w_{t+1} = argmin_{w in S} sum_{s <= t} f_s(w)
 
-* quadratic ``f_s(w) = 0.5 ||w - z_s||^2``: ``w_{t+1} = P_S(mean(z_1..z_t))`` (the running mean);
-  ``z_s`` is recovered from the gradient at the played point, ``z_s = w_s - g_s``;
-* linear ``f_s(w) = <w, g_s>``: the minimizer of ``<w, G_t>`` over ``S`` with ``G_t = sum g_s``
-  (``-radius G / ||G||`` on the ball, ``-radius sign(G)`` on the box, the vertex of the smallest
-  coordinate on the simplex); while ``G_t = 0`` every point is a leader and FTL stays at ``x0``.
+* quadratic `f_s(w) = 0.5 ||w - z_s||^2`: `w_{t+1} = P_S(mean(z_1..z_t))` (the running mean);
+  `z_s` is recovered from the gradient at the played point, `z_s = w_s - g_s`;
+* linear `f_s(w) = <w, g_s>`: the minimizer of `<w, G_t>` over `S` with `G_t = sum g_s`
+  (`-radius G / ||G||` on the ball, `-radius sign(G)` on the box, the vertex of the smallest
+  coordinate on the simplex); while `G_t = 0` every point is a leader and FTL stays at `x0`.
 
-Before the first loss FTL plays ``x0``.
+Before the first loss FTL plays `x0`.
 
 References:
   Orabona, F. (2019). A Modern Introduction to Online Learning, ch. 2 (FTL on quadratics and
@@ -28,15 +28,29 @@ from ojax.validation import check_choice, check_positive
 
 
 class FTLParams(NamedTuple):
+    """The hyperparameters of FTL: a pytree of arrays passed at call time.
+
+    Attributes:
+      radius: size of the feasible set, shape ()
+    """
+
     radius: Array  # size of the feasible set, shape ()
 
     @classmethod
     def default(cls, dtype: Any = None) -> FTLParams:
-        """``radius = 1``."""
+        """`radius = 1`."""
         return cls(*scalars(1.0, dtype=dtype))
 
 
 class FTLState(NamedTuple):
+    """The state of FTL: a pytree of arrays, carried from step to step.
+
+    Attributes:
+      anchor: x0, shape (d,)
+      sum_targets: sum of z_s (quadratic) or of g_s (linear), shape (d,)
+      count: shadows tuple.count
+    """
+
     anchor: Array  # x0, shape (d,)
     sum_targets: Array  # sum of z_s (quadratic) or of g_s (linear), shape (d,)
     # number of losses seen, shape (), int32
@@ -48,8 +62,8 @@ def ftl(objective: str = "quadratic", feasible_set: str = "l2_ball") -> OCOLearn
     """Follow the leader.
 
     Args:
-      objective: ``"quadratic"`` or ``"linear"`` (static).
-      feasible_set: ``"l2_ball"``, ``"box"`` or ``"simplex"`` (linear); any of
+      objective: `"quadratic"` or `"linear"` (static).
+      feasible_set: `"l2_ball"`, `"box"` or `"simplex"` (linear); any of
         :data:`ojax.projections.SETS` (quadratic).
 
     Examples:

@@ -2,9 +2,9 @@
 
     w_{t+1} = P_S(w_t - alpha_t g_t),   alpha_t = alpha (constant) or alpha / sqrt(t)
 
-From ``w_1 = x0 = 0`` with a constant step: ``Regret(u) <= ||u||^2 / (2 alpha)
-+ (alpha / 2) sum ||g_t||^2``; for rho-Lipschitz losses, ``||u|| <= B`` and
-``alpha = B / (rho sqrt(T))`` this is ``B rho sqrt(T)``.
+From `w_1 = x0 = 0` with a constant step: `Regret(u) <= ||u||^2 / (2 alpha)
++ (alpha / 2) sum ||g_t||^2`; for rho-Lipschitz losses, `||u|| <= B` and
+`alpha = B / (rho sqrt(T))` this is `B rho sqrt(T)`.
 
 References:
   Zinkevich, M. (2003). Online convex programming and generalized infinitesimal gradient ascent.
@@ -22,16 +22,30 @@ from ojax.validation import check_choice, check_positive
 
 
 class OGDParams(NamedTuple):
+    """The hyperparameters of OGD: a pytree of arrays passed at call time.
+
+    Attributes:
+      learning_rate: alpha > 0, shape ()
+      radius: size of the feasible set, shape ()
+    """
+
     learning_rate: Array  # alpha > 0, shape ()
     radius: Array  # size of the feasible set, shape ()
 
     @classmethod
     def default(cls, dtype: Any = None) -> OGDParams:
-        """``learning_rate = 0.1``, ``radius = 1``."""
+        """`learning_rate = 0.1`, `radius = 1`."""
         return cls(*scalars(0.1, 1.0, dtype=dtype))
 
 
 class OGDState(NamedTuple):
+    """The state of OGD: a pytree of arrays, carried from step to step.
+
+    Attributes:
+      point: w_t, shape (d,)
+      count: shadows tuple.count
+    """
+
     point: Array  # w_t, shape (d,)
     # number of updates made, shape (), int32
     count: Array  # type: ignore[assignment]  # shadows tuple.count
@@ -43,7 +57,7 @@ def ogd(feasible_set: str = "l2_ball", schedule: str = "constant") -> OCOLearner
 
     Args:
       feasible_set: one of :data:`ojax.projections.SETS` (static).
-      schedule: ``"constant"`` (``alpha``) or ``"inverse_sqrt"`` (``alpha / sqrt(t)`` at the
+      schedule: `"constant"` (`alpha`) or `"inverse_sqrt"` (`alpha / sqrt(t)` at the
         t-th update) (static).
 
     Examples:

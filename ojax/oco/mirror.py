@@ -2,27 +2,27 @@
 
     grad psi(w'_{t+1}) = grad psi(w_t) - eta g_t,   w_{t+1} = argmin_{w in S} B_psi(w, w'_{t+1})
 
-``B_psi(u, w) = psi(u) - psi(w) - <grad psi(w), u - w>`` is the Bregman divergence. The maps:
+`B_psi(u, w) = psi(u) - psi(w) - <grad psi(w), u - w>` is the Bregman divergence. The maps:
 
-* ``"p_norm"``: ``psi(w) = ||w||_q^2 / (2 (q - 1))``, ``q`` in (1, 2]: 1-strongly convex w.r.t.
-  ``||.||_q``, whose dual norm is ``||.||_p`` with ``1/p + 1/q = 1``; ``grad psi*(theta) =
-  sign(theta) |theta|^(p-1) / ((p - 1) ||theta||_p^(p-2))``. ``q = 2`` is gradient descent.
-* ``"quadratic"``: ``psi(w) = 0.5 w'Aw``, ``A`` symmetric positive definite (a scalar ``a``
-  for ``a I``, a diagonal ``(d,)`` or a matrix ``(d, d)``): 1-strongly convex w.r.t. ``||w||_A =
-  sqrt(w'Aw)``, dual norm ``||g||_{A^-1}``; the step is ``w - eta A^-1 g``.
-* ``"entropy"``: ``psi(w) = sum_i w_i log w_i`` on the probability simplex: 1-strongly convex
-  w.r.t. ``||.||_1`` (Pinsker), dual norm ``||.||_inf``; the Bregman projection normalizes, so
-  ``w_{t+1}`` is proportional to ``w_t exp(-eta g_t)``: exponentiated gradient / Hedge
+* `"p_norm"`: `psi(w) = ||w||_q^2 / (2 (q - 1))`, `q` in (1, 2]: 1-strongly convex w.r.t.
+  `||.||_q`, whose dual norm is `||.||_p` with `1/p + 1/q = 1`; `grad psi*(theta) =
+  sign(theta) |theta|^(p-1) / ((p - 1) ||theta||_p^(p-2))`. `q = 2` is gradient descent.
+* `"quadratic"`: `psi(w) = 0.5 w'Aw`, `A` symmetric positive definite (a scalar `a`
+  for `a I`, a diagonal `(d,)` or a matrix `(d, d)`): 1-strongly convex w.r.t. `||w||_A =
+  sqrt(w'Aw)`, dual norm `||g||_{A^-1}`; the step is `w - eta A^-1 g`.
+* `"entropy"`: `psi(w) = sum_i w_i log w_i` on the probability simplex: 1-strongly convex
+  w.r.t. `||.||_1` (Pinsker), dual norm `||.||_inf`; the Bregman projection normalizes, so
+  `w_{t+1}` is proportional to `w_t exp(-eta g_t)`: exponentiated gradient / Hedge
   (:func:`ojax.oco.hedge` computes the same points in dual-averaging form).
 
-Domains: the whole space (``"none"``) or, for ``p_norm`` and ``quadratic``, the ball of the
-map's own norm (``"ball"``: ``||w||_q <= radius`` or ``||w||_A <= radius``), where the Bregman
-projection is the rescaling ``w min(1, radius / ||w||)``; the simplex for ``entropy``. From any
-``w_1`` in the domain, for every ``u`` in it and a sigma-strongly convex ``psi`` (sigma = 1 here):
+Domains: the whole space (`"none"`) or, for `p_norm` and `quadratic`, the ball of the
+map's own norm (`"ball"`: `||w||_q <= radius` or `||w||_A <= radius`), where the Bregman
+projection is the rescaling `w min(1, radius / ||w||)`; the simplex for `entropy`. From any
+`w_1` in the domain, for every `u` in it and a sigma-strongly convex `psi` (sigma = 1 here):
 
     Regret(u) <= B_psi(u, w_1) / eta + (eta / (2 sigma)) sum_t ||g_t||_*^2
 
-The state holds ``grad psi(w_t)`` (the dual point; for the entropy ``log w_t``); both maps'
+The state holds `grad psi(w_t)` (the dual point; for the entropy `log w_t`); both maps'
 gradients are 1-homogeneous, so the projection rescales the dual point by the same factor.
 
 References:
@@ -47,24 +47,38 @@ DOMAINS = {"p_norm": ("none", "ball"), "quadratic": ("none", "ball"), "entropy":
 
 
 class OMDParams(NamedTuple):
+    """The hyperparameters of OMD: a pytree of arrays passed at call time.
+
+    Attributes:
+      learning_rate: eta > 0, shape ()
+      radius: radius of the "ball" domain (unused otherwise), shape ()
+      mirror: q in (1, 2] (p_norm); A: (), (d,) or (d, d) (quadratic); unused (entropy)
+    """
+
     learning_rate: Array  # eta > 0, shape ()
     radius: Array  # radius of the "ball" domain (unused otherwise), shape ()
     mirror: Array  # q in (1, 2] (p_norm); A: (), (d,) or (d, d) (quadratic); unused (entropy)
 
     @classmethod
     def default(cls, dtype: Any = None) -> OMDParams:
-        """``learning_rate = 0.1``, ``radius = 1``, ``mirror = 1.5`` (the p-norm map's ``q``;
-        a scalar ``A`` of the quadratic map; unused by the entropy)."""
+        """`learning_rate = 0.1`, `radius = 1`, `mirror = 1.5` (the p-norm map's `q`;
+        a scalar `A` of the quadratic map; unused by the entropy)."""
         return cls(*scalars(0.1, 1.0, 1.5, dtype=dtype))
 
 
 class OMDState(NamedTuple):
+    """The state of OMD: a pytree of arrays, carried from step to step.
+
+    Attributes:
+      dual: grad psi(w_t) (entropy: log w_t), shape (d,)
+    """
+
     dual: Array  # grad psi(w_t) (entropy: log w_t), shape (d,)
 
 
 def _power_map(v: Array, r: Array) -> Array:
-    """``sign(v) |v|^(r-1) / ||v||_r^(r-2)`` (the gradient of ``0.5 ||v||_r^2``), scaled by
-    ``max |v|`` so that no power overflows; 0 at ``v = 0``."""
+    """`sign(v) |v|^(r-1) / ||v||_r^(r-2)` (the gradient of `0.5 ||v||_r^2`), scaled by
+    `max |v|` so that no power overflows; 0 at `v = 0`."""
     top = jnp.max(jnp.abs(v))
     safe = jnp.where(top > 0, top, 1.0)
     a = jnp.abs(v) / safe
@@ -87,7 +101,7 @@ def _a_solve(a: Array, v: Array) -> Array:
 
 
 def mirror_gradient(mirror_map: str, w: Array, mirror: Array) -> Array:
-    """``grad psi(w)`` (for the entropy ``log w``, the constant 1 dropped)."""
+    """`grad psi(w)` (for the entropy `log w`, the constant 1 dropped)."""
     if mirror_map == "p_norm":
         return _power_map(w, mirror) / (mirror - 1.0)
     if mirror_map == "quadratic":
@@ -96,7 +110,7 @@ def mirror_gradient(mirror_map: str, w: Array, mirror: Array) -> Array:
 
 
 def mirror_inverse(mirror_map: str, theta: Array, mirror: Array) -> Array:
-    """``grad psi*(theta)`` (for the entropy the softmax: the simplex's normalization)."""
+    """`grad psi*(theta)` (for the entropy the softmax: the simplex's normalization)."""
     if mirror_map == "p_norm":
         p = mirror / (mirror - 1.0)
         return _power_map(theta, p) / (p - 1.0)
@@ -106,7 +120,7 @@ def mirror_inverse(mirror_map: str, theta: Array, mirror: Array) -> Array:
 
 
 def map_norm(mirror_map: str, w: Array, mirror: Array) -> Array:
-    """The norm psi is strongly convex in: ``||w||_q``, ``||w||_A`` or ``||w||_1``."""
+    """The norm psi is strongly convex in: `||w||_q`, `||w||_A` or `||w||_1`."""
     if mirror_map == "p_norm":
         return _norm(w, mirror)
     if mirror_map == "quadratic":
@@ -136,8 +150,8 @@ def mirror_descent(mirror_map: str = "p_norm", feasible_set: str | None = None) 
 
     Args:
       mirror_map: one of :data:`MIRROR_MAPS` (static).
-      feasible_set: ``"none"`` (default) or ``"ball"`` for ``p_norm`` / ``quadratic``;
-        ``"simplex"`` (default) for ``entropy`` (static).
+      feasible_set: `"none"` (default) or `"ball"` for `p_norm` / `quadratic`;
+        `"simplex"` (default) for `entropy` (static).
 
     Examples:
       >>> import jax.numpy as jnp

@@ -1,28 +1,28 @@
 """Squint with the improper prior on learning rates, in closed form (Koolen & van Erven 2015).
 
-With ``r_{t,k} = h_t - l_{t,k}`` the instantaneous regret to expert ``k`` (``h_t = <w_t, l_t>``),
-``R_{t,k} = sum_{s <= t} r_{s,k}``, ``V_{t,k} = sum_{s <= t} r_{s,k}^2`` and ``pi`` the prior over
-experts (``x0``), Squint plays
+With `r_{t,k} = h_t - l_{t,k}` the instantaneous regret to expert `k` (`h_t = <w_t, l_t>`),
+`R_{t,k} = sum_{s <= t} r_{s,k}`, `V_{t,k} = sum_{s <= t} r_{s,k}^2` and `pi` the prior over
+experts (`x0`), Squint plays
 
     w_{t+1,k} proportional to pi_k E_{gamma(eta)}[eta exp(eta R_{t,k} - eta^2 V_{t,k})],
     eta in [0, 1/2].
 
-The prior on learning rates is the paper's improper ``gamma(eta) = 1 / eta`` on ``[0, 1/2]``:
-the factor ``eta`` cancels and the evidence has a closed form with the error function,
+The prior on learning rates is the paper's improper `gamma(eta) = 1 / eta` on `[0, 1/2]`:
+the factor `eta` cancels and the evidence has a closed form with the error function,
 
     int_0^{1/2} exp(eta R - eta^2 V) deta
         = sqrt(pi) exp(R^2 / (4 V)) (erf(b) - erf(a)) / (2 sqrt(V)),
     a = -R / (2 sqrt(V)),  b = (V - R) / (2 sqrt(V)),
 
-computed in log space (``log_ndtr`` for the tails, so nothing overflows). For small ``V`` the
-two erf values cancel; there (below ``(30 eps)^(2/3)``, eps the dtype's resolution) the evidence
-is ``(1/2) exp(R/4 - V/16) sinh(u) / u`` with ``u = (V - 2R) / 8`` (the closed form with the
-integrand's ``exp(-s^2)`` dropped over its window of half-width ``sqrt(V) / 4``: relative error
-at most ``V / 16``). This prior is chosen (rather than
+computed in log space (`log_ndtr` for the tails, so nothing overflows). For small `V` the
+two erf values cancel; there (below `(30 eps)^(2/3)`, eps the dtype's resolution) the evidence
+is `(1/2) exp(R/4 - V/16) sinh(u) / u` with `u = (V - 2R) / 8` (the closed form with the
+integrand's `exp(-s^2)` dropped over its window of half-width `sqrt(V) / 4`: relative error
+at most `V / 16`). This prior is chosen (rather than
 a grid of rates) because it is the paper's closed-form algorithm (its Theorem 4): no grid size
-to pick and one evaluation per expert. The potential ``sum_k pi_k int_0^{1/2} (exp(eta R_k -
-eta^2 V_k) - 1) / eta deta`` never increases from 0 (the paper's Lemma 1), which bounds the regret
-to every expert in terms of ``V_{T,k}`` and ``pi_k`` (losses in ``[0, 1]``).
+to pick and one evaluation per expert. The potential `sum_k pi_k int_0^{1/2} (exp(eta R_k -
+eta^2 V_k) - 1) / eta deta` never increases from 0 (the paper's Lemma 1), which bounds the regret
+to every expert in terms of `V_{T,k}` and `pi_k` (losses in `[0, 1]`).
 
 References:
   Koolen, W. M., van Erven, T. (2015). Second-order quantile methods for experts and
@@ -42,7 +42,7 @@ from ojax.validation import check_positive
 
 
 class SquintParams(NamedTuple):
-    """No hyperparameters: the prior over experts is ``x0``, the one over rates is fixed."""
+    """No hyperparameters: the prior over experts is `x0`, the one over rates is fixed."""
 
     @classmethod
     def default(cls, dtype: Any = None) -> SquintParams:
@@ -51,18 +51,26 @@ class SquintParams(NamedTuple):
 
 
 class SquintState(NamedTuple):
+    """The state of Squint: a pytree of arrays, carried from step to step.
+
+    Attributes:
+      log_prior: log pi, shape (K,)
+      regret: r_{t,k}, shape (K,)
+      variance: v_{t,k}, shape (K,)
+    """
+
     log_prior: Array  # log pi, shape (K,)
     regret: Array  # R_{t,k}, shape (K,)
     variance: Array  # V_{t,k}, shape (K,)
 
 
 def _log1mexp(d: Array) -> Array:
-    """``log(1 - exp(d))`` for ``d <= 0``, accurate near 0 and far below it."""
+    """`log(1 - exp(d))` for `d <= 0`, accurate near 0 and far below it."""
     return jnp.where(d > -math.log(2.0), jnp.log(-jnp.expm1(d)), jnp.log1p(-jnp.exp(d)))
 
 
 def _log_ndtr_difference(x: Array, y: Array) -> Array:
-    """``log(ndtr(y) - ndtr(x))`` for ``x < y``, without cancellation in either tail."""
+    """`log(ndtr(y) - ndtr(x))` for `x < y`, without cancellation in either tail."""
     lower = log_ndtr(y) + _log1mexp(log_ndtr(x) - log_ndtr(y))  # used where y <= 0
     upper = log_ndtr(-x) + _log1mexp(log_ndtr(-y) - log_ndtr(-x))  # used where x >= 0
     middle = jnp.log(ndtr(y) - ndtr(x))
@@ -70,7 +78,7 @@ def _log_ndtr_difference(x: Array, y: Array) -> Array:
 
 
 def _log_sinhc(u: Array) -> Array:
-    """``log(sinh(u) / u)`` (even; its series near 0)."""
+    """`log(sinh(u) / u)` (even; its series near 0)."""
     a = jnp.abs(u)
     big = a > 1e-2
     safe = jnp.where(big, a, 1.0)
@@ -79,7 +87,7 @@ def _log_sinhc(u: Array) -> Array:
 
 
 def log_evidence(regret: Array, variance: Array) -> Array:
-    """``log int_0^{1/2} exp(eta R - eta^2 V) deta`` elementwise (the improper prior's weight)."""
+    """`log int_0^{1/2} exp(eta R - eta^2 V) deta` elementwise (the improper prior's weight)."""
     eps = float(jnp.finfo(jnp.result_type(variance)).eps)
     small = variance < (30.0 * eps) ** (2.0 / 3.0)
     v = jnp.where(small, 1.0, variance)
@@ -100,7 +108,7 @@ def log_evidence(regret: Array, variance: Array) -> Array:
 
 @learner_factory
 def squint() -> OCOLearner:
-    """Squint over ``K`` experts with losses in ``[0, 1]`` (``x0`` is the prior over experts).
+    """Squint over `K` experts with losses in `[0, 1]` (`x0` is the prior over experts).
 
     Examples:
       >>> import jax.numpy as jnp

@@ -2,7 +2,7 @@
 FTRL-Proximal, Online Newton Step, AdaHedge, Squint), and two optax optimizers via the adapter.
 
 One :class:`~ojax.core.LearnerEntry` per learner, by keyword; defaults come from the params
-classes' ``default()``, data from :data:`ojax.envs.STREAMS` by name.
+classes' `default()`, data from :data:`ojax.envs.STREAMS` by name.
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
-"""Follow the regularized leader with ``psi(w) = (lambda / 2) ||w - x0||^2`` on linearized losses.
+"""Follow the regularized leader with `psi(w) = (lambda / 2) ||w - x0||^2` on linearized losses.
 
     w_{t+1} = P_S(x0 - (1 / lambda) sum_{s <= t} g_s)
 
-Lazy projection: the point is computed from the anchor ``x0`` and the sum of gradients, never
-from the previous point (so it is not a projected gradient step). With ``||u|| <= B`` and
-``||g_s|| <= M``: ``Regret(u) <= (lambda / 2) ||u - x0||^2 + (1 / lambda) sum ||g_s||^2``; at
-``lambda = (M / B) sqrt(2 T)`` this is ``M B sqrt(2 T)``.
+Lazy projection: the point is computed from the anchor `x0` and the sum of gradients, never
+from the previous point (so it is not a projected gradient step). With `||u|| <= B` and
+`||g_s|| <= M`: `Regret(u) <= (lambda / 2) ||u - x0||^2 + (1 / lambda) sum ||g_s||^2`; at
+`lambda = (M / B) sqrt(2 T)` this is `M B sqrt(2 T)`.
 
 References:
   Orabona, F. (2019). A Modern Introduction to Online Learning, ch. 7.
@@ -21,16 +21,30 @@ from ojax.validation import check_choice, check_positive
 
 
 class FTRLParams(NamedTuple):
+    """The hyperparameters of FTRL: a pytree of arrays passed at call time.
+
+    Attributes:
+      regularization: lambda > 0, shape ()
+      radius: size of the feasible set, shape ()
+    """
+
     regularization: Array  # lambda > 0, shape ()
     radius: Array  # size of the feasible set, shape ()
 
     @classmethod
     def default(cls, dtype: Any = None) -> FTRLParams:
-        """``regularization = 10``, ``radius = 1``."""
+        """`regularization = 10`, `radius = 1`."""
         return cls(*scalars(10.0, 1.0, dtype=dtype))
 
 
 class FTRLState(NamedTuple):
+    """The state of FTRL: a pytree of arrays, carried from step to step.
+
+    Attributes:
+      anchor: x0, shape (d,)
+      sum_grads: sum of the gradients seen, shape (d,)
+    """
+
     anchor: Array  # x0, shape (d,)
     sum_grads: Array  # sum of the gradients seen, shape (d,)
 

@@ -1,8 +1,8 @@
 """Parameter-free learners: one-dimensional coin betting (KT, ONS) and the direction-magnitude
 reduction to a d-dimensional learner.
 
-A bettor starts with an initial wealth ``W_0 > 0`` and bets the signed amount ``m = beta W`` on
-each coin ``c`` in ``[-1, 1]`` (the reward is ``-c m``)::
+A bettor starts with an initial wealth `W_0 > 0` and bets the signed amount `m = beta W` on
+each coin `c` in `[-1, 1]` (the reward is `-c m`)::
 
     W   <- W - c m_prev = W (1 - c beta_prev)         (wealth after the coin)
     KT:  beta_k = -(1/k) sum_{j<=k} c_j               (k: the step count given by the caller)
@@ -10,29 +10,29 @@ each coin ``c`` in ``[-1, 1]`` (the reward is ``-c m``)::
          beta <- clip(beta_prev - (2 / (2 - ln 3)) z / A, -1/2, 1/2)
     m   <- beta W
 
-The wealth is kept in log form, ``log|W| <- log|W| + log|1 - c beta_prev|`` (with its sign apart),
-and the bet is ``m = sign(beta W) exp(log|beta| + log|W|)``: on a stream that keeps paying the
-bettor the wealth grows geometrically and ``W`` itself would overflow float32 after a few hundred
-steps, while ``log|W|`` stays finite for far longer than 10^7 steps, and the bet is finite
-whenever it is representable (e.g. 0 when ``beta = 0``, however large the wealth). The bet itself
+The wealth is kept in log form, `log|W| <- log|W| + log|1 - c beta_prev|` (with its sign apart),
+and the bet is `m = sign(beta W) exp(log|beta| + log|W|)`: on a stream that keeps paying the
+bettor the wealth grows geometrically and `W` itself would overflow float32 after a few hundred
+steps, while `log|W|` stays finite for far longer than 10^7 steps, and the bet is finite
+whenever it is representable (e.g. 0 when `beta = 0`, however large the wealth). The bet itself
 overflows only where it is mathematically beyond the float range.
 
-When is ``1 - c beta_prev > 0`` (so that the sign stays ``+1``)? For coins in ``[-1, 1]``:
+When is `1 - c beta_prev > 0` (so that the sign stays `+1`)? For coins in `[-1, 1]`:
 
-* ONS: ``|beta| <= 1/2`` (the clip), so ``1 - c beta >= 1/2``;
-* KT with the caller's count ``k`` equal to the number of coins seen and a first coin of 0 (the
-  direction-magnitude learners: ``v`` starts at 0): ``|beta_k| <= (k - 1) / k < 1``;
-* KT with the textbook divisor ``k + 1`` (:func:`coin_betting`): ``|beta_k| <= k / (k + 1) < 1``.
+* ONS: `|beta| <= 1/2` (the clip), so `1 - c beta >= 1/2`;
+* KT with the caller's count `k` equal to the number of coins seen and a first coin of 0 (the
+  direction-magnitude learners: `v` starts at 0): `|beta_k| <= (k - 1) / k < 1`;
+* KT with the textbook divisor `k + 1` (:func:`coin_betting`): `|beta_k| <= k / (k + 1) < 1`.
 
-Warning: outside these cases (coins outside ``[-1, 1]``, i.e. ``||g|| gradient_scale > 1``; or a
+Warning: outside these cases (coins outside `[-1, 1]`, i.e. `||g|| gradient_scale > 1`; or a
 KT count smaller than the number of coins seen, as the authors' counter of Aggressive can give on
-tasks of different sizes) ``1 - c beta`` can be ``<= 0``: the wealth then changes sign (or hits 0)
-exactly as the direct form ``W - c m`` would, which is why the sign is kept; the theory of the
+tasks of different sizes) `1 - c beta` can be `<= 0`: the wealth then changes sign (or hits 0)
+exactly as the direct form `W - c m` would, which is why the sign is kept; the theory of the
 bettor no longer applies.
 
-The direction-magnitude reduction plays ``w = x0 + m v`` with ``v`` projected online gradient
-descent on the unit ball (step ``sqrt(2/k) / (L R)``) and ``m`` a bettor fed the coins
-``c = <g, v_prev> / (L R)``.
+The direction-magnitude reduction plays `w = x0 + m v` with `v` projected online gradient
+descent on the unit ball (step `sqrt(2/k) / (L R)`) and `m` a bettor fed the coins
+`c = <g, v_prev> / (L R)`.
 
 References:
   Orabona, F. and Pal, D. (2016). Coin betting and parameter-free online learning.
@@ -60,7 +60,7 @@ ONS_RATE = 2.0 / (2.0 - math.log(3.0))  # the ONS betting step 2 / (2 - ln 3)
 class BettorState(NamedTuple):
     """State of a one-dimensional bettor (leaves may carry extra trailing axes).
 
-    The wealth is ``W = wealth_sign * exp(log_wealth)`` (see the module docstring).
+    The wealth is `W = wealth_sign * exp(log_wealth)` (see the module docstring).
     """
 
     log_wealth: Array  # log|W|, shape () (or the shape of the coins for coordinate-wise betting)
@@ -71,7 +71,7 @@ class BettorState(NamedTuple):
 
 
 def bettor_init(initial_wealth: Array, shape: tuple[int, ...] = (), dtype=None) -> BettorState:
-    """The bettor before any coin: ``W = initial_wealth`` (> 0), ``beta = 0``, ``A = 1``."""
+    """The bettor before any coin: `W = initial_wealth` (> 0), `beta = 0`, `A = 1`."""
     wealth = jnp.broadcast_to(jnp.asarray(initial_wealth, dtype), shape)
     zeros = jnp.zeros_like(wealth)
     ones = jnp.ones_like(wealth)
@@ -79,14 +79,14 @@ def bettor_init(initial_wealth: Array, shape: tuple[int, ...] = (), dtype=None) 
 
 
 def bettor_wealth(state: BettorState) -> Array:
-    """The wealth ``W = sign exp(log|W|)`` (overflows where ``W`` is beyond the float range)."""
+    """The wealth `W = sign exp(log|W|)` (overflows where `W` is beyond the float range)."""
     return state.wealth_sign * jnp.exp(state.log_wealth)
 
 
 def bettor_bet(state: BettorState) -> Array:
-    """The signed bet ``m = beta W``, as ``sign(beta) sign(W) exp(log|beta| + log|W|)``.
+    """The signed bet `m = beta W`, as `sign(beta) sign(W) exp(log|beta| + log|W|)`.
 
-    Finite whenever ``beta W`` is representable, even where ``W`` alone is not.
+    Finite whenever `beta W` is representable, even where `W` alone is not.
     """
     beta = state.betting_fraction
     magnitude = jnp.exp(jnp.log(jnp.abs(beta)) + state.log_wealth)
@@ -94,13 +94,13 @@ def bettor_bet(state: BettorState) -> Array:
 
 
 def bettor_update(bettor: str, state: BettorState, coin: Array, count: Array) -> BettorState:
-    """One coin ``c``: wealth ``W (1 - c beta_prev)`` (in log form), then the new fraction.
+    """One coin `c`: wealth `W (1 - c beta_prev)` (in log form), then the new fraction.
 
     Args:
-      bettor: ``"kt"`` or ``"ons"`` (static).
+      bettor: `"kt"` or `"ons"` (static).
       state: the bettor before the coin.
-      coin: ``c`` in ``[-1, 1]`` (the reward of the bet is ``-c m``).
-      count: ``k`` the step count for KT, ``beta_k = -(1/k) sum_{j<=k} c_j`` (ignored by ONS).
+      coin: `c` in `[-1, 1]` (the reward of the bet is `-c m`).
+      count: `k` the step count for KT, `beta_k = -(1/k) sum_{j<=k} c_j` (ignored by ONS).
     """
     # log|1 + x| with x = -c beta in one log1p: 1 + x > 0 is the case for valid coins; otherwise
     # |1 + x| = 1 + (-2 - x) and the sign of the wealth flips (see the module docstring).
@@ -119,22 +119,37 @@ def bettor_update(bettor: str, state: BettorState, coin: Array, count: Array) ->
 
 
 def direction_update(direction: Array, grad: Array, count: Array, scale: Array) -> Array:
-    """Projected online gradient step on the unit ball: ``P(v - sqrt(2/k) g scale)``."""
+    """Projected online gradient step on the unit ball: `P(v - sqrt(2/k) g scale)`."""
     step = jnp.sqrt(2.0 / count.astype(direction.dtype)) * scale
     return projections.l2_ball(direction - step * grad, 1.0)
 
 
 class CoinBettingParams(NamedTuple):
+    """The hyperparameters of CoinBetting: a pytree of arrays passed at call time.
+
+    Attributes:
+      initial_wealth: w_0 > 0, shape ()
+      gradient_scale: 1 / (L R) > 0, shape (); coins are grad * gradient_scale
+    """
+
     initial_wealth: Array  # W_0 > 0, shape ()
     gradient_scale: Array  # 1 / (L R) > 0, shape (); coins are grad * gradient_scale
 
     @classmethod
     def default(cls, dtype: Any = None) -> CoinBettingParams:
-        """``initial_wealth = 1``, ``gradient_scale = 1`` (gradients in the unit ball)."""
+        """`initial_wealth = 1`, `gradient_scale = 1` (gradients in the unit ball)."""
         return cls(*scalars(1.0, 1.0, dtype=dtype))
 
 
 class CoinBettingState(NamedTuple):
+    """The state of CoinBetting: a pytree of arrays, carried from step to step.
+
+    Attributes:
+      anchor: x0, shape (d,)
+      bet: one bettor per coordinate, leaves of shape (d,)
+      count: shadows tuple.count
+    """
+
     anchor: Array  # x0, shape (d,)
     bet: BettorState  # one bettor per coordinate, leaves of shape (d,)
     # number of updates made, shape (), int32
@@ -150,24 +165,24 @@ def _check_betting(params) -> None:
 def coin_betting(bettor: str = "kt") -> OCOLearner:
     """Coordinate-wise one-dimensional coin betting (KT or ONS) as an OCO learner.
 
-    Each coordinate is an independent bettor with coins ``c_k = g_k * gradient_scale``::
+    Each coordinate is an independent bettor with coins `c_k = g_k * gradient_scale`::
 
         w_k = x0 + beta_k W_k,   W_k = W_{k-1} - c_k m_{k-1}
         KT:  beta_{k+1} = -(1/(k+1)) sum_{j<=k} c_j    (textbook Krichevsky-Trofimov)
         ONS: beta as in the module docstring (|beta| <= 1/2)
 
-    Standalone, the first coin is arbitrary, so KT uses the textbook divisor ``k + 1`` (which
+    Standalone, the first coin is arbitrary, so KT uses the textbook divisor `k + 1` (which
     keeps the wealth positive); inside :func:`direction_magnitude` the first coin is always 0 and
-    KT divides by ``k`` (the authors' convention).
+    KT divides by `k` (the authors' convention).
 
-    Needs ``|g| * gradient_scale <= 1`` per coordinate (then ``|beta| < 1`` and the wealth stays
-    positive). KT is registered twice: as ``coin_betting_kt`` and as ``kt_coordinate``, the
-    per-coordinate KT baseline (one bettor per coordinate, initial wealth ``epsilon`` each).
+    Needs `|g| * gradient_scale <= 1` per coordinate (then `|beta| < 1` and the wealth stays
+    positive). KT is registered twice: as `coin_betting_kt` and as `kt_coordinate`, the
+    per-coordinate KT baseline (one bettor per coordinate, initial wealth `epsilon` each).
     The wealth is kept in log form; on a stream that keeps paying the bettor the iterate grows
     geometrically and overflows only where it is beyond the float range.
 
     Args:
-      bettor: ``"kt"`` or ``"ons"`` (static).
+      bettor: `"kt"` or `"ons"` (static).
 
     References:
       Orabona, F. and Pal, D. (2016). Coin betting and parameter-free online learning.
@@ -204,16 +219,32 @@ def coin_betting(bettor: str = "kt") -> OCOLearner:
 
 
 class DirectionMagnitudeParams(NamedTuple):
+    """The hyperparameters of DirectionMagnitude: a pytree of arrays passed at call time.
+
+    Attributes:
+      initial_wealth: w_0 > 0 of the magnitude bettor, shape ()
+      gradient_scale: 1 / (L R) > 0, shape (); multiplies coins and direction steps
+    """
+
     initial_wealth: Array  # W_0 > 0 of the magnitude bettor, shape ()
     gradient_scale: Array  # 1 / (L R) > 0, shape (); multiplies coins and direction steps
 
     @classmethod
     def default(cls, dtype: Any = None) -> DirectionMagnitudeParams:
-        """``initial_wealth = 1``, ``gradient_scale = 1`` (gradients in the unit ball)."""
+        """`initial_wealth = 1`, `gradient_scale = 1` (gradients in the unit ball)."""
         return cls(*scalars(1.0, 1.0, dtype=dtype))
 
 
 class DirectionMagnitudeState(NamedTuple):
+    """The state of DirectionMagnitude: a pytree of arrays, carried from step to step.
+
+    Attributes:
+      anchor: x0, shape (d,)
+      direction: v in the unit ball, shape (d,)
+      bet: the magnitude bettor, scalar leaves
+      count: shadows tuple.count
+    """
+
     anchor: Array  # x0, shape (d,)
     direction: Array  # v in the unit ball, shape (d,)
     bet: BettorState  # the magnitude bettor, scalar leaves
@@ -222,14 +253,14 @@ class DirectionMagnitudeState(NamedTuple):
 
 
 def dm_init(params: DirectionMagnitudeParams, x0: Array) -> DirectionMagnitudeState:
-    """The direction-magnitude learner before any gradient: ``v = 0``, ``m = 0``."""
+    """The direction-magnitude learner before any gradient: `v = 0`, `m = 0`."""
     x0 = jnp.asarray(x0)
     bet = bettor_init(params.initial_wealth, (), x0.dtype)
     return DirectionMagnitudeState(x0, jnp.zeros_like(x0), bet, jnp.zeros((), jnp.int32))
 
 
 def dm_iterate(state: DirectionMagnitudeState) -> Array:
-    """``w = x0 + m v``."""
+    """`w = x0 + m v`."""
     return state.anchor + bettor_bet(state.bet) * state.direction
 
 
@@ -240,9 +271,9 @@ def dm_update(
     grad: Array,
     count: Array | None = None,
 ) -> DirectionMagnitudeState:
-    """One step: coin ``<g, v_prev> scale``, direction step and bet with the step count ``k``.
+    """One step: coin `<g, v_prev> scale`, direction step and bet with the step count `k`.
 
-    ``count`` defaults to the learner's own count plus one; the meta-learners pass the global
+    `count` defaults to the learner's own count plus one; the meta-learners pass the global
     count of the authors' convention instead.
     """
     own = state.count + 1
@@ -264,13 +295,13 @@ def direction_magnitude(bettor: str = "ons") -> OCOLearner:
         v_{k+1} = P(v_k - sqrt(2/k) g_k / (L R))       (projection onto the unit ball)
         m_{k+1} = beta_{k+1} W_{k+1}                   (KT or ONS bettor on the coins, count k)
 
-    KT divides by ``k`` (not the textbook ``k + 1``): because ``v`` starts at 0 the first coin is
+    KT divides by `k` (not the textbook `k + 1`): because `v` starts at 0 the first coin is
     always 0, so this is textbook KT started one step late (the convention of Denevi et al.).
 
-    Regret against any ``u``: ``O(||u|| L R sqrt(k log(1 + ||u|| k / W_0)))`` with no step size.
+    Regret against any `u`: `O(||u|| L R sqrt(k log(1 + ||u|| k / W_0)))` with no step size.
 
     Args:
-      bettor: ``"kt"`` or ``"ons"`` (static).
+      bettor: `"kt"` or `"ons"` (static).
 
     Returns:
       An :class:`~ojax.core.OCOLearner` with params :class:`DirectionMagnitudeParams`.

@@ -1,8 +1,8 @@
 """COCOB-Backprop: coordinate-wise continuous coin betting with no learning rate.
 
-Each coordinate ``i`` bets on its own coin, the negative gradient ``-g_{t,i}``, keeping the
-largest gradient seen ``L``, the sum of absolute gradients ``G``, the reward ``R`` (clipped at 0)
-and the sum of negative gradients ``theta``; the iterate is anchored at the start ``w_1``::
+Each coordinate `i` bets on its own coin, the negative gradient `-g_{t,i}`, keeping the
+largest gradient seen `L`, the sum of absolute gradients `G`, the reward `R` (clipped at 0)
+and the sum of negative gradients `theta`; the iterate is anchored at the start `w_1`::
 
     L_t     = max(L_{t-1}, |g_t|)
     G_t     = G_{t-1} + |g_t|
@@ -10,11 +10,11 @@ and the sum of negative gradients ``theta``; the iterate is anchored at the star
     theta_t = theta_{t-1} - g_t
     w_{t+1} = w_1 + theta_t / (L_t max(G_t + L_t, alpha L_t)) (L_t + R_t)
 
-from ``L_0 = G_0 = R_0 = theta_0 = 0`` (all per coordinate). A coordinate that has only seen
-zero gradients has ``L = 0`` and ``theta = 0``: its bet is the limit 0 (``w = w_1``). The
-authors' code and ``optax.contrib.cocob`` start ``L`` at ``1e-8`` instead, which changes the
-iterate only where a coordinate's gradients have all stayed below ``1e-8`` in magnitude
-(``tests/test_parameter_free_parity.py`` pins the difference).
+from `L_0 = G_0 = R_0 = theta_0 = 0` (all per coordinate). A coordinate that has only seen
+zero gradients has `L = 0` and `theta = 0`: its bet is the limit 0 (`w = w_1`). The
+authors' code and `optax.contrib.cocob` start `L` at `1e-8` instead, which changes the
+iterate only where a coordinate's gradients have all stayed below `1e-8` in magnitude
+(`tests/test_parameter_free_parity.py` pins the difference).
 
 References:
   Orabona, F. and Tommasi, T. (2017). Training deep networks without learning rates through
@@ -32,15 +32,31 @@ from ojax.validation import check_positive
 
 
 class CocobParams(NamedTuple):
+    """The hyperparameters of Cocob: a pytree of arrays passed at call time.
+
+    Attributes:
+      alpha: alpha > 0, shape (): the bet is at most theta / (alpha L) early on (100)
+    """
+
     alpha: Array  # alpha > 0, shape (): the bet is at most theta / (alpha L) early on (100)
 
     @classmethod
     def default(cls, dtype: Any = None) -> CocobParams:
-        """The paper's ``alpha = 100``."""
+        """The paper's `alpha = 100`."""
         return cls(*scalars(100.0, dtype=dtype))
 
 
 class CocobState(NamedTuple):
+    """The state of Cocob: a pytree of arrays, carried from step to step.
+
+    Attributes:
+      anchor: w_1, shape (d,)
+      scale: l: the largest |g| seen per coordinate, shape (d,)
+      abs_sum: g: the sum of |g| per coordinate, shape (d,)
+      reward: r >= 0 per coordinate, shape (d,)
+      neg_sum: theta: the sum of -g per coordinate, shape (d,)
+    """
+
     anchor: Array  # w_1, shape (d,)
     scale: Array  # L: the largest |g| seen per coordinate, shape (d,)
     abs_sum: Array  # G: the sum of |g| per coordinate, shape (d,)
@@ -49,7 +65,7 @@ class CocobState(NamedTuple):
 
 
 def _bet(state: CocobState, alpha: Array) -> Array:
-    """``theta (L + R) / (L max(G + L, alpha L))``, 0 where ``L = 0``."""
+    """`theta (L + R) / (L max(G + L, alpha L))`, 0 where `L = 0`."""
     scale = state.scale
     seen = scale > 0
     denominator = scale * jnp.maximum(state.abs_sum + scale, alpha * scale)
@@ -62,7 +78,7 @@ def _bet(state: CocobState, alpha: Array) -> Array:
 def cocob() -> OCOLearner:
     """COCOB-Backprop (Orabona & Tommasi 2017, Algorithm 2) as an OCO learner.
 
-    See the module docstring for the update. The only hyperparameter, ``alpha``, caps the early
+    See the module docstring for the update. The only hyperparameter, `alpha`, caps the early
     bets (the paper's default is 100); there is no step size.
 
     Returns:

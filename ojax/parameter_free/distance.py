@@ -1,9 +1,9 @@
 """Step sizes from an estimate of the distance to the solution: DoG, D-Adaptation SGD, Prodigy.
 
 Each learner moves like (stochastic) gradient descent and sets its step from a running lower
-estimate of ``D = ||x_0 - x*||`` (the distance travelled for DoG, a correlation of the gradients
+estimate of `D = ||x_0 - x*||` (the distance travelled for DoG, a correlation of the gradients
 with the displacement for D-Adaptation and Prodigy), so no step size is tuned; what remains is
-the tiny initial estimate (``r_eps`` or ``d_0``), which only delays the start.
+the tiny initial estimate (`r_eps` or `d_0`), which only delays the start.
 
 References:
   Ivgi, M., Hinder, O. and Carmon, Y. (2023). DoG is SGD's best friend: a parameter-free
@@ -25,7 +25,7 @@ from ojax.validation import check_nonnegative, check_positive, check_range
 
 
 def _safe_divide(numerator: Array, denominator: Array, default: Array) -> Array:
-    """``numerator / denominator`` where ``denominator > 0``, else ``default``."""
+    """`numerator / denominator` where `denominator > 0`, else `default`."""
     ok = denominator > 0
     return jnp.where(ok, numerator / jnp.where(ok, denominator, 1.0), default)
 
@@ -34,15 +34,30 @@ def _safe_divide(numerator: Array, denominator: Array, default: Array) -> Array:
 
 
 class DoGParams(NamedTuple):
+    """The hyperparameters of DoG: a pytree of arrays passed at call time.
+
+    Attributes:
+      initial_distance: r_eps > 0, shape (): the first step's "distance travelled"
+    """
+
     initial_distance: Array  # r_eps > 0, shape (): the first step's "distance travelled"
 
     @classmethod
     def default(cls, dtype: Any = None) -> DoGParams:
-        """``initial_distance = 1e-4``."""
+        """`initial_distance = 1e-4`."""
         return cls(*scalars(1e-4, dtype=dtype))
 
 
 class DoGState(NamedTuple):
+    """The state of DoG: a pytree of arrays, carried from step to step.
+
+    Attributes:
+      anchor: x_0, shape (d,)
+      point: x_t, shape (d,)
+      max_distance: r_bar = max(r_eps, max_{i<t} ||x_i - x_0||), shape ()
+      sum_squares: sum_{i<t} ||g_i||^2, shape ()
+    """
+
     anchor: Array  # x_0, shape (d,)
     point: Array  # x_t, shape (d,)
     max_distance: Array  # r_bar = max(r_eps, max_{i<t} ||x_i - x_0||), shape ()
@@ -59,9 +74,9 @@ def dog() -> OCOLearner:
         eta_t   = r_bar_t / sqrt(sum_{i<=t} ||g_i||^2)
         x_{t+1} = x_t - eta_t g_t
 
-    While every gradient so far is 0 the step is 0 (the ratio's limit; ``optax.contrib.dog``
-    adds ``1e-8`` under the root instead). The paper suggests ``r_eps = 1e-6 (1 + ||x_0||)``
-    and averaging the iterates (not done here: the learner plays ``x_t``).
+    While every gradient so far is 0 the step is 0 (the ratio's limit; `optax.contrib.dog`
+    adds `1e-8` under the root instead). The paper suggests `r_eps = 1e-6 (1 + ||x_0||)`
+    and averaging the iterates (not done here: the learner plays `x_t`).
 
     Returns:
       An :class:`~ojax.core.OCOLearner` with params :class:`DoGParams`.
@@ -102,16 +117,34 @@ def dog() -> OCOLearner:
 
 
 class DAdaptParams(NamedTuple):
+    """The hyperparameters of DAdapt: a pytree of arrays passed at call time.
+
+    Attributes:
+      initial_d: d_0 > 0, shape (): the initial under-estimate of D (1e-6)
+      learning_rate: gamma > 0, shape (): a multiplier of the adapted step (1)
+    """
+
     initial_d: Array  # d_0 > 0, shape (): the initial under-estimate of D (1e-6)
     learning_rate: Array  # gamma > 0, shape (): a multiplier of the adapted step (1)
 
     @classmethod
     def default(cls, dtype: Any = None) -> DAdaptParams:
-        """The paper's ``d_0 = 1e-6`` and ``learning_rate = 1``."""
+        """The paper's `d_0 = 1e-6` and `learning_rate = 1`."""
         return cls(*scalars(1e-6, 1.0, dtype=dtype))
 
 
 class DAdaptState(NamedTuple):
+    """The state of DAdapt: a pytree of arrays, carried from step to step.
+
+    Attributes:
+      point: x_k, shape (d,)
+      grad_sum: s_k = sum_{i<k} lambda_i g_i, shape (d,)
+      weighted_squares: sum_{i<k} lambda_i^2 ||g_i||^2, shape ()
+      d: d_k, shape ()
+      first_norm: ||g_0|| (0 before the first gradient), shape ()
+      count: shadows tuple.count
+    """
+
     point: Array  # x_k, shape (d,)
     grad_sum: Array  # s_k = sum_{i<k} lambda_i g_i, shape (d,)
     weighted_squares: Array  # sum_{i<k} lambda_i^2 ||g_i||^2, shape ()
@@ -134,8 +167,8 @@ def dadapt_sgd() -> OCOLearner:
         d_{k+1}   = max(d_k, d_hat)
 
     (Algorithm 3 drops the factor 2 of the dual-averaging estimate of Algorithm 1, as the
-    paper's Section 6 explains.) If ``g_0 = 0`` the algorithm exits at ``x_0``: here every
-    later step is 0. A step with ``s_{k+1} = 0`` keeps ``d``. The paper's theory covers
+    paper's Section 6 explains.) If `g_0 = 0` the algorithm exits at `x_0`: here every
+    later step is 0. A step with `s_{k+1} = 0` keeps `d`. The paper's theory covers
     Algorithm 1, not this stochastic variant.
 
     Returns:
@@ -189,6 +222,16 @@ def dadapt_sgd() -> OCOLearner:
 
 
 class ProdigyParams(NamedTuple):
+    """The hyperparameters of Prodigy: a pytree of arrays passed at call time.
+
+    Attributes:
+      initial_d: d_0 > 0, shape () (1e-6)
+      learning_rate: gamma > 0, shape (): a multiplier of the adapted step (1)
+      beta1: in [0, 1), shape (): the first moment's decay (0.9)
+      beta2: in [0, 1), shape (): the second moment's decay (0.999); r, s decay sqrt
+      eps: >= 0, shape (): added to sqrt(v) as d_k eps (1e-8)
+    """
+
     initial_d: Array  # d_0 > 0, shape () (1e-6)
     learning_rate: Array  # gamma > 0, shape (): a multiplier of the adapted step (1)
     beta1: Array  # in [0, 1), shape (): the first moment's decay (0.9)
@@ -197,12 +240,24 @@ class ProdigyParams(NamedTuple):
 
     @classmethod
     def default(cls, dtype: Any = None) -> ProdigyParams:
-        """The paper's ``d_0 = 1e-6``, ``learning_rate = 1``, ``beta1 = 0.9``,
-        ``beta2 = 0.999``, ``eps = 1e-8``."""
+        """The paper's `d_0 = 1e-6`, `learning_rate = 1`, `beta1 = 0.9`,
+        `beta2 = 0.999`, `eps = 1e-8`."""
         return cls(*scalars(1e-6, 1.0, 0.9, 0.999, 1e-8, dtype=dtype))
 
 
 class ProdigyState(NamedTuple):
+    """The state of Prodigy: a pytree of arrays, carried from step to step.
+
+    Attributes:
+      anchor: x_0, shape (d,)
+      point: x_k, shape (d,)
+      first_moment: m_k, shape (d,)
+      second_moment: v_k, shape (d,)
+      grad_sum: s_k, shape (d,)
+      numerator: r_k, shape ()
+      d: d_k, shape ()
+    """
+
     anchor: Array  # x_0, shape (d,)
     point: Array  # x_k, shape (d,)
     first_moment: Array  # m_k, shape (d,)
@@ -226,8 +281,8 @@ def prodigy() -> OCOLearner:
         x_{k+1} = x_k - gamma d_k m_{k+1} / (sqrt(v_{k+1}) + d_k eps)
 
     coordinate-wise, without Adam's bias correction (as the paper's Adam version; the
-    authors' package makes it optional, ``optax.contrib.prodigy`` always applies it). While
-    ``s = 0`` (only zero gradients) ``d`` is kept.
+    authors' package makes it optional, `optax.contrib.prodigy` always applies it). While
+    `s = 0` (only zero gradients) `d` is kept.
 
     Returns:
       An :class:`~ojax.core.OCOLearner` with params :class:`ProdigyParams`.

@@ -3,7 +3,7 @@ direction-magnitude reduction, and the baselines COCOB, per-coordinate KT, DoG, 
 D-Adaptation SGD, Mechanic on OGD, Schedule-Free SGD.
 
 One :class:`~ojax.core.LearnerEntry` per learner, by keyword; defaults come from the params
-classes' ``default()``, data from :data:`ojax.envs.STREAMS` by name.
+classes' `default()`, data from :data:`ojax.envs.STREAMS` by name.
 """
 
 from __future__ import annotations

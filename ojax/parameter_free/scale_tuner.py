@@ -1,9 +1,9 @@
 """Mechanic: a learned scale for the displacement of any ojax OCO learner.
 
-The base learner runs unchanged from ``x_ref = x_1`` on the gradients at Mechanic's points; its
-displacement ``Delta_t = (base iterate) - x_ref`` is played scaled by ``sum_i s_{t,i}``, where
-each ``s_i`` is a one-dimensional bettor with its own decay ``beta_i`` fed the coin
-``h_t = <Delta_t, g_t + lambda (sum_i s_{t,i}) ||g_t|| x_t / ||x_t||>``::
+The base learner runs unchanged from `x_ref = x_1` on the gradients at Mechanic's points; its
+displacement `Delta_t = (base iterate) - x_ref` is played scaled by `sum_i s_{t,i}`, where
+each `s_i` is a one-dimensional bettor with its own decay `beta_i` fed the coin
+`h_t = <Delta_t, g_t + lambda (sum_i s_{t,i}) ||g_t|| x_t / ||x_t||>`::
 
     x_t     = x_ref + (sum_i s_{t,i}) Delta_t
     m_t     = max(beta m_{t-1}, |h_t|)
@@ -12,15 +12,15 @@ each ``s_i`` is a one-dimensional bettor with its own decay ``beta_i`` fed the c
     W_t     = s_init m_t / n + r_t
     s_{t+1} = W_t / (sqrt(v_t) + eps)
 
-(vectors over the ``n`` betas, coordinate-wise) from ``s_1 = m_0 = v_0 = r_0 = 0``, so the first
-point is ``x_ref`` and the scale starts near ``s_init`` at the second step. The weight-decay term
-is taken as 0 where ``x_t = 0``.
+(vectors over the `n` betas, coordinate-wise) from `s_1 = m_0 = v_0 = r_0 = 0`, so the first
+point is `x_ref` and the scale starts near `s_init` at the second step. The weight-decay term
+is taken as 0 where `x_t = 0`.
 
-This follows the paper's Algorithm 1. ``optax.contrib.mechanize`` (the authors' JAX code) adds
-later conventions: ``s_1 = s_init`` per beta (so it moves at the first step), the coin clipped to
-``[-m_{t-1}, m_{t-1}]`` in the reward, the reward kept unclipped in its state, ``|h| + eps`` in
-``m`` and ``eps`` in the recomputed ``Delta`` and the weight-decay term
-(``tests/test_parameter_free_parity.py`` pins each).
+This follows the paper's Algorithm 1. `optax.contrib.mechanize` (the authors' JAX code) adds
+later conventions: `s_1 = s_init` per beta (so it moves at the first step), the coin clipped to
+`[-m_{t-1}, m_{t-1}]` in the reward, the reward kept unclipped in its state, `|h| + eps` in
+`m` and `eps` in the recomputed `Delta` and the weight-decay term
+(`tests/test_parameter_free_parity.py` pins each).
 
 References:
   Cutkosky, A., Defazio, A. and Mehta, H. (2023). Mechanic: a learning rate tuner. NeurIPS
@@ -42,11 +42,20 @@ BETAS = (0.9, 0.99, 0.999, 0.9999, 0.99999, 0.999999)
 
 
 def default_betas() -> np.ndarray:
-    """The paper's six decays as a float32 array (the ``betas`` field of the params)."""
+    """The paper's six decays as a float32 array (the `betas` field of the params)."""
     return np.asarray(BETAS, np.float32)
 
 
 class MechanicParams(NamedTuple):
+    """The hyperparameters of Mechanic: a pytree of arrays passed at call time.
+
+    Attributes:
+      base: the base learner's params
+      s_init: > 0, shape (): the initial scale (the paper's 1e-8)
+      weight_decay: lambda >= 0, shape () (the paper's 0.01)
+      betas: each in [0, 1), shape (n,): one bettor per decay (see BETAS)
+    """
+
     base: Any  # the base learner's params
     s_init: Array  # > 0, shape (): the initial scale (the paper's 1e-8)
     weight_decay: Array  # lambda >= 0, shape () (the paper's 0.01)
@@ -54,13 +63,24 @@ class MechanicParams(NamedTuple):
 
     @classmethod
     def default(cls, base: Any, dtype: Any = None) -> MechanicParams:
-        """The paper's ``s_init = 1e-8``, ``weight_decay = 0.01`` and :data:`BETAS` on top of
-        the base learner's params ``base``."""
+        """The paper's `s_init = 1e-8`, `weight_decay = 0.01` and :data:`BETAS` on top of
+        the base learner's params `base`."""
         s_init, weight_decay = scalars(1e-8, 0.01, dtype=dtype)
         return cls(base, s_init, weight_decay, jnp.asarray(BETAS, float_dtype(dtype)))
 
 
 class MechanicState(NamedTuple):
+    """The state of Mechanic: a pytree of arrays, carried from step to step.
+
+    Attributes:
+      anchor: x_ref, shape (d,)
+      base: the base learner's state
+      scale: s, shape (n,)
+      max_product: m, shape (n,)
+      sum_squares: v, shape (n,)
+      reward: r, shape (n,)
+    """
+
     anchor: Array  # x_ref, shape (d,)
     base: State  # the base learner's state
     scale: Array  # s, shape (n,)
@@ -71,15 +91,15 @@ class MechanicState(NamedTuple):
 
 @learner_factory
 def mechanic(base: OCOLearner, eps: float = 1e-8) -> OCOLearner:
-    """Mechanic (Cutkosky, Defazio & Mehta 2023, Algorithm 1) on top of ``base``.
+    """Mechanic (Cutkosky, Defazio & Mehta 2023, Algorithm 1) on top of `base`.
 
     See the module docstring for the update. The params are :class:`MechanicParams`, whose
-    ``base`` field holds the base learner's params (e.g. OGD with step 1: Mechanic learns the
-    scale); the base learner is started at the same ``x0``.
+    `base` field holds the base learner's params (e.g. OGD with step 1: Mechanic learns the
+    scale); the base learner is started at the same `x0`.
 
     Args:
       base: any :class:`~ojax.core.OCOLearner` (static).
-      eps: the paper's ``epsilon`` (static).
+      eps: the paper's `epsilon` (static).
 
     Returns:
       An :class:`~ojax.core.OCOLearner` with params :class:`MechanicParams`.

@@ -1,4 +1,4 @@
-"""Schedule-Free SGD: gradient steps on ``z``, an average ``x``, gradients taken between them.
+"""Schedule-Free SGD: gradient steps on `z`, an average `x`, gradients taken between them.
 
 ::
 
@@ -6,15 +6,15 @@
     z_{t+1} = z_t - gamma_t g_t,                       gamma_t = gamma min(1, t / T_warmup)
     x_{t+1} = (1 - c_{t+1}) x_t + c_{t+1} z_{t+1}
 
-from ``x_1 = z_1 = x0``, with ``c_{t+1} = 1 / (t + 1)`` (``"uniform"``: ``x_{T}`` is the mean of
-``z_1 .. z_T``, the form of the paper's Theorem 1) or ``c_{t+1} = gamma_t^2 / sum_{i<=t}
-gamma_i^2`` (``"weighted"``: the warmup-weighted average of the paper's Algorithm 1, which gives
-``z_1`` no weight). ``T_warmup = 0`` means no warmup. The OCO learner plays ``y_t``; ``x_t``, the
+from `x_1 = z_1 = x0`, with `c_{t+1} = 1 / (t + 1)` (`"uniform"`: `x_{T}` is the mean of
+`z_1 .. z_T`, the form of the paper's Theorem 1) or `c_{t+1} = gamma_t^2 / sum_{i<=t}
+gamma_i^2` (`"weighted"`: the warmup-weighted average of the paper's Algorithm 1, which gives
+`z_1` no weight). `T_warmup = 0` means no warmup. The OCO learner plays `y_t`; `x_t`, the
 sequence the paper evaluates, is :func:`schedule_free_average` of the state.
 
-``optax.contrib.schedule_free_sgd`` is the ``"weighted"`` form (they agree to rounding without
-warmup); with a warmup its SGD step reads the schedule one step early (``gamma_{t-1}``, 0 at the
-first step) while its weights read ``gamma_t``: here both use the paper's ``gamma_t``.
+`optax.contrib.schedule_free_sgd` is the `"weighted"` form (they agree to rounding without
+warmup); with a warmup its SGD step reads the schedule one step early (`gamma_{t-1}`, 0 at the
+first step) while its weights read `gamma_t`: here both use the paper's `gamma_t`.
 
 References:
   Defazio, A., Yang, X. A., Mehta, H., Mishchenko, K., Khaled, A. and Cutkosky, A. (2024).
@@ -34,17 +34,34 @@ AVERAGING = ("uniform", "weighted")
 
 
 class ScheduleFreeParams(NamedTuple):
+    """The hyperparameters of ScheduleFree: a pytree of arrays passed at call time.
+
+    Attributes:
+      learning_rate: gamma > 0, shape ()
+      beta: in [0, 1], shape (): the interpolation weight of x in y (0.9)
+      warmup_steps: t_warmup >= 0, shape () (0: no warmup)
+    """
+
     learning_rate: Array  # gamma > 0, shape ()
     beta: Array  # in [0, 1], shape (): the interpolation weight of x in y (0.9)
     warmup_steps: Array  # T_warmup >= 0, shape () (0: no warmup)
 
     @classmethod
     def default(cls, dtype: Any = None) -> ScheduleFreeParams:
-        """``learning_rate = 0.5``, ``beta = 0.9``, no warmup."""
+        """`learning_rate = 0.5`, `beta = 0.9`, no warmup."""
         return cls(*scalars(0.5, 0.9, 0.0, dtype=dtype))
 
 
 class ScheduleFreeState(NamedTuple):
+    """The state of ScheduleFree: a pytree of arrays, carried from step to step.
+
+    Attributes:
+      z: the gradient-step sequence z_t, shape (d,)
+      x: the average x_t, shape (d,)
+      weight_sum: sum_{i<t} gamma_i^2 ("weighted"), shape ()
+      count: shadows tuple.count
+    """
+
     z: Array  # the gradient-step sequence z_t, shape (d,)
     x: Array  # the average x_t, shape (d,)
     weight_sum: Array  # sum_{i<t} gamma_i^2 ("weighted"), shape ()
@@ -53,7 +70,7 @@ class ScheduleFreeState(NamedTuple):
 
 
 def schedule_free_average(state: ScheduleFreeState) -> Array:
-    """``x_t``, the averaged sequence (the point the paper evaluates and its theorem bounds)."""
+    """`x_t`, the averaged sequence (the point the paper evaluates and its theorem bounds)."""
     return state.x
 
 
@@ -62,8 +79,8 @@ def schedule_free_sgd(averaging: str = "uniform") -> OCOLearner:
     """Schedule-Free SGD (Defazio et al. 2024), see the module docstring.
 
     Args:
-      averaging: ``"uniform"`` (``c_{t+1} = 1 / (t + 1)``) or ``"weighted"`` (``gamma_t^2 /
-        sum gamma_i^2``, the averaging of ``optax.contrib.schedule_free``) (static).
+      averaging: `"uniform"` (`c_{t+1} = 1 / (t + 1)`) or `"weighted"` (`gamma_t^2 /
+        sum gamma_i^2`, the averaging of `optax.contrib.schedule_free`) (static).
 
     Returns:
       An :class:`~ojax.core.OCOLearner` with params :class:`ScheduleFreeParams`.

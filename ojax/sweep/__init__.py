@@ -1,31 +1,31 @@
 """Sweeps at scale: seeds x hyperparameters x tasks, chunked, sharded, resumable, with progress.
 
-:func:`sweep` evaluates a function ``fn(params, data, key) -> pytree of arrays`` (a run of a
+:func:`sweep` evaluates a function `fn(params, data, key) -> pytree of arrays` (a run of a
 learner, a multi-task run, one cell of an experiment) on every combination of
 
-* a seed (``num_seeds`` keys split from ``key``; the same key for every hyperparameter value and
+* a seed (`num_seeds` keys split from `key`; the same key for every hyperparameter value and
   task, so hyperparameters are compared on common random numbers),
-* a hyperparameter value: a ``dict`` of named axes expanded as their Cartesian product, or a
-  pytree with a leading axis (a ``XxxParams`` of arrays, ``entry.params_grid()``) taken as one
-  axis named ``"grid"`` (see :func:`stacked` to name it),
-* a task (``tasks``: a pytree with a leading task axis; ``fn`` gets one task's slice), or else
-  the same shared ``data`` for every combination,
+* a hyperparameter value: a `dict` of named axes expanded as their Cartesian product, or a
+  pytree with a leading axis (a `XxxParams` of arrays, `entry.params_grid()`) taken as one
+  axis named `"grid"` (see :func:`stacked` to name it),
+* a task (`tasks`: a pytree with a leading task axis; `fn` gets one task's slice), or else
+  the same shared `data` for every combination,
 
-with ``jax.vmap``, in chunks of combinations sized from a memory budget. The combinations are
-numbered in C order over the axes ``(seed, *hyperparameters, task)``; a chunk is a vector of
+with `jax.vmap`, in chunks of combinations sized from a memory budget. The combinations are
+numbered in C order over the axes `(seed, *hyperparameters, task)`; a chunk is a vector of
 combination numbers, padded to the chunk size, from which one jitted function gathers its
 params, data and keys on the device. The function compiles once per static configuration
-(``fn``, shapes, dtypes, chunk size, devices), whatever the number of chunks, and a second sweep
+(`fn`, shapes, dtypes, chunk size, devices), whatever the number of chunks, and a second sweep
 with other values of the same shapes does not recompile.
 
 Devices and hosts: the chunk's batch axis is sharded over a :class:`jax.sharding.Mesh` of the
-first ``devices`` devices (``NamedSharding`` with ``PartitionSpec("batch")``); the grid, tasks
+first `devices` devices (`NamedSharding` with `PartitionSpec("batch")`); the grid, tasks
 and keys are replicated. With several processes (:func:`ojax.distributed.initialize`), each
 runs the same sweep and computes its share of the chunks on its own devices; they exchange the
-chunks through ``out_dir`` (see ``docs/distributed.md``).
+chunks through `out_dir` (see `docs/distributed.md`).
 
-Resume: with ``out_dir``, every finished chunk is written atomically into
-``out_dir/NAME-HASH/`` where ``HASH`` digests everything that decides the numbers
+Resume: with `out_dir`, every finished chunk is written atomically into
+`out_dir/NAME-HASH/` where `HASH` digests everything that decides the numbers
 (:mod:`ojax.sweep.fingerprint`). A re-run loads the finished chunks, computes only the missing
 combinations and returns exactly the uninterrupted run's arrays; another configuration gets
 another folder, and a folder holding another configuration is refused.
@@ -34,7 +34,7 @@ The modules: :mod:`~ojax.sweep.grid` (axes, values checked), :mod:`~ojax.sweep.f
 (the configuration hash), :mod:`~ojax.sweep.memory` (the peak-memory estimate, the chunk size),
 :mod:`~ojax.sweep.store` (the chunk files), :mod:`~ojax.sweep.chunk` (the jitted chunk),
 :mod:`~ojax.sweep.engine` (:func:`sweep`) and
-:mod:`~ojax.sweep.results`. A registered learner on its own stream (``ojax sweep``) is
+:mod:`~ojax.sweep.results`. A registered learner on its own stream (`ojax sweep`) is
 :func:`ojax.experiments.learner_sweep.sweep_learner`.
 
 Examples:

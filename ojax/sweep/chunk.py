@@ -25,7 +25,7 @@ BATCH_AXIS = "batch"
 
 
 class Layout(NamedTuple):
-    """The combinations: C order over ``(seed, *hyperparameters, [task])``."""
+    """The combinations: C order over `(seed, *hyperparameters, [task])`."""
 
     sizes: tuple[int, ...]  # (num_seeds, *hyperparameter sizes, [num_tasks])
     kind: str  # "none", "product", "stacked"
@@ -42,7 +42,7 @@ class Layout(NamedTuple):
 
 
 def chunk_fn(fn, layout: Layout, sharding, index, hyper, tasks, data, keys):
-    """``fn`` vmapped over the chunk's combinations ``index``, gathered on the device."""
+    """`fn` vmapped over the chunk's combinations `index`, gathered on the device."""
     coords = jnp.unravel_index(index, layout.sizes)
     key = keys[coords[0]]
     hyper_coords = coords[1 : 1 + len(layout.names)]
@@ -89,9 +89,9 @@ def memory_used(executable: Any) -> int:
 
 
 def compile_chunk(fn, layout, mesh, chunk, hyper, tasks, data, keys, options=(), label="sweep"):
-    """``((executable, bytes it uses per device), compile seconds)``; 0 seconds when cached.
+    """`((executable, bytes it uses per device), compile seconds)`; 0 seconds when cached.
 
-    ``options`` are XLA compiler options as ``(name, value)`` pairs; ``label`` names the
+    `options` are XLA compiler options as `(name, value)` pairs; `label` names the
     program in :mod:`ojax.compile_log`."""
     batch = NamedSharding(mesh, PartitionSpec(BATCH_AXIS))
     signature = shape_signature((hyper, tasks, data, keys))
@@ -140,8 +140,8 @@ class FlatProgram:
 
 
 def lower_chunk(jitted, name: str | None, args: tuple) -> tuple[jax.stages.Lowered, bool]:
-    """``(lowered chunk program, over leaves?)``: from :mod:`ojax.programs` when it holds
-    the program (no trace), else traced (and exported there for the next process when ``name``
+    """`(lowered chunk program, over leaves?)`: from :mod:`ojax.programs` when it holds
+    the program (no trace), else traced (and exported there for the next process when `name`
     is given). Exported programs take and give leaves: the store keeps no pytree types."""
     if name is None:
         return jitted.lower(*args), False

@@ -88,8 +88,8 @@ def _num_seeds(num_seeds: Any, key: Any, seeds: Any) -> Any:
 
 
 def seed_keys(seeds: Any) -> jax.Array:
-    """The keys of explicit integer seeds: ``jax.random.key(s)`` for each ``s`` of ``seeds``
-    (a non-empty 1-D sequence of integers in ``[-2**31, 2**31)``), stacked."""
+    """The keys of explicit integer seeds: `jax.random.key(s)` for each `s` of `seeds`
+    (a non-empty 1-D sequence of integers in `[-2**31, 2**31)`), stacked."""
     values = np.asarray(seeds)
     if values.ndim != 1 or values.size == 0 or values.dtype.kind not in "iu":
         raise InputError(f"seeds must be a non-empty 1-D sequence of integers, got {seeds!r}")
@@ -208,7 +208,7 @@ class _Store(NamedTuple):
 
 
 def _open(plan: _Plan, sizing: _Sizing, out_dir, resume: bool, config: Any) -> _Store:
-    """The output arrays and, with ``out_dir``, the configuration's chunk folder (its finished
+    """The output arrays and, with `out_dir`, the configuration's chunk folder (its finished
     chunks loaded)."""
     specs, treedef = jax.tree.flatten(sizing.out_struct)
     total = plan.layout.total
@@ -235,7 +235,7 @@ def _open(plan: _Plan, sizing: _Sizing, out_dir, resume: bool, config: Any) -> _
 
 
 def _compiled_chunk(plan: _Plan, sizing: _Sizing, options: tuple):
-    """``(executable, replicated inputs, chunk size, compile seconds)``; a chunk derived from
+    """`(executable, replicated inputs, chunk size, compile seconds)`; a chunk derived from
     the budget shrinks (and compiles once more) if the compiled program needs more memory."""
     mesh, chunk = sizing.mesh, sizing.chunk
     n_dev = mesh.devices.size
@@ -393,50 +393,50 @@ def sweep(
     on_chunk: Callable[[dict[str, Any]], None] | None = None,
     compiler_options: Mapping[str, Any] | None = None,
 ) -> SweepResult:
-    """Evaluates ``fn(params, data, key)`` on every (seed, hyperparameter, task) combination.
+    """Evaluates `fn(params, data, key)` on every (seed, hyperparameter, task) combination.
 
-    ``out[s, h_1, ..., h_k, t] = fn(params[h_1, ..., h_k], tasks[t] or data, keys[s])`` with
-    ``keys = jax.random.split(key, num_seeds)`` (or :func:`seed_keys` of ``seeds``), vmapped in
+    `out[s, h_1, ..., h_k, t] = fn(params[h_1, ..., h_k], tasks[t] or data, keys[s])` with
+    `keys = jax.random.split(key, num_seeds)` (or :func:`seed_keys` of `seeds`), vmapped in
     chunks, each chunk one call of a function compiled once (see :mod:`ojax.sweep`).
 
     Args:
-      fn: ``(params, data, key) -> pytree of arrays`` for ONE combination (static: it keys the
-        compile cache; define it once). ``params``: a dict of the product axes' values, the
-        stacked pytree's slice, or ``None`` without a grid.
-      grid: ``None`` (seeds only), a ``dict`` ``name -> values with a leading axis`` (a
-        Cartesian product), or a pytree with a leading axis (one axis ``"grid"``; name it with
+      fn: `(params, data, key) -> pytree of arrays` for ONE combination (static: it keys the
+        compile cache; define it once). `params`: a dict of the product axes' values, the
+        stacked pytree's slice, or `None` without a grid.
+      grid: `None` (seeds only), a `dict` `name -> values with a leading axis` (a
+        Cartesian product), or a pytree with a leading axis (one axis `"grid"`; name it with
         :func:`stacked`). Every value must be finite and fit the dtype it runs in.
-      num_seeds: number of seeds, ``>= 1``.
-      key: a PRNG key (or an int seed) split into ``num_seeds`` keys.
-      seeds: explicit integer seeds instead (keys :func:`seed_keys`, ``jax.random.key(s)``).
-      tasks: optional pytree with a leading task axis; ``fn`` gets one task's slice.
-      data: optional data shared by every combination (not with ``tasks``).
+      num_seeds: number of seeds, `>= 1`.
+      key: a PRNG key (or an int seed) split into `num_seeds` keys.
+      seeds: explicit integer seeds instead (keys :func:`seed_keys`, `jax.random.key(s)`).
+      tasks: optional pytree with a leading task axis; `fn` gets one task's slice.
+      data: optional data shared by every combination (not with `tasks`).
       memory_budget: bytes one device may use for a chunk (default: half a GPU's memory, or a
         quarter of the host memory split among the CPU devices), over one combination's
         estimated peak bytes (checked once against the compiled program's memory analysis).
       chunk_size: combinations per chunk (overrides the budget; a multiple of the devices).
-      devices: shard over the first ``devices`` devices (default all), or a list of devices.
-      out_dir: folder for the chunk files (``out_dir/NAME-HASH/``) and resume; ``None`` keeps
+      devices: shard over the first `devices` devices (default all), or a list of devices.
+      out_dir: folder for the chunk files (`out_dir/NAME-HASH/`) and resume; `None` keeps
         everything in memory.
-      resume: load finished chunks of the same configuration (default); ``False`` recomputes
+      resume: load finished chunks of the same configuration (default); `False` recomputes
         (and replaces) them.
       progress: a progress bar over chunks on stderr and a one-line summary at the end.
-      name: a label for the progress bar and the chunk folder (default ``fn.__name__``).
-      config: anything else that decides the numbers and is not in ``fn``'s code, closures or
+      name: a label for the progress bar and the chunk folder (default `fn.__name__`).
+      config: anything else that decides the numbers and is not in `fn`'s code, closures or
         arguments (JSON-able or plain values); it enters the configuration hash.
       num_steps: steps per combination, for the summary's steps per second.
-      on_chunk: ``(info) -> None`` after each computed chunk is stored, with ``info =
-        {"chunk", "computed", "total", "indices", "path"}``.
+      on_chunk: `(info) -> None` after each computed chunk is stored, with `info =
+        {"chunk", "computed", "total", "indices", "path"}`.
       compiler_options: XLA options for the chunk program (e.g.
-        ``{"xla_backend_optimization_level": 1}``); they change no number (not in the hash).
+        `{"xla_backend_optimization_level": 1}`); they change no number (not in the hash).
 
     Returns:
       A :class:`SweepResult` (numpy arrays with named axes, summaries, stats).
 
     Raises:
       InputError: an empty grid or axis, a grid value that is not finite or does not fit its
-        dtype, leading sizes that differ, ``num_seeds < 1``, a budget too small for one
-        combination, ``out_dir`` holding another configuration (nothing is written then).
+        dtype, leading sizes that differ, `num_seeds < 1`, a budget too small for one
+        combination, `out_dir` holding another configuration (nothing is written then).
     """
     start = time.perf_counter()
     num_seeds = _num_seeds(num_seeds, key, seeds)
@@ -472,30 +472,30 @@ def sweep_experiment(
 ) -> SweepResult:
     """Runs one cell of an experiment through :func:`sweep`, with seeds as the sweep axis.
 
-    Honours the :class:`~ojax.experiments.ExperimentConfig`: ``config.seeds`` seeds,
-    ``config.devices``, ``config.memory_budget``, ``config.resume`` and ``config.quiet``; the
-    chunk files go under ``config.out/.sweep/``.
+    Honours the :class:`~ojax.experiments.ExperimentConfig`: `config.seeds` seeds,
+    `config.devices`, `config.memory_budget`, `config.resume` and `config.quiet`; the
+    chunk files go under `config.out/.sweep/`.
 
     Args:
       config: the experiment's configuration.
-      fn: ``(params, data, key) -> pytree`` for one seed (and hyperparameter / task).
+      fn: `(params, data, key) -> pytree` for one seed (and hyperparameter / task).
       grid: as in :func:`sweep`.
       tasks: as in :func:`sweep`.
       data: as in :func:`sweep`.
       num_steps: as in :func:`sweep`.
       chunk_size: as in :func:`sweep`.
       key: the PRNG key (or an int seed) split into the seeds' keys.
-      seeds: instead of ``key``: explicit integer seeds, seed ``s``'s key
-        ``jax.random.key(seeds[s])`` (e.g. ``range(config.seeds)``: a seed's numbers then do
+      seeds: instead of `key`: explicit integer seeds, seed `s`'s key
+        `jax.random.key(seeds[s])` (e.g. `range(config.seeds)`: a seed's numbers then do
         not depend on how many seeds run).
-      name: a label (default: ``fn.__name__``); it names the chunk folder.
+      name: a label (default: `fn.__name__`); it names the chunk folder.
       settings: anything else that decides the numbers (enters the configuration hash with
-        the experiment's name, ``quick`` and ``x64``).
-      num_seeds: overrides ``config.seeds`` (without ``seeds``).
+        the experiment's name, `quick` and `x64`).
+      num_seeds: overrides `config.seeds` (without `seeds`).
       compiler_options: as in :func:`sweep`.
 
     Returns:
-      The :class:`SweepResult`; its ``outputs`` have the seed axis first.
+      The :class:`SweepResult`; its `outputs` have the seed axis first.
     """
     return sweep(
         fn,

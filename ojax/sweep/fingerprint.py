@@ -1,9 +1,9 @@
 """The fingerprint of a sweep: a digest of everything that decides its numbers.
 
-``fn`` (module, qualified name, code, closure values, defaults; a learner or cell that a
-:func:`~ojax.learner_factory` built, by its factory and arguments), the user's ``config``, the grid,
+`fn` (module, qualified name, code, closure values, defaults; a learner or cell that a
+:func:`~ojax.learner_factory` built, by its factory and arguments), the user's `config`, the grid,
 tasks, data, number of seeds, key data, output shapes and dtypes, the versions of jax and ojax,
-and digests of ojax's source files and of the file defining ``fn``: an edited library or script
+and digests of ojax's source files and of the file defining `fn`: an edited library or script
 never reuses old chunks. The chunk size and the devices change no number and are left out.
 """
 
@@ -49,8 +49,8 @@ def configuration(
 ) -> dict[str, Any]:
     """The description whose :func:`digest` names a sweep's chunk folder.
 
-    ``axes`` are the grid's :class:`~ojax.sweep.grid.Axis`; ``inputs`` are ``(tasks, data,
-    keys)``; ``output`` is ``[treedef, [[shape, dtype], ...]]`` of one combination's output.
+    `axes` are the grid's :class:`~ojax.sweep.grid.Axis`; `inputs` are `(tasks, data,
+    keys)`; `output` is `[treedef, [[shape, dtype], ...]]` of one combination's output.
     """
     tasks, data, keys = inputs
     return {
@@ -73,7 +73,7 @@ def configuration(
 
 
 def manifest(description: dict[str, Any], name: str, fn: Any, config: Any, layout: Any) -> dict:
-    """The ``sweep.json`` of a chunk folder: the hash, the layout and what it was made of."""
+    """The `sweep.json` of a chunk folder: the hash, the layout and what it was made of."""
     return {
         "hash": digest(description),
         "name": name,

@@ -1,9 +1,9 @@
 """Grids: a sweep's hyperparameter axes, their values as arrays, every value checked first.
 
-A ``dict`` grid is a Cartesian product of named axes; a pytree with a leading axis (or
+A `dict` grid is a Cartesian product of named axes; a pytree with a leading axis (or
 :func:`stacked`) is one axis whose leaves are zipped. Before anything runs, every concrete grid
-value must be finite and fit the dtype it runs in: a Python ``1e39`` would become ``inf`` in
-float32 and a ``1e-50`` would become ``0.0``, so both are refused with the value as it was given.
+value must be finite and fit the dtype it runs in: a Python `1e39` would become `inf` in
+float32 and a `1e-50` would become `0.0`, so both are refused with the value as it was given.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ class Stacked(NamedTuple):
     """A pytree whose leaves share a leading axis, swept as ONE named axis (zipped, no product).
 
     Attributes:
-      values: the pytree (e.g. an ``OGDParams`` whose leaves are ``(k,)`` arrays).
+      values: the pytree (e.g. an `OGDParams` whose leaves are `(k,)` arrays).
       name: the axis name in the results.
     """
 
@@ -35,10 +35,10 @@ class Stacked(NamedTuple):
 
 
 def stacked(values: Any, name: str = "grid") -> Stacked:
-    """Marks ``values`` (a pytree with a leading axis) as one axis named ``name``.
+    """Marks `values` (a pytree with a leading axis) as one axis named `name`.
 
-    A plain ``dict`` grid is a Cartesian product of its entries; wrap a dict of equally long
-    arrays in ``stacked`` to zip them instead.
+    A plain `dict` grid is a Cartesian product of its entries; wrap a dict of equally long
+    arrays in `stacked` to zip them instead.
     """
     return Stacked(values, name)
 
@@ -52,7 +52,7 @@ class Axis(NamedTuple):
 
 
 def leading_size(name: str, tree: Any) -> int:
-    """The common leading size of the leaves of ``tree`` (checked)."""
+    """The common leading size of the leaves of `tree` (checked)."""
     leaves = jax.tree.leaves(tree)
     if not leaves:
         raise InputError(f"{name} is empty: it has no arrays")
@@ -99,7 +99,7 @@ def shown(value: Any) -> str:
 
 
 def parse_number(text: str) -> Decimal:
-    """``text`` as an exact decimal number (no rounding to a float yet); finite or refused."""
+    """`text` as an exact decimal number (no rounding to a float yet); finite or refused."""
     try:
         number = Decimal(text.strip())
     except (InvalidOperation, AttributeError):
@@ -110,7 +110,7 @@ def parse_number(text: str) -> Decimal:
 
 
 def _exact(value: Any) -> Decimal | None:
-    """The exact value of a number or numeric text (``None`` for NaN / Inf)."""
+    """The exact value of a number or numeric text (`None` for NaN / Inf)."""
     if isinstance(value, str):
         number = parse_number(value)
     else:
@@ -131,11 +131,11 @@ def _refuse(name: str, subject: str, dtype: np.dtype, limit: str) -> InputError:
 
 
 def fit_value(name: str, value: Any, dtype: Any, field: str | None = None) -> np.ndarray:
-    """``value`` (a number or numeric text, parsed exactly) as a 0-d array of ``dtype``.
+    """`value` (a number or numeric text, parsed exactly) as a 0-d array of `dtype`.
 
-    Refuses NaN and Inf, a value that overflows ``dtype``, a nonzero value that it rounds to 0
+    Refuses NaN and Inf, a value that overflows `dtype`, a nonzero value that it rounds to 0
     or to a subnormal (flushed to 0 by XLA), and a fraction given for an integer dtype. The
-    messages show the value as given, e.g. ``grid: learning_rate=1e39 does not fit float32``.
+    messages show the value as given, e.g. `grid: learning_rate=1e39 does not fit float32`.
     """
     dtype = np.dtype(dtype)
     subject = shown(value) if field is None else f"{field}={shown(value)}"
@@ -168,13 +168,13 @@ def fit_value(name: str, value: Any, dtype: Any, field: str | None = None) -> np
 def fit_values(
     name: str, values: Iterable[Any], dtype: Any, field: str | None = None
 ) -> np.ndarray:
-    """:func:`fit_value` of every element: a 1-d array of ``dtype``."""
+    """:func:`fit_value` of every element: a 1-d array of `dtype`."""
     fitted = [fit_value(name, v, dtype, field) for v in values]
     return np.stack(fitted) if fitted else np.empty((0,), dtype)
 
 
 def _check_array_fits(name: str, field: str | None, raw: np.ndarray, dtype: np.dtype) -> None:
-    """Vectorized :func:`fit_value` for a NumPy array converted to ``dtype``."""
+    """Vectorized :func:`fit_value` for a NumPy array converted to `dtype`."""
     if dtype == raw.dtype or raw.size == 0 or dtype.kind not in "fiu":
         return
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
@@ -193,7 +193,7 @@ def _check_array_fits(name: str, field: str | None, raw: np.ndarray, dtype: np.d
 
 
 def _path_name(path: tuple) -> str | None:
-    """``learning_rate``, ``learner.learning_rate`` or ``[0]``: a leaf's place in a grid."""
+    """`learning_rate`, `learner.learning_rate` or `[0]`: a leaf's place in a grid."""
     text = ""
     for key in path:
         if isinstance(key, jax.tree_util.SequenceKey):
@@ -211,9 +211,9 @@ def _target_dtype(raw: np.ndarray) -> np.dtype:
 
 
 def as_arrays(name: str, tree: Any, *, check_fit: bool = False) -> Any:
-    """``tree`` with its value lists and NumPy arrays as JAX arrays, checked finite.
+    """`tree` with its value lists and NumPy arrays as JAX arrays, checked finite.
 
-    With ``check_fit`` (grids), every value must also fit the dtype it is converted to (a
+    With `check_fit` (grids), every value must also fit the dtype it is converted to (a
     float64 value in float32 without x64, an int64 in int32), see :func:`fit_value`.
     """
 
@@ -244,7 +244,7 @@ def as_arrays(name: str, tree: Any, *, check_fit: bool = False) -> Any:
 
 
 def grid_axes(grid: Any) -> tuple[str, list[Axis]]:
-    """``(kind, axes)`` with kind ``"none"``, ``"product"`` or ``"stacked"``; every value
+    """`(kind, axes)` with kind `"none"`, `"product"` or `"stacked"`; every value
     checked (finite, fits its dtype)."""
     if grid is None:
         return "none", []

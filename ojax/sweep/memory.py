@@ -1,6 +1,6 @@
 """Memory: the bytes one combination holds at its peak, the default budget, the chunk size.
 
-The estimate is a liveness walk over ``fn``'s jaxpr (one abstract trace of one combination, no
+The estimate is a liveness walk over `fn`'s jaxpr (one abstract trace of one combination, no
 compilation), nested bodies included; the engine checks it once against the compiled program's
 memory analysis.
 """
@@ -88,8 +88,8 @@ _ESTIMATES: dict = {}
 
 
 def estimate(fn, params, data, key) -> tuple[int, Any, float]:
-    """``(bytes one combination holds at its peak, its output shapes, seconds spent)``,
-    traced once per ``fn`` and input shapes (0 seconds when cached)."""
+    """`(bytes one combination holds at its peak, its output shapes, seconds spent)`,
+    traced once per `fn` and input shapes (0 seconds when cached)."""
     # jax sets its flags on Config at run time: its stubs do not know jax_enable_x64
     x64 = jax.config.jax_enable_x64  # type: ignore[attr-defined]
     cache_key: tuple[Any, ...] | None = (fn, shape_signature((params, data, key)), x64)
@@ -129,7 +129,7 @@ def estimate(fn, params, data, key) -> tuple[int, Any, float]:
 
 
 def _load_estimate(name: str | None) -> tuple[int, Any] | None:
-    """``(peak bytes, output shapes)`` stored by an earlier process, or ``None`` (also for an
+    """`(peak bytes, output shapes)` stored by an earlier process, or `None` (also for an
     entry that does not parse: traced again and replaced)."""
     stored = programs.load_value(name)
     try:
@@ -179,10 +179,10 @@ def chunk_size_for(
     total: int,
     chunk_size: int | None,
 ) -> tuple[int, bool]:
-    """``(combinations per chunk, whether the budget decided it)``, a multiple of the devices.
+    """`(combinations per chunk, whether the budget decided it)`, a multiple of the devices.
 
-    ``shared`` bytes (grid, tasks, data, keys) are replicated on every device; the rest of the
-    budget holds ``budget // per_combination`` combinations per device.
+    `shared` bytes (grid, tasks, data, keys) are replicated on every device; the rest of the
+    budget holds `budget // per_combination` combinations per device.
     """
     if chunk_size is None:
         per_device = (budget - shared) // per_combination
@@ -199,7 +199,7 @@ def chunk_size_for(
 
 
 def shrunk_chunk(chunk: int, num_devices: int, budget: int, used: int) -> int:
-    """A chunk size scaled down to fit ``budget`` when the compiled program uses ``used`` bytes
-    per device for ``chunk`` combinations (10% margin)."""
+    """A chunk size scaled down to fit `budget` when the compiled program uses `used` bytes
+    per device for `chunk` combinations (10% margin)."""
     per_device = max(1, int(chunk // num_devices * budget / used * 0.9))
     return per_device * num_devices

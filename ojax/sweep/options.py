@@ -1,4 +1,4 @@
-"""The sweep engine's options: the one dataclass that ``ojax run``, ``ojax sweep`` and every
+"""The sweep engine's options: the one dataclass that `ojax run`, `ojax sweep` and every
 experiment's configuration share (an experiment's config class inherits it, see
 :class:`ojax.experiments.ExperimentConfig`)."""
 
@@ -13,10 +13,10 @@ class EngineOptions:
     """How a run computes (no option here changes a number: float64 aside, which is the run's
     dtype and enters every configuration hash).
 
-    ``x64``: float64; ``devices``: shard over the first N local devices (``None``: all);
-    ``memory_budget``: bytes a device may use for a chunk (``None``: the engine's default);
-    ``resume``: reuse finished chunks of an interrupted run; ``quiet``: no progress bars;
-    ``compile_cache``: JAX's persistent compilation cache folder (``None``: off).
+    `x64`: float64; `devices`: shard over the first N local devices (`None`: all);
+    `memory_budget`: bytes a device may use for a chunk (`None`: the engine's default);
+    `resume`: reuse finished chunks of an interrupted run; `quiet`: no progress bars;
+    `compile_cache`: JAX's persistent compilation cache folder (`None`: off).
     """
 
     x64: bool = False
@@ -27,7 +27,7 @@ class EngineOptions:
     compile_cache: str | None = None
 
     def progress(self, iterable: Iterable, desc: str, total: int | None = None) -> Iterable:
-        """``iterable`` wrapped in a progress bar on stderr (none when ``quiet``; plain lines
+        """`iterable` wrapped in a progress bar on stderr (none when `quiet`; plain lines
         when stderr is not a terminal, see :func:`ojax.progress.progress_bar`)."""
         if self.quiet:
             return iterable

@@ -1,7 +1,7 @@
 """A sweep split among the processes of a multi-process run (:mod:`ojax.distributed`).
 
 Every process plans, sizes and compiles the same sweep; the chunks (the same boundaries on
-every process) are dealt round-robin: process ``p`` of ``N`` computes chunks ``p, p + N, ...``
+every process) are dealt round-robin: process `p` of `N` computes chunks `p, p + N, ...`
 on its own devices and writes each one to the shared chunk folder as it finishes. Then every
 process waits for the others' chunks and loads them, so each returns the whole result. The
 processes exchange only small messages through the coordinator: the configuration (refused
@@ -87,8 +87,8 @@ def same_chunk(chunk: int, local_devices: int) -> int:
 
 
 def mine(batches: list[np.ndarray]) -> list[np.ndarray]:
-    """This process's share of the chunks: chunk ``i`` goes to process ``(i + r) % N`` for the
-    ``r``-th sweep of the run (so that sweeps of one chunk each spread over the processes)."""
+    """This process's share of the chunks: chunk `i` goes to process `(i + r) % N` for the
+    `r`-th sweep of the run (so that sweeps of one chunk each spread over the processes)."""
     import jax
 
     count = jax.process_count()
@@ -97,7 +97,7 @@ def mine(batches: list[np.ndarray]) -> list[np.ndarray]:
 
 
 def load_listed(folder: Path, names: list[str], leaves: list[np.ndarray], done: np.ndarray) -> int:
-    """Loads the chunk files ``names`` of ``folder`` (those process 0 found finished)."""
+    """Loads the chunk files `names` of `folder` (those process 0 found finished)."""
     wanted = set(names)
     paths = [p for p in chunk_files(folder) if p.name in wanted]
     if len(paths) != len(wanted):

@@ -15,7 +15,7 @@ from ojax.validation import InputError
 
 @dataclasses.dataclass
 class SweepStats:
-    """What a sweep did. ``steps`` counts ``num_steps`` per combination when given."""
+    """What a sweep did. `steps` counts `num_steps` per combination when given."""
 
     num_combinations: int
     chunk_size: int
@@ -65,10 +65,10 @@ class SweepResult:
     """The outputs of every combination, with named axes.
 
     Attributes:
-      outputs: ``fn``'s output pytree; each leaf has the axes :attr:`axes` first (``seed``,
-        each hyperparameter axis, ``task`` when tasks were given), then ``fn``'s own shape.
+      outputs: `fn`'s output pytree; each leaf has the axes :attr:`axes` first (`seed`,
+        each hyperparameter axis, `task` when tasks were given), then `fn`'s own shape.
       axes: the axis names.
-      coords: axis name -> its values (``seed``: ``0..num_seeds-1``; ``task``: ``0..T-1``; a
+      coords: axis name -> its values (`seed`: `0..num_seeds-1`; `task`: `0..T-1`; a
         hyperparameter axis: its values, a pytree with a leading axis).
       stats: a :class:`SweepStats`.
     """
@@ -79,7 +79,7 @@ class SweepResult:
     stats: SweepStats
 
     def axis(self, name: str) -> int:
-        """The position of the axis ``name``."""
+        """The position of the axis `name`."""
         if name not in self.axes:
             raise InputError(f"axis must be one of {list(self.axes)}, got {name!r}")
         return self.axes.index(name)
@@ -89,19 +89,19 @@ class SweepResult:
         return jax.tree.map(lambda a: fn(np.asarray(a), where), self.outputs)
 
     def mean(self, axis: str = "seed") -> Any:
-        """Mean over ``axis`` (default: seeds) of every output."""
+        """Mean over `axis` (default: seeds) of every output."""
         return self._reduce(lambda a, i: a.mean(axis=i), axis)
 
     def std(self, axis: str = "seed") -> Any:
-        """Standard deviation (ddof 0) over ``axis`` of every output."""
+        """Standard deviation (ddof 0) over `axis` of every output."""
         return self._reduce(lambda a, i: a.std(axis=i), axis)
 
     def quantile(self, q: float | Sequence[float], axis: str = "seed") -> Any:
-        """Quantile(s) ``q`` over ``axis``; a sequence of ``q`` adds a leading axis."""
+        """Quantile(s) `q` over `axis`; a sequence of `q` adds a leading axis."""
         return self._reduce(lambda a, i: np.quantile(a, q, axis=i), axis)
 
     def summary(self, quantiles: Sequence[float] = (0.1, 0.5, 0.9)) -> dict[str, Any]:
-        """Mean, std and quantiles over seeds: ``{"mean", "std", "quantiles", "q"}``."""
+        """Mean, std and quantiles over seeds: `{"mean", "std", "quantiles", "q"}`."""
         return {
             "mean": self.mean(),
             "std": self.std(),
@@ -113,12 +113,12 @@ class SweepResult:
         """The hyperparameter combination with the best mean over seeds (and tasks).
 
         Args:
-          metric: a key of a dict output, or ``outputs -> array`` with one value per
-            combination (shape :attr:`axes` sizes), e.g. ``lambda o: o["loss"][..., -1]``.
+          metric: a key of a dict output, or `outputs -> array` with one value per
+            combination (shape :attr:`axes` sizes), e.g. `lambda o: o["loss"][..., -1]`.
           minimize: the smaller the better (default) or the larger.
 
         Returns:
-          ``{"index": {axis: i}, "params": {axis: value}, "value": mean metric}``: the best
+          `{"index": {axis: i}, "params": {axis: value}, "value": mean metric}`: the best
           combination whose mean is finite (a diverged one, NaN or infinite, is never the best).
 
         Raises:

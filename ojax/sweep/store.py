@@ -1,8 +1,8 @@
-"""The chunk store: ``out_dir/NAME-HASH/`` holds a ``sweep.json`` manifest and one
-``chunk-<first index>.npz`` per finished chunk (its combination numbers and outputs).
+"""The chunk store: `out_dir/NAME-HASH/` holds a `sweep.json` manifest and one
+`chunk-<first index>.npz` per finished chunk (its combination numbers and outputs).
 
 Every file is written all or nothing (a temporary file in the same folder, fsync, then
-``os.replace``), so a killed run leaves whole chunks or none; a folder holding another
+`os.replace`), so a killed run leaves whole chunks or none; a folder holding another
 configuration is refused before anything is written.
 """
 
@@ -37,7 +37,7 @@ def _file_mode() -> int:
 def atomic_write(
     path: Path, write: Callable[[Any], None], binary: bool, prefix: str = ".tmp-"
 ) -> None:
-    """Writes ``path`` all or nothing: a temporary file (named ``prefix...``) in the same
+    """Writes `path` all or nothing: a temporary file (named `prefix...`) in the same
     folder, fsync, os.replace."""
     fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=path.suffix, dir=path.parent)
     try:
@@ -53,13 +53,13 @@ def atomic_write(
 
 
 def atomic_savez(path: Path, arrays: Mapping[str, np.ndarray]) -> None:
-    """``np.savez`` of ``arrays`` into ``path``, all or nothing."""
+    """`np.savez` of `arrays` into `path`, all or nothing."""
     # numpy's stubs match **arrays against savez's allow_pickle: bool too
     atomic_write(path, lambda f: np.savez(f, **arrays), binary=True)  # type: ignore[arg-type]
 
 
 def atomic_json(path: Path, value: Any, prefix: str = ".tmp-") -> None:
-    """``value`` as indented JSON into ``path``, all or nothing."""
+    """`value` as indented JSON into `path`, all or nothing."""
     atomic_write(
         path,
         lambda f: json.dump(value, f, indent=2, sort_keys=True, default=repr),
@@ -73,9 +73,9 @@ JSON_LIMIT = 2**24
 
 
 def read_json(path: Path, limit: int = JSON_LIMIT) -> Any:
-    """The JSON value of ``path``: a regular file (a link to one is followed) of at most
-    ``limit`` bytes; ``ValueError`` otherwise (a device, a pipe, a folder, a huge file, text
-    nested too deep, not JSON) and ``OSError`` when it cannot be read. Nothing waits on a pipe
+    """The JSON value of `path`: a regular file (a link to one is followed) of at most
+    `limit` bytes; `ValueError` otherwise (a device, a pipe, a folder, a huge file, text
+    nested too deep, not JSON) and `OSError` when it cannot be read. Nothing waits on a pipe
     or reads a device without end."""
     info = os.stat(path)
     if not stat.S_ISREG(info.st_mode):
@@ -100,7 +100,7 @@ def _safe(name: str) -> str:
 def open_store(out_dir: Path, name: str, digest: str, manifest: dict, writer: bool) -> Path:
     """The chunk folder for this configuration (created by the writer).
 
-    ``out_dir`` is either a parent of chunk folders (the folder is ``NAME-HASH`` inside it) or
+    `out_dir` is either a parent of chunk folders (the folder is `NAME-HASH` inside it) or
     a chunk folder itself, which must hold the same configuration.
     """
     out_dir = Path(out_dir)
@@ -130,7 +130,7 @@ def open_store(out_dir: Path, name: str, digest: str, manifest: dict, writer: bo
 
 
 def chunk_files(folder: Path) -> list[Path]:
-    """The finished chunk files of ``folder``, in order."""
+    """The finished chunk files of `folder`, in order."""
     if not folder.is_dir():
         return []
     return sorted(p for p in folder.iterdir() if _CHUNK_RE.match(p.name))
@@ -143,8 +143,8 @@ def load_chunks(
     done: np.ndarray,
     only: set[str] | None = None,
 ) -> int:
-    """Scatters every finished chunk of ``folder`` (those named in ``only``, if given) into
-    ``leaves``; returns their count."""
+    """Scatters every finished chunk of `folder` (those named in `only`, if given) into
+    `leaves`; returns their count."""
     count = 0
     for path in chunk_files(folder):
         if only is not None and path.name not in only:
@@ -192,8 +192,8 @@ def _check_sizes(path: Path, total: int, leaves: list[np.ndarray]) -> None:
 
 
 def prepare(folder: Path, resume: bool, writer: bool, leaves: list, done: np.ndarray) -> int:
-    """Removes temporary files a killed writer left; loads the finished chunks (``resume``) or
-    deletes them (the writer, without ``resume``). Returns the number of chunks loaded."""
+    """Removes temporary files a killed writer left; loads the finished chunks (`resume`) or
+    deletes them (the writer, without `resume`). Returns the number of chunks loaded."""
     if writer:
         for stale in folder.glob(".tmp-*"):  # left by a killed writer; never renamed
             stale.unlink(missing_ok=True)
@@ -206,7 +206,7 @@ def prepare(folder: Path, resume: bool, writer: bool, leaves: list, done: np.nda
 
 
 def save_chunk(folder: Path, batch: np.ndarray, values: Sequence[np.ndarray]) -> Path:
-    """Writes one finished chunk: its combination numbers ``batch`` and its output leaves."""
+    """Writes one finished chunk: its combination numbers `batch` and its output leaves."""
     path = folder / f"chunk-{int(batch[0]):010d}.npz"
     arrays = {"index": batch.astype(np.int64)}
     arrays.update({f"out{i}": v[: batch.size] for i, v in enumerate(values)})

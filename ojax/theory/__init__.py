@@ -1,9 +1,9 @@
-"""The source documents' numbered results, checked numerically (``ojax run theory``).
+"""The source documents' numbered results, checked numerically (`ojax run theory`).
 
-Each module of checks (``notes``, ``denevi``, ...) exposes a tuple ``CHECKS`` of :class:`Check`;
-every bound, rate or shape check carries falsifiers (methods ``falsifier:<what>``) and
+Each module of checks (`notes`, `denevi`, ...) exposes a tuple `CHECKS` of :class:`Check`;
+every bound, rate or shape check carries falsifiers (methods `falsifier:<what>`) and
 :func:`verdict` decides whether it holds and is sound (see :mod:`ojax.theory.base`). The
-experiments' registry lists the modules (the ``checks`` of the ``theory`` experiment's spec,
+experiments' registry lists the modules (the `checks` of the `theory` experiment's spec,
 :data:`ojax.experiments.theory.SPEC`), and :func:`ojax.experiments.theory.checks` collects them.
 """
 

@@ -1,29 +1,29 @@
-"""Checks of the bandit learners and of OGD under delayed feedback (document ``baselines``),
+"""Checks of the bandit learners and of OGD under delayed feedback (document `baselines`),
 each played against an :class:`ojax.core.Environment` by :func:`ojax.run_env`.
 
-* EXP3 (loss form, no mixing): expected regret ``<= ln K / eta + eta K T / 2``, at most
-  ``sqrt(2 T K ln K)`` at ``eta = sqrt(2 ln K / (T K))`` (Bubeck & Cesa-Bianchi 2012,
+* EXP3 (loss form, no mixing): expected regret `<= ln K / eta + eta K T / 2`, at most
+  `sqrt(2 T K ln K)` at `eta = sqrt(2 ln K / (T K))` (Bubeck & Cesa-Bianchi 2012,
   Theorem 3.1). Measured: the expectation over the learner's draws, estimated by the mean over
-  :data:`LEARNER_SEEDS` runs of ``sum_t <p_t, z_t> - min_i sum_t z_{t,i}`` (the conditional
+  :data:`LEARNER_SEEDS` runs of `sum_t <p_t, z_t> - min_i sum_t z_{t,i}` (the conditional
   expectation of the loss paid: the same mean, a smaller variance) on a loss sequence fixed in
   advance (an oblivious adversary); one row per sequence.
-* EXP3-IX (Neu 2015, Theorem 1): at ``eta = 2 gamma = sqrt(2 ln K / (K T))``, with probability
-  ``>= 1 - delta`` the realized regret ``sum_t z_{t,I_t} - min_i sum_t z_{t,i}`` is at most
-  ``2 sqrt(2 K T ln K) + (sqrt(2 K T / ln K) + 1) ln(2 / delta)``; one row per learner seed, a
+* EXP3-IX (Neu 2015, Theorem 1): at `eta = 2 gamma = sqrt(2 ln K / (K T))`, with probability
+  `>= 1 - delta` the realized regret `sum_t z_{t,I_t} - min_i sum_t z_{t,i}` is at most
+  `2 sqrt(2 K T ln K) + (sqrt(2 K T / ln K) + 1) ln(2 / delta)`; one row per learner seed, a
   run per horizon at that horizon's tuned rate.
-* OGD with feedback ``d`` steps late (``w_{t+1} = P(w_t - eta g_{t-d})``), linear losses with
-  ``||g_t|| <= G`` on the ball of radius ``B``: ``R_T <= B^2 / (2 eta) + eta G^2 T (d + 1/2)``,
-  ``B G sqrt((2d + 1) T)`` at ``eta = B / (G sqrt((2d + 1) T))``. Proof (the argument of
+* OGD with feedback `d` steps late (`w_{t+1} = P(w_t - eta g_{t-d})`), linear losses with
+  `||g_t|| <= G` on the ball of radius `B`: `R_T <= B^2 / (2 eta) + eta G^2 T (d + 1/2)`,
+  `B G sqrt((2d + 1) T)` at `eta = B / (G sqrt((2d + 1) T))`. Proof (the argument of
   Joulani, Gyorgy & Szepesvari 2013, Online learning under delayed feedback, and of Langford,
   Smola & Zinkevich 2009, Slow learners are fast; their stated constants differ and are not
-  restated): ``<g_t, w_t - u> = <g_t, w_{t+d} - u> + <g_t, w_t - w_{t+d}>``; the first sum is
-  projected gradient descent on ``g_t`` at the point it moves, at most
-  ``||u||^2 / (2 eta) + eta / 2 sum ||g_t||^2``; every step moves ``w`` by at most
-  ``eta G``, so the second is at most ``eta d G^2`` per round.
+  restated): `<g_t, w_t - u> = <g_t, w_{t+d} - u> + <g_t, w_t - w_{t+d}>`; the first sum is
+  projected gradient descent on `g_t` at the point it moves, at most
+  `||u||^2 / (2 eta) + eta / 2 sum ||g_t||^2`; every step moves `w` by at most
+  `eta G`, so the second is at most `eta d G^2` per round.
 
 Falsifiers: the uniform player (no learning) on a sequence whose best arm stands out; the
-point ``w = 0`` against the adversary that answers along the play; and, for the delay, the
-bound without its delay term (``B G sqrt(T)``) against the runs with the longest delay.
+point `w = 0` against the adversary that answers along the play; and, for the delay, the
+bound without its delay term (`B G sqrt(T)`) against the runs with the longest delay.
 """
 
 from __future__ import annotations
@@ -57,8 +57,8 @@ def _horizons(config: CheckConfig) -> np.ndarray:
 
 
 def _sequences(config: CheckConfig, num_steps: int) -> dict[str, np.ndarray]:
-    """The oblivious loss sequences ``(rows, T, K)``: Bernoulli draws of :data:`MEANS` (one row
-    per seed) and the switching sequence (losses 0 / 1, the good arm 0 before ``SWITCH * T``,
+    """The oblivious loss sequences `(rows, T, K)`: Bernoulli draws of :data:`MEANS` (one row
+    per seed) and the switching sequence (losses 0 / 1, the good arm 0 before `SWITCH * T`,
     1 after; deterministic, one row)."""
     rng = config_rng(config, 0)
     draws = rng.uniform(size=(config.num_seeds, num_steps, NUM_ARMS)) < np.asarray(MEANS)
@@ -69,7 +69,7 @@ def _sequences(config: CheckConfig, num_steps: int) -> dict[str, np.ndarray]:
 
 
 def _best(zs: np.ndarray, steps: np.ndarray) -> np.ndarray:
-    """``min_i sum_{t <= T} z_{t,i}`` at each horizon: ``(rows, H)``."""
+    """`min_i sum_{t <= T} z_{t,i}` at each horizon: `(rows, H)`."""
     return np.cumsum(np.asarray(zs, np.float64), axis=-2)[..., steps - 1, :].min(axis=-1)
 
 
@@ -78,7 +78,7 @@ def _expected_loss(step: Step) -> jax.Array:  # <p_t, z_t>: Step.x is z_t under 
 
 
 def _bandit(learner, params, zs, key, record=None):
-    """One run of ``learner`` against the fixed losses ``zs`` ``(T, K)``, bandit feedback."""
+    """One run of `learner` against the fixed losses `zs` `(T, K)`, bandit feedback."""
     x0 = jnp.full(zs.shape[-1], 1.0 / zs.shape[-1], zs.dtype)
     return run_env(learner, params, adversaries.fixed(), zs, key, zs.shape[0], linear_objective,
                    x0=x0, feedback="bandit", record=record)[2]  # fmt: skip
@@ -112,7 +112,7 @@ def _exp3(config: CheckConfig) -> Outcome:
 
 
 def exp3_ix_bound(steps: np.ndarray, num_arms: int, delta: float) -> np.ndarray:
-    """Neu (2015), Theorem 1: ``2 sqrt(2 K T ln K) + (sqrt(2 K T / ln K) + 1) ln(2 / delta)``."""
+    """Neu (2015), Theorem 1: `2 sqrt(2 K T ln K) + (sqrt(2 K T / ln K) + 1) ln(2 / delta)`."""
     k, t, log_k = num_arms, np.asarray(steps, np.float64), math.log(num_arms)
     return 2 * np.sqrt(2 * k * t * log_k) + (np.sqrt(2 * k * t / log_k) + 1) * math.log(2 / delta)
 
@@ -145,12 +145,12 @@ def _exp3_ix(config: CheckConfig) -> Outcome:
 
 
 def delayed_ogd_bound(steps: np.ndarray, eta: float, delay: int) -> np.ndarray:
-    """``B^2 / (2 eta) + eta G^2 T (d + 1/2)`` with ``B = G = 1``."""
+    """`B^2 / (2 eta) + eta G^2 T (d + 1/2)` with `B = G = 1`."""
     return RADIUS**2 / (2 * eta) + eta * np.asarray(steps, np.float64) * (delay + 0.5)
 
 
 def _ball_regret(losses: Any, zs: Any, steps: np.ndarray) -> np.ndarray:
-    """``sum <w_t, z_t> + B ||sum z_t||`` (the best point of the ball) at each horizon."""
+    """`sum <w_t, z_t> + B ||sum z_t||` (the best point of the ball) at each horizon."""
     paid = np.cumsum(np.asarray(losses, np.float64), axis=-1)[..., steps - 1]
     sums = np.cumsum(np.asarray(zs, np.float64), axis=-2)[..., steps - 1, :]
     return paid + RADIUS * np.linalg.norm(sums, axis=-1)

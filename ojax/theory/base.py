@@ -1,27 +1,27 @@
-"""A numbered result of a source document, checked numerically (``ojax run theory``).
+"""A numbered result of a source document, checked numerically (`ojax run theory`).
 
 A :class:`Check` names the result and computes, on the instance the result is about, the measured
-quantity and its bound over a range of horizons (``T``, ``n`` or the number of tasks), for the
+quantity and its bound over a range of horizons (`T`, `n` or the number of tasks), for the
 learner the result is about and for its **falsifiers**: learners (or instances) that should break
-the result, reported as methods named ``falsifier:<what>`` (:data:`FALSIFIER`). A check is
+the result, reported as methods named `falsifier:<what>` (:data:`FALSIFIER`). A check is
 *sound* only if every falsifier breaks it at the largest horizon: a bound that nothing breaks
 checks nothing. Four kinds:
 
-- ``"bound"``: the document's right-hand side is explicit; the learner's measured values must
-  lie under it at every horizon and seed; each falsifier's ``measured / bound`` at the largest
+- `"bound"`: the document's right-hand side is explicit; the learner's measured values must
+  lie under it at every horizon and seed; each falsifier's `measured / bound` at the largest
   horizon must exceed 1 (on every seed).
-- ``"rate"``: no explicit constant; ``bound`` is NaN and the log-log slope of the mean measured
-  value against the horizon must not exceed ``Check.rate`` (plus :data:`SLOPE_TOLERANCE`); each
+- `"rate"`: no explicit constant; `bound` is NaN and the log-log slope of the mean measured
+  value against the horizon must not exceed `Check.rate` (plus :data:`SLOPE_TOLERANCE`); each
   falsifier's slope must exceed it.
-- ``"shape"``: the bound's form is known but not its constant; ``bound`` is that form (constant
-  1) and the log-log slope of the mean ``measured / bound`` must not exceed 0 (plus the
+- `"shape"`: the bound's form is known but not its constant; `bound` is that form (constant
+  1) and the log-log slope of the mean `measured / bound` must not exceed 0 (plus the
   tolerance: the ratio stays bounded); each falsifier's ratio must grow faster than that.
-- ``"identity"``: an exact identity (float64); ``measured`` is the largest absolute difference
-  and ``bound`` the tolerance (:data:`IDENTITY_TOLERANCE`). It needs no falsifier (there is no
+- `"identity"`: an exact identity (float64); `measured` is the largest absolute difference
+  and `bound` the tolerance (:data:`IDENTITY_TOLERANCE`). It needs no falsifier (there is no
   slack to hide in); one may be given (a wrong formula), and must then exceed the tolerance.
 
-:func:`verdict` decides both (``holds`` and ``sound``) for every kind; ``ojax run theory``
-records it as the method ``verdict`` of each check's rows.
+:func:`verdict` decides both (`holds` and `sound`) for every kind; `ojax run theory`
+records it as the method `verdict` of each check's rows.
 """
 
 from __future__ import annotations
@@ -48,16 +48,16 @@ FALSIFIER = "falsifier:"
 
 
 def is_falsifier(method: str) -> bool:
-    """Whether ``method`` names a falsifier (``falsifier:<what>``)."""
+    """Whether `method` names a falsifier (`falsifier:<what>`)."""
     return method.startswith(FALSIFIER)
 
 
 class CheckConfig(NamedTuple):
     """What a check is run with.
 
-    ``quick``: small sizes (tests, ``--quick``); ``num_seeds``: independent runs of random
+    `quick`: small sizes (tests, `--quick`); `num_seeds`: independent runs of random
     instances (adversarial, deterministic instances may ignore it and return one row);
-    ``seed``: the integer seed of the check's PRNG keys; ``x64``: compute in float64 (identities
+    `seed`: the integer seed of the check's PRNG keys; `x64`: compute in float64 (identities
     always do).
     """
 
@@ -70,8 +70,8 @@ class CheckConfig(NamedTuple):
 class Measured(NamedTuple):
     """One learner's measured quantity against its bound.
 
-    ``measured``: ``(num_seeds, H)`` (``(1, H)`` for a deterministic instance), float64.
-    ``bound``: ``(H,)`` or ``(num_seeds, H)``; NaN for a ``"rate"`` check.
+    `measured`: `(num_seeds, H)` (`(1, H)` for a deterministic instance), float64.
+    `bound`: `(H,)` or `(num_seeds, H)`; NaN for a `"rate"` check.
     """
 
     measured: np.ndarray
@@ -79,8 +79,8 @@ class Measured(NamedTuple):
 
 
 class Outcome(NamedTuple):
-    """The horizons ``(H,)`` and, per method (the learners the result is about and the
-    falsifiers, ``falsifier:<what>``), its curves."""
+    """The horizons `(H,)` and, per method (the learners the result is about and the
+    falsifiers, `falsifier:<what>`), its curves."""
 
     horizons: np.ndarray
     methods: dict[str, Measured]
@@ -90,13 +90,13 @@ class Outcome(NamedTuple):
 class Check:
     """A result of a document with a computable right-hand side (or rate, shape, identity).
 
-    ``name``: the ``dataset`` of its ``results.csv`` rows, e.g. ``"denevi-prop3"``;
-    ``result``: as the document numbers it, e.g. ``"Proposition 3"``; ``statement``: one line,
-    the inequality with its constants; ``instance``: the sequence or distribution it is run on;
-    ``kind``: see the module docstring; ``horizon``: what the horizons count; ``compute``: the
-    outcome for a :class:`CheckConfig`, learners and falsifiers; ``falsifier``: what each
+    `name`: the `dataset` of its `results.csv` rows, e.g. `"denevi-prop3"`;
+    `result`: as the document numbers it, e.g. `"Proposition 3"`; `statement`: one line,
+    the inequality with its constants; `instance`: the sequence or distribution it is run on;
+    `kind`: see the module docstring; `horizon`: what the horizons count; `compute`: the
+    outcome for a :class:`CheckConfig`, learners and falsifiers; `falsifier`: what each
     falsifier is and why it should break the result (required for every kind but
-    ``"identity"``); ``rate``: the expected log-log slope (``"rate"`` checks); ``note``: e.g. why
+    `"identity"`); `rate`: the expected log-log slope (`"rate"` checks); `note`: e.g. why
     this instance, where a constant comes from.
     """
 
@@ -131,12 +131,12 @@ class Check:
 
     @property
     def expected_slope(self) -> float | None:
-        """The slope a ``"rate"`` (``rate``) or ``"shape"`` (0: a bounded ratio) check tests."""
+        """The slope a `"rate"` (`rate`) or `"shape"` (0: a bounded ratio) check tests."""
         return {"rate": self.rate, "shape": 0.0}.get(self.kind)
 
 
 def as_measured(measured: Any, bound: Any) -> Measured:
-    """:class:`Measured` from array-likes (float64, ``measured`` at least 2-D)."""
+    """:class:`Measured` from array-likes (float64, `measured` at least 2-D)."""
     measured = np.atleast_2d(np.asarray(measured, dtype=np.float64))
     return Measured(measured, np.asarray(bound, dtype=np.float64))
 
@@ -147,12 +147,12 @@ check may lie (and how far above it a falsifier's slope must lie)."""
 
 
 def log_horizons(start: int, stop: int, count: int) -> np.ndarray:
-    """About ``count`` log-spaced distinct integer horizons from ``start`` to ``stop``."""
+    """About `count` log-spaced distinct integer horizons from `start` to `stop`."""
     return np.unique(np.geomspace(start, stop, count).astype(np.int64))
 
 
 def fitted_slope(horizons: np.ndarray, measured: np.ndarray) -> float:
-    """Least-squares slope of ``log(mean over seeds of measured)`` against ``log(horizons)``
+    """Least-squares slope of `log(mean over seeds of measured)` against `log(horizons)`
     (the horizons where the mean is positive)."""
     mean = np.atleast_2d(np.asarray(measured, np.float64)).mean(axis=0)
     keep = mean > 0
@@ -167,19 +167,19 @@ FLOAT32_RTOL = 1e-5
 
 
 def within_bound(measured: np.ndarray, bound: np.ndarray, rtol: float = BOUND_RTOL) -> np.ndarray:
-    """Elementwise ``measured <= bound`` up to ``rtol`` (relative to ``max(1, |bound|)``)."""
+    """Elementwise `measured <= bound` up to `rtol` (relative to `max(1, |bound|)`)."""
     return measured <= bound + rtol * np.maximum(1.0, np.abs(bound))
 
 
 class Verdict(NamedTuple):
     """What a check's outcome says.
 
-    ``holds``: every learner satisfies the result (under its bound at every horizon and seed;
-    slope at most the expected one + tolerance; identity within tolerance). ``sound``: every
-    falsifier breaks it (an identity without falsifiers is sound). ``learner``: the learners'
+    `holds`: every learner satisfies the result (under its bound at every horizon and seed;
+    slope at most the expected one + tolerance; identity within tolerance). `sound`: every
+    falsifier breaks it (an identity without falsifiers is sound). `learner`: the learners'
     worst value (largest ratio at the largest horizon, largest slope, largest difference);
-    ``falsifier``: the falsifiers' weakest value (smallest ratio at the largest horizon over
-    seeds, smallest slope; NaN without falsifiers). ``reason``: one line when not both.
+    `falsifier`: the falsifiers' weakest value (smallest ratio at the largest horizon over
+    seeds, smallest slope; NaN without falsifiers). `reason`: one line when not both.
     """
 
     holds: bool
@@ -190,14 +190,14 @@ class Verdict(NamedTuple):
 
 
 def _last_ratio(curves: Measured) -> np.ndarray:
-    """``measured / bound`` at the largest horizon, one value per seed."""
+    """`measured / bound` at the largest horizon, one value per seed."""
     measured = np.atleast_2d(curves.measured)
     bound = np.broadcast_to(curves.bound, measured.shape)
     return measured[:, -1] / bound[:, -1]
 
 
 def slope_of(kind: str, horizons: np.ndarray, curves: Measured) -> float:
-    """The slope a ``"rate"`` (of the mean measured) or ``"shape"`` (of the mean ratio) check
+    """The slope a `"rate"` (of the mean measured) or `"shape"` (of the mean ratio) check
     tests."""
     measured = np.atleast_2d(curves.measured)
     if kind == "shape":
@@ -206,7 +206,7 @@ def slope_of(kind: str, horizons: np.ndarray, curves: Measured) -> float:
 
 
 def verdict(check: Check, outcome: Outcome, x64: bool = True) -> Verdict:
-    """Whether ``outcome`` (of ``check``) holds for its learners and is broken by its
+    """Whether `outcome` (of `check`) holds for its learners and is broken by its
     falsifiers; see :class:`Verdict` and the module docstring."""
     rtol = BOUND_RTOL if x64 else FLOAT32_RTOL
     learners = {k: v for k, v in outcome.methods.items() if not is_falsifier(k)}

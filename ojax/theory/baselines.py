@@ -1,10 +1,10 @@
-"""Checks of the classic baselines' regret bounds (document ``baselines``): AdaGrad (Duchi et al.
+"""Checks of the classic baselines' regret bounds (document `baselines`): AdaGrad (Duchi et al.
 2011), Online Newton Step (Hazan et al. 2007), AdaHedge (de Rooij et al. 2014) and Squint
 (Koolen & van Erven 2015). FTRL-Proximal has none: its paper (McMahan et al. 2013) states no
 regret bound.
 
 Each check runs the learner and, on the same instance, at least one falsifier (a method named
-``falsifier:<what>``: no learning, a step 100 times too small, follow the leader, the uniform
+`falsifier:<what>`: no learning, a step 100 times too small, follow the leader, the uniform
 mixture) whose measured / bound ratio exceeds 1 at the largest horizon while the learner's stays
 at most 1. Regret is against the best fixed point (or expert) in hindsight at each horizon.
 """
@@ -34,8 +34,8 @@ def _horizons(config: CheckConfig) -> np.ndarray:
 
 
 def _plays(learner: OCOLearner, params: object, zs: np.ndarray, x0: Array):
-    """The losses ``(seeds, T)`` and played points ``(seeds, T, d)`` on linear losses ``zs``
-    ``(seeds, T, d)`` from ``x0`` (one jitted, vmapped program)."""
+    """The losses `(seeds, T)` and played points `(seeds, T, d)` on linear losses `zs`
+    `(seeds, T, d)` from `x0` (one jitted, vmapped program)."""
 
     def one(z: Array, start: Array) -> tuple[Array, Array]:
         trace = run_oco(learner, params, start, z, linear_objective, store_iterates=True)[1]
@@ -159,7 +159,7 @@ def _bernoulli(config: CheckConfig, num_steps: int, stream: int) -> np.ndarray:
 
 
 def _experts_runs(learner: OCOLearner, params: object, zs: np.ndarray, dtype) -> np.ndarray:
-    """The played weights (seeds, T, K) of ``learner`` from the uniform prior."""
+    """The played weights (seeds, T, K) of `learner` from the uniform prior."""
     x0 = jnp.full(NUM_EXPERTS, 1.0 / NUM_EXPERTS, dtype)
     _, weights = _plays(learner, params, zs.astype(dtype), x0)
     return np.asarray(weights, np.float64)
@@ -185,7 +185,7 @@ def _falsifiers(instance: str, zs: np.ndarray, dtype) -> dict[str, np.ndarray]:
 
 
 def _regrets(weights: np.ndarray, zs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per step ``h_t = <w_t, l_t>`` and the cumulative regrets ``R_{t,k}`` (seeds, T, K)."""
+    """Per step `h_t = <w_t, l_t>` and the cumulative regrets `R_{t,k}` (seeds, T, K)."""
     hedge = np.sum(weights * zs, axis=-1)
     return hedge, np.cumsum(hedge[..., None] - zs, axis=1)
 
@@ -214,7 +214,7 @@ _ETAS, _DETA = 0.25 * (_NODES + 1.0), 0.25 * _WEIGHTS  # Gauss-Legendre on [0, 1
 
 
 def squint_potential(regret: np.ndarray, variance: np.ndarray) -> np.ndarray:
-    """``Phi(R, V) = int_0^{1/2} (exp(eta R - eta^2 V) - 1) / eta d eta`` elementwise (float64
+    """`Phi(R, V) = int_0^{1/2} (exp(eta R - eta^2 V) - 1) / eta d eta` elementwise (float64
     Gauss-Legendre; +inf where the exponent overflows)."""
     r, v = np.asarray(regret)[..., None], np.asarray(variance)[..., None]
     with np.errstate(over="ignore", invalid="ignore"):
@@ -223,8 +223,8 @@ def squint_potential(regret: np.ndarray, variance: np.ndarray) -> np.ndarray:
 
 
 def squint_regret_bound(variance: np.ndarray, prior: float, steps: np.ndarray) -> np.ndarray:
-    """The largest ``R`` with ``Phi(R, V) <= (1 - pi)(1 + ln(3 T / 4)) / pi`` (bisection), which
-    bounds Squint's regret to an expert of prior ``pi`` and cumulative ``V`` after ``T`` rounds
+    """The largest `R` with `Phi(R, V) <= (1 - pi)(1 + ln(3 T / 4)) / pi` (bisection), which
+    bounds Squint's regret to an expert of prior `pi` and cumulative `V` after `T` rounds
     (see the check's note)."""
     level = (1.0 - prior) * (1.0 + np.log(0.75 * steps)) / prior
     low, high = np.zeros_like(variance), np.ones_like(variance)

@@ -5,21 +5,21 @@ are in :mod:`ojax.theory.denevi_tasks`).
 The statements are read against the paper's text, whose displays are lost; where a constant
 is not in the text it comes from the construction the paper names. Every check uses the KT
 bettor (the one the paper's bounds are proved for; the experiments' ONS bettor has other
-constants), the paper's initial wealth ``epsilon = 1`` and ``L R = 1`` (absolute loss,
+constants), the paper's initial wealth `epsilon = 1` and `L R = 1` (absolute loss,
 unit-norm inputs). The right-hand sides are built from two explicit ingredients:
 
 * KT, Prop. 1 (the paper's Algorithm 1 is "the scalar version of the KT algorithm described
-  in [28, Alg. 1]", Orabona & Pal 2016, whose Cor. 5 gives the constant): after ``k`` coins in
-  ``[-1, 1]`` the regret against any ``u`` is at most ``B_KT(|u|, k) = eps + |u| sqrt(k ln(1 +
-  24 k^2 u^2 / eps^2))`` (times ``L R`` in loss units);
-* projected OGD on the unit ball with steps ``sqrt(2/k) / (L R)``, Prop. 2 (the paper's
-  Algorithm 2): the textbook analysis with diameter 2 gives ``B_dir(k) = 2 sqrt(2) L R
-  sqrt(k)``;
+  in [28, Alg. 1]", Orabona & Pal 2016, whose Cor. 5 gives the constant): after `k` coins in
+  `[-1, 1]` the regret against any `u` is at most `B_KT(|u|, k) = eps + |u| sqrt(k ln(1 +
+  24 k^2 u^2 / eps^2))` (times `L R` in loss units);
+* projected OGD on the unit ball with steps `sqrt(2/k) / (L R)`, Prop. 2 (the paper's
+  Algorithm 2): the textbook analysis with diameter 2 gives `B_dir(k) = 2 sqrt(2) L R
+  sqrt(k)`;
 
-and the direction-magnitude reduction ``R(u) <= B_KT(||u - h||, k) + ||u - h|| B_dir(k)``
+and the direction-magnitude reduction `R(u) <= B_KT(||u - h||, k) + ||u - h|| B_dir(k)`
 (Prop. 3; "the linear regret can be bounded by the sum of two terms", the magnitudes' and the
 directions' regrets; the library's KT counts from the first coin, which is always 0: textbook
-KT on ``k - 1`` coins, whose bound is below the one at ``k``).
+KT on `k - 1` coins, whose bound is below the one at `k`).
 
 Every check has a falsifier on its instance: a bettor that never bets (Prop. 1), the direction
 learner with a constant step (Prop. 2), the bias itself without learning (Prop. 3).
@@ -50,7 +50,7 @@ COMPILER_OPTIONS = {"xla_backend_optimization_level": 1}
 
 
 def check_jit(fn):
-    """``fn`` jitted with the checks' compiler options, its program kept on disk."""
+    """`fn` jitted with the checks' compiler options, its program kept on disk."""
     return programs.jit(fn, compiler_options=COMPILER_OPTIONS)
 
 
@@ -59,24 +59,24 @@ def check_jit(fn):
 
 
 def kt_bound(r: Any, k: Any, epsilon: float = EPSILON) -> np.ndarray:
-    """``eps + r sqrt(k ln(1 + 24 k^2 r^2 / eps^2))``: KT's regret bound against ``|u| = r``."""
+    """`eps + r sqrt(k ln(1 + 24 k^2 r^2 / eps^2))`: KT's regret bound against `|u| = r`."""
     r, k = np.asarray(r, np.float64), np.asarray(k, np.float64)
     return epsilon + r * np.sqrt(k * np.log1p(24.0 * k**2 * r**2 / epsilon**2))
 
 
 def direction_bound(k: Any) -> np.ndarray:
-    """``2 sqrt(2) sqrt(k)``: projected OGD on the unit ball with steps ``sqrt(2/k)``."""
+    """`2 sqrt(2) sqrt(k)`: projected OGD on the unit ball with steps `sqrt(2/k)`."""
     return 2.0 * math.sqrt(2.0) * np.sqrt(np.asarray(k, np.float64))
 
 
 def within_bound(r: Any, k: Any, epsilon: float = EPSILON) -> np.ndarray:
-    """Prop. 3: ``B_KT(r, k) + r B_dir(k)``, the direction-magnitude learner's bound against a
-    comparator at distance ``r`` from its centre."""
+    """Prop. 3: `B_KT(r, k) + r B_dir(k)`, the direction-magnitude learner's bound against a
+    comparator at distance `r` from its centre."""
     return kt_bound(r, k, epsilon) + np.asarray(r, np.float64) * direction_bound(k)
 
 
 def precision_context(config: CheckConfig):
-    """float64 inside the block when ``config.x64``."""
+    """float64 inside the block when `config.x64`."""
     return jax.enable_x64(True) if config.x64 else contextlib.nullcontext()
 
 
@@ -86,7 +86,7 @@ def check_dtype(config: CheckConfig) -> Any:
 
 
 def powers_of_two(lo: int, hi: int) -> np.ndarray:
-    """The horizons ``2^lo, ..., 2^hi``."""
+    """The horizons `2^lo, ..., 2^hi`."""
     return 2 ** np.arange(lo, hi + 1)
 
 
@@ -97,7 +97,7 @@ KT_COMPARATORS = (1.0, 100.0)
 
 
 def balanced_signs(num_plus: np.ndarray, length: int, width: int) -> np.ndarray:
-    """``(len(num_plus), width)`` coins: ``length`` signs with ``num_plus[j]`` +1s spread evenly
+    """`(len(num_plus), width)` coins: `length` signs with `num_plus[j]` +1s spread evenly
     (partial sums stay near the line to the final sum), then zeros (a 0 coin changes no wealth)."""
     t = np.arange(width)
     p = np.asarray(num_plus)[:, None]
@@ -119,9 +119,9 @@ def _kt_wealth_fn():
 
 
 def kt_worst_regret(horizons: np.ndarray, comparator: float, dtype: Any) -> np.ndarray:
-    """Largest regret of textbook KT against ``u = comparator > 0`` over all +-1 sequences of
-    each length: ``max_S eps - W_T(S) - u S``. KT's wealth on +-1 coins depends only on their
-    sum ``S`` (it is ``eps 2^T`` times the KT mixture probability), so one sequence per sum."""
+    """Largest regret of textbook KT against `u = comparator > 0` over all +-1 sequences of
+    each length: `max_S eps - W_T(S) - u S`. KT's wealth on +-1 coins depends only on their
+    sum `S` (it is `eps 2^T` times the KT mixture probability), so one sequence per sum."""
     width = int(horizons[-1])
     blocks, sums = [], []
     for t in horizons:
@@ -136,8 +136,8 @@ def kt_worst_regret(horizons: np.ndarray, comparator: float, dtype: Any) -> np.n
 
 
 def _prop1(config: CheckConfig) -> Outcome:
-    """KT's worst regret against each ``u``; the falsifier never bets (its wealth stays
-    ``eps``), so its worst regret is ``u k`` (all coins -1)."""
+    """KT's worst regret against each `u`; the falsifier never bets (its wealth stays
+    `eps`), so its worst regret is `u k` (all coins -1)."""
     horizons = powers_of_two(4, 10 if config.quick else 12)
     methods = {}
     with precision_context(config):
@@ -163,9 +163,9 @@ AGAINST = losses.Objective("against", lambda w, z: jnp.abs(jnp.vdot(w, z)), _aga
 
 def direction_regret(zs: jax.Array, schedule: str = "inverse_sqrt") -> jax.Array:
     """Linear regret of the direction learner on the adversary :data:`AGAINST` after each step,
-    against the best point of the unit ball in hindsight (``-G / ||G||``, loss ``-||G||``).
-    ``schedule``: the reduction's ``sqrt(2/k)`` (``"inverse_sqrt"``) or the falsifier's
-    constant step 1 (``"constant"``)."""
+    against the best point of the unit ball in hindsight (`-G / ||G||`, loss `-||G||`).
+    `schedule`: the reduction's `sqrt(2/k)` (`"inverse_sqrt"`) or the falsifier's
+    constant step 1 (`"constant"`)."""
     rate = jnp.sqrt(jnp.asarray(2.0, zs.dtype)) if schedule == "inverse_sqrt" else 1.0
     params = OGDParams(jnp.asarray(rate, zs.dtype), jnp.asarray(1.0, zs.dtype))
     x0 = jnp.zeros(zs.shape[-1], zs.dtype)
@@ -211,8 +211,8 @@ DISTANCES = (1.0, 10.0)
 
 
 def realizable_task(key: jax.Array, bias: jax.Array, distance: Any, n: int) -> meta.TaskBlock:
-    """One task ``y = <x, u>`` (``x`` uniform on the sphere) with ``||u - bias|| = distance`` in
-    a random direction: the comparator ``u`` has loss 0, so it is the best point in hindsight."""
+    """One task `y = <x, u>` (`x` uniform on the sphere) with `||u - bias|| = distance` in
+    a random direction: the comparator `u` has loss 0, so it is the best point in hindsight."""
     k_x, k_u = jax.random.split(key)
     x = jax.random.normal(k_x, (1, n, bias.shape[0]), bias.dtype)
     x = x / jnp.linalg.norm(x, axis=-1, keepdims=True)
@@ -228,8 +228,8 @@ def _within_regrets(width: int):
     learner = meta.biased_within_task(DIM, direction_magnitude("kt"))
 
     def regret(params: meta.FixedBiasParams, key: jax.Array, distance: jax.Array):
-        """The learner's and the bias's (``w = h``, no learning) cumulative losses: the regret
-        against ``u``, whose loss is 0."""
+        """The learner's and the bias's (`w = h`, no learning) cumulative losses: the regret
+        against `u`, whose loss is 0."""
         tasks = realizable_task(key, params.bias, distance, width)
         still = jnp.abs(tasks.y_train[0] - tasks.x_train[0] @ params.bias)
         return jnp.cumsum(meta.run_meta(learner, params, tasks).loss[0]), jnp.cumsum(still)

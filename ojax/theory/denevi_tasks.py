@@ -2,25 +2,25 @@
 Theorem 5 (Aggressive, Alg. 4), the Lazy bound (Alg. 5, Appendix D), Theorem 6 (the
 statistical multi-task bound) and Proposition 7 (online-to-batch).
 
-The right-hand sides are those of :mod:`ojax.theory.denevi` (``B(r, k)``: Prop. 3's bound of the
-within-task learner against a comparator at distance ``r`` from its centre, after ``k``
+The right-hand sides are those of :mod:`ojax.theory.denevi` (`B(r, k)`: Prop. 3's bound of the
+within-task learner against a comparator at distance `r` from its centre, after `k`
 points), summed **per task** as the paper does: Cor. 4 "directly derives from summing over the
 datasets the regret bound in Prop. 3", and Thm. 5's term A "coincides with the bound in Eq. 12"
-(the same sum, at the bias ``theta``), plus the meta learner's own Prop. 3 bound, term B,
-against ``theta`` (evaluated at ``theta = m``, the mean of the comparators, the paper's Eq. 16).
+(the same sum, at the bias `theta`), plus the meta learner's own Prop. 3 bound, term B,
+against `theta` (evaluated at `theta = m`, the mean of the comparators, the paper's Eq. 16).
 
-**The instance.** The paper's environment (``w_t = 4 * 1 + N(0, I)``, ``x`` uniform on the
+**The instance.** The paper's environment (`w_t = 4 * 1 + N(0, I)`, `x` uniform on the
 sphere, absolute loss) with few points per task and a signal-to-noise ratio of 1 makes every
-bound vacuous: the predictor ``w = 0`` stays under them (``B(r, n)`` is about ``20 r`` at
-``n = 10``, while ``w = 0`` pays about ``0.4 r`` per point). A bound of order
-``r sqrt(n log n)`` only falls below what a non-learner pays, ``n E|<x, u - h>|``, once
-``n`` is in the hundreds; the Lazy meta term ``n B(||m||, T) / T`` only once ``T`` is too.
-So the instance here is the same environment in ``d = 2`` (``E|x_1| = 2/pi`` on the circle,
-against 0.375 in ``d = 5``), with :data:`POINTS` = 300 online points per task, a small label
+bound vacuous: the predictor `w = 0` stays under them (`B(r, n)` is about `20 r` at
+`n = 10`, while `w = 0` pays about `0.4 r` per point). A bound of order
+`r sqrt(n log n)` only falls below what a non-learner pays, `n E|<x, u - h>|`, once
+`n` is in the hundreds; the Lazy meta term `n B(||m||, T) / T` only once `T` is too.
+So the instance here is the same environment in `d = 2` (`E|x_1| = 2/pi` on the circle,
+against 0.375 in `d = 5`), with :data:`POINTS` = 300 online points per task, a small label
 noise (std :data:`NOISE` = 0.25, against a signal std of about 4) and up to 1024 (quick) or
-2048 tasks. The comparators are the true task vectors ``u_t = w_t`` (every bound holds for
+2048 tasks. The comparators are the true task vectors `u_t = w_t` (every bound holds for
 every comparator; the best point in hindsight would only raise the measured regret), the
-risk ``R_t`` is estimated on each task's held-out points.
+risk `R_t` is estimated on each task's held-out points.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ META_METHODS = {"Aggressive_KT": "aggressive", "Lazy_KT": "lazy"}
 
 
 class Tasks(NamedTuple):
-    """The tasks of every seed (leaves ``(S, T, ...)``) and what the checks need of them."""
+    """The tasks of every seed (leaves `(S, T, ...)`) and what the checks need of them."""
 
     block: meta.TaskBlock
     vectors: np.ndarray  # (S, T, d) the true task vectors: the comparators, the risk minimizers
@@ -117,7 +117,7 @@ def _runner(method: str):
 
 class Run(NamedTuple):
     """A learner's run on :func:`tasks`: per seed and task, its online loss sum, the held-out
-    error of its averaged iterate ``w_bar_t``, and the bias it starts the task with."""
+    error of its averaged iterate `w_bar_t`, and the bias it starts the task with."""
 
     online: np.ndarray  # (S, T)
     test: np.ndarray  # (S, T)
@@ -126,8 +126,8 @@ class Run(NamedTuple):
 
 @functools.lru_cache(maxsize=8)
 def run(config: CheckConfig, method: str) -> Run:
-    """A KT meta-learner (``"Aggressive_KT"``, ``"Lazy_KT"``) or a fixed bias (``"ITL"``: 0,
-    ``"Oracle"``: the true mean ``4 * 1``) on the tasks of every seed."""
+    """A KT meta-learner (`"Aggressive_KT"`, `"Lazy_KT"`) or a fixed bias (`"ITL"`: 0,
+    `"Oracle"`: the true mean `4 * 1`) on the tasks of every seed."""
     data, dtype = tasks(config), check_dtype(config)
     with precision_context(config):
         if method in META_METHODS:
@@ -142,8 +142,8 @@ def run(config: CheckConfig, method: str) -> Run:
 
 
 def constant_losses(data: Tasks, point: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The online loss sums ``(S, T)`` and the held-out errors ``(S, T)`` of the constant
-    predictor ``w_t = point`` (``(d,)`` or ``(S, T, d)``)."""
+    """The online loss sums `(S, T)` and the held-out errors `(S, T)` of the constant
+    predictor `w_t = point` (`(d,)` or `(S, T, d)`)."""
     point = np.broadcast_to(point, data.vectors.shape)
     b = data.block
     online = np.abs(np.asarray(b.y_train) - np.einsum("stnd,std->stn", b.x_train, point))
@@ -152,23 +152,23 @@ def constant_losses(data: Tasks, point: np.ndarray) -> tuple[np.ndarray, np.ndar
 
 
 def running_average(values: np.ndarray, horizons: np.ndarray) -> np.ndarray:
-    """``(1/T) sum_{t <= T} values_t`` at each horizon: ``(S, T_max)`` -> ``(S, H)``."""
+    """`(1/T) sum_{t <= T} values_t` at each horizon: `(S, T_max)` -> `(S, H)`."""
     tasks_so_far = np.arange(1, values.shape[-1] + 1)
     return (np.cumsum(values, axis=-1) / tasks_so_far)[:, horizons - 1]
 
 
 def fixed_bound(points: np.ndarray, centre: np.ndarray, horizons: np.ndarray) -> np.ndarray:
-    """Cor. 4 per task: ``(1/T) sum_{t <= T} B(||u_t - h||, n)`` at each horizon."""
+    """Cor. 4 per task: `(1/T) sum_{t <= T} B(||u_t - h||, n)` at each horizon."""
     return running_average(within_bound(np.linalg.norm(points - centre, axis=-1), POINTS), horizons)
 
 
 def meta_bound(points: np.ndarray, mode: str, horizons: np.ndarray) -> np.ndarray:
-    """Thm. 5 (``"aggressive"``) or the Lazy bound on the average across-tasks regret
-    ``(1/T) sum_t sum_i [l(w_ti) - l(u_t)]`` against ``points`` ``(S, T, d)``, at each horizon
-    ``T`` with ``theta = m_T = mean(u_1..u_T)``:
-    ``(1/T) [sum_{t <= T} B(||u_t - m_T||, n) + meta]``, ``meta = B(||m_T||, n T)``
-    (Aggressive: one learner over all ``n T`` points) or ``n B(||m_T||, T)`` (Lazy: ``T``
-    steps on the task's mean gradient, each weighing ``n`` points)."""
+    """Thm. 5 (`"aggressive"`) or the Lazy bound on the average across-tasks regret
+    `(1/T) sum_t sum_i [l(w_ti) - l(u_t)]` against `points` `(S, T, d)`, at each horizon
+    `T` with `theta = m_T = mean(u_1..u_T)`:
+    `(1/T) [sum_{t <= T} B(||u_t - m_T||, n) + meta]`, `meta = B(||m_T||, n T)`
+    (Aggressive: one learner over all `n T` points) or `n B(||m_T||, T)` (Lazy: `T`
+    steps on the task's mean gradient, each weighing `n` points)."""
     out = np.empty((points.shape[0], len(horizons)))
     for j, t in enumerate(horizons):
         first = points[:, :t]
@@ -217,7 +217,7 @@ def _meta_check(mode: str):
 
 
 def _excess(data: Tasks, test: np.ndarray) -> np.ndarray:
-    """``(1/T) sum_{t <= T} [R_t(w) - R_t(w_t)]`` at each horizon, from held-out errors."""
+    """`(1/T) sum_{t <= T} [R_t(w) - R_t(w_t)]` at each horizon, from held-out errors."""
     return running_average(test - data.noise_risk, data.horizons)
 
 

@@ -1,28 +1,28 @@
 """Checks of Neu & Rosasco (COLT 2018), iterate averaging as regularization for SGD.
 
-Least squares with ``Sigma = E[x x^T]``, ``w*`` the population minimizer, excess risk
-``Delta(w) = ||Sigma^{1/2} (w - w*)||^2``; SGD ``w_t = w_{t-1} - eta (<w_{t-1}, x_t> - y_t) x_t``
-from ``w_0``; the geometric average ``w~_n = c_n sum_{t<=n} rho^t w_t`` with the exact discount
-``rho = 1 / (1 + eta lambda)`` (``ojax.averaging``'s default convention; the paper writes the
-weights ``(1 - gamma lambda)^t`` with ``eta = gamma / (1 - gamma lambda)``, the same ``rho``);
-regularized SGD ``v_t`` with step ``gamma`` and ``lambda`` (the paper's Eq. 7).
+Least squares with `Sigma = E[x x^T]`, `w*` the population minimizer, excess risk
+`Delta(w) = ||Sigma^{1/2} (w - w*)||^2`; SGD `w_t = w_{t-1} - eta (<w_{t-1}, x_t> - y_t) x_t`
+from `w_0`; the geometric average `w~_n = c_n sum_{t<=n} rho^t w_t` with the exact discount
+`rho = 1 / (1 + eta lambda)` (`ojax.averaging`'s default convention; the paper writes the
+weights `(1 - gamma lambda)^t` with `eta = gamma / (1 - gamma lambda)`, the same `rho`);
+regularized SGD `v_t` with step `gamma` and `lambda` (the paper's Eq. 7).
 
-* ``neu-rosasco-prop3.1`` (identity): regularized SGD converges in expectation to the ridge
-  solution ``w_lambda``; exactly, ``E[v_n] - w_lambda = (I - gamma (Sigma + lambda I))^n (w_0 -
-  w_lambda)`` (the proof's rewriting of the iterates through the geometric series);
-* ``neu-rosasco-prop3.3`` (identity): with ``eta = gamma / (1 - gamma lambda)``, ``E[v_n] =
-  (1 - rho^{n+1}) E[w~_n] + rho^{n+1} E[w_n]``, and the geometric average's own ridge limit in
-  its exact finite-``n`` form;
-* ``neu-rosasco-thm4.1`` (shape): Theorem 4.1's bound at the theorem's step with ``lambda > 0``;
+* `neu-rosasco-prop3.1` (identity): regularized SGD converges in expectation to the ridge
+  solution `w_lambda`; exactly, `E[v_n] - w_lambda = (I - gamma (Sigma + lambda I))^n (w_0 -
+  w_lambda)` (the proof's rewriting of the iterates through the geometric series);
+* `neu-rosasco-prop3.3` (identity): with `eta = gamma / (1 - gamma lambda)`, `E[v_n] =
+  (1 - rho^{n+1}) E[w~_n] + rho^{n+1} E[w_n]`, and the geometric average's own ridge limit in
+  its exact finite-`n` form;
+* `neu-rosasco-thm4.1` (shape): Theorem 4.1's bound at the theorem's step with `lambda > 0`;
   its constants are in the lost display, so the check is the ratio of the exact expected
-  excess risk to the bound's form (:func:`bound_shape`), over ``n`` and ``lambda``;
-* ``neu-rosasco-rate`` (rate): the ``O(d/n)`` rate at twice the theorem's step (the
-  ``neu-rosasco2018`` experiment's);
-* ``neu-rosasco-prop4.2`` (bound): the condition under which a ``lambda > 0`` lowers the
+  excess risk to the bound's form (:func:`bound_shape`), over `n` and `lambda`;
+* `neu-rosasco-rate` (rate): the `O(d/n)` rate at twice the theorem's step (the
+  `neu-rosasco2018` experiment's);
+* `neu-rosasco-prop4.2` (bound): the condition under which a `lambda > 0` lowers the
   variance term of the bound.
 
-The expectations of Theorem 4.1 are exact, not sampled: for Gaussian ``x`` and independent noise
-the second moments of ``e_t = w_t - w*`` follow a closed recursion (:func:`expected_excess_risk`).
+The expectations of Theorem 4.1 are exact, not sampled: for Gaussian `x` and independent noise
+the second moments of `e_t = w_t - w*` follow a closed recursion (:func:`expected_excess_risk`).
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ PROBLEM_KEY = 0  # the spec's ill-conditioned problem (eigenvalues 1, .5, .2, .0
 
 def _problem(dtype, conditioning: str = "ill") -> regression.RegressionProblem:
     """The spec's ill-conditioned problem, or a well-conditioned one of the same size
-    (eigenvalues evenly spaced in ``[.5, 1]``); ``||w*|| = 1``, noise 1."""
+    (eigenvalues evenly spaced in `[.5, 1]`); `||w*|| = 1`, noise 1."""
     key = jax.random.key(PROBLEM_KEY)
     if conditioning == "well":
         return regression.well_conditioned_problem(key, len(IDENTITY_START), dtype=dtype)
@@ -56,8 +56,8 @@ def _problem(dtype, conditioning: str = "ill") -> regression.RegressionProblem:
 
 
 def r_squared(problem: regression.RegressionProblem) -> float:
-    """``R^2 = tr(Sigma) + 2 lambda_max``: ``E[||x||^2 x x^T] <= R^2 Sigma`` for Gaussian ``x``
-    (the constant the ``neu-rosasco2018`` experiment uses)."""
+    """`R^2 = tr(Sigma) + 2 lambda_max`: `E[||x||^2 x x^T] <= R^2 Sigma` for Gaussian `x`
+    (the constant the `neu-rosasco2018` experiment uses)."""
     eig = np.asarray(problem.eigenvalues, np.float64)
     return float(eig.sum() + 2.0 * eig.max())
 
@@ -66,7 +66,7 @@ def r_squared(problem: regression.RegressionProblem) -> float:
 
 
 def _exact_means(quick: bool):
-    """Horizons, exact means ``E[w_0..w_N]`` and the quantities shared by Props 3.1 and 3.3."""
+    """Horizons, exact means `E[w_0..w_N]` and the quantities shared by Props 3.1 and 3.3."""
     horizons = 16 ** np.arange(0, 3) if quick else 4 ** np.arange(0, 7)  # 1 .. 256 / 4096
     problem = _problem(jnp.float64)
     cov, cross = regression.covariance(problem), regression.cross_moment(problem)
@@ -134,8 +134,8 @@ def _prop33(config: CheckConfig) -> Outcome:
 
 
 class Exact:
-    """The problem in Sigma's eigenbasis: ``s`` the eigenvalues, ``e0 = R^T (w_0 - w*)``,
-    ``sigma`` the noise std (Gaussian ``x``, independent Gaussian noise)."""
+    """The problem in Sigma's eigenbasis: `s` the eigenvalues, `e0 = R^T (w_0 - w*)`,
+    `sigma` the noise std (Gaussian `x`, independent Gaussian noise)."""
 
     def __init__(self, problem: regression.RegressionProblem, w0: np.ndarray | None = None):
         self.s = np.asarray(problem.eigenvalues, np.float64)
@@ -147,11 +147,11 @@ class Exact:
 
 
 def second_moments(exact: Exact, eta: float, num_steps: int) -> np.ndarray:
-    """``E[e_{t,i}^2]``, ``t = 0..num_steps``, ``(num_steps + 1, d)`` in the eigenbasis.
+    """`E[e_{t,i}^2]`, `t = 0..num_steps`, `(num_steps + 1, d)` in the eigenbasis.
 
-    ``e_t = (I - eta x x^T) e_{t-1} + eta eps x``; with ``E[x x^T M x x^T] = 2 Sigma M Sigma +
-    tr(Sigma M) Sigma`` (Gaussian ``x``) the diagonal of ``M_t = E[e_t e_t^T]`` is closed:
-    ``m_i <- (1 - 2 eta s_i + 2 eta^2 s_i^2) m_i + eta^2 s_i (sum_j s_j m_j + sigma^2)``.
+    `e_t = (I - eta x x^T) e_{t-1} + eta eps x`; with `E[x x^T M x x^T] = 2 Sigma M Sigma +
+    tr(Sigma M) Sigma` (Gaussian `x`) the diagonal of `M_t = E[e_t e_t^T]` is closed:
+    `m_i <- (1 - 2 eta s_i + 2 eta^2 s_i^2) m_i + eta^2 s_i (sum_j s_j m_j + sigma^2)`.
     """
     s = exact.s
     keep = 1.0 - 2.0 * eta * s + 2.0 * eta**2 * s**2
@@ -167,13 +167,13 @@ def second_moments(exact: Exact, eta: float, num_steps: int) -> np.ndarray:
 def expected_excess_risk(
     exact: Exact, eta: float, lambdas: np.ndarray, horizons: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Exact ``E[Delta(w~_n)]`` ``(L, H)`` of the geometric average (``rho = 1/(1 + eta
-    lambda_l)``, ``lambdas`` ``(L, H)``: one per horizon), and ``E[Delta(w_n)]`` ``(H,)`` of the
+    """Exact `E[Delta(w~_n)]` `(L, H)` of the geometric average (`rho = 1/(1 + eta
+    lambda_l)`, `lambdas` `(L, H)`: one per horizon), and `E[Delta(w_n)]` `(H,)` of the
     last iterate.
 
-    For ``t > s``, ``E[e_t | e_s] = A^{t - s} e_s`` with ``A = I - eta Sigma``, so
-    ``E[Delta(w~_n)] = c_n^2 sum_s rho^{2s} sum_i s_i m_{s,i} (1 + 2 sum_{k=1}^{n-s} (rho
-    a_i)^k)``, ``a_i = 1 - eta s_i``: only the diagonal second moments enter.
+    For `t > s`, `E[e_t | e_s] = A^{t - s} e_s` with `A = I - eta Sigma`, so
+    `E[Delta(w~_n)] = c_n^2 sum_s rho^{2s} sum_i s_i m_{s,i} (1 + 2 sum_{k=1}^{n-s} (rho
+    a_i)^k)`, `a_i = 1 - eta s_i`: only the diagonal second moments enter.
     """
     moments = second_moments(exact, eta, int(np.max(horizons)))
     s = exact.s
@@ -194,15 +194,15 @@ def expected_excess_risk(
 
 
 def bound_shape(exact: Exact, eta: float, lam: np.ndarray, n: np.ndarray) -> np.ndarray:
-    """The form of Theorem 4.1's bound, constant 1, elementwise in ``(lam, n)``:
-    ``(c_n / gamma)^2 ||Sigma^{1/2} (Sigma + lambda I)^{-1} (w_0 - w*)||^2 + sigma^2
-    tr(Sigma^2 (Sigma + lambda I)^{-2}) c_n^2 sum_{t <= n} rho^{2t}``, ``rho = 1 - gamma lambda``.
+    """The form of Theorem 4.1's bound, constant 1, elementwise in `(lam, n)`:
+    `(c_n / gamma)^2 ||Sigma^{1/2} (Sigma + lambda I)^{-1} (w_0 - w*)||^2 + sigma^2
+    tr(Sigma^2 (Sigma + lambda I)^{-2}) c_n^2 sum_{t <= n} rho^{2t}`, `rho = 1 - gamma lambda`.
 
-    The bias factor ``c_n^2 / gamma^2`` and the variance factor ``c_n^2 sum_t (1 - gamma
-    lambda)^{2t}`` are the ones the proof says replace Polyak-Ruppert's (Section 5; Lemma 5.1
-    bounds the second by ``2 (1/(n+1) + gamma lambda / 2) / (2 - gamma lambda)``, the text's
-    "1/n replaced by 1/n + eta lambda / 2"); at ``lambda = 0`` they give the classic
-    ``||Sigma^{-1/2} (w_0 - w*)||^2 / (eta n)^2 + sigma^2 d / n``.
+    The bias factor `c_n^2 / gamma^2` and the variance factor `c_n^2 sum_t (1 - gamma
+    lambda)^{2t}` are the ones the proof says replace Polyak-Ruppert's (Section 5; Lemma 5.1
+    bounds the second by `2 (1/(n+1) + gamma lambda / 2) / (2 - gamma lambda)`, the text's
+    "1/n replaced by 1/n + eta lambda / 2"); at `lambda = 0` they give the classic
+    `||Sigma^{-1/2} (w_0 - w*)||^2 / (eta n)^2 + sigma^2 d / n`.
     """
     lam, n = np.broadcast_arrays(np.asarray(lam, np.float64), np.asarray(n, np.float64))
     rho = 1.0 / (1.0 + eta * lam)
@@ -224,7 +224,7 @@ LAMBDA_SCALES = (0.1, 1.0, 10.0)  # lambda = c / (eta n)
 
 
 def _risk_horizons(config: CheckConfig) -> np.ndarray:
-    """1024 .. 8192 (quick) / 65536: past ``1/(eta lambda_min)`` (752 on the ill-conditioned
+    """1024 .. 8192 (quick) / 65536: past `1/(eta lambda_min)` (752 on the ill-conditioned
     problem at the theorem's step), where the bound's bias term stops overstating the excess
     risk of the directions SGD has not yet moved along (below it the ratio still climbs)."""
     return 2 ** np.arange(10, 14 if config.quick else 17)
@@ -272,8 +272,8 @@ SMALL_LAMBDA = 0.1  # lambda = 0.1 / (eta n): a tenth of the pass's implicit reg
 
 def variance_term(eig: np.ndarray, eta: float, lam: Any, n: float) -> np.ndarray:
     """The variance term of Theorem 4.1 as Proposition 4.2's proof studies it (up to
-    ``sigma^2``): ``(1/n + gamma lambda / 2) tr(Sigma^2 (Sigma + lambda I)^{-2})``,
-    ``gamma lambda = eta lambda / (1 + eta lambda)``."""
+    `sigma^2`): `(1/n + gamma lambda / 2) tr(Sigma^2 (Sigma + lambda I)^{-2})`,
+    `gamma lambda = eta lambda / (1 + eta lambda)`."""
     lam = np.asarray(lam, np.float64)[..., None]
     gamma_lambda = eta * lam / (1.0 + eta * lam)
     return ((1.0 / n + gamma_lambda / 2) * np.sum(eig**2 / (eig + lam) ** 2, -1, keepdims=True))[
@@ -282,8 +282,8 @@ def variance_term(eig: np.ndarray, eta: float, lam: Any, n: float) -> np.ndarray
 
 
 def conditioned_spectrum(kappa: float, n: int, dim: int = 5) -> tuple[np.ndarray, float]:
-    """Eigenvalues ``(1, .., 1, s)`` and the theorem's step ``eta = 1/(2 R^2)`` with
-    ``tr(Sigma^-1) = kappa eta d n`` (``s`` in ``(0, 1]`` solved for)."""
+    """Eigenvalues `(1, .., 1, s)` and the theorem's step `eta = 1/(2 R^2)` with
+    `tr(Sigma^-1) = kappa eta d n` (`s` in `(0, 1]` solved for)."""
 
     def gap(s):
         eta = 0.5 / (dim - 1 + s + 2.0)

@@ -6,7 +6,7 @@ analysis in :mod:`ojax.theory.notes_convex`).
 Every regret is measured against the comparator the result names: the best fixed point of the
 feasible set in hindsight, in closed form at each horizon (linear losses over a ball of any norm
 or the simplex, quadratics, least squares). Instances: a stochastic one (drawn with NumPy from
-``CheckConfig.seed``; seeds are a ``vmap`` axis) and an adversarial one (a fixed hard sequence,
+`CheckConfig.seed`; seeds are a `vmap` axis) and an adversarial one (a fixed hard sequence,
 or an adaptive adversary answering the played point: deterministic, one row).
 """
 
@@ -36,7 +36,7 @@ _T = TypeVar("_T")
 
 
 def with_precision(compute: Callable[[CheckConfig], _T]) -> Callable[[CheckConfig], _T]:
-    """``compute`` with float64 enabled when ``config.x64``."""
+    """`compute` with float64 enabled when `config.x64`."""
 
     @functools.wraps(compute)
     def wrapper(config: CheckConfig) -> _T:
@@ -47,31 +47,36 @@ def with_precision(compute: Callable[[CheckConfig], _T]) -> Callable[[CheckConfi
 
 
 def notes_horizons(config: CheckConfig) -> np.ndarray:
+    """The horizons of the notes' checks: 6 (quick) or 12 log-spaced from 10 to 300 or
+    10 000."""
     return log_horizons(10, 300 if config.quick else 10_000, 6 if config.quick else 12)
 
 
 def config_dtype(config: CheckConfig) -> np.dtype:
+    """The float dtype of a check: float64 under `x64`, else float32."""
     return np.dtype(np.float64 if config.x64 else np.float32)
 
 
 def config_rng(config: CheckConfig, stream: int) -> np.random.Generator:
+    """A NumPy generator of the check's seed and the numbered `stream`."""
     return np.random.default_rng([config.seed, stream])
 
 
 def values_at(curves: Array | np.ndarray, steps: np.ndarray) -> np.ndarray:
-    """Values at the 1-based horizons ``steps`` along the last axis, as float64."""
+    """Values at the 1-based horizons `steps` along the last axis, as float64."""
     return np.asarray(curves, np.float64)[..., steps - 1]
 
 
 def cumulative_at(values: Array | np.ndarray, steps: np.ndarray) -> np.ndarray:
+    """The cumulative sums of `values` at the 1-based horizons `steps`, as float64."""
     return values_at(np.cumsum(np.asarray(values, np.float64), axis=-1), steps)
 
 
 def _derived(runs: Callable, group: str, bound: Callable) -> Callable[[CheckConfig], Outcome]:
-    """A check computed from cached runs: ``runs(config)`` gives the horizons, the learners'
-    runs (shared by the checks of one family) and the falsifiers' runs of each check (``group``
-    picks this check's); ``bound(name, steps, *run)`` gives a method's ``(measured, bound)``
-    (``None``: the method is not about this result)."""
+    """A check computed from cached runs: `runs(config)` gives the horizons, the learners'
+    runs (shared by the checks of one family) and the falsifiers' runs of each check (`group`
+    picks this check's); `bound(name, steps, *run)` gives a method's `(measured, bound)`
+    (`None`: the method is not about this result)."""
 
     def compute(config: CheckConfig) -> Outcome:
         steps, learners, falsifiers = runs(config)
@@ -83,7 +88,7 @@ def _derived(runs: Callable, group: str, bound: Callable) -> Callable[[CheckConf
 
 
 def ball_stream(rng: np.random.Generator, shape: tuple[int, int, int], drift: float) -> np.ndarray:
-    """``(seeds, T, d)`` vectors of norm in [0.5, 1] RADIUS: a drift direction (one per seed)
+    """`(seeds, T, d)` vectors of norm in [0.5, 1] RADIUS: a drift direction (one per seed)
     plus isotropic noise."""
     seeds, _, dim = shape
     direction = rng.normal(size=(seeds, 1, dim))
@@ -94,7 +99,7 @@ def ball_stream(rng: np.random.Generator, shape: tuple[int, int, int], drift: fl
 
 
 def _alternating(num_steps: int) -> np.ndarray:
-    """Example 4's sequence -0.5, 1, -1, 1, ... as ``(1, num_steps, 1)``."""
+    """Example 4's sequence -0.5, 1, -1, 1, ... as `(1, num_steps, 1)`."""
     z = np.where(np.arange(num_steps) % 2 == 1, 1.0, -1.0)
     z[0] = -0.5
     return RADIUS * z[None, :, None]
@@ -103,7 +108,7 @@ def _alternating(num_steps: int) -> np.ndarray:
 def _play(
     learner: OCOLearner, params: object, x0: Array, zs: Array, objective: Objective
 ) -> tuple[Array, Array]:
-    """Losses ``f_t(w_t)`` and the stability terms ``f_t(w_t) - f_t(w_{t+1})``."""
+    """Losses `f_t(w_t)` and the stability terms `f_t(w_t) - f_t(w_{t+1})`."""
     state, trace = run_oco(learner, params, x0, zs, objective, store_iterates=True)
     assert trace.prediction is not None  # store_iterates
     after = jnp.concatenate([trace.prediction[1:], learner.iterate(state, params)[None]])
@@ -114,9 +119,9 @@ def _play(
 def adaptive_run(
     learner: OCOLearner, params: object, x0: Array, adversary: Callable, num_steps: int
 ) -> tuple[Array, Array]:
-    """An adaptive adversary: the linear loss ``z_t = adversary(w_t)`` answers the played point
-    (the environment :func:`ojax.envs.adversaries.answer`); returns the losses ``<w_t, z_t>``
-    and ``zs``."""
+    """An adaptive adversary: the linear loss `z_t = adversary(w_t)` answers the played point
+    (the environment :func:`ojax.envs.adversaries.answer`); returns the losses `<w_t, z_t>`
+    and `zs`."""
     env = adversaries.answer(adversary)
     _, _, trace = run_env(
         learner, params, env, None, jax.random.key(0), num_steps, linear_objective, x0=x0,
@@ -134,8 +139,8 @@ _toward = adversaries.toward
 
 
 def regret_linear(losses, zs, best: Callable[[np.ndarray], np.ndarray], steps) -> np.ndarray:
-    """Regret against the best fixed point in hindsight; ``best(S)`` maps the running sums
-    ``(..., T, d)`` to ``min_u <u, S_t>``."""
+    """Regret against the best fixed point in hindsight; `best(S)` maps the running sums
+    `(..., T, d)` to `min_u <u, S_t>`."""
     paid = np.cumsum(np.asarray(losses, np.float64), axis=-1)
     return values_at(paid - best(np.cumsum(np.asarray(zs, np.float64), axis=-2)), steps)
 
@@ -155,7 +160,7 @@ def moved_from_zero(zs: np.ndarray, steps: np.ndarray) -> np.ndarray:
 
 
 def _constant_quadratic(zs: np.ndarray, point: np.ndarray) -> np.ndarray:
-    """The losses ``0.5 ||c - z_t||^2`` of the constant learner ``w_t = c``."""
+    """The losses `0.5 ||c - z_t||^2` of the constant learner `w_t = c`."""
     return 0.5 * np.sum((point - np.asarray(zs, np.float64)) ** 2, axis=-1)
 
 
@@ -167,7 +172,7 @@ FALSIFIER_STEP = 1e-4  # OGD that barely moves: a learner that does not play the
 def _ftl_runs(config: CheckConfig) -> tuple[np.ndarray, dict[str, tuple], dict[str, dict]]:
     """FTL on quadratics (stochastic; adversarial: z_t = (-1)^t e_1) and on example 4's linear
     losses: per method (regret, stability sum) at the horizons; the falsifiers: OGD at step
-    :data:`FALSIFIER_STEP` (its own stability sum) and the constant ``w = e_1`` (no stability)."""
+    :data:`FALSIFIER_STEP` (its own stability sum) and the constant `w = e_1` (no stability)."""
     steps, dtype = notes_horizons(config), config_dtype(config)
     t_max, params = int(steps[-1]), oco.FTLParams(jnp.asarray(RADIUS, dtype))
     zs = ball_stream(config_rng(config, 0), (config.num_seeds, t_max, DIM), 0.5)
@@ -232,9 +237,9 @@ WRONG_REGULARIZATION = 100.0  # the falsifier of the FTRL bound runs at lambda /
 @with_precision
 def _ftrl_runs(config: CheckConfig) -> tuple[np.ndarray, dict[str, tuple], dict[str, dict]]:
     """FTRL (lazy projection onto the ball) at each lambda on both instances: per method
-    (lambda, regret, stability sum, ``||u*||^2``, ``sum ||z_t||^2``) at the horizons, ``lambda``
+    (lambda, regret, stability sum, `||u*||^2`, `sum ||z_t||^2`) at the horizons, `lambda`
     the one the bound is evaluated at. Falsifiers: of the lemma, OGD at step
-    :data:`FALSIFIER_STEP` (not FTRL) with ``R`` at lambda = 1; of the linear bound, FTRL at
+    :data:`FALSIFIER_STEP` (not FTRL) with `R` at lambda = 1; of the linear bound, FTRL at
     lambda / :data:`WRONG_REGULARIZATION` against the bound at lambda = 10, 100."""
     steps, dtype = notes_horizons(config), config_dtype(config)
     t_max = int(steps[-1])
@@ -309,9 +314,9 @@ def _ftrl_is_gd(config: CheckConfig) -> Outcome:
 @functools.cache
 @with_precision
 def _ogd_runs(config: CheckConfig) -> tuple[np.ndarray, dict[str, tuple], dict[str, dict]]:
-    """Projected OGD from 0 at each fixed step: per method (eta, regret, ``||u*||^2``,
-    ``sum ||g_t||^2``) at the horizons. The falsifier: the constant ``w = 0`` against the same
-    adaptive adversary (it answers ``e_1`` at 0, so ``w = 0`` pays 0 against ``-T``), with the
+    """Projected OGD from 0 at each fixed step: per method (eta, regret, `||u*||^2`,
+    `sum ||g_t||^2`) at the horizons. The falsifier: the constant `w = 0` against the same
+    adaptive adversary (it answers `e_1` at 0, so `w = 0` pays 0 against `-T`), with the
     bound at each step."""
     steps, dtype = notes_horizons(config), config_dtype(config)
     t_max = int(steps[-1])

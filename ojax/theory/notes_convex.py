@@ -1,12 +1,12 @@
 """Checks of the online learning notes' convex analysis (spec: online_learning_basics): the
 Fenchel conjugates of the notes' examples, the Fenchel-Young inequality, and strong convexity
-of ``psi`` against smoothness of ``psi*`` (the theorem behind the mirror maps of
+of `psi` against smoothness of `psi*` (the theorem behind the mirror maps of
 :mod:`ojax.oco.mirror`).
 
-The examples: ``psi = (lambda/2) ||w||^2`` (``psi* = ||theta||^2 / (2 lambda)``), ``psi = 0.5
-w'Aw`` (``0.5 theta' A^-1 theta``), the negative entropy ``sum_i w_i log w_i`` on ``w > 0``
-(``sum_i exp(theta_i - 1)``), and the indicator of the ball of radius ``r`` (its support
-function ``r ||theta||``). Every supremum is computed from the definition by a generic optimizer
+The examples: `psi = (lambda/2) ||w||^2` (`psi* = ||theta||^2 / (2 lambda)`), `psi = 0.5
+w'Aw` (`0.5 theta' A^-1 theta`), the negative entropy `sum_i w_i log w_i` on `w > 0`
+(`sum_i exp(theta_i - 1)`), and the indicator of the ball of radius `r` (its support
+function `r ||theta||`). Every supremum is computed from the definition by a generic optimizer
 (:func:`scipy.optimize.minimize`, BFGS), never from the closed form. Float64 throughout (NumPy
 and SciPy; the mirror maps' gradients are the library's, in float64).
 """
@@ -38,7 +38,7 @@ def _matrix() -> np.ndarray:
 
 
 class Example(NamedTuple):
-    """``psi`` on the parametrization ``w = point(v)`` of its domain, and the notes' ``psi*``."""
+    """`psi` on the parametrization `w = point(v)` of its domain, and the notes' `psi*`."""
 
     psi: Callable[[np.ndarray], float]
     point: Callable[[np.ndarray], np.ndarray]
@@ -86,7 +86,7 @@ def _examples() -> dict[str, Example]:
 
 
 def numerical_conjugate(example: Example, theta: np.ndarray, start: np.ndarray) -> float:
-    """``sup_w <w, theta> - psi(w)`` by BFGS over the parametrization, from ``start``."""
+    """`sup_w <w, theta> - psi(w)` by BFGS over the parametrization, from `start`."""
 
     def negative(v):
         w = example.point(v)
@@ -98,7 +98,7 @@ def numerical_conjugate(example: Example, theta: np.ndarray, start: np.ndarray) 
 
 
 def _points(config: CheckConfig, stream: int, size: int) -> np.ndarray:
-    """``(seeds, size, d)`` test points ``theta`` (standard normal)."""
+    """`(seeds, size, d)` test points `theta` (standard normal)."""
     rng = np.random.default_rng([config.seed, stream])
     return rng.normal(size=(config.num_seeds, size, DIM))
 
@@ -129,10 +129,10 @@ def _conjugates(config: CheckConfig) -> Outcome:
 
 
 def _fenchel_young(config: CheckConfig) -> Outcome:
-    """Per seed one ``theta``; candidates ``w_j`` around the closed-form maximizer (scales
-    from 1 down to 1e-6); measured: ``max_{j <= N} <w_j, theta> - psi(w_j)``, bound
-    ``psi*(theta)``. Falsifier: the squared norm with ``lambda = 1/4`` against ``psi`` itself
-    in place of ``psi*`` (self-conjugate only at lambda = 1)."""
+    """Per seed one `theta`; candidates `w_j` around the closed-form maximizer (scales
+    from 1 down to 1e-6); measured: `max_{j <= N} <w_j, theta> - psi(w_j)`, bound
+    `psi*(theta)`. Falsifier: the squared norm with `lambda = 1/4` against `psi` itself
+    in place of `psi*` (self-conjugate only at lambda = 1)."""
     counts = 4 ** np.arange(0, 4 if config.quick else 6)  # 1 .. 64 / 1024 candidates
     size = int(counts[-1])
     rng = np.random.default_rng([config.seed, 2])
@@ -185,14 +185,14 @@ def _psi(name: str, w: np.ndarray, parameter) -> np.ndarray:
 
 
 def _pairwise(fn: Callable, name: str, arg: jax.Array, points: np.ndarray) -> np.ndarray:
-    """``fn(name, p, arg)`` of the library's mirror maps over ``(S, N, d)`` points, float64."""
+    """`fn(name, p, arg)` of the library's mirror maps over `(S, N, d)` points, float64."""
     return np.asarray(jax.vmap(jax.vmap(lambda p: fn(name, p, arg)))(jnp.asarray(points)))
 
 
 def _map_ratios(name: str, parameter, theta: np.ndarray, other: np.ndarray, scale: float):
-    """Both directions of the theorem for one mirror map (its ``psi`` scaled by ``scale``,
-    measured in the unscaled map's norms): the smoothness ratios of ``psi*`` and the strong
-    convexity ratios of ``psi`` (only at ``scale = 1``), ``(S, N)`` each."""
+    """Both directions of the theorem for one mirror map (its `psi` scaled by `scale`,
+    measured in the unscaled map's norms): the smoothness ratios of `psi*` and the strong
+    convexity ratios of `psi` (only at `scale = 1`), `(S, N)` each."""
     base = jnp.asarray(parameter, jnp.float64)
     arg = base * scale  # the quadratic map's A (the others are not scaled)
     gap = _pairwise(mirror.mirror_inverse, name, arg, theta) - _pairwise(
@@ -212,10 +212,10 @@ def _map_ratios(name: str, parameter, theta: np.ndarray, other: np.ndarray, scal
 
 
 def _smoothness(config: CheckConfig) -> Outcome:
-    """``psi`` 1-strongly convex w.r.t. ``||.||`` <=> ``psi*`` 1-smooth w.r.t. ``||.||_*``,
-    both directions on random pairs: ``sup ||grad psi*(t) - grad psi*(t')|| / ||t - t'||_*``
-    and ``sup 0.5 ||w - w'||^2 / B_psi(w', w)``, each at most 1. The falsifier: the quadratic
-    map with ``A / 4`` in ``A``'s norms."""
+    """`psi` 1-strongly convex w.r.t. `||.||` <=> `psi*` 1-smooth w.r.t. `||.||_*`,
+    both directions on random pairs: `sup ||grad psi*(t) - grad psi*(t')|| / ||t - t'||_*`
+    and `sup 0.5 ||w - w'||^2 / B_psi(w', w)`, each at most 1. The falsifier: the quadratic
+    map with `A / 4` in `A`'s norms."""
     counts = 4 ** np.arange(1, 5 if config.quick else 7)  # 4 .. 256 / 4096 pairs
     size = int(counts[-1])
     rng = np.random.default_rng([config.seed, 3])

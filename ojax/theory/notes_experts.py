@@ -1,18 +1,18 @@
 """Checks of the online learning notes' realizable experts (spec: online_learning_basics,
-example 2): follow the best expert errs at most ``|H| - 1`` times and the majority vote
-(halving) at most ``log2 |H|`` times when an expert of ``H`` is always right.
+example 2): follow the best expert errs at most `|H| - 1` times and the majority vote
+(halving) at most `log2 |H|` times when an expert of `H` is always right.
 
 Both bounds are **attained** here, on adversarial advice sequences built against each learner's
 tie rule (lowest index for follow-the-best, label 1 on a tied vote for halving):
 
-* against follow-the-best, round ``t <= |H| - 1`` has the expert it follows (the ``t``-th) say 1
+* against follow-the-best, round `t <= |H| - 1` has the expert it follows (the `t`-th) say 1
   and every other expert 0, and the label is 0: it errs and that expert is out;
-* against halving (``|H| = 2^k``), round ``j <= k`` splits the consistent experts in two equal
+* against halving (`|H| = 2^k`), round `j <= k` splits the consistent experts in two equal
   halves, the lower-index one saying 1: the vote ties, halving says 1, the label is 0 and the
   half is out.
 
 Afterwards the last expert (always 0) is the only consistent one and is followed. The falsifier
-of both is a learner that ignores the advice (always 1): it errs on every round, ``T`` times.
+of both is a learner that ignores the advice (always 1): it errs on every round, `T` times.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from ojax.theory.base import Check, CheckConfig, Outcome, as_measured, log_horiz
 
 
 def num_experts(config: CheckConfig) -> int:
-    """``|H|``: 16 (quick) or 64 experts, a power of 2."""
+    """`|H|`: 16 (quick) or 64 experts, a power of 2."""
     return 16 if config.quick else 64
 
 
@@ -38,7 +38,7 @@ def _horizons(config: CheckConfig) -> np.ndarray:
 
 
 def follow_best_sequence(size: int, length: int) -> np.ndarray:
-    """``(length, size)`` advice against follow-the-best (labels: 0 throughout)."""
+    """`(length, size)` advice against follow-the-best (labels: 0 throughout)."""
     advice = np.zeros((length, size), np.int32)
     rounds = np.arange(min(length, size - 1))
     advice[rounds, rounds] = 1  # round t: the t-th expert (the one followed) says 1
@@ -46,7 +46,7 @@ def follow_best_sequence(size: int, length: int) -> np.ndarray:
 
 
 def halving_sequence(size: int, length: int) -> np.ndarray:
-    """``(length, size)`` advice against halving, ``size = 2^k`` (labels: 0 throughout)."""
+    """`(length, size)` advice against halving, `size = 2^k` (labels: 0 throughout)."""
     advice = np.zeros((length, size), np.int32)
     start, alive = 0, size
     for j in range(min(length, int(math.log2(size)))):
@@ -57,7 +57,7 @@ def halving_sequence(size: int, length: int) -> np.ndarray:
 
 
 def _mistakes(learner, advice: np.ndarray, steps: np.ndarray) -> np.ndarray:
-    """The learner's mistakes up to each horizon on ``advice`` with labels 0."""
+    """The learner's mistakes up to each horizon on `advice` with labels 0."""
     x = jnp.asarray(advice)
     _, trace = run(
         learner, oco.ExpertsParams(), x, jnp.zeros(len(advice), x.dtype), losses.mismatch

@@ -2,7 +2,7 @@
 squares (online ridge regression), online mirror descent with three mirror maps, Hedge.
 
 Conventions as in :mod:`ojax.theory.notes` (regret against the best point in hindsight; a
-stochastic instance drawn from ``CheckConfig.seed`` and an adversarial one).
+stochastic instance drawn from `CheckConfig.seed` and an adversarial one).
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ class _RidgeState(NamedTuple):
 
 def _ridge_learner() -> Predictor:
     """Online ridge regression (FTRL with (lambda/2)||w||^2 on 0.5 (<w, x_t> - y_t)^2):
-    ``w_t = A_{t-1}^{-1} b_{t-1}``, ``A_t^{-1}`` by Sherman-Morrison (params: ``lambda``)."""
+    `w_t = A_{t-1}^{-1} b_{t-1}`, `A_t^{-1}` by Sherman-Morrison (params: `lambda`)."""
 
     def init(lam: Array) -> _RidgeState:
         return _RidgeState(jnp.eye(DIM, dtype=lam.dtype) / lam, jnp.zeros(DIM, lam.dtype))
@@ -72,8 +72,8 @@ _RIDGE = _ridge_learner()
 
 
 def _against_sign() -> Environment:
-    """The examples ``(x_t, y_t)`` given in the params ``(xs, ys, adversarial)``; where
-    ``adversarial``, the label answers the prediction: ``-sign(p_t)`` (ties to -1)."""
+    """The examples `(x_t, y_t)` given in the params `(xs, ys, adversarial)`; where
+    `adversarial`, the label answers the prediction: `-sign(p_t)` (ties to -1)."""
 
     def context(t: Array, params: tuple) -> Array:
         return params[0][t]
@@ -89,7 +89,7 @@ _AGAINST_SIGN = _against_sign()
 
 
 def _ridge(xs: Array, ys: Array, adversarial: Array, lam: float) -> tuple[Array, Array]:
-    """Online ridge regression on ``(xs, ys)``, or (``adversarial``) against the sign
+    """Online ridge regression on `(xs, ys)`, or (`adversarial`) against the sign
     adversary; returns the losses and the labels."""
     _, _, trace = run_env(
         _RIDGE, jnp.asarray(lam, xs.dtype), _AGAINST_SIGN, (xs, ys, adversarial),

@@ -1,17 +1,17 @@
 """Checks of the parameter-free baselines' papers whose bounds apply to an instance we can build.
 
-* ``parameter-free-kt``: per-coordinate KT coin betting (``ojax.parameter_free.coin_betting(
-  "kt")``, the registry's ``kt_coordinate``) on linear losses with gradients in ``[-1, 1]^d``. The
-  regret against ``u`` is the sum of the coordinates' one-dimensional regrets, each at most KT's
-  bound ``eps + |u_i| sqrt(T ln(1 + 24 T^2 u_i^2 / eps^2))`` (Orabona & Pal 2016, Cor. 5, the
+* `parameter-free-kt`: per-coordinate KT coin betting (`ojax.parameter_free.coin_betting(
+  "kt")`, the registry's `kt_coordinate`) on linear losses with gradients in `[-1, 1]^d`. The
+  regret against `u` is the sum of the coordinates' one-dimensional regrets, each at most KT's
+  bound `eps + |u_i| sqrt(T ln(1 + 24 T^2 u_i^2 / eps^2))` (Orabona & Pal 2016, Cor. 5, the
   form :mod:`ojax.theory.denevi` checks in one dimension over +-1 coins): here on coins inside
-  ``(-1, 1)`` too, in ``d = 5``.
-* ``parameter-free-schedule-free``: Theorem 1 of Defazio et al. (2024): for convex
-  ``F = E f(., zeta)`` with ``f`` G-Lipschitz, ``D = ||x_1 - x*||`` and ``gamma = D / (G
-  sqrt(T))``, Schedule-Free SGD (``c_{t+1} = 1 / (t + 1)``) has ``E[F(x_T)] - F(x*) <= D G /
-  sqrt(T)`` for every ``beta`` in ``[0, 1]``.
+  `(-1, 1)` too, in `d = 5`.
+* `parameter-free-schedule-free`: Theorem 1 of Defazio et al. (2024): for convex
+  `F = E f(., zeta)` with `f` G-Lipschitz, `D = ||x_1 - x*||` and `gamma = D / (G
+  sqrt(T))`, Schedule-Free SGD (`c_{t+1} = 1 / (t + 1)`) has `E[F(x_T)] - F(x*) <= D G /
+  sqrt(T)` for every `beta` in `[0, 1]`.
 
-Each check has a ``falsifier:no-learning`` method on the same instance (the start point kept):
+Each check has a `falsifier:no-learning` method on the same instance (the start point kept):
 its ratio exceeds 1 at the largest horizon, so the bound is not vacuous there.
 
 Not checked (no statement that fits an instance here): COCOB-Backprop (the paper proves its
@@ -62,17 +62,17 @@ def _context(config: CheckConfig):
 
 
 def kt_gradients(rng: np.random.Generator, shape: tuple[int, int, int], drift: float) -> np.ndarray:
-    """``(seeds, T, d)`` gradients in ``[-1, 1]``: a mean ``+-drift`` (a random sign per seed and
-    coordinate) plus uniform noise of half-width ``1 - drift``."""
+    """`(seeds, T, d)` gradients in `[-1, 1]`: a mean `+-drift` (a random sign per seed and
+    coordinate) plus uniform noise of half-width `1 - drift`."""
     seeds, _, dim = shape
     signs = rng.choice([-1.0, 1.0], size=(seeds, 1, dim))
     return drift * signs + rng.uniform(-(1 - drift), 1 - drift, size=shape)
 
 
 def kt_drift(horizon: int) -> float:
-    """``mu = sqrt(2 * 20 / T)``: doing nothing pays ``mu T`` per coordinate, above KT's bound
-    ``sqrt(T ln(24 T^2))`` by a factor ``sqrt(40 / ln(24 T^2))`` (1.3 to 1.5 here), while KT's
-    wealth stays finite in float32 (``S^2 / (2T) = 20``; measured, its log is about 40)."""
+    """`mu = sqrt(2 * 20 / T)`: doing nothing pays `mu T` per coordinate, above KT's bound
+    `sqrt(T ln(24 T^2))` by a factor `sqrt(40 / ln(24 T^2))` (1.3 to 1.5 here), while KT's
+    wealth stays finite in float32 (`S^2 / (2T) = 20`; measured, its log is about 40)."""
     return float(np.sqrt(2 * KT_LOG_WEALTH / horizon))
 
 
@@ -88,8 +88,8 @@ def _kt_losses():
 
 
 def kt_regret(paid: np.ndarray, gs: np.ndarray, radius: float, steps: np.ndarray) -> np.ndarray:
-    """Regret at the horizons against ``u_i = -radius sign(G_{T,i})``, the comparator with
-    ``|u_i| = radius`` that gains most: ``sum_t paid_t + radius ||G_T||_1``."""
+    """Regret at the horizons against `u_i = -radius sign(G_{T,i})`, the comparator with
+    `|u_i| = radius` that gains most: `sum_t paid_t + radius ||G_T||_1`."""
     total = np.cumsum(np.asarray(paid, np.float64), axis=-1)[..., steps - 1]
     sums = np.cumsum(np.asarray(gs, np.float64), axis=-2)[..., steps - 1, :]
     return total + radius * np.abs(sums).sum(axis=-1)
@@ -132,9 +132,9 @@ SF_STREAMS = 16  # independent runs averaged in each seed's row (the theorem bou
 
 
 def sphere_objective_gap(x: np.ndarray, optimum: np.ndarray) -> np.ndarray:
-    """``F(x) - F(x*)`` for ``F(x) = G E||x - zeta||``, zeta uniform on the sphere of radius
-    sigma around x* in R^3: ``G (rho + sigma^2 / (3 rho) - sigma)`` for ``rho = ||x - x*|| >=
-    sigma``, ``G rho^2 / (3 sigma)`` inside (the mean distance from a point to a sphere)."""
+    """`F(x) - F(x*)` for `F(x) = G E||x - zeta||`, zeta uniform on the sphere of radius
+    sigma around x* in R^3: `G (rho + sigma^2 / (3 rho) - sigma)` for `rho = ||x - x*|| >=
+    sigma`, `G rho^2 / (3 sigma)` inside (the mean distance from a point to a sphere)."""
     rho = np.linalg.norm(np.asarray(x, np.float64) - optimum, axis=-1)
     sigma = SF_RADIUS
     outside = rho + sigma**2 / (3 * np.maximum(rho, sigma)) - sigma
@@ -142,14 +142,14 @@ def sphere_objective_gap(x: np.ndarray, optimum: np.ndarray) -> np.ndarray:
 
 
 def _optimum() -> np.ndarray:
-    """``x*``: at distance D from ``x_1 = 0`` along the diagonal."""
+    """`x*`: at distance D from `x_1 = 0` along the diagonal."""
     return np.full(SF_DIM, SF_DISTANCE / np.sqrt(SF_DIM))
 
 
 @functools.cache
 def _sf_final(num_steps: int):
-    """A jitted ``(keys, gammas, horizons, betas) -> x_T``: for each stream key, horizon ``T``
-    (step ``gamma_T``) and beta, the average ``x_T`` after ``T - 1`` stochastic gradients."""
+    """A jitted `(keys, gammas, horizons, betas) -> x_T`: for each stream key, horizon `T`
+    (step `gamma_T`) and beta, the average `x_T` after `T - 1` stochastic gradients."""
     learner = schedule_free_sgd("uniform")
 
     def one(key, gamma, horizon, beta):

@@ -10,7 +10,7 @@ import numpy as np
 
 
 class QP(NamedTuple):
-    """``min 1/2 z^T P z + q^T z`` subject to ``G z <= b``."""
+    """`min 1/2 z^T P z + q^T z` subject to `G z <= b`."""
 
     P: np.ndarray
     q: np.ndarray
@@ -22,9 +22,9 @@ class QP(NamedTuple):
 
 
 def _kkt_point(qp: QP, active: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray] | None:
-    """The KKT point of ``qp`` with the constraints ``active`` held as equalities, or None when
-    it is not unique. ``P`` is diagonal: the curved variables are eliminated
-    (``z_i = -(q_i + (G_A^T lam)_i) / P_ii``), leaving a system in the multipliers and the
+    """The KKT point of `qp` with the constraints `active` held as equalities, or None when
+    it is not unique. `P` is diagonal: the curved variables are eliminated
+    (`z_i = -(q_i + (G_A^T lam)_i) / P_ii`), leaving a system in the multipliers and the
     uncurved variables (a few unknowns: no large LAPACK call)."""
     curvature = np.diag(qp.P)
     curved = curvature > 0
@@ -45,7 +45,7 @@ def _kkt_point(qp: QP, active: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]
 
 
 def solve_qp(qp: QP, tol: float = 1e-12) -> np.ndarray:
-    """The exact minimizer of a convex QP with a diagonal ``P >= 0`` and few constraints: the
+    """The exact minimizer of a convex QP with a diagonal `P >= 0` and few constraints: the
     KKT system of every active set, keeping the feasible points with non-negative multipliers,
     and the best of those (any KKT point of a convex QP is a minimizer)."""
     if not np.array_equal(qp.P, np.diag(np.diag(qp.P))) or np.any(np.diag(qp.P) < 0):

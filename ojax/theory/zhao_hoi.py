@@ -3,25 +3,25 @@
 Statements read against the paper's text (displays partly lost; the proofs in its appendix pin
 the constants) and the algorithms as implemented in :mod:`ojax.transfer`:
 
-* ``zhao-hoi-prop1`` (bound): Proposition 1, the exponentially weighted ensemble's squared
-  loss (``eta = 1/2``, losses ``(z - y)^2`` on ``[0, 1]``): ``sum_t (w1 Pi(h) + w2 Pi(f) -
-  Pi(y))^2 <= 2 ln 2 + min(S_h, S_f)``, ``S_g = sum_t (Pi(g(x_t)) - Pi(y_t))^2``;
-* ``zhao-hoi-thm1`` (bound): Theorem 1, OTL's mistakes ``M <= 4 min(S_h, S_f) + 8 ln 2`` (a
+* `zhao-hoi-prop1` (bound): Proposition 1, the exponentially weighted ensemble's squared
+  loss (`eta = 1/2`, losses `(z - y)^2` on `[0, 1]`): `sum_t (w1 Pi(h) + w2 Pi(f) -
+  Pi(y))^2 <= 2 ln 2 + min(S_h, S_f)`, `S_g = sum_t (Pi(g(x_t)) - Pi(y_t))^2`;
+* `zhao-hoi-thm1` (bound): Theorem 1, OTL's mistakes `M <= 4 min(S_h, S_f) + 8 ln 2` (a
   mistake costs the ensemble at least 1/4, then Proposition 1);
-* ``zhao-hoi-thm2`` (bound): COTL's mistake bound ``M <= (1/rho) (gamma1 ||f1 - h||^2 + gamma2
-  ||f2||^2 + 2 C sum_t l_t(f1, f2))`` for any comparator ``(f1, f2)``, ``rho = min(C, 4 gamma1
-  gamma2 / (gamma2 R1^2 + gamma1 R2^2))`` (Gaussian kernels: ``R1 = R2 = 1``), on the mushrooms
+* `zhao-hoi-thm2` (bound): COTL's mistake bound `M <= (1/rho) (gamma1 ||f1 - h||^2 + gamma2
+  ||f2||^2 + 2 C sum_t l_t(f1, f2))` for any comparator `(f1, f2)`, `rho = min(C, 4 gamma1
+  gamma2 / (gamma2 R1^2 + gamma1 R2^2))` (Gaussian kernels: `R1 = R2 = 1`), on the mushrooms
   heterogeneous split, the comparator the best multiple of COTL's own final classifier;
-* ``zhao-hoi-prop2`` (identity): COTL's closed-form update solves the co-regularized problem (5)
-  ``min gamma1/2 ||f1 - f1_t||^2 + gamma2/2 ||f2 - f2_t||^2 + C xi`` subject to
-  ``1 - y (f1(x1) + f2(x2)) / 2 <= xi``, ``xi >= 0``: with linear kernels (finite-dimensional
-  ``f``), the library's update against the problem's exact solution (KKT system, every active
+* `zhao-hoi-prop2` (identity): COTL's closed-form update solves the co-regularized problem (5)
+  `min gamma1/2 ||f1 - f1_t||^2 + gamma2/2 ||f2 - f2_t||^2 + C xi` subject to
+  `1 - y (f1(x1) + f2(x2)) / 2 <= xi`, `xi >= 0`: with linear kernels (finite-dimensional
+  `f`), the library's update against the problem's exact solution (KKT system, every active
   set).
 
 The OTL results are checked on usenet2 (the paper's data) and on a homogeneous split of the
 mushrooms file, where the source classifier is confident: on usenet2 the averaged source
-classifier's outputs stay near 0, so ``Pi(h)`` stays near 1/2, ``S_h`` near ``T/4`` and Theorem
-1's bound near ``T`` (no learner can exceed it); the falsifiers run on mushrooms.
+classifier's outputs stay near 0, so `Pi(h)` stays near 1/2, `S_h` near `T/4` and Theorem
+1's bound near `T` (no learner can exceed it); the falsifiers run on mushrooms.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ HETEROGENEOUS = "mushrooms"  # COTL's instance: a learnable split, so Theorem 2 
 
 
 def doubling_horizons(length: int, start: int = 8) -> np.ndarray:
-    """``start, 2 start, 4 start, ...`` below ``length``, then ``length`` itself."""
+    """`start, 2 start, 4 start, ...` below `length`, then `length` itself."""
     grid = start * 2 ** np.arange(int(math.log2(max(length // start, 1))) + 1)
     return np.unique(np.append(grid[grid < length], length)).astype(np.int64)
 
@@ -57,7 +57,7 @@ def _dtype(config: CheckConfig) -> Any:
 
 
 def _projection(z: Any) -> np.ndarray:
-    """``Pi(z) = max(0, min(1, (z + 1) / 2))``."""
+    """`Pi(z) = max(0, min(1, (z + 1) / 2))`."""
     return np.clip((np.asarray(z, np.float64) + 1.0) / 2.0, 0.0, 1.0)
 
 
@@ -83,9 +83,9 @@ def homogeneous_mushrooms(quick: bool) -> transfer_data.Split:
 
 
 class OTLRun(NamedTuple):
-    """OTL on one split, per target order ``(P, T)``: the projected label ``Pi(y)``, the two
-    experts' projected outputs ``Pi(h)`` and ``Pi(f)`` (f: exactly the PA run), OTL's weights
-    ``(w_h, w_f)`` used at each step ``(P, T, 2)``, and the mistakes of OTL and of PA."""
+    """OTL on one split, per target order `(P, T)`: the projected label `Pi(y)`, the two
+    experts' projected outputs `Pi(h)` and `Pi(f)` (f: exactly the PA run), OTL's weights
+    `(w_h, w_f)` used at each step `(P, T, 2)`, and the mistakes of OTL and of PA."""
 
     y: np.ndarray
     h: np.ndarray
@@ -97,8 +97,8 @@ class OTLRun(NamedTuple):
 
 @functools.lru_cache(maxsize=8)
 def otl_run(dataset: str, quick: bool, x64: bool, num_seeds: int, seed: int) -> OTLRun:
-    """OTL and PA (the paper's params) on ``"usenet2"`` (the paper's split: the first 300 rows
-    the source, the next 400 (quick) / 1200 the target) or ``"mushrooms"``
+    """OTL and PA (the paper's params) on `"usenet2"` (the paper's split: the first 300 rows
+    the source, the next 400 (quick) / 1200 the target) or `"mushrooms"`
     (:func:`homogeneous_mushrooms`), one random target order per seed."""
     if dataset == "usenet2":
         split = transfer_data.homogeneous_split("usenet2", target_size=otl_target(quick))
@@ -135,7 +135,7 @@ OTL_DATASETS = ("usenet2", "mushrooms")
 
 
 def _otl_check(which: str):
-    """Prop. 1 (``"prop1"``: the ensemble's squared loss) or Thm. 1 (``"thm1"``: mistakes);
+    """Prop. 1 (`"prop1"`: the ensemble's squared loss) or Thm. 1 (`"thm1"`: mistakes);
     on both datasets; the falsifiers on mushrooms."""
 
     def compute(config: CheckConfig) -> Outcome:
@@ -194,9 +194,9 @@ def _hetero(quick: bool, x64: bool) -> _Hetero:
 
 
 def cotl_rho(params: COTLParams) -> float:
-    """``min(C, 4 gamma1 gamma2 / (gamma2 R1^2 + gamma1 R2^2))`` with ``R1 = R2 = 1``: the
-    progress per mistake of the co-regularized update (Theorem 2) when ``k1(x, x), k2(x, x) <=
-    1``."""
+    """`min(C, 4 gamma1 gamma2 / (gamma2 R1^2 + gamma1 R2^2))` with `R1 = R2 = 1`: the
+    progress per mistake of the co-regularized update (Theorem 2) when `k1(x, x), k2(x, x) <=
+    1`."""
     g1, g2 = float(params.gamma1), float(params.gamma2)
     return min(float(params.C), 4.0 * g1 * g2 / (g1 + g2))
 
@@ -209,8 +209,8 @@ DUAL_ITERATIONS = 300  # FISTA steps on the comparator's dual (any iterate gives
 
 @functools.partial(jax.jit, static_argnames="iterations")
 def _dual_ascent(q: jax.Array, b: jax.Array, cap: jax.Array, iterations: int) -> jax.Array:
-    """FISTA on ``max_{0 <= a <= cap} <a, b> - a' Q a`` (projected gradient, step ``1 /
-    (2 ||Q||)``, the norm by power iteration)."""
+    """FISTA on `max_{0 <= a <= cap} <a, b> - a' Q a` (projected gradient, step `1 /
+    (2 ||Q||)`, the norm by power iteration)."""
 
     def power(_, v):
         v = q @ v
@@ -230,12 +230,12 @@ def _dual_ascent(q: jax.Array, b: jax.Array, cap: jax.Array, iterations: int) ->
 
 
 def dual_comparator(method: transfer.MethodRun) -> tuple[np.ndarray, np.ndarray]:
-    """A comparator ``(g1, g2) = (h + sum_j alpha_j k1(x_j, .), sum_j beta_j k2(x_j, .))`` over
+    """A comparator `(g1, g2) = (h + sum_j alpha_j k1(x_j, .), sum_j beta_j k2(x_j, .))` over
     the target pool, near the minimizer of the bound's right-hand side on the whole stream
-    (the same for every order): the dual of ``min gamma1 ||g1 - h||^2 + gamma2 ||g2||^2 + 2 C
-    sum_t l_t(g)`` is ``max_{0 <= a <= 2C} sum_t a_t (1 - y_t h_t / 2) - (1/16) a' Y (K1 /
-    gamma1 + K2 / gamma2) Y a``, with ``alpha = a y / (4 gamma1)``, ``beta = a y / (4
-    gamma2)``. Returns ``(alpha, beta)``, each ``(N,)``."""
+    (the same for every order): the dual of `min gamma1 ||g1 - h||^2 + gamma2 ||g2||^2 + 2 C
+    sum_t l_t(g)` is `max_{0 <= a <= 2C} sum_t a_t (1 - y_t h_t / 2) - (1/16) a' Y (K1 /
+    gamma1 + K2 / gamma2) Y a`, with `alpha = a y / (4 gamma1)`, `beta = a y / (4
+    gamma2)`. Returns `(alpha, beta)`, each `(N,)`."""
     view1, view2 = method.xs
     params = method.params
     g1, g2, c_reg = float(params.gamma1), float(params.gamma2), float(params.C)
@@ -252,9 +252,9 @@ def dual_comparator(method: transfer.MethodRun) -> tuple[np.ndarray, np.ndarray]
 
 
 def cotl_bound(method: transfer.MethodRun, states: Any, orders: Any) -> np.ndarray:
-    """The right-hand side of the COTL mistake bound on every prefix, ``(P, T)``, minimized over
-    the comparators ``(h + c (f1_T - h), c f2_T)``, ``c`` in :data:`COMPARATOR_SCALES`, with
-    ``(f1_T, f2_T)`` COTL's final classifier on each order, and :func:`dual_comparator` (a bound
+    """The right-hand side of the COTL mistake bound on every prefix, `(P, T)`, minimized over
+    the comparators `(h + c (f1_T - h), c f2_T)`, `c` in :data:`COMPARATOR_SCALES`, with
+    `(f1_T, f2_T)` COTL's final classifier on each order, and :func:`dual_comparator` (a bound
     for every comparator: the smallest of these is one)."""
     view1, view2 = method.xs
     k1, k2 = np.asarray(view1.row, np.float64), np.asarray(view2.row, np.float64)
@@ -311,8 +311,8 @@ def _thm2(config: CheckConfig) -> Outcome:
 def cotl_problem(
     params: COTLParams, u1: Any, u2: Any, x1: Any, x2: Any, offset: float, y: float
 ) -> QP:
-    """Problem (5) with linear kernels: ``z = (u1', u2', xi)`` for ``f_i = <u_i', .>`` (plus
-    ``h``'s ``offset`` on the first view), from the current weights ``(u1, u2)``."""
+    """Problem (5) with linear kernels: `z = (u1', u2', xi)` for `f_i = <u_i', .>` (plus
+    `h`'s `offset` on the first view), from the current weights `(u1, u2)`."""
     g1, g2, c_reg = float(params.gamma1), float(params.gamma2), float(params.C)
     u1, u2, x1, x2 = (np.asarray(a, np.float64) for a in (u1, u2, x1, x2))
     d1, d2 = u1.shape[0], u2.shape[0]
@@ -328,11 +328,11 @@ def cotl_problem(
 def linear_cotl_steps(
     num_steps: int, num_orders: int, seed: int, quick: bool, x64: bool = True
 ) -> dict:
-    """Linear-kernel COTL (the paper's params, ``h`` on the first view as the offset) run step
+    """Linear-kernel COTL (the paper's params, `h` on the first view as the offset) run step
     by step over random orders of the mushrooms target rows, float64.
 
-    Returns a dict of ``(P, T, ...)`` arrays: the weights before and after each step (``u1``,
-    ``u2``, ``new1``, ``new2``), the views ``x1``, ``x2``, ``offset`` and labels ``y``.
+    Returns a dict of `(P, T, ...)` arrays: the weights before and after each step (`u1`,
+    `u2`, `new1`, `new2`), the views `x1`, `x2`, `offset` and labels `y`.
     """
     data = _hetero(quick, x64)  # the split and h's outputs (shared with zhao-hoi-thm2)
     with jax.enable_x64(True):

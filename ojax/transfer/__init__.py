@@ -1,7 +1,7 @@
 """Online transfer learning (Zhao & Hoi 2010): kernels, kernel PA, PAIO, OTL, COTL, baselines.
 
 Every learner is an :class:`ojax.core.Predictor` run by :func:`ojax.run` (mistakes as the
-``zero_one`` loss, support vectors and weights as ``record`` functions). Modules:
+`zero_one` loss, support vectors and weights as `record` functions). Modules:
 
 * :mod:`ojax.transfer.kernels`: Gram matrix, support-vector buffer, budget;
 * :mod:`ojax.transfer.pa`: kernel PA-I, PAIO, the averaged source classifier;
@@ -12,7 +12,7 @@ Every learner is an :class:`ojax.core.Predictor` run by :func:`ojax.run` (mistak
   target orders), and the methods of a split ready to run;
 * :mod:`ojax.transfer.linear_passive_aggressive`: linear PA-I, a plain predictor.
 
-Example (a split of one's own; orders are 0-based rows: MATLAB's ``ID_ALL`` minus 1)::
+Example (a split of one's own; orders are 0-based rows: MATLAB's `ID_ALL` minus 1)::
 
     from ojax import transfer
     results = transfer.run_split(source_x, source_y, source_order,

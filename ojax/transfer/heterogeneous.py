@@ -1,13 +1,13 @@
-"""Heterogeneous online transfer: COTL, COTL0 and SCT over two views ``x = (x1, x2)``.
+"""Heterogeneous online transfer: COTL, COTL0 and SCT over two views `x = (x1, x2)`.
 
-The target feature space contains the source one: ``x1`` are the features the source saw,
-``x2`` the new ones. An example is a pair ``(point1, point2)`` of
+The target feature space contains the source one: `x1` are the features the source saw,
+`x2` the new ones. An example is a pair `(point1, point2)` of
 :class:`~ojax.transfer.kernels.KernelPoint` (one per view, each with its own Gram rows); the
 number of views comes from the data, and a single point given to these learners raises a clear
 :class:`~ojax.validation.InputError` (a mismatched view split) when :func:`ojax.run` checks the
-data, before anything runs. The frozen source classifier ``h`` is the first view's offset.
+data, before anything runs. The frozen source classifier `h` is the first view's offset.
 
-Support vectors (the state's ``support_vectors`` property; ``|SV(h)|`` is added by the caller):
+Support vectors (the state's `support_vectors` property; `|SV(h)|` is added by the caller):
 COTL stores each margin-error example once (with both of its views), so its count is the number
 of updates; SCT's two classifiers count separately.
 
@@ -52,7 +52,7 @@ class COTLParams(NamedTuple):
 
     @classmethod
     def paper(cls, dtype: Any = None) -> COTLParams:
-        """The paper's Table 4: ``C = 5``, width 4 on each view, ``gamma1 = gamma2 = 1``.
+        """The paper's Table 4: `C = 5`, width 4 on each view, `gamma1 = gamma2 = 1`.
 
         Examples:
           >>> print(COTLParams.paper().width2)
@@ -64,12 +64,19 @@ class COTLParams(NamedTuple):
 
 
 class COTLState(NamedTuple):
+    """The state of COTL: a pytree of arrays, carried from step to step.
+
+    Attributes:
+      buffer1: terms added to f1 (on the first view; h is the offset)
+      buffer2: f2 (on the second view)
+    """
+
     buffer1: SVBuffer  # terms added to f1 (on the first view; h is the offset)
     buffer2: SVBuffer  # f2 (on the second view)
 
     @property
     def support_vectors(self) -> Array:
-        """``()`` int32, the examples stored (each with both views): the updates so far."""
+        """`()` int32, the examples stored (each with both views): the updates so far."""
         return kernels.held(self.buffer1)
 
 
@@ -81,9 +88,9 @@ def cotl(
     when_full: str = "replace_oldest",
     dims: tuple[int, int] | None = None,
 ) -> Predictor:
-    """COTL (Algorithm 2): co-regularized PA over two views ``x = (x1, x2)``.
+    """COTL (Algorithm 2): co-regularized PA over two views `x = (x1, x2)`.
 
-    ``f1`` starts as ``h`` (the first point's offset; COTL0: offset 0), ``f2`` at 0::
+    `f1` starts as `h` (the first point's offset; COTL0: offset 0), `f2` at 0::
 
         s = (f1(x1) + f2(x2)) / 2,   predict sign(s),   l = max(0, 1 - y s)
         if l > 0:  tau = min(C, 4 g1 g2 l / (g2 k1(x1, x1) + g1 k2(x2, x2)))
@@ -167,7 +174,7 @@ class SCTParams(NamedTuple):
 
     @classmethod
     def paper(cls, dtype: Any = None) -> SCTParams:
-        """The paper's Table 4: ``C = 5``, width 4 on each view.
+        """The paper's Table 4: `C = 5`, width 4 on each view.
 
         Examples:
           >>> print(SCTParams.paper().width1)
@@ -178,12 +185,19 @@ class SCTParams(NamedTuple):
 
 
 class SCTState(NamedTuple):
+    """The state of SCT: a pytree of arrays, carried from step to step.
+
+    Attributes:
+      buffer1: the PAIO terms on the first view (h is the offset)
+      buffer2: the PA expansion on the second view
+    """
+
     buffer1: SVBuffer  # the PAIO terms on the first view (h is the offset)
     buffer2: SVBuffer  # the PA expansion on the second view
 
     @property
     def support_vectors(self) -> Array:
-        """``()`` int32, the support vectors of both expansions."""
+        """`()` int32, the support vectors of both expansions."""
         return kernels.held(self.buffer1) + kernels.held(self.buffer2)
 
 

@@ -1,9 +1,9 @@
 """Homogeneous online transfer: OTL, OTL(fixed), HomOTL-II, and the four methods in one scan.
 
-The source and the target share the feature space. The frozen source classifier ``h`` is the
-offset the points carry (:class:`~ojax.transfer.kernels.KernelPoint`); ``f`` is a PA-I expansion
+The source and the target share the feature space. The frozen source classifier `h` is the
+offset the points carry (:class:`~ojax.transfer.kernels.KernelPoint`); `f` is a PA-I expansion
 learned on the target from 0. Every learner is a :class:`~ojax.core.Predictor` whose state has
-a ``support_vectors`` property (``f``'s; ``|SV(h)|`` is added by the caller) and a weight vector
+a `support_vectors` property (`f`'s; `|SV(h)|` is added by the caller) and a weight vector
 recorded by :func:`ojax.transfer.weights_record`.
 
 References:
@@ -53,7 +53,7 @@ class OTLParams(NamedTuple):
 
     @classmethod
     def paper(cls, dtype: Any = None) -> OTLParams:
-        """The paper's OTL: ``C = 5``, ``sigma_2 = 8``, ``eta = 1/2``.
+        """The paper's OTL: `C = 5`, `sigma_2 = 8`, `eta = 1/2`.
 
         Examples:
           >>> print(OTLParams.paper().learning_rate)
@@ -67,17 +67,24 @@ class OTLParams(NamedTuple):
 
 
 class OTLState(NamedTuple):
+    """The state of OTL: a pytree of arrays, carried from step to step.
+
+    Attributes:
+      buffer: the target expansion f
+      log_weights: (2,) log of the normalized weights (w1 of h, w2 of f)
+    """
+
     buffer: SVBuffer  # the target expansion f
     log_weights: Array  # (2,) log of the normalized weights (w1 of h, w2 of f)
 
     @property
     def support_vectors(self) -> Array:
-        """``()`` int32, the support vectors of ``f``."""
+        """`()` int32, the support vectors of `f`."""
         return kernels.held(self.buffer)
 
     @property
     def weights(self) -> Array:
-        """``(2,)`` the normalized weights ``(w_h, w_f)``."""
+        """`(2,)` the normalized weights `(w_h, w_f)`."""
         return jnp.exp(self.log_weights)
 
 
@@ -90,9 +97,9 @@ def otl(
     dim: int | None = None,
     fixed_weights: bool = False,
 ) -> Predictor:
-    """Homogeneous OTL (Algorithm 1): a weighted vote of the frozen ``h`` and a PA-I ``f``.
+    """Homogeneous OTL (Algorithm 1): a weighted vote of the frozen `h` and a PA-I `f`.
 
-    ``h(x)`` is the point's offset. With ``w1 = w2 = 1/2`` at the start::
+    `h(x)` is the point's offset. With `w1 = w2 = 1/2` at the start::
 
         predict  sign(w1 Pi(h(x)) + w2 Pi(f(x)) - 1/2)
         l_1 = (Pi(h(x)) - Pi(y))^2,  l_2 = (Pi(f(x)) - Pi(y))^2
@@ -100,10 +107,10 @@ def otl(
         f   <- PA-I update of f on its own hinge loss max(0, 1 - y f(x))
 
     The weights are kept as normalized logarithms (so they stay positive and sum to one).
-    ``fixed_weights=True`` is OTL(fixed): the weights stay 1/2.
+    `fixed_weights=True` is OTL(fixed): the weights stay 1/2.
 
-    Mistake bound: ``M <= 4 min(S_h, S_f) + 8 ln 2`` at ``eta = 1/2``, with ``S_g`` the sum of
-    the squared losses ``l``.
+    Mistake bound: `M <= 4 min(S_h, S_f) + 8 ln 2` at `eta = 1/2`, with `S_g` the sum of
+    the squared losses `l`.
 
     References:
       Zhao, P., Hoi, S. C. H. (2010). OTL: a framework of online transfer learning, Alg. 1.
@@ -165,7 +172,7 @@ def otl_fixed(
     when_full: str = "replace_oldest",
     dim: int | None = None,
 ) -> Predictor:
-    """OTL(fixed): :func:`otl` with the weights held at 1/2 (``learning_rate`` is ignored)."""
+    """OTL(fixed): :func:`otl` with the weights held at 1/2 (`learning_rate` is ignored)."""
     return otl(capacity, mode, kernel, when_full, dim, fixed_weights=True)
 
 
@@ -178,14 +185,14 @@ class HomOTL2Params(NamedTuple):
 
     @classmethod
     def default(cls, dtype: Any = None) -> HomOTL2Params:
-        """The paper's ``C = 5`` and ``sigma_2 = 8``; ``beta = 0.9`` (the paper's depends on
+        """The paper's `C = 5` and `sigma_2 = 8`; `beta = 0.9` (the paper's depends on
         the stream's length: :meth:`paper`)."""
         return cls(*scalars(PAPER_C, PAPER_TARGET_WIDTH, 0.9, dtype=dtype))
 
     @classmethod
     def paper(cls, num_steps: int, dtype: Any = None) -> HomOTL2Params:
-        """``C = 5``, ``sigma_2 = 8`` and ``beta = sqrt(T) / (sqrt(T) + sqrt(ln 2))`` for a
-        stream of ``num_steps = T`` examples.
+        """`C = 5`, `sigma_2 = 8` and `beta = sqrt(T) / (sqrt(T) + sqrt(ln 2))` for a
+        stream of `num_steps = T` examples.
 
         Examples:
           >>> print(round(float(HomOTL2Params.paper(100).beta), 4))
@@ -197,17 +204,24 @@ class HomOTL2Params(NamedTuple):
 
 
 class HomOTL2State(NamedTuple):
+    """The state of HomOTL2: a pytree of arrays, carried from step to step.
+
+    Attributes:
+      buffer: the target expansion f
+      mistakes: (2,) int32 mistakes so far of sign(h) and sign(f)
+    """
+
     buffer: SVBuffer  # the target expansion f
     mistakes: Array  # (2,) int32 mistakes so far of sign(h) and sign(f)
 
     @property
     def support_vectors(self) -> Array:
-        """``()`` int32, the support vectors of ``f``."""
+        """`()` int32, the support vectors of `f`."""
         return kernels.held(self.buffer)
 
 
 def homotl2_weights(state: HomOTL2State, params: HomOTL2Params) -> Array:
-    """The normalized weights ``(w_h, w_f)``, proportional to ``beta^mistakes``."""
+    """The normalized weights `(w_h, w_f)`, proportional to `beta^mistakes`."""
     return jax.nn.softmax(state.mistakes.astype(params.beta.dtype) * jnp.log(params.beta))
 
 
@@ -219,7 +233,7 @@ def homotl2(
     when_full: str = "replace_oldest",
     dim: int | None = None,
 ) -> Predictor:
-    """HomOTL-II: Hedge over the signs of ``h`` and ``f`` with mistake losses.
+    """HomOTL-II: Hedge over the signs of `h` and `f` with mistake losses.
 
     ::
 
@@ -227,9 +241,9 @@ def homotl2(
         z_g = 1[sign(g(x)) != y],  w_g <- w_g beta^{z_g},  normalized to w1 + w2 = 1
         f   <- PA-I update of f on its own hinge loss
 
-    ``sign(0) = +1`` throughout; ``beta = sqrt(T) / (sqrt(T) + sqrt(ln 2))`` is the usual choice
-    for a stream of length ``T`` (:meth:`HomOTL2Params.paper`). The state keeps the mistake
-    counts ``m_g`` (so ``w_g = beta^{m_g} / sum``): a tie (equal counts, signs that disagree) is
+    `sign(0) = +1` throughout; `beta = sqrt(T) / (sqrt(T) + sqrt(ln 2))` is the usual choice
+    for a stream of length `T` (:meth:`HomOTL2Params.paper`). The state keeps the mistake
+    counts `m_g` (so `w_g = beta^{m_g} / sum`): a tie (equal counts, signs that disagree) is
     exact and goes to +1.
 
     References:
@@ -286,8 +300,8 @@ class HomogeneousParams(NamedTuple):
 
     @classmethod
     def paper(cls, dtype: Any = None) -> HomogeneousParams:
-        """The paper's Table 2 settings: ``C = 5``, ``sigma_2 = 8``, ``sigma_1 = 4``,
-        ``eta = 1/2``.
+        """The paper's Table 2 settings: `C = 5`, `sigma_2 = 8`, `sigma_1 = 4`,
+        `eta = 1/2`.
 
         Examples:
           >>> print(HomogeneousParams.paper().source_width)
@@ -302,6 +316,15 @@ class HomogeneousParams(NamedTuple):
 
 
 class HomogeneousState(NamedTuple):
+    """The state of Homogeneous: a pytree of arrays, carried from step to step.
+
+    Attributes:
+      f: the PA-I expansion at sigma_2: PA's classifier, and OTL's / OTL(fixed)'s f
+      paio: pAIO's terms at sigma_1 (h is the offset)
+      log_weights: (2,) OTL's normalized log-weights
+      fixed_log_weights: (2,) OTL(fixed)'s, log(1/2) throughout
+    """
+
     f: SVBuffer  # the PA-I expansion at sigma_2: PA's classifier, and OTL's / OTL(fixed)'s f
     paio: SVBuffer  # PAIO's terms at sigma_1 (h is the offset)
     log_weights: Array  # (2,) OTL's normalized log-weights
@@ -309,13 +332,13 @@ class HomogeneousState(NamedTuple):
 
     @property
     def support_vectors(self) -> Array:
-        """``(4,)`` int32, the support vectors of each head (``h``'s not included)."""
+        """`(4,)` int32, the support vectors of each head (`h`'s not included)."""
         f, g = kernels.held(self.f), kernels.held(self.paio)
         return jnp.stack([f, g, f, f])
 
     @property
     def weights(self) -> Array:
-        """``(2,)`` OTL's normalized weights ``(w_h, w_f)``."""
+        """`(2,)` OTL's normalized weights `(w_h, w_f)`."""
         return jnp.exp(self.log_weights)
 
 
@@ -334,7 +357,7 @@ def _head_params(
 
 
 def _head_points(x: Any) -> tuple[KernelPoint, KernelPoint, KernelPoint]:
-    """PA's point (no offset), OTL's (``h`` as offset) and PAIO's (the source width's row)."""
+    """PA's point (no offset), OTL's (`h` as offset) and PAIO's (the source width's row)."""
     p_target, p_source = kernels.two_views(x, "homogeneous_methods")
     return p_target._replace(offset=jnp.zeros_like(p_target.offset)), p_target, p_source
 
@@ -352,15 +375,15 @@ def homogeneous_methods(
     The four methods of the homogeneous experiment, each computed by its own learner
     (:func:`~ojax.transfer.kernel_pa`, :func:`~ojax.transfer.paio`, :func:`otl_fixed`,
     :func:`otl`), with one state shared where the algorithms coincide: OTL's and OTL(fixed)'s
-    ``f`` are PA-I runs at the same width on their own hinge loss, i.e. exactly PA's classifier,
-    so the three share the expansion ``f`` (updated once, by OTL's update). PAIO keeps its own
-    expansion at ``source_width``. ``predict`` returns the four scores in the order of
-    :data:`HOMOGENEOUS_HEADS`, so the labels are ``(4,)`` per example (the label repeated:
-    ``ojax.transfer.kernel_pool(..., heads=4)``) and the state's ``support_vectors`` are the
+    `f` are PA-I runs at the same width on their own hinge loss, i.e. exactly PA's classifier,
+    so the three share the expansion `f` (updated once, by OTL's update). PAIO keeps its own
+    expansion at `source_width`. `predict` returns the four scores in the order of
+    :data:`HOMOGENEOUS_HEADS`, so the labels are `(4,)` per example (the label repeated:
+    `ojax.transfer.kernel_pool(..., heads=4)`) and the state's `support_vectors` are the
     four counts.
 
-    An example is a pair of points ``(p_target, p_source)`` of the same pool row: the Gram row
-    at ``width`` and at ``source_width``, both carrying ``h(x)`` as offset (PA sees offset 0).
+    An example is a pair of points `(p_target, p_source)` of the same pool row: the Gram row
+    at `width` and at `source_width`, both carrying `h(x)` as offset (PA sees offset 0).
 
     Examples:
       >>> import jax.numpy as jnp

@@ -1,34 +1,34 @@
 """Kernels, the Gram matrix, and a kernel expansion in a fixed-capacity support-vector buffer.
 
-A kernel classifier is ``f(x) = sum_j alpha_j k(x_j, x)``. To run under ``jit`` / ``scan`` /
-``vmap`` the expansion lives in a :class:`SVBuffer` of static capacity with a count of the
+A kernel classifier is `f(x) = sum_j alpha_j k(x_j, x)`. To run under `jit` / `scan` /
+`vmap` the expansion lives in a :class:`SVBuffer` of static capacity with a count of the
 support vectors added so far (unused slots hold a zero coefficient, so they add nothing).
 
-Three modes give the kernel values ``k(x_j, x)`` of the buffer against the current example:
+Three modes give the kernel values `k(x_j, x)` of the buffer against the current example:
 
-* ``"gram"``: the stream fits in memory. The squared distances of the whole pool are computed
-  once with ONE matrix product, ``D_ij = n_i + n_j - 2 <x_i, x_j>`` with ``n_i = ||x_i||^2``
-  (:func:`squared_distances`), the Gram matrix ``K = exp(-D / (2 sigma^2))`` once per width
+* `"gram"`: the stream fits in memory. The squared distances of the whole pool are computed
+  once with ONE matrix product, `D_ij = n_i + n_j - 2 <x_i, x_j>` with `n_i = ||x_i||^2`
+  (:func:`squared_distances`), the Gram matrix `K = exp(-D / (2 sigma^2))` once per width
   (:func:`gram_matrix`), and both are shared by every permutation and every method. An example
-  is then its row index in the pool; the buffer stores indices and reads ``K[i, keys]``.
-* ``"pool"``: the Gram matrix as in ``"gram"``, with the expansion stored by POOL INDEX: the
-  buffer's capacity is the pool size ``N``, slot ``j`` is pool row ``j`` (``keys = arange(N)``)
-  and ``coef`` is a dense vector over the pool, so ``f(x_i) = K[i, :] @ coef`` is a contiguous
-  row read and a dot product, and an update is ``coef[i] += value``. There is no budget (the
+  is then its row index in the pool; the buffer stores indices and reads `K[i, keys]`.
+* `"pool"`: the Gram matrix as in `"gram"`, with the expansion stored by POOL INDEX: the
+  buffer's capacity is the pool size `N`, slot `j` is pool row `j` (`keys = arange(N)`)
+  and `coef` is a dense vector over the pool, so `f(x_i) = K[i, :] @ coef` is a contiguous
+  row read and a dot product, and an update is `coef[i] += value`. There is no budget (the
   whole pool fits); an example met twice accumulates in its slot, which is the same expansion.
   This is the fast layout when the whole stream is known in advance.
-* ``"direct"``: kernel values are computed on the fly from the stored vectors (the buffer
-  stores ``(capacity, d)`` features). Use it when the pool does not fit in memory.
+* `"direct"`: kernel values are computed on the fly from the stored vectors (the buffer
+  stores `(capacity, d)` features). Use it when the pool does not fit in memory.
 
-Budget (``"gram"`` and ``"direct"`` modes): ``capacity`` may be smaller than the stream. What
-happens when the buffer is full is a static choice (``when_full``):
+Budget (`"gram"` and `"direct"` modes): `capacity` may be smaller than the stream. What
+happens when the buffer is full is a static choice (`when_full`):
 
-* ``"replace_oldest"`` (default): the new support vector overwrites the oldest one (a ring
-  buffer), so the expansion keeps the ``capacity`` most recent support vectors;
-* ``"discard"``: the buffer stops accepting; later updates leave the expansion unchanged.
+* `"replace_oldest"` (default): the new support vector overwrites the oldest one (a ring
+  buffer), so the expansion keeps the `capacity` most recent support vectors;
+* `"discard"`: the buffer stops accepting; later updates leave the expansion unchanged.
 
-Either way ``count`` keeps counting every support vector ever added and the number held is
-``min(count, capacity)`` (:func:`held`). With ``capacity >= stream length`` (the default of the
+Either way `count` keeps counting every support vector ever added and the number held is
+`min(count, capacity)` (:func:`held`). With `capacity >= stream length` (the default of the
 experiments) the budget never binds and the expansion is exact.
 """
 
@@ -51,7 +51,7 @@ WHEN_FULL = ("replace_oldest", "discard")
 
 
 def gaussian_kernel(a: Array, b: Array, width: Array) -> Array:
-    """``exp(-||a - b||^2 / (2 width^2))`` along the last axis (broadcasting leading axes).
+    """`exp(-||a - b||^2 / (2 width^2))` along the last axis (broadcasting leading axes).
 
     Examples:
       >>> import jax.numpy as jnp
@@ -63,19 +63,19 @@ def gaussian_kernel(a: Array, b: Array, width: Array) -> Array:
 
 
 def linear_kernel(a: Array, b: Array, width: Array | None = None) -> Array:
-    """``<a, b>`` along the last axis (``width`` is ignored; kept for a uniform signature)."""
+    """`<a, b>` along the last axis (`width` is ignored; kept for a uniform signature)."""
     del width
     return jnp.sum(a * b, axis=-1)
 
 
 def kernel_function(kernel: str):
-    """The kernel ``(a, b, width) -> k(a, b)`` named ``kernel`` (``"gaussian"`` / ``"linear"``)."""
+    """The kernel `(a, b, width) -> k(a, b)` named `kernel` (`"gaussian"` / `"linear"`)."""
     check_choice("kernel", kernel, KERNELS)
     return gaussian_kernel if kernel == "gaussian" else linear_kernel
 
 
 def cross_products(a: Any, b: Any | None = None) -> np.ndarray | Array:
-    """``<a_i, b_j>`` for all rows, as one matrix product (dense, JAX or scipy sparse inputs)."""
+    """`<a_i, b_j>` for all rows, as one matrix product (dense, JAX or scipy sparse inputs)."""
     b = a if b is None else b
     if sp.issparse(a) or sp.issparse(b):
         prod = a @ b.T
@@ -87,7 +87,7 @@ def cross_products(a: Any, b: Any | None = None) -> np.ndarray | Array:
 
 
 def squared_norms(a: Any) -> np.ndarray | Array:
-    """``||a_i||^2`` for every row."""
+    """`||a_i||^2` for every row."""
     if sp.issparse(a):
         return np.asarray(a.multiply(a).sum(axis=1)).ravel()
     a = jnp.asarray(a)
@@ -95,19 +95,19 @@ def squared_norms(a: Any) -> np.ndarray | Array:
 
 
 def squared_distances(a: Any, b: Any | None = None, dtype: Any = None) -> Array:
-    """All pairwise ``||a_i - b_j||^2`` from one matrix product: ``n_a + n_b - 2 a b^T``.
+    """All pairwise `||a_i - b_j||^2` from one matrix product: `n_a + n_b - 2 a b^T`.
 
     Rounding can make an entry slightly negative; it is clipped at 0 (and the diagonal of
-    ``squared_distances(a)`` is set to exactly 0).
+    `squared_distances(a)` is set to exactly 0).
 
     Args:
-      a: ``(n, d)`` rows (NumPy, JAX, or a scipy sparse matrix: the product then stays sparse
-        until the ``(n, m)`` result, which is what makes the 62061-word newsgroup4 cheap).
-      b: ``(m, d)`` rows, default ``a``.
+      a: `(n, d)` rows (NumPy, JAX, or a scipy sparse matrix: the product then stays sparse
+        until the `(n, m)` result, which is what makes the 62061-word newsgroup4 cheap).
+      b: `(m, d)` rows, default `a`.
       dtype: the result's floating dtype (default: JAX's default float).
 
     Returns:
-      ``(n, m)`` squared distances as a JAX array.
+      `(n, m)` squared distances as a JAX array.
 
     Examples:
       >>> import numpy as np
@@ -125,10 +125,10 @@ def squared_distances(a: Any, b: Any | None = None, dtype: Any = None) -> Array:
 def distances_from_products(
     cross: Any, norms_a: Any, norms_b: Any, same: bool, dtype: Any = None
 ) -> Array:
-    """``max(n_a + n_b - 2 <a, b>, 0)`` from the cross products and squared norms, in
-    ``dtype`` (the diagonal set to exactly 0 when ``same``: the rows against themselves).
+    """`max(n_a + n_b - 2 <a, b>, 0)` from the cross products and squared norms, in
+    `dtype` (the diagonal set to exactly 0 when `same`: the rows against themselves).
     Traceable: :func:`squared_distances` calls it eagerly, the set-up program of
-    :mod:`ojax.transfer.prepare` under ``jit``."""
+    :mod:`ojax.transfer.prepare` under `jit`."""
     if dtype is None:
         dtype = jnp.zeros(()).dtype  # float32 unless x64 is on
     cross = jnp.asarray(cross, dtype)
@@ -141,9 +141,9 @@ def distances_from_products(
 
 
 def gram_matrix(sq_dist: Array, width: ArrayLike, kernel: str = "gaussian") -> Array:
-    """``K = exp(-D / (2 width^2))`` from precomputed squared distances (Gaussian kernel).
+    """`K = exp(-D / (2 width^2))` from precomputed squared distances (Gaussian kernel).
 
-    For the linear kernel use :func:`cross_products` directly (``kernel="linear"`` raises).
+    For the linear kernel use :func:`cross_products` directly (`kernel="linear"` raises).
     """
     if kernel != "gaussian":
         raise InputError(f"kernel: gram_matrix builds Gaussian Gram matrices, got {kernel!r}")
@@ -157,10 +157,10 @@ class KernelPoint(NamedTuple):
     """One example as the kernel learners see it.
 
     Attributes:
-      key: ``"gram"`` mode: the example's row index in the pool (int32, shape ()); ``"direct"``
-        mode: its features, shape ``(d,)``.
-      row: ``"gram"`` mode: the Gram row ``K[key, :]`` at this learner's width, shape ``(N,)``;
-        ``None`` in ``"direct"`` mode.
+      key: `"gram"` mode: the example's row index in the pool (int32, shape ()); `"direct"`
+        mode: its features, shape `(d,)`.
+      row: `"gram"` mode: the Gram row `K[key, :]` at this learner's width, shape `(N,)`;
+        `None` in `"direct"` mode.
       offset: the output of a frozen source classifier at this example (0 when there is none),
         shape (). It is computed once for the whole pool because the source classifier never
         changes (:func:`expansion_outputs`).
@@ -172,7 +172,7 @@ class KernelPoint(NamedTuple):
 
 
 class SVBuffer(NamedTuple):
-    """A kernel expansion ``f(x) = sum_j coef_j k(key_j, x)`` of static capacity."""
+    """A kernel expansion `f(x) = sum_j coef_j k(key_j, x)` of static capacity."""
 
     keys: Array  # (capacity,) int32 pool indices ("gram") or (capacity, d) vectors ("direct")
     coef: Array  # (capacity,) float coefficients alpha_j; 0 in unused slots
@@ -181,7 +181,7 @@ class SVBuffer(NamedTuple):
 
 
 def as_point(x: Any) -> KernelPoint:
-    """``x`` itself if it is a :class:`KernelPoint`, else the ``"direct"`` point of features ``x``
+    """`x` itself if it is a :class:`KernelPoint`, else the `"direct"` point of features `x`
     with no offset."""
     if isinstance(x, KernelPoint):
         return x
@@ -202,7 +202,7 @@ def one_view(x: Any, learner: str) -> KernelPoint:
 
 
 def two_views(x: Any, learner: str) -> tuple[KernelPoint, KernelPoint]:
-    """The two views ``(x1, x2)`` of an example; anything else raises a clear
+    """The two views `(x1, x2)` of an example; anything else raises a clear
     :class:`~ojax.validation.InputError` (a mismatched view split)."""
     if isinstance(x, KernelPoint) or not isinstance(x, (tuple, list)) or len(x) != 2:
         views = len(x) if isinstance(x, (tuple, list)) and not isinstance(x, KernelPoint) else 1
@@ -214,7 +214,7 @@ def two_views(x: Any, learner: str) -> tuple[KernelPoint, KernelPoint]:
 
 
 def empty_buffer(capacity: int, mode: str, dim: int | None = None, dtype: Any = None) -> SVBuffer:
-    """An empty buffer (``dim`` is needed in ``"direct"`` mode)."""
+    """An empty buffer (`dim` is needed in `"direct"` mode)."""
     dtype = jnp.zeros(()).dtype if dtype is None else dtype
     if mode == "gram":
         keys = jnp.zeros((capacity,), jnp.int32)
@@ -226,14 +226,14 @@ def empty_buffer(capacity: int, mode: str, dim: int | None = None, dtype: Any = 
 
 
 def held(buffer: SVBuffer) -> Array:
-    """Number of support vectors held: ``min(count, capacity)``."""
+    """Number of support vectors held: `min(count, capacity)`."""
     return jnp.minimum(buffer.count, buffer.coef.shape[0])
 
 
 def kernel_values(
     buffer: SVBuffer, point: KernelPoint, width: Array, mode: str, kernel: str
 ) -> Array:
-    """``k(key_j, x)`` for every slot, shape ``(capacity,)``."""
+    """`k(key_j, x)` for every slot, shape `(capacity,)`."""
     if mode == "pool":
         _check_pool(buffer, point)  # refuses a point without its Gram row
         assert point.row is not None
@@ -245,7 +245,7 @@ def kernel_values(
 
 
 def self_kernel(point: KernelPoint, width: Array, mode: str, kernel: str) -> Array:
-    """``k(x, x)`` (1 for the Gaussian kernel)."""
+    """`k(x, x)` (1 for the Gaussian kernel)."""
     if mode in ("gram", "pool"):
         assert point.row is not None  # a "gram" / "pool" point carries its Gram row
         return point.row[point.key]
@@ -253,12 +253,12 @@ def self_kernel(point: KernelPoint, width: Array, mode: str, kernel: str) -> Arr
 
 
 def evaluate(buffer: SVBuffer, point: KernelPoint, width: Array, mode: str, kernel: str) -> Array:
-    """``f(x) = sum_j coef_j k(key_j, x)`` (without the point's offset)."""
+    """`f(x) = sum_j coef_j k(key_j, x)` (without the point's offset)."""
     return jnp.dot(buffer.coef, kernel_values(buffer, point, width, mode, kernel))
 
 
 def _check_pool(buffer: SVBuffer, point: KernelPoint) -> None:
-    """The ``"pool"`` layout needs one slot per pool row (a static shape check at trace time)."""
+    """The `"pool"` layout needs one slot per pool row (a static shape check at trace time)."""
     if point.row is None or point.row.shape[-1] != buffer.coef.shape[-1]:
         size = None if point.row is None else point.row.shape[-1]
         raise InputError(
@@ -275,11 +275,11 @@ def add(
     when_full: str,
     mode: str = "gram",
 ) -> SVBuffer:
-    """Adds ``value * k(x, .)`` to the expansion when ``accept`` (a traced bool).
+    """Adds `value * k(x, .)` to the expansion when `accept` (a traced bool).
 
-    ``"gram"`` / ``"direct"``: the slot is ``count`` while there is room; when the buffer is
-    full, ``"replace_oldest"`` overwrites slot ``count % capacity`` (the oldest) and
-    ``"discard"`` drops the new term. ``"pool"``: ``coef[key] += value`` (``when_full`` does not
+    `"gram"` / `"direct"`: the slot is `count` while there is room; when the buffer is
+    full, `"replace_oldest"` overwrites slot `count % capacity` (the oldest) and
+    `"discard"` drops the new term. `"pool"`: `coef[key] += value` (`when_full` does not
     apply).
     """
     if mode == "pool":
@@ -312,11 +312,11 @@ def expansion_outputs(
     features: Any = None,
     kernel: str = "gaussian",
 ) -> Array:
-    """Outputs ``sum_j coef_j k(key_j, x_i)`` of a frozen expansion at many points at once.
+    """Outputs `sum_j coef_j k(key_j, x_i)` of a frozen expansion at many points at once.
 
     Either pass the squared distances of the points to the support vectors
-    (``sq_dist_to_keys``, ``(n, capacity)``) or, for ``"direct"`` keys, the points'
-    ``features`` ``(n, d)``.
+    (`sq_dist_to_keys`, `(n, capacity)`) or, for `"direct"` keys, the points'
+    `features` `(n, d)`.
     """
     coef = jnp.asarray(coef)
     if sq_dist_to_keys is not None:

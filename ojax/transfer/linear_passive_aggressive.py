@@ -1,9 +1,9 @@
 """Linear Passive-Aggressive (PA-I) classifier, an :class:`~ojax.core.Predictor`.
 
-    predict  sign(<w, x>)  (sign(0) = +1; ``predict`` returns the score <w, x>)
+    predict  sign(<w, x>)  (sign(0) = +1; `predict` returns the score <w, x>)
     l = max(0, 1 - y <w, x>),  tau = min(C, l / ||x||^2),  w <- w + tau y x
 
-A zero input (``||x|| = 0``) leaves ``w`` unchanged.
+A zero input (`||x|| = 0`) leaves `w` unchanged.
 
 References:
   Crammer, K., Dekel, O., Keshet, J., Shalev-Shwartz, S., Singer, Y. (2006). Online
@@ -22,25 +22,37 @@ from ojax.validation import check_int, check_positive
 
 
 class LinearPAParams(NamedTuple):
+    """The hyperparameters of LinearPA: a pytree of arrays passed at call time.
+
+    Attributes:
+      C: aggressiveness C > 0, shape ()
+    """
+
     C: Array  # aggressiveness C > 0, shape ()
 
     @classmethod
     def default(cls, dtype: Any = None) -> LinearPAParams:
-        """``C = 1``."""
+        """`C = 1`."""
         return cls(*scalars(1.0, dtype=dtype))
 
 
 class LinearPAState(NamedTuple):
+    """The state of LinearPA: a pytree of arrays, carried from step to step.
+
+    Attributes:
+      weights: w, shape (d,)
+    """
+
     weights: Array  # w, shape (d,)
 
 
 @learner_factory
 def linear_pa(dim: int, sparse: bool = False) -> Predictor:
-    """Linear PA-I over ``dim`` features (static), on dense rows or on sparse rows.
+    """Linear PA-I over `dim` features (static), on dense rows or on sparse rows.
 
-    With ``sparse=True`` an input is one row ``(indices, values)`` of
-    :class:`ojax.sparse.SparseRows` (padded with ``(0, 0.0)``): the score is a gather and the
-    update a scatter-add, ``O(non-zeros)`` per step instead of ``O(dim)``, with the same results.
+    With `sparse=True` an input is one row `(indices, values)` of
+    :class:`ojax.sparse.SparseRows` (padded with `(0, 0.0)`): the score is a gather and the
+    update a scatter-add, `O(non-zeros)` per step instead of `O(dim)`, with the same results.
 
     Examples:
       >>> import jax.numpy as jnp

@@ -1,21 +1,21 @@
 """Kernel Passive-Aggressive (PA-I), PAIO and the averaged source classifier of OTL.
 
-Every learner of :mod:`ojax.transfer` is a :class:`~ojax.core.Predictor`: ``predict`` returns a
-real score whose sign (``sign(0) = +1``) is the predicted label, so a mistake is
+Every learner of :mod:`ojax.transfer` is a :class:`~ojax.core.Predictor`: `predict` returns a
+real score whose sign (`sign(0) = +1`) is the predicted label, so a mistake is
 :data:`ojax.losses.zero_one` of the score, counted before the update by :func:`ojax.run`. Every
-kernel state has a ``support_vectors`` property (the support vectors its expansions hold), which
+kernel state has a `support_vectors` property (the support vectors its expansions hold), which
 :func:`ojax.transfer.support_vectors_record` records after each update.
 
 An example is a :class:`~ojax.transfer.kernels.KernelPoint` (or a pair of them for the two-view
-learners of :mod:`ojax.transfer.heterogeneous`). A frozen source classifier ``h`` never changes,
-so its outputs on the target pool are computed once and carried by the points as ``offset``:
+learners of :mod:`ojax.transfer.heterogeneous`). A frozen source classifier `h` never changes,
+so its outputs on the target pool are computed once and carried by the points as `offset`:
 
 * PA (kernel PA-I) on the target only: points with offset 0.
-* PAIO: the same PA-I, started from ``h``'s support vectors and averaged coefficients. Since
-  PA-I only appends, ``f = h + (new terms)``: it is :func:`kernel_pa` on points carrying ``h``.
+* PAIO: the same PA-I, started from `h`'s support vectors and averaged coefficients. Since
+  PA-I only appends, `f = h + (new terms)`: it is :func:`kernel_pa` on points carrying `h`.
 
 A support vector is added on every margin error (hinge loss > 0), not only on mistakes; the
-support vectors of ``h`` are counted by the caller (``base_support_vectors`` of
+support vectors of `h` are counted by the caller (`base_support_vectors` of
 :func:`ojax.transfer.run_kernel`).
 
 References:
@@ -47,17 +47,17 @@ PAPER_LEARNING_RATE = 0.5
 
 
 def scalar(value: float, dtype: Any = None) -> Array:
-    """``value`` as a 0-d array of ``dtype`` (default: JAX's default float)."""
+    """`value` as a 0-d array of `dtype` (default: JAX's default float)."""
     return jnp.asarray(value, jnp.zeros(()).dtype if dtype is None else dtype)
 
 
 def sign(score: Array) -> Array:
-    """``+1`` where ``score >= 0`` else ``-1`` (so ``sign(0) = +1``), in ``score``'s dtype."""
+    """`+1` where `score >= 0` else `-1` (so `sign(0) = +1`), in `score`'s dtype."""
     return jnp.where(score >= 0, 1.0, -1.0).astype(score.dtype)
 
 
 def project(z: Array) -> Array:
-    """``Pi(z) = max(0, min(1, (z + 1) / 2))``, mapping a score (or a label) into [0, 1]."""
+    """`Pi(z) = max(0, min(1, (z + 1) / 2))`, mapping a score (or a label) into [0, 1]."""
     return jnp.clip((z + 1.0) / 2.0, 0.0, 1.0)
 
 
@@ -70,9 +70,9 @@ def pa_step(
     width: Array,
     options: tuple[str, str, str],
 ) -> SVBuffer:
-    """One PA-I update of ``buffer`` at ``point`` of current ``score``: ``tau = min(C, l /
-    k(x, x))`` and ``alpha = y tau`` when ``l = max(0, 1 - y score) > 0``. ``options`` is
-    ``(mode, kernel, when_full)``."""
+    """One PA-I update of `buffer` at `point` of current `score`: `tau = min(C, l /
+    k(x, x))` and `alpha = y tau` when `l = max(0, 1 - y score) > 0`. `options` is
+    `(mode, kernel, when_full)`."""
     mode, kernel, when_full = options
     loss = losses.hinge.value(score, y)
     kxx = kernels.self_kernel(point, width, mode, kernel)
@@ -94,7 +94,7 @@ class KernelPAParams(NamedTuple):
 
     @classmethod
     def paper(cls, dtype: Any = None) -> KernelPAParams:
-        """PA on the target as in the paper: ``C = 5``, ``sigma_2 = 8``.
+        """PA on the target as in the paper: `C = 5`, `sigma_2 = 8`.
 
         Examples:
           >>> print(KernelPAParams.paper().width)
@@ -104,7 +104,7 @@ class KernelPAParams(NamedTuple):
 
     @classmethod
     def paper_source(cls, dtype: Any = None) -> KernelPAParams:
-        """The source classifier ``h`` and PAIO as in the paper: ``C = 5``, ``sigma_1 = 4``.
+        """The source classifier `h` and PAIO as in the paper: `C = 5`, `sigma_1 = 4`.
 
         Examples:
           >>> print(KernelPAParams.paper_source().width)
@@ -114,16 +114,22 @@ class KernelPAParams(NamedTuple):
 
 
 class KernelPAState(NamedTuple):
+    """The state of KernelPA: a pytree of arrays, carried from step to step.
+
+    Attributes:
+      buffer: the expansion f (without the offset)
+    """
+
     buffer: SVBuffer  # the expansion f (without the offset)
 
     @property
     def support_vectors(self) -> Array:
-        """``()`` int32, the support vectors held."""
+        """`()` int32, the support vectors held."""
         return kernels.held(self.buffer)
 
 
 def check_pa_params(params: KernelPAParams) -> None:
-    """Raises unless ``C > 0`` and ``width > 0``."""
+    """Raises unless `C > 0` and `width > 0`."""
     check_positive("C", params.C)
     check_positive("width", params.width)
 
@@ -136,21 +142,21 @@ def kernel_pa(
     when_full: str = "replace_oldest",
     dim: int | None = None,
 ) -> Predictor:
-    """Kernel Passive-Aggressive (PA-I); with points carrying ``h`` as offset it is PAIO.
+    """Kernel Passive-Aggressive (PA-I); with points carrying `h` as offset it is PAIO.
 
-    The score is ``s = offset + f(x)``; after the label::
+    The score is `s = offset + f(x)`; after the label::
 
         l = max(0, 1 - y s);  if l > 0:  tau = min(C, l / k(x, x)),  f <- f + y tau k(x, .)
 
     Args:
-      capacity: buffer size (static); the stream length for an exact run; in ``"pool"`` mode
-        the pool size ``N``.
-      mode: ``"gram"`` (points are pool indices with Gram rows), ``"pool"`` (the same points,
+      capacity: buffer size (static); the stream length for an exact run; in `"pool"` mode
+        the pool size `N`.
+      mode: `"gram"` (points are pool indices with Gram rows), `"pool"` (the same points,
         coefficients stored densely by pool index: the fast exact layout, no budget) or
-        ``"direct"`` (features).
-      kernel: ``"gaussian"`` or ``"linear"`` (``"direct"`` mode; a Gram is data).
-      when_full: ``"replace_oldest"`` or ``"discard"`` (see :mod:`ojax.transfer.kernels`).
-      dim: feature dimension (``"direct"`` mode only).
+        `"direct"` (features).
+      kernel: `"gaussian"` or `"linear"` (`"direct"` mode; a Gram is data).
+      when_full: `"replace_oldest"` or `"discard"` (see :mod:`ojax.transfer.kernels`).
+      dim: feature dimension (`"direct"` mode only).
 
     Returns:
       A :class:`~ojax.core.Predictor` over one view; its state is :class:`KernelPAState`.
@@ -196,13 +202,21 @@ the source classifier's output ``h(x)``; ``f = h + `` the target support vectors
 
 
 class AveragedPAState(NamedTuple):
+    """The state of AveragedPA: a pytree of arrays, carried from step to step.
+
+    Attributes:
+      buffer: the running PA-I expansion alpha_t
+      average: (capacity,) averaged coefficients alpha_bar_t (same slots as buffer)
+      steps: (), int32: examples seen t
+    """
+
     buffer: SVBuffer  # the running PA-I expansion alpha_t
     average: Array  # (capacity,) averaged coefficients alpha_bar_t (same slots as buffer)
     steps: Array  # (), int32: examples seen t
 
     @property
     def support_vectors(self) -> Array:
-        """``()`` int32, the support vectors held."""
+        """`()` int32, the support vectors held."""
         return kernels.held(self.buffer)
 
 
@@ -213,7 +227,7 @@ def averaged_kernel_pa(
     kernel: str = "gaussian",
     dim: int | None = None,
 ) -> Predictor:
-    """Averaged kernel PA-I, the source classifier ``h`` of OTL.
+    """Averaged kernel PA-I, the source classifier `h` of OTL.
 
     It predicts and updates as :func:`kernel_pa` (with the running coefficients); after each
     step the coefficient vector is averaged (a new support vector enters both with a zero
@@ -221,8 +235,8 @@ def averaged_kernel_pa(
 
         alpha_bar_t = ((t - 1) / t) alpha_bar_{t-1} + alpha_t / t
 
-    ``h`` is the expansion with the support vectors of the run and the coefficients
-    ``alpha_bar_n`` (:func:`source_classifier`). The buffer never overwrites: ``capacity`` must
+    `h` is the expansion with the support vectors of the run and the coefficients
+    `alpha_bar_n` (:func:`source_classifier`). The buffer never overwrites: `capacity` must
     be at least the source length.
 
     Examples:
@@ -256,7 +270,7 @@ def averaged_kernel_pa(
 
 
 def source_classifier(state: AveragedPAState) -> SVBuffer:
-    """The source classifier ``h``: the averaged coefficients on the run's support vectors."""
+    """The source classifier `h`: the averaged coefficients on the run's support vectors."""
     return SVBuffer(state.buffer.keys, state.average, state.buffer.count)
 
 

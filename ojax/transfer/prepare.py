@@ -1,26 +1,26 @@
-"""The set-up of a transfer split as one compiled program: the source classifier ``h``, its
+"""The set-up of a transfer split as one compiled program: the source classifier `h`, its
 outputs on the target pool and the target's Gram matrices.
 
-:func:`setup_arrays` computes in one ``jit`` (one program per input shapes, dtypes and Gram
+:func:`setup_arrays` computes in one `jit` (one program per input shapes, dtypes and Gram
 views; a second split of the same shapes reuses it) what :func:`~ojax.transfer.train_source`,
 :func:`~ojax.transfer.source_outputs` and :func:`~ojax.transfer.gram_matrix` compute one
 operation at a time:
 
 * the source rows' squared distances, their Gram matrix at the source width and the averaged
-  kernel PA-I over the source order (one ``lax.scan``): ``h``;
-* ``h(x)`` on every target row (the target's source view against the source rows);
-* the target's squared distances per view (``whole``; or ``view1``, ``view2`` and ``whole =
-  view1 + view2`` for a heterogeneous split) and their Gram matrices at the widths asked.
+  kernel PA-I over the source order (one `lax.scan`): `h`;
+* `h(x)` on every target row (the target's source view against the source rows);
+* the target's squared distances per view (`whole`; or `view1`, `view2` and `whole =
+  view1 + view2` for a heterogeneous split) and their Gram matrices at the widths asked.
 
 Dense features enter the program as they are (their products are computed inside); for scipy
 sparse features (newsgroup4, the LIBSVM files) the cross products and squared norms are
 computed on the host first (:func:`pair`), so the program never sees the 62061-word rows.
 The operations are those of the eager functions, in the same order and dtypes.
 
-Sparse targets (a7a, w7a, newsgroup4) are set up in bounded memory: ``h`` and ``h(x)`` in the
+Sparse targets (a7a, w7a, newsgroup4) are set up in bounded memory: `h` and `h(x)` in the
 program above (without the target), then the Gram matrices :data:`BLOCK_ROWS` target rows at a
 time (:func:`sparse_grams`): the host forms one block's cross products per view (float64, cast
-to ``dtype``), a donated program writes that block's rows of every Gram matrix in place. Every
+to `dtype`), a donated program writes that block's rows of every Gram matrix in place. Every
 entry is elementwise in its products, so the matrices are those of the one-program set-up bit
 for bit; the peak is the Gram matrices themselves plus one block (a7a, float32: 1.1 GiB of
 matrices, was 4.1 GiB in all with every distance matrix and the host's float64 products).
@@ -58,15 +58,15 @@ block ends at the last row)."""
 
 
 class Dense(NamedTuple):
-    """Dense rows ``a`` against ``b`` (``None``: against themselves); products in the program."""
+    """Dense rows `a` against `b` (`None`: against themselves); products in the program."""
 
     a: Any
     b: Any = None
 
 
 class Products(NamedTuple):
-    """Sparse rows, reduced on the host: ``<a_i, b_j>`` and the squared norms (``norms_b``
-    ``None``: the rows against themselves)."""
+    """Sparse rows, reduced on the host: `<a_i, b_j>` and the squared norms (`norms_b`
+    `None`: the rows against themselves)."""
 
     cross: Any
     norms_a: Any
@@ -74,9 +74,9 @@ class Products(NamedTuple):
 
 
 def pair(a: Any, b: Any = None, dtype: Any = np.float64) -> Dense | Products:
-    """What the program needs of the squared distances of ``a``'s rows to ``b``'s (default
-    ``a``'s own): the dense features, or for scipy sparse input the products computed on the
-    host (in float64, then cast to ``dtype`` as :func:`~ojax.transfer.squared_distances` does;
+    """What the program needs of the squared distances of `a`'s rows to `b`'s (default
+    `a`'s own): the dense features, or for scipy sparse input the products computed on the
+    host (in float64, then cast to `dtype` as :func:`~ojax.transfer.squared_distances` does;
     :data:`BLOCK_ROWS` rows at a time, each entry as the whole product gives it)."""
     if sp.issparse(a) or (b is not None and sp.issparse(b)):
         other = a if b is None else b
@@ -125,7 +125,7 @@ class _Inputs(NamedTuple):
 
 @functools.lru_cache(maxsize=16)
 def _setup_program(views: tuple[str, ...], dtype: str) -> Callable[[_Inputs], SetupArrays]:
-    """The jitted set-up of these Gram views in ``dtype``, kept traced on disk beside the
+    """The jitted set-up of these Gram views in `dtype`, kept traced on disk beside the
     compilation cache (:func:`ojax.programs.jit`): a warm process neither traces nor
     lowers it."""
     return programs.jit(functools.partial(_program, views=views, dtype=dtype))
@@ -168,22 +168,22 @@ def setup_arrays(
     grams: tuple[tuple[str, float], ...],
     dtype: Any,
 ) -> SetupArrays:
-    """``h``, ``h`` on the target rows and the Gram matrices ``grams`` (``(view, width)``
-    pairs; views ``"whole"``, ``"view1"``, ``"view2"``) of a split, in one compiled program.
+    """`h`, `h` on the target rows and the Gram matrices `grams` (`(view, width)`
+    pairs; views `"whole"`, `"view1"`, `"view2"`) of a split, in one compiled program.
 
     Args:
-      source_x: ``(S, k)`` source rows (dense or scipy sparse).
+      source_x: `(S, k)` source rows (dense or scipy sparse).
       source_y: their labels in {-1, +1}.
-      target_x: ``(N, d)`` target rows: ``k == d`` homogeneous, else the source saw the first
-        ``k`` features (heterogeneous: views ``view1 = [:, :k]``, ``view2 = [:, k:]``).
-      source_order: ``(S',)`` int source rows in the order ``h`` learns them (checked by the
+      target_x: `(N, d)` target rows: `k == d` homogeneous, else the source saw the first
+        `k` features (heterogeneous: views `view1 = [:, :k]`, `view2 = [:, k:]`).
+      source_order: `(S',)` int source rows in the order `h` learns them (checked by the
         caller).
-      source_params: ``h``'s params, in ``dtype``.
+      source_params: `h`'s params, in `dtype`.
       grams: the Gram matrices to build.
       dtype: the floating dtype of everything.
 
     Returns:
-      :class:`SetupArrays` (device arrays; nothing is checked here: see ``finite``).
+      :class:`SetupArrays` (device arrays; nothing is checked here: see `finite`).
     """
     k, d = source_x.shape[1], target_x.shape[1]
     dtype = np.dtype(dtype)
@@ -220,7 +220,7 @@ def setup_arrays(
 
 
 def _source_only(source_x, source_y, source_view, source_order, source_params, dtype):
-    """:func:`_program` without target views: ``h`` and ``h(x)``. The host products go to the
+    """:func:`_program` without target views: `h` and `h(x)`. The host products go to the
     device one at a time (each host copy, and its float64 original, freed before the next)."""
 
     def on_device(p: Dense | Products) -> Dense | Products:
@@ -245,11 +245,11 @@ def _source_only(source_x, source_y, source_view, source_order, source_params, d
 def sparse_grams(
     views: dict[str, Any], grams: tuple[tuple[str, float], ...], dtype: Any
 ) -> tuple[tuple[Array, ...], Array]:
-    """The Gram matrices ``grams`` (``(view, width)`` pairs) of the sparse target rows
-    ``views`` (``"whole"``, or ``"view1"`` and ``"view2"``; ``whole = view1 + view2`` in
+    """The Gram matrices `grams` (`(view, width)` pairs) of the sparse target rows
+    `views` (`"whole"`, or `"view1"` and `"view2"`; `whole = view1 + view2` in
     distance), :data:`BLOCK_ROWS` rows at a time, and whether every entry is finite.
 
-    Each block's cross products are formed on the host (float64, cast to ``dtype`` as
+    Each block's cross products are formed on the host (float64, cast to `dtype` as
     :func:`pair` does); a donated program turns them into the block's rows of every matrix in
     place. Memory: the matrices plus one block."""
     dtype = np.dtype(dtype)
@@ -282,7 +282,7 @@ def _block_program(grams: tuple[str, ...], views: tuple[str, ...], dtype: str) -
 
 
 def _block(built, cross, norms, start, widths, grams: tuple[str, ...], dtype: Any):
-    """Rows ``start:start + b`` of every Gram matrix, written into ``built``: the operations
+    """Rows `start:start + b` of every Gram matrix, written into `built`: the operations
     of :func:`distances` (the rows against themselves) and :func:`_program`, per entry."""
     n = next(iter(norms.values())).shape[0]
     rows = next(iter(cross.values())).shape[0]

@@ -1,13 +1,13 @@
-"""The registry table of :mod:`ojax.transfer`: the kernel learners (kind ``"kernel"``) and
-linear PA-I (a ``"predictor"``).
+"""The registry table of :mod:`ojax.transfer`: the kernel learners (kind `"kernel"`) and
+linear PA-I (a `"predictor"`).
 
 A kernel learner's stream is a pool of :data:`POOL_SIZE` examples (Gram rows of a Gaussian
 kernel, one or two views, a frozen "source" classifier's outputs as offsets where the method
-carries one) and an order of pool rows (:mod:`ojax.envs.kernel_pools`): ``"kernel_pool"``,
-``"kernel_pool_source"``, ``"kernel_two_views"``, ``"kernel_two_views_source"``. The recorded
+carries one) and an order of pool rows (:mod:`ojax.envs.kernel_pools`): `"kernel_pool"`,
+`"kernel_pool_source"`, `"kernel_two_views"`, `"kernel_two_views_source"`. The recorded
 loss is the mistake (:data:`ojax.losses.zero_one`). Defaults are the paper's
-(``KernelPAParams.default()`` is :meth:`~ojax.transfer.KernelPAParams.paper`: the width only
-matters in ``"direct"`` mode, the pool's Gram matrices carry theirs).
+(`KernelPAParams.default()` is :meth:`~ojax.transfer.KernelPAParams.paper`: the width only
+matters in `"direct"` mode, the pool's Gram matrices carry theirs).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ POOL_SIZE = 64
 
 
 def _grid(params_class, *rows: tuple[float, ...]):
-    """``params_class`` over the grid points ``rows`` (one tuple of field values each)."""
+    """`params_class` over the grid points `rows` (one tuple of field values each)."""
     return lambda: params_class(*(jnp.asarray(column, jnp.float32) for column in zip(*rows)))
 
 

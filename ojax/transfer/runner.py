@@ -4,17 +4,17 @@ A pool (:func:`kernel_pool`) is the pytree of every example of the target stream
 learners see it, with a leading pool axis: per view a
 :class:`~ojax.transfer.kernels.KernelPoint` of the row indices, the Gram matrix at the width the
 method uses on that view (or the features) and the frozen source classifier's outputs. An
-``order`` of pool rows is the stream: :func:`ojax.run` with ``order`` gathers row ``order[t]``
-at step ``t``, so every permutation of the pool reads the same Gram matrices (never copied) and
+`order` of pool rows is the stream: :func:`ojax.run` with `order` gathers row `order[t]`
+at step `t`, so every permutation of the pool reads the same Gram matrices (never copied) and
 :func:`run_kernel` vmaps over the orders only.
 
 Per-step outputs come out of one :class:`~ojax.core.Trace`:
 
-* ``loss``: the mistakes, :data:`ojax.losses.zero_one` of the score (``sign(0) = +1``), counted
+* `loss`: the mistakes, :data:`ojax.losses.zero_one` of the score (`sign(0) = +1`), counted
   before the update;
-* ``prediction``: the scores;
-* ``record``: what a ``record`` function returns: the support vectors after each update
-  (:func:`support_vectors_record`, which adds the source classifier's ``|SV(h)|``), the weights
+* `prediction`: the scores;
+* `record`: what a `record` function returns: the support vectors after each update
+  (:func:`support_vectors_record`, which adds the source classifier's `|SV(h)|`), the weights
   (:func:`weights_record`), or anything read off :class:`~ojax.core.Step`.
 """
 
@@ -75,28 +75,28 @@ def kernel_pool(
     heads: int | None = None,
     dtype: Any = None,
 ) -> tuple[Any, Array]:
-    """The pool ``(xs, ys)`` of a kernel learner, for :func:`ojax.run` with ``order``.
+    """The pool `(xs, ys)` of a kernel learner, for :func:`ojax.run` with `order`.
 
     Args:
-      labels: ``(N,)`` in {-1, +1}.
-      grams: one ``(N, N)`` Gram matrix or a tuple of them (one per view, at the width the
-        method uses on that view), or ``None``.
-      features: one ``(N, d)`` array or a tuple of them (``"direct"`` mode), or ``None``
-        (exactly one of ``grams`` / ``features``).
-      offsets: one ``(N,)`` array or a tuple (one per view): the frozen source classifier's
+      labels: `(N,)` in {-1, +1}.
+      grams: one `(N, N)` Gram matrix or a tuple of them (one per view, at the width the
+        method uses on that view), or `None`.
+      features: one `(N, d)` array or a tuple of them (`"direct"` mode), or `None`
+        (exactly one of `grams` / `features`).
+      offsets: one `(N,)` array or a tuple (one per view): the frozen source classifier's
         output on each example; default zeros.
       heads: for a learner with several scores per example
-        (:func:`~ojax.transfer.homogeneous_methods`: 4), the labels repeated to ``(N, heads)``.
+        (:func:`~ojax.transfer.homogeneous_methods`: 4), the labels repeated to `(N, heads)`.
       dtype: floating dtype of the arrays (default: JAX's default float).
 
     Returns:
-      ``(xs, ys)``: ``xs`` a :class:`~ojax.transfer.kernels.KernelPoint` with a leading pool
-      axis (``key`` the row indices, ``row`` the Gram matrix or ``key`` the features,
-      ``offset``), or a pair of them for two views; ``ys`` the labels.
+      `(xs, ys)`: `xs` a :class:`~ojax.transfer.kernels.KernelPoint` with a leading pool
+      axis (`key` the row indices, `row` the Gram matrix or `key` the features,
+      `offset`), or a pair of them for two views; `ys` the labels.
 
     Raises:
       InputError: on labels outside {-1, +1}, NaN / Inf, shapes that do not match, or not
-        exactly one of ``grams`` / ``features``.
+        exactly one of `grams` / `features`.
 
     Examples:
       >>> import numpy as np
@@ -131,8 +131,8 @@ def kernel_pool(
 
 
 def support_vectors(state: Any) -> Array:
-    """The support vectors a kernel learner's state holds (its ``support_vectors`` property:
-    one count, or one per head); ``|SV(h)|`` of a frozen source classifier is not included."""
+    """The support vectors a kernel learner's state holds (its `support_vectors` property:
+    one count, or one per head); `|SV(h)|` of a frozen source classifier is not included."""
     try:
         return state.support_vectors
     except AttributeError:
@@ -162,11 +162,11 @@ def _support_vectors_record(base: int | tuple[int, ...]) -> Record:
 
 
 def support_vectors_record(base_support_vectors: int | tuple[int, ...] = 0) -> Record:
-    """A ``record`` function of :func:`ojax.run`: the support vectors after each update, plus
-    ``base_support_vectors`` (the frozen source classifier's ``|SV(h)|`` that the method counts:
+    """A `record` function of :func:`ojax.run`: the support vectors after each update, plus
+    `base_support_vectors` (the frozen source classifier's `|SV(h)|` that the method counts:
     PAIO, OTL, COTL, SCT; 0 for PA and COTL0; one per head for a multi-head learner).
 
-    The same ``base_support_vectors`` gives the same function (one compilation).
+    The same `base_support_vectors` gives the same function (one compilation).
 
     Examples:
       >>> import jax.numpy as jnp
@@ -182,8 +182,8 @@ def support_vectors_record(base_support_vectors: int | tuple[int, ...] = 0) -> R
 
 
 def weights_record(step: Step) -> Array:
-    """A ``record`` function of :func:`ojax.run`: the normalized weights ``(w_h, w_f)`` after
-    each update (OTL, OTL(fixed), HomOTL-II; OTL's for ``homogeneous_methods``)."""
+    """A `record` function of :func:`ojax.run`: the normalized weights `(w_h, w_f)` after
+    each update (OTL, OTL(fixed), HomOTL-II; OTL's for `homogeneous_methods`)."""
     state = step.new_state
     if isinstance(state, HomOTL2State):
         return homotl2_weights(state, step.params)
@@ -214,20 +214,20 @@ def run_kernel(
       params: its params (arrays; new values never recompile).
       xs: the pool's inputs (:func:`kernel_pool`).
       ys: the pool's labels.
-      orders: ``(T,)`` or ``(P, T)`` int pool rows (0-based): one stream per row, all in one
+      orders: `(T,)` or `(P, T)` int pool rows (0-based): one stream per row, all in one
         vmap that shares the pool.
       base_support_vectors: the source classifier's support vectors counted by the method.
       record: the per-step record (default :func:`support_vectors_record` of
-        ``base_support_vectors``).
-      keep_predictions: keep the scores in ``Trace.prediction``.
+        `base_support_vectors`).
+      keep_predictions: keep the scores in `Trace.prediction`.
 
     Returns:
-      The final state(s) and the :class:`~ojax.core.Trace`: ``loss`` the mistakes (1.0 where
-      ``sign(score) != y``), ``prediction`` the scores, ``record`` the support vectors after
-      each step; leaves ``(T, ...)`` or ``(P, T, ...)``.
+      The final state(s) and the :class:`~ojax.core.Trace`: `loss` the mistakes (1.0 where
+      `sign(score) != y`), `prediction` the scores, `record` the support vectors after
+      each step; leaves `(T, ...)` or `(P, T, ...)`.
 
     Raises:
-      InputError: on orders outside the pool (named ``orders``), a view split that does not fit
+      InputError: on orders outside the pool (named `orders`), a view split that does not fit
         the learner, bad params or data; before anything runs.
     """
     record = support_vectors_record(base_support_vectors) if record is None else record
@@ -244,7 +244,7 @@ def run_kernel(
 
 
 def permutations(key: Array, num: int, length: int, pool: int | None = None) -> Array:
-    """``num`` random orders: each a permutation of ``range(pool)`` cut to ``length``.
+    """`num` random orders: each a permutation of `range(pool)` cut to `length`.
 
     Examples:
       >>> import jax

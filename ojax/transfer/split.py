@@ -2,13 +2,13 @@
 :func:`run_split`, the entry point for a split of one's own (a source order and target orders).
 
 A split is homogeneous when the source and the target have the same features (methods PA, PAIO,
-OTL_fixed, OTL, HomOTL2) and heterogeneous when the source has the first ``k`` of the target's
-``d`` features (methods PA, PAIO, COTL0, SCT, COTL): the number of views comes from the data.
+OTL_fixed, OTL, HomOTL2) and heterogeneous when the source has the first `k` of the target's
+`d` features (methods PA, PAIO, COTL0, SCT, COTL): the number of views comes from the data.
 Every method runs in the pool-indexed Gram layout (exact, no budget) over the target orders in
 one vmap; Gram matrices are computed once per width and shared by the orders.
 
-The paper's hyperparameters are the presets of the params classes (``KernelPAParams.paper()``,
-``OTLParams.paper()``, ...); :func:`paper_params` gives a method's.
+The paper's hyperparameters are the presets of the params classes (`KernelPAParams.paper()`,
+`OTLParams.paper()`, ...); :func:`paper_params` gives a method's.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ HETEROGENEOUS_METHODS = ("PA", "PAIO", "COTL0", "SCT", "COTL")
 
 
 def paper_params(method: str, num_steps: int | None = None, dtype: Any = None) -> Params:
-    """The paper's hyperparameters of ``method`` (HomOTL2's ``beta`` needs ``num_steps``).
+    """The paper's hyperparameters of `method` (HomOTL2's `beta` needs `num_steps`).
 
     Examples:
       >>> print(paper_params("PAIO").width, paper_params("OTL").width)
@@ -83,7 +83,7 @@ class MethodRun(NamedTuple):
     base_support_vectors: int | tuple[int, ...]  # |SV(h)| the method counts
 
     def run(self, orders: Any, **options: Any) -> tuple[Any, Trace]:
-        """:func:`~ojax.transfer.run_kernel` of this method over ``orders``."""
+        """:func:`~ojax.transfer.run_kernel` of this method over `orders`."""
         return run_kernel(
             self.learner,
             self.params,
@@ -116,11 +116,11 @@ def train_source(
     order: Any = None,
     dtype: Any = None,
 ) -> SVBuffer:
-    """The source classifier ``h``: averaged kernel PA-I over the source rows ``order``
+    """The source classifier `h`: averaged kernel PA-I over the source rows `order`
     (default: in their given order), in the Gram layout.
 
-    Returns ``h`` as a buffer of source-row indices and averaged coefficients; ``h.count`` is
-    ``|SV(h)|``.
+    Returns `h` as a buffer of source-row indices and averaged coefficients; `h.count` is
+    `|SV(h)|`.
     """
     dtype = jnp.zeros(()).dtype if dtype is None else dtype
     params = _cast(KernelPAParams.paper_source() if params is None else params, dtype)
@@ -134,7 +134,7 @@ def train_source(
 
 
 def source_outputs(h: SVBuffer, target_x: Any, source_x: Any, width: float) -> Array:
-    """``h(x)`` on every target row (one product against the source rows)."""
+    """`h(x)` on every target row (one product against the source rows)."""
     dist = squared_distances(target_x, source_x, dtype=h.coef.dtype)
     return gram_matrix(dist, width)[:, h.keys] @ h.coef
 
@@ -170,8 +170,8 @@ def _pool(target: _Target, views: Sequence[tuple[str, float]], offsets, heads=No
 
 
 def _method(name: str, params: Params, target: _Target, source_view: str) -> MethodRun:
-    """One method's learner, params and pool (``source_view``: the view ``h`` was trained on,
-    ``"whole"`` for a homogeneous split, ``"view1"`` for a heterogeneous one)."""
+    """One method's learner, params and pool (`source_view`: the view `h` was trained on,
+    `"whole"` for a homogeneous split, `"view1"` for a heterogeneous one)."""
     n, h_out, n_h = len(target.y), target.h_out, target.n_h
     if name in ("PA", "PAIO"):
         view = "whole" if name == "PA" else source_view
@@ -207,8 +207,8 @@ def _combined(params: Mapping[str, Params], target: _Target) -> MethodRun:
 
 
 def _source_view(source_x, target_x) -> str:
-    """``"whole"`` (homogeneous: the source sees every feature) or ``"view1"`` (its first
-    ``k < d``)."""
+    """`"whole"` (homogeneous: the source sees every feature) or `"view1"` (its first
+    `k < d`)."""
     k, d = source_x.shape[1], target_x.shape[1]
     if k == d:
         return "whole"
@@ -221,8 +221,8 @@ def _source_view(source_x, target_x) -> str:
 
 
 def _features(name: str, x: Any, dtype: Any) -> Any:
-    """``x`` (NumPy, a list, or scipy sparse) as a 2-d array or CSR of real numbers whose
-    values and row norms are finite in ``dtype`` (the run's: checked after the conversion);
+    """`x` (NumPy, a list, or scipy sparse) as a 2-d array or CSR of real numbers whose
+    values and row norms are finite in `dtype` (the run's: checked after the conversion);
     the values themselves are kept as given (the setup converts them)."""
     if sp.issparse(x):
         x = sp.csr_matrix(x)
@@ -284,17 +284,17 @@ def prepare_transfer(
     """The source classifier, the Gram matrices and every method's pool of a split.
 
     Args:
-      source_x: the source rows ``(n_s, k)``.
+      source_x: the source rows `(n_s, k)`.
       source_y: their labels in {-1, +1}.
-      target_x: the target pool ``(N, d)`` (``k == d``: homogeneous; ``k < d``: the source
-        sees the first ``k`` features).
+      target_x: the target pool `(N, d)` (`k == d`: homogeneous; `k < d`: the source
+        sees the first `k` features).
       target_y: its labels.
       methods: method names (default: the paper's table of that kind).
       params: method name -> params (missing ones: :func:`paper_params`).
-      source_params: the source classifier's (default ``KernelPAParams.paper_source()``).
-      source_order: 0-based source rows in the order ``h`` learns them (default: in order).
+      source_params: the source classifier's (default `KernelPAParams.paper_source()`).
+      source_order: 0-based source rows in the order `h` learns them (default: in order).
       combined: also build PA, PAIO, OTL(fixed), OTL as one learner (homogeneous only).
-      num_steps: the target stream's length, for HomOTL2's preset ``beta`` (default ``N``).
+      num_steps: the target stream's length, for HomOTL2's preset `beta` (default `N`).
       dtype: floating dtype (default: JAX's default float).
     """
     dtype = jnp.zeros(()).dtype if dtype is None else dtype
@@ -344,7 +344,7 @@ def prepare_transfer(
 
 
 def _source_order(order: Any, size: int) -> np.ndarray:
-    """``order`` (default: the source rows in order) as one int32 order of source rows."""
+    """`order` (default: the source rows in order) as one int32 order of source rows."""
     if order is None:
         return np.arange(size, dtype=np.int32)
     checked = check_orders("source_order", order, size)
@@ -365,8 +365,8 @@ def mistake_rate(mistakes: Any) -> np.ndarray:
 
 
 def check_orders(name: str, orders: Any, pool: int) -> np.ndarray:
-    """``orders`` as an int32 ``(P, T)`` array of 0-based rows of a pool of ``pool`` examples
-    (a 1-d order is one row); raises :class:`~ojax.validation.InputError` naming ``name``."""
+    """`orders` as an int32 `(P, T)` array of 0-based rows of a pool of `pool` examples
+    (a 1-d order is one row); raises :class:`~ojax.validation.InputError` naming `name`."""
     arr = np.asarray(orders)
     if arr.ndim not in (1, 2) or arr.size == 0 or not np.issubdtype(arr.dtype, np.integer):
         raise InputError(
@@ -385,7 +385,7 @@ def check_orders(name: str, orders: Any, pool: int) -> np.ndarray:
 class SplitResult(NamedTuple):
     """One method on every target order (:func:`run_split`)."""
 
-    mistakes: np.ndarray  # (P, T) 1.0 where the prediction was wrong (before the update)
+    mistakes: np.ndarray  # (P, T) int32, 1 where the prediction was wrong (before the update)
     support_vectors: np.ndarray  # (P, T) int, after each step (h's included where counted)
     mistake_rate: np.ndarray  # (P, T) average rate of mistakes (percent) after each sample
     scores: np.ndarray  # (P, T) the scores; the prediction is sign(score), sign(0) = +1
@@ -404,35 +404,35 @@ def run_split(
     source_params: KernelPAParams | None = None,
     dtype: Any = None,
 ) -> dict[str, SplitResult]:
-    """Online transfer on a split of one's own: ``h`` learned on the source rows in
-    ``source_order``, then each method over each target order (one vmap per method).
+    """Online transfer on a split of one's own: `h` learned on the source rows in
+    `source_order`, then each method over each target order (one vmap per method).
 
-    Indices are 0-based rows of ``source_x`` / ``target_x``. MATLAB's 1-based ``ID_ALL`` (the
-    authors' toolbox) must be converted with ``- 1`` (and offset if it counts rows of another
-    matrix than ``target_x``); 1-based input is refused with a hint.
+    Indices are 0-based rows of `source_x` / `target_x`. MATLAB's 1-based `ID_ALL` (the
+    authors' toolbox) must be converted with `- 1` (and offset if it counts rows of another
+    matrix than `target_x`); 1-based input is refused with a hint.
 
     Args:
-      source_x: ``(n_s, k)`` features (NumPy or scipy sparse).
+      source_x: `(n_s, k)` features (NumPy or scipy sparse).
       source_y: their labels in {-1, +1}.
-      source_order: ``(S,)`` 0-based source rows, in the order ``h`` learns them.
-      target_x: ``(N, d)`` features: ``k == d`` is a homogeneous split, ``k < d`` a
-        heterogeneous one (the source saw the first ``k`` features).
+      source_order: `(S,)` 0-based source rows, in the order `h` learns them.
+      target_x: `(N, d)` features: `k == d` is a homogeneous split, `k < d` a
+        heterogeneous one (the source saw the first `k` features).
       target_y: their labels.
-      target_orders: ``(P, T)`` 0-based target rows, one stream per row (``(T,)``: one).
+      target_orders: `(P, T)` 0-based target rows, one stream per row (`(T,)`: one).
       methods: names among :data:`HOMOGENEOUS_METHODS` / :data:`HETEROGENEOUS_METHODS`
         (default: the paper's table of that kind).
       params: method name -> its params (default: the paper's, :func:`paper_params`).
-      source_params: ``h``'s :class:`~ojax.transfer.KernelPAParams` (default
-        ``KernelPAParams.paper_source()``: C = 5, width 4).
-      dtype: floating dtype (default: JAX's default float; float64 needs ``jax_enable_x64``).
+      source_params: `h`'s :class:`~ojax.transfer.KernelPAParams` (default
+        `KernelPAParams.paper_source()`: C = 5, width 4).
+      dtype: floating dtype (default: JAX's default float; float64 needs `jax_enable_x64`).
 
     Returns:
       Method name -> :class:`SplitResult` (mistakes, support vectors, mistake-rate curves,
-      scores; each ``(P, T)``).
+      scores; each `(P, T)`).
 
     Raises:
-      InputError: on orders that are not 0-based integer rows (naming ``source_order`` or
-        ``target_orders``), labels outside {-1, +1}, unknown methods, bad params.
+      InputError: on orders that are not 0-based integer rows (naming `source_order` or
+        `target_orders`), labels outside {-1, +1}, unknown methods, bad params.
     """
     dtype = jnp.zeros(()).dtype if dtype is None else dtype
     source_x, target_x = (
@@ -458,7 +458,7 @@ def run_split(
     results = {}
     for name, method in setup.methods.items():
         _, trace = method.run(target_orders)
-        mistakes = np.asarray(trace.loss)
+        mistakes = np.asarray(trace.loss).astype(np.int32)  # counts: 0 / 1 per step
         results[name] = SplitResult(
             mistakes, np.asarray(trace.record), mistake_rate(mistakes), np.asarray(trace.prediction)
         )
