@@ -9,7 +9,7 @@ import counts, a function-local one included):
    ``game`` for learners against environments) and its adapters, metrics and testing helpers,
    the program store (``describe``, ``programs``,
    ``cache``), process helpers (``progress``, ``interrupt``, ``distributed``, ``rendezvous``,
-   ``compile_log``) and ``plotting``;
+   ``compile_log``), ``plotting`` and ``results`` (a finished run's files read back);
 1. ``learners``: ``oco``, ``parameter_free``, ``averaging``, ``meta``, ``transfer``;
 2. ``data``: ``envs``, ``datasets``, ``state_io`` (state files), ``streaming`` (streams
    read in blocks) (streams name the learners they feed; learners name their
@@ -41,7 +41,7 @@ LAYERS = {
         "core", "factory", "losses", "projections", "validation", "tasks", "runner", "game",
         "adapters",
         "metrics", "sparse", "testing", "describe", "programs", "cache", "compile_log",
-        "progress", "interrupt", "distributed", "rendezvous", "plotting",
+        "progress", "interrupt", "distributed", "rendezvous", "plotting", "results",
     ),
     "learners": ("oco", "parameter_free", "averaging", "meta", "transfer"),
     "data": ("envs", "datasets", "state_io", "streaming"),
