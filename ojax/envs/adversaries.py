@@ -6,6 +6,7 @@ adversaries that answer the play, and K-armed bandits.
   :func:`examples`, its predictor form (`ojax.run`);
 * :func:`answer`: an adaptive adversary `z_t = adversary(w_t)` of the played point, with the
   notes' adversaries :func:`toward` (OGD), :func:`heaviest` (Hedge) and :func:`sign` (the box);
+  :func:`play_against` runs an OCO learner against one;
 * :func:`opposite`: nature answering the opposite of a binary prediction over fixed advice
   (example 1 of the notes);
 * :func:`bernoulli_arms`: a stochastic K-armed bandit, losses `z_{t,i} ~ Bernoulli(mu_i)`
@@ -22,7 +23,9 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from ojax.core import Array, Environment, learner_factory
+from ojax.core import Array, Environment, OCOLearner, Step, learner_factory
+from ojax.game import run_env
+from ojax.losses import linear_objective
 from ojax.validation import check_range
 
 
@@ -159,3 +162,20 @@ def switching_arms(num_arms: int) -> Environment:
         check_range("gap", params.gap, 0.0, 0.5)
 
     return Environment(_counter, step, check_params=check_params)
+
+
+def play_against(
+    learner: OCOLearner, params: object, x0: Array, adversary: Callable, num_steps: int
+) -> tuple[Array, Array]:
+    """`learner` against the adaptive adversary :func:`answer` `(adversary)` on linear losses:
+    `z_t = adversary(w_t)` answers the played point; returns the losses `<w_t, z_t>` and the
+    `zs` played against, `(num_steps,)` and `(num_steps, d)`."""
+    _, _, trace = run_env(
+        learner, params, answer(adversary), None, jax.random.key(0), num_steps,
+        linear_objective, x0=x0, record=_played_against,
+    )  # fmt: skip
+    return trace.loss, trace.record
+
+
+def _played_against(step: Step) -> Array:
+    return step.x

@@ -115,16 +115,7 @@ def _adversarial_hedge(learner: OCOLearner, params, num_steps: int) -> tuple[Arr
     """Example 7, adaptive adversary: loss 1 on the expert Hedge weighs most, 0 elsewhere
     (:func:`ojax.envs.adversaries.heaviest`)."""
     x0 = jnp.full(NUM_EXPERTS, 1.0 / NUM_EXPERTS)
-    env = adversaries.answer(adversaries.heaviest)
-    _, _, trace = run_env(
-        learner, params, env, None, jax.random.key(0), num_steps, linear_objective, x0=x0,
-        record=_data,
-    )  # fmt: skip
-    return trace.loss, trace.record
-
-
-def _data(step: Step) -> Array:
-    return step.x
+    return adversaries.play_against(learner, params, x0, adversaries.heaviest, num_steps)
 
 
 def _tuned_runs(

@@ -21,9 +21,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from ojax import oco, programs
-from ojax.core import Array, OCOLearner, Step
+from ojax.core import Array, OCOLearner
 from ojax.envs import adversaries
-from ojax.game import run_env
 from ojax.losses import Objective, linear_objective, quadratic_objective
 from ojax.runner import run_oco
 from ojax.theory.base import Check, CheckConfig, Outcome, as_measured, log_horizons
@@ -114,24 +113,6 @@ def _play(
     after = jnp.concatenate([trace.prediction[1:], learner.iterate(state, params)[None]])
     later = jax.vmap(objective.value)(after, zs)
     return trace.loss, trace.loss - later
-
-
-def adaptive_run(
-    learner: OCOLearner, params: object, x0: Array, adversary: Callable, num_steps: int
-) -> tuple[Array, Array]:
-    """An adaptive adversary: the linear loss `z_t = adversary(w_t)` answers the played point
-    (the environment :func:`ojax.envs.adversaries.answer`); returns the losses `<w_t, z_t>`
-    and `zs`."""
-    env = adversaries.answer(adversary)
-    _, _, trace = run_env(
-        learner, params, env, None, jax.random.key(0), num_steps, linear_objective, x0=x0,
-        record=_data,
-    )  # fmt: skip
-    return trace.loss, trace.record
-
-
-def _data(step: Step) -> Array:
-    return step.x
 
 
 _sign = adversaries.sign
@@ -331,7 +312,7 @@ def _ogd_runs(config: CheckConfig) -> tuple[np.ndarray, dict[str, tuple], dict[s
 
         stochastic = jax.vmap(lambda z: jax.vmap(lambda e: run(z, e))(etas))(zs)
         return stochastic, jax.vmap(
-            lambda e: adaptive_run(oco.ogd(), params(e), x0, _toward, t_max)
+            lambda e: adversaries.play_against(oco.ogd(), params(e), x0, _toward, t_max)
         )(etas)
 
     zs = ball_stream(config_rng(config, 0), (config.num_seeds, t_max, DIM), 0.3).astype(dtype)

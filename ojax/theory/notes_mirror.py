@@ -24,7 +24,6 @@ from ojax.theory.base import Check, CheckConfig, Outcome, as_measured
 from ojax.theory.notes import (
     DIM,
     RADIUS,
-    adaptive_run,
     ball_stream,
     config_dtype,
     config_rng,
@@ -204,8 +203,8 @@ def _omd(config: CheckConfig) -> Outcome:
             run = jax.vmap(lambda z1: run_oco(learner, params, x0, z1, linear_objective)[1].loss)
             return (
                 run(z),
-                adaptive_run(learner, params, x0, adversary, t_max),
-                adaptive_run(learner, wrong, x0, adversary, t_max),
+                adversaries.play_against(learner, params, x0, adversary, t_max),
+                adversaries.play_against(learner, wrong, x0, adversary, t_max),
             )
 
         zs = zs.astype(config_dtype(config))
@@ -243,7 +242,7 @@ def _hedge(config: CheckConfig) -> Outcome:
 
     def both(z):
         run = jax.vmap(lambda z1: run_oco(oco.hedge(), params, x0, z1, linear_objective)[1].loss)
-        return run(z), adaptive_run(oco.hedge(), params, x0, _heaviest, t_max)
+        return run(z), adversaries.play_against(oco.hedge(), params, x0, _heaviest, t_max)
 
     stochastic, (adv_losses, adv_zs) = programs.jit(both)(zs)
     bound = math.log(NUM_EXPERTS) / eta + eta * steps / 8
