@@ -121,9 +121,10 @@ def sweeps_of(run) -> tuple[dict[str, pfb.Sweep], pfb.Size]:
     """The sweeps and size of a written run, read back from its files: per method, the grid
     of `config.json`'s `grids` and each dataset's `(seeds, constants)` metrics stacked from
     the grid points' curves (`DATASET/METHOD@constant=VALUE/METRIC`)."""
-    size = pfb.Size(
-        **{k: tuple(v) if isinstance(v, list) else v for k, v in run.config["size"].items()}
-    )
+    fields: dict[str, Any] = {
+        k: tuple(v) if isinstance(v, list) else v for k, v in run.config["size"].items()
+    }
+    size = pfb.Size(**fields)
     names = [
         pfb.classification_name(d, loss)
         for loss in size.classification_losses
@@ -167,14 +168,13 @@ def sensitivity_figure(sweeps: dict[str, Any], datasets: list[str], loss: str) -
         ax.set(
             xscale="log",
             yscale="log",
-            title=dataset,
             xlabel="constant / default (baselines: step / best step)",
             ylabel="final average loss",
         )
+        ax.set_title(dataset, fontsize="medium")  # the panel's dataset and loss
         ax.grid(alpha=0.3)
     for ax in list(axes.flat)[len(datasets) :]:
         ax.axis("off")
-    fig.suptitle(f"Final average loss against the hidden constant ({loss} loss)")
     legend(fig, *axes.flat[: len(datasets)])
     return fig
 
@@ -217,9 +217,8 @@ def regret_figure(sweeps: dict[str, Any], size: pfb.Size) -> Any:
             yscale="log",
             xlabel="||u||",
             ylabel=f"regret after {size.regression_steps} steps",
-            title=f"{loss} loss",
         )
+        ax.set_title(f"{loss} loss", fontsize="medium")  # the panel's loss
         ax.grid(alpha=0.3)
-    fig.suptitle("Regret against the comparator's norm (mean over seeds)")
     legend(fig, *axes[0])
     return fig
