@@ -27,6 +27,9 @@ from ojax.adapters import linear_predictor
 from ojax.experiments import EXPERIMENTS, ExperimentConfig, write_result
 from ojax.experiments import parameter_free_benchmark as pfb
 from ojax.experiments import parameter_free_summary as pfs
+from ojax.experiments.figures import plot
+from ojax.experiments.run_folder import RunFolder
+from ojax.results import load as load_run
 from ojax.validation import InputError
 
 STEPS_T = 300
@@ -118,6 +121,38 @@ def test_outputs_follow_the_interface(small_run):
     for figure in ("sensitivity_logistic.png", "sensitivity_absolute.png", "regret_vs_norm.png"):
         assert (out / figure).stat().st_size > 1000, figure
     assert json.loads((out / "config.json").read_text())["name"] == "parameter-free-benchmark"
+
+
+@pytest.mark.slow
+def test_ojax_plot_redraws_the_figures_from_the_files_alone(small_run, tmp_path):
+    config, sweeps, _ = small_run
+    out = tmp_path / "run"
+    config = dataclasses.replace(config, out=out)
+    with RunFolder(out, {"experiment": config.name}) as folder:
+        folder.finish(write_result(config, pfs.build_result(sweeps, SIZE), 1.0, folder.record))
+    names = ["regret_vs_norm.png", "sensitivity_absolute.png", "sensitivity_logistic.png"]
+    assert sorted(p.name for p in out.glob("*.png")) == names
+    table = (out / "results.csv").read_bytes()
+    for path in out.glob("*.png"):
+        path.unlink()
+    assert sorted(p.name for p in plot(out, ("png",))) == names
+    assert sorted(p.name for p in out.glob("*.png")) == names
+    assert (out / "results.csv").read_bytes() == table
+    # the files hold every number the figures draw: the sweeps read back are the sweeps run
+    read, size = pfs.sweeps_of(load_run(out, pandas=False))
+    assert size == SIZE and list(read) == list(sweeps)
+    for method, sweep in sweeps.items():
+        np.testing.assert_array_equal(read[method].grid, sweep.grid)
+        assert read[method].outputs.keys() == sweep.outputs.keys()
+        for dataset, metrics in sweep.outputs.items():
+            assert read[method].outputs[dataset].keys() == metrics.keys()
+            for metric, values in metrics.items():
+                np.testing.assert_array_equal(read[method].outputs[dataset][metric], values)
+    fig = pfs.sensitivity_figure(read, ["a1a-logistic"], "logistic")
+    lines = {line.get_label(): line.get_ydata() for line in fig.axes[0].lines}
+    assert lines.keys() == {"KT", "COCOB", "OGD"}
+    avg = sweeps["OGD"].outputs["a1a-logistic"]["average_loss"]
+    np.testing.assert_array_equal(lines["OGD"], avg.mean(axis=0))
 
 
 def test_padding_changes_nothing():

@@ -33,6 +33,7 @@ PLOTS: dict[str, str] = {
     "neu-rosasco2018": "ojax.experiments.neu_rosasco2018:figures",
     "zhao-hoi2010-homogeneous": "ojax.experiments.zhao_hoi2010:figures",
     "zhao-hoi2010-heterogeneous": "ojax.experiments.zhao_hoi2010:figures",
+    "parameter-free-benchmark": "ojax.experiments.parameter_free_summary:figures",
     "sweep": "ojax.experiments.learner_sweep:figures",
 }
 """Experiment name (``config.json``'s ``name``) -> its plot function."""

@@ -420,16 +420,7 @@ def run_benchmark(config: ExperimentConfig) -> ExperimentResult:
     result = summary.build_result(sweeps, size)
     result.extra_config.update(
         {
-            "size": size._asdict(),
             "seeds_run": config.seeds,
-            "grids": {
-                m: {
-                    "constant": METHODS[m].constant,
-                    "values": s.grid.tolist(),
-                    "default": METHODS[m].default,
-                }
-                for m, s in sweeps.items()
-            },
             "features": "columns min-max scaled, a constant 1 appended, rows unit L2 norm",
             "regression": "noiseless y = <u, x>, x uniform on the unit sphere of "
             f"R^{REGRESSION_DIM}",
