@@ -97,7 +97,7 @@ EXPECTED = {
 # What a block needing an optional package prints ("# needs PACKAGE" on its first line: run
 # where the package is installed, as in CI, whose test extra has pandas).
 EXPECTED_WITH = {
-    ("guides/concepts.md", "pandas"): ["average_loss  cumulative_loss\nmethod"],
+    ("guides/concepts.md", "pandas"): ["average_loss  cumulative_loss   regret\nmethod"],
 }
 # Pages whose python blocks are read, not run, and why.
 NOT_RUN = {"distributed.md": "several processes on several hosts (tests/test_distributed.py)"}

@@ -13,7 +13,7 @@ import pytest
 from PIL import Image
 
 from ojax import cli, plotting
-from ojax.experiments import basics, denevi2020, learner_sweep, zhao_hoi2010
+from ojax.experiments import basics, denevi2020, sweep_metrics, zhao_hoi2010
 from ojax.experiments import denevi2020_variance as var
 from ojax.validation import InputError
 
@@ -154,5 +154,5 @@ def test_sweep_curves_carry_their_step_positions(tmp_path):
     _sweep(out)
     curves = np.load(out / "curves.npz")
     key = next(k for k in curves if k.endswith("/average_loss"))
-    np.testing.assert_array_equal(curves[key + ":steps"], learner_sweep._checkpoints(60))
+    np.testing.assert_array_equal(curves[key + ":steps"], sweep_metrics.checkpoints(60))
     assert curves[key].shape[1] == len(curves[key + ":steps"])
