@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from ojax import cli, results
-from ojax.experiments import learner_sweep
+from ojax.experiments import sweep_metrics
 from ojax.validation import InputError
 
 
@@ -30,7 +30,7 @@ def test_records_without_pandas(sweep_out, monkeypatch):
         curve = run.curve(row["dataset"], row["method"], row["metric"])
         assert row["n_seeds"] == curve.values.shape[0] == 3
         assert row["mean"] == pytest.approx(curve.values[:, -1].mean(), rel=1e-12)
-        np.testing.assert_array_equal(curve.steps, learner_sweep._checkpoints(80))
+        np.testing.assert_array_equal(curve.steps, sweep_metrics.checkpoints(80))
     with pytest.raises(InputError, match=r"ojax\[pandas\]"):
         results.load(sweep_out, pandas=True)
     with pytest.raises(InputError, match="no curve"):
@@ -44,7 +44,7 @@ def test_dataframe_with_pandas(sweep_out):
     records = results.load(sweep_out, pandas=False).table
     assert run.table.to_dict("records") == records
     wide = run.table.pivot(index="method", columns="metric", values="mean")
-    assert wide.shape == (3, 2)
+    assert wide.shape == (3, 3)  # average_loss, cumulative_loss, regret
 
 
 def test_a_folder_without_a_run_is_refused(tmp_path):
