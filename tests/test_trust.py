@@ -172,6 +172,20 @@ def test_a_recorded_name_that_is_a_folder_is_never_removed(tmp_path, capsys):
         assert (out / "data" / "mine.csv").read_bytes() == b"my data\n"
 
 
+def test_a_users_pdf_in_a_folder_older_than_the_run_record_is_never_removed(tmp_path, capsys):
+    """A folder an ojax older than `.ojax-run.json` wrote (PNG figures only, then) holding the
+    user's own PDF: `--overwrite` refuses the folder and the PDF survives byte for byte."""
+    out = tmp_path / "run"
+    assert cli.main([*SWEEP, "--out", str(out)]) == 0
+    (out / ".ojax-run.json").unlink()
+    (out / "paper.pdf").write_bytes(b"%PDF my paper\n")
+    capsys.readouterr()
+    assert cli.main([*SWEEP, "--out", str(out), "--seeds", "3", "--overwrite"]) == 2
+    assert "paper.pdf" in _one_error_line(capsys)
+    assert (out / "paper.pdf").read_bytes() == b"%PDF my paper\n"
+    assert (out / "results.csv").is_file()  # nothing of the old run removed either
+
+
 # ------------------------------------------------------------------------------- the lock
 
 _HOLDER = """

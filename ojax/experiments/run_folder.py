@@ -102,9 +102,9 @@ class RunFolder:
     * another run: refused unless `overwrite`, which first removes every file and folder the
       old run wrote (those its `.ojax-run.json` lists, `results.csv`, `curves.npz`,
       `config.json`, `.sweep/`; for a folder written before `.ojax-run.json` existed,
-      recognized by its `config.json` or holding `.sweep/` alone: those and the figures,
-      `*.png`, `*.pdf`, `*.svg`); a folder that also holds files ojax did not write is
-      refused even with `overwrite` (ojax deletes only its own files);
+      recognized by its `config.json` or holding `.sweep/` alone: those and the `*.png`
+      figures, the only format ojax wrote then); a folder that also holds files ojax did not
+      write is refused even with `overwrite` (ojax deletes only its own files);
     * anything else (files but no ojax run): refused.
 
     `.ojax-run.json` lists plain file names only: a record naming a path (`/tmp/x`,
@@ -193,8 +193,8 @@ class RunFolder:
             except (OSError, ValueError):
                 config = None
         if isinstance(config, dict) and "ojax_version" in config and "name" in config:
-            figures = (".png", ".pdf", ".svg")  # --figure-format
-            owned = {CHUNK_STORE, *_RESULT_FILES, *(n for n in names if n.endswith(figures))}
+            # such a folder predates --figure-format: its PDFs and SVGs are not ojax's
+            owned = {CHUNK_STORE, *_RESULT_FILES, *(n for n in names if n.endswith(".png"))}
             files = [n for n in names if n in owned and n != CHUNK_STORE]
             old = self.legacy(config) if self.legacy is not None else None
             return (None if old is None else _plain(old)), owned, files
