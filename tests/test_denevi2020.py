@@ -113,6 +113,32 @@ def test_malformed_and_missing_files(tmp_path: Path):
         load_lenk(tmp_path)
 
 
+def test_the_wealth_grid_is_one_sweep_per_method_equal_to_one_run_per_wealth(tmp_path):
+    # denevi2020-wealth: the initial wealth is the engine's grid axis (one sweep per method);
+    # each wealth's curves equal that wealth run on its own, and the wealths differ.
+    size = den.QUICK_SYNTHETIC._replace(
+        num_tasks=5, num_validation=2, num_test=3, num_checkpoints=3
+    )
+    config = ExperimentConfig("denevi2020-wealth", seeds=2, out=tmp_path, quiet=True, x64=True)
+    wealths = [0.1, 10.0]
+    with jax.enable_x64(True):
+        setting = den.synthetic_setting(2, size, jnp.float64)
+        both, _, _ = den.run_methods(config, setting, ["ITL", "Lazy"], wealths=wealths)
+        assert list(both) == [f"{m}@wealth={w:g}" for w in wealths for m in ("ITL", "Lazy")]
+        for w in wealths:
+            one, _, _ = den.run_methods(
+                config, setting, ["ITL", "Lazy"], inner_wealth=w, meta_wealth=w
+            )
+            for m in ("ITL", "Lazy"):
+                for metric, values in one[m].items():
+                    got = both[f"{m}@wealth={w:g}"][metric]
+                    np.testing.assert_allclose(got, values, rtol=1e-12, atol=0)
+        low, high = (both[f"Lazy@wealth={w:g}"]["cumulative_error"] for w in wealths)
+        assert not np.allclose(low, high)
+        with pytest.raises(InputError, match="Lazy_SS"):
+            den.run_methods(config, setting, ["Lazy_SS"], wealths=wealths)
+
+
 def test_each_seed_cell_draws_its_own_tasks_and_equals_a_direct_run(tmp_path):
     # Seed s draws from jax.random.key(s) inside its own sweep cell; the experiment's curves of
     # a seed equal the method run directly on that seed's tasks.

@@ -35,7 +35,7 @@ import dataclasses
 import functools
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -68,7 +68,8 @@ from ojax.experiments.denevi2020_methods import (  # noqa: F401 (re-exported)
 from ojax.experiments.output import ExperimentConfig, ExperimentResult
 from ojax.experiments.spec import ExperimentSpec, option
 from ojax.results import split_key
-from ojax.sweep import check_output_memory, sweep_experiment
+from ojax.sweep import check_output_memory, stacked, sweep_experiment
+from ojax.validation import InputError
 
 METRICS = ("cumulative_error", "test_error", "meta_test_error")
 # LLVM optimisation level 1 compiles these scans 2-3x faster than the default with the same run
@@ -85,22 +86,26 @@ QUICK_SYNTHETIC = SyntheticSize(num_tasks=80, num_validation=10, num_test=20, nu
 
 @functools.lru_cache(maxsize=64)
 def _run_cell(learners: Learners, draw: Callable, checkpoints: tuple[int, ...]):
-    """`(_, params, key) -> Outputs` (one function per learner: compiled once)."""
+    """`(grid, params, key) -> Outputs` (one function per learner: compiled once); the
+    params are the grid point's when the sweep has a grid (`denevi2020-wealth`), else the
+    shared data's."""
     points = np.asarray(checkpoints, np.int32)
 
-    def cell(_, params, key):
-        return run_method(learners, params, draw(key), points)
+    def cell(grid, params, key):
+        return run_method(learners, params if grid is None else grid, draw(key), points)
 
     return cell
 
 
 @functools.lru_cache(maxsize=64)
 def _best_bias_cell(learners: Learners, draw: Callable, checkpoints: tuple[int, ...]):
-    """`(_, params, key) -> Outputs` of `Best-bias`: `params` (ITL's) around the best
-    bias in hindsight of the seed's training tasks (`meta.best_bias_in_hindsight`)."""
+    """`(grid, params, key) -> Outputs` of `Best-bias`: `params` (ITL's, or the grid
+    point's) around the best bias in hindsight of the seed's training tasks
+    (`meta.best_bias_in_hindsight`)."""
     points = np.asarray(checkpoints, np.int32)
 
-    def cell(_, params, key):
+    def cell(grid, params, key):
+        params = params if grid is None else grid
         data = draw(key)
         bias = meta.best_bias_in_hindsight(data.train).astype(params.bias.dtype)
         return run_method(learners, params._replace(bias=bias), data, points)
@@ -122,12 +127,14 @@ def _tune_cell(
     return cell
 
 
-def _sweep(config: ExperimentConfig, cell, setting: Setting, name: str, data=None):
+def _sweep(config: ExperimentConfig, cell, setting: Setting, name: str, data=None, grid=None):
     """The cell over the seeds `0 .. S - 1` (the engine's seed axis, seed `s` with the key
-    `jax.random.key(s)`); returns the outputs `(S, ...)` and the compile seconds."""
+    `jax.random.key(s)`) and the `grid` axis if given; returns the outputs `(S, ...)` (`(S,
+    G, ...)` with a grid) and the compile seconds."""
     result = sweep_experiment(
         config,
         cell,
+        grid,
         seeds=np.arange(setting.num_seeds),
         data=data,
         name=name,
@@ -202,18 +209,26 @@ def run_methods(
     *,
     inner_wealth: float = 1.0,
     meta_wealth: float = 1.0,
+    wealths: Sequence[float] | None = None,
     grid_size: int = 20,
     counter: str = "global",
     progress: Callable = lambda it: it,
 ) -> tuple[dict[str, dict[str, np.ndarray]], dict[str, Any], float]:
     """Runs `methods` on every seed of a setting.
 
+    With `wealths` (parameter-free methods only), each method runs once over the engine's
+    grid axis `initial_wealth` (inner = meta wealth) instead of `inner_wealth` /
+    `meta_wealth`, and its curves are named `METHOD@wealth=VALUE`, wealth by wealth.
+
     Returns:
       `(curves, extra, compile_seconds)` with `curves[method][metric]` of shape
       `(S, length)` and, per tuned method, its selected steps in `extra`.
     """
     checkpoints = tuple(int(c) for c in setting.checkpoints)
-    _check_memory(setting, len(methods), len(checkpoints))
+    grid_points = 1 if wealths is None else len(wealths)
+    if wealths is not None and set(methods) & set(SS_METHODS):
+        raise InputError(f"methods: {sorted(set(methods) & set(SS_METHODS))} take no wealth")
+    _check_memory(setting, len(methods) * grid_points, len(checkpoints))
     curves, extra, compile_seconds = {}, {}, 0.0
     for name in progress(methods):
         learners = method_learners("ITL" if name == BEST_BIAS else name, setting.dim, counter)
@@ -223,21 +238,37 @@ def run_methods(
             tuned, seconds = _sweep(config, cell, setting, label)
             grid = meta.MetaParams.step_grid(grid_size, dtype=setting.dtype)
             extra[name] = _tuned_info(tuned, grid)
-            out = tuned.hindsight
+            curves[name] = curves_of(tuned.hindsight)
         else:
-            params = method_params(
-                "ITL" if name == BEST_BIAS else name,
-                setting.dim,
-                setting.dtype,
-                inner_wealth,
-                meta_wealth,
-                setting.oracle_bias,
-            )
+            method = "ITL" if name == BEST_BIAS else name
             make = _best_bias_cell if name == BEST_BIAS else _run_cell
             cell = make(learners, setting.draw, checkpoints)
-            out, seconds = _sweep(config, cell, setting, label, data=params)
+            if wealths is None:
+                params = method_params(
+                    method,
+                    setting.dim,
+                    setting.dtype,
+                    inner_wealth,
+                    meta_wealth,
+                    setting.oracle_bias,
+                )
+                out, seconds = _sweep(config, cell, setting, label, data=params)
+                curves[name] = curves_of(out)
+            else:
+                each = [
+                    method_params(method, setting.dim, setting.dtype, w, w, setting.oracle_bias)
+                    for w in wealths
+                ]
+                axis = stacked(jax.tree.map(lambda *xs: jnp.stack(xs), *each), "initial_wealth")
+                out, seconds = _sweep(config, cell, setting, label, grid=axis)
+                for i, w in enumerate(wealths):
+                    curves[f"{name}@wealth={w:g}"] = curves_of(
+                        jax.tree.map(lambda a, i=i: a[:, i], out)
+                    )
         compile_seconds += seconds
-        curves[name] = curves_of(out)
+    if wealths is not None:  # wealth by wealth, as the figures and tables list them
+        order = [f"{name}@wealth={w:g}" for w in wealths for name in methods]
+        curves = {key: curves[key] for key in order}
     return curves, extra, compile_seconds
 
 
@@ -397,8 +428,8 @@ def run_wealth(config: DeneviConfig) -> ExperimentResult:
     (with `--tasks FILE`: on one's own tasks, without the Oracle, with Best-bias).
 
     The same initial wealth is used for the inner and the meta bettors; method names carry the
-    suffix `@wealth=VALUE`. The wealth is a runtime parameter, so the grid reuses one compiled
-    function per learner.
+    suffix `@wealth=VALUE`. The wealth is the engine's grid axis `initial_wealth`: one
+    sweep (one compiled program) per method covers every wealth and seed.
     """
     start = time.perf_counter()
     size = QUICK_SYNTHETIC if config.quick else SyntheticSize()
@@ -411,14 +442,13 @@ def run_wealth(config: DeneviConfig) -> ExperimentResult:
         )
     else:
         setting = synthetic_setting(config.seeds, size, _dtype(config))
-    curves, compile_s = {}, 0.0
-    for wealth in config.progress(list(wealths), "initial wealth"):
-        got, _, seconds = run_methods(
-            config, setting, methods, inner_wealth=float(wealth), meta_wealth=float(wealth)
-        )
-        compile_s += seconds
-        for method, metrics in got.items():
-            curves[f"{method}@wealth={wealth:g}"] = metrics
+    curves, _, compile_s = run_methods(
+        config,
+        setting,
+        methods,
+        wealths=[float(w) for w in wealths],
+        progress=lambda it: config.progress(it, "denevi2020-wealth methods"),
+    )
     result = ExperimentResult()
     result.extra_config.update(
         {
