@@ -539,12 +539,9 @@ def _sweep(args: argparse.Namespace) -> int:
             num_steps=args.steps,
             dim=args.dim,
             key=args.key,
-            memory_budget=args.memory_budget,
+            options=config.engine_options(),
             chunk_size=args.chunk_size,
-            devices=args.devices,
             out_dir=out / CHUNK_STORE,
-            resume=args.resume,
-            progress=not args.quiet,
         )
         wall = time.perf_counter() - start
         written = _write(folder, config, result, wall)

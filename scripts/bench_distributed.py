@@ -54,7 +54,7 @@ def worker(args: argparse.Namespace) -> int:
 
     from ojax import linear_predictor, losses, oco, run
     from ojax.envs.streams import linear_regression_stream
-    from ojax.sweep import sweep
+    from ojax.sweep import EngineOptions, sweep
 
     steps = args.steps
     predictor = linear_predictor(oco.ogd("none"), losses.square, np.zeros(DIM, np.float32))
@@ -76,7 +76,7 @@ def worker(args: argparse.Namespace) -> int:
         key=jax.random.key(0),
         chunk_size=args.chunk_size,
         out_dir=args.store,
-        progress=False,
+        options=EngineOptions(quiet=True),
         num_steps=steps,
         name="bench",
     )

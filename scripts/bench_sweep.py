@@ -41,9 +41,10 @@ from ojax.cli import parse_bytes
 from ojax.envs.streams import linear_regression_rows, linear_regression_stream
 from ojax.experiments.output import environment_info
 from ojax.streaming import run_drawn
-from ojax.sweep import sweep
+from ojax.sweep import EngineOptions, sweep
 
 DIM = 10
+QUIET = EngineOptions(quiet=True)
 
 
 def make_fn(num_steps: int, drawn_block: int | None = None):
@@ -111,7 +112,7 @@ def main(argv=None) -> int:
 
     # --- engine vs hand-written jit(vmap(scan)) ---------------------------------------------
     def engine():
-        res = sweep(fn, grid, num_seeds=num_seeds, key=key, progress=False, num_steps=num_steps)
+        res = sweep(fn, grid, num_seeds=num_seeds, key=key, options=QUIET, num_steps=num_steps)
         return res
 
     first = engine()  # compiles (and is timed apart)
@@ -153,7 +154,7 @@ def main(argv=None) -> int:
 
         def drawn():
             return sweep(
-                fn_drawn, grid, num_seeds=num_seeds, key=key, progress=False,
+                fn_drawn, grid, num_seeds=num_seeds, key=key, options=QUIET,
                 num_steps=num_steps, name="drawn",
             )  # fmt: skip
 
@@ -187,9 +188,8 @@ def main(argv=None) -> int:
             grid,
             num_seeds=seeds,
             key=jax.random.key(1),
-            memory_budget=budget,
+            options=EngineOptions(memory_budget=budget),
             chunk_size=chunk,
-            progress=True,
             num_steps=num_steps,
             name="chunked",
         )

@@ -172,7 +172,7 @@ import numpy as np
 import ojax
 from ojax import losses, oco
 from ojax.envs.streams import linear_regression_stream
-from ojax.sweep import sweep
+from ojax.sweep import EngineOptions, sweep
 
 print(jax.devices())
 # %%
@@ -191,6 +191,7 @@ grid = {'learning_rate': np.geomspace(0.003, 1.0, 8).astype(np.float32),
         'radius': np.array([0.5, 5.0], np.float32)}
 NUM_SEEDS = 32  # 32 x 8 x 2 = 512 streams
 BUDGET = 2 * 2**20  # 2 MiB per device: several chunks
+OPTIONS = EngineOptions(memory_budget=BUDGET)  # how the engine computes (no number changes)
 # %% [markdown]
 ## Chunked and sharded
 
@@ -198,7 +199,7 @@ The chunk size comes from the budget and an estimate of one combination's memory
 batch axis is split over the 4 devices. The function compiles once.
 # %%
 full = sweep(regression_run, grid, num_seeds=NUM_SEEDS, key=jax.random.key(0),
-             memory_budget=BUDGET, num_steps=STEPS)
+             options=OPTIONS, num_steps=STEPS)
 s = full.stats
 print(f'{s.num_combinations} combinations, {s.num_chunks} chunks of {s.chunk_size} '
       f'on {s.num_devices} devices; ~{s.estimated_bytes_per_combination} bytes per '
@@ -218,13 +219,14 @@ def stop_after_three(info):
 
 try:
     sweep(regression_run, grid, num_seeds=NUM_SEEDS, key=jax.random.key(0),
-          memory_budget=BUDGET, out_dir=store, on_chunk=stop_after_three, progress=False)
+          options=EngineOptions(memory_budget=BUDGET, quiet=True), out_dir=store,
+          on_chunk=stop_after_three)
 except KeyboardInterrupt:
     print('interrupted; finished chunks:',
           sorted(p.name for p in store.glob('*/chunk-*.npz')))
 # %%
 resumed = sweep(regression_run, grid, num_seeds=NUM_SEEDS, key=jax.random.key(0),
-                memory_budget=BUDGET, out_dir=store, num_steps=STEPS)
+                options=OPTIONS, out_dir=store, num_steps=STEPS)
 print('loaded', resumed.stats.chunks_loaded, 'computed', resumed.stats.chunks_computed)
 print('identical to the uninterrupted run:',
       all(np.array_equal(resumed.outputs[k], full.outputs[k], equal_nan=True)

@@ -19,7 +19,7 @@ import jax
 import numpy as np
 
 from ojax import losses, oco, run_oco
-from ojax.sweep import sweep
+from ojax.sweep import EngineOptions, sweep
 
 NUM_STEPS, DIM = 30, 3
 GRID = {"learning_rate": [0.02, 0.1, 0.5, 2.0], "radius": [0.5, 3.0]}
@@ -51,9 +51,8 @@ def run(out_dir=None, delay=0.0, **kwargs):
         data=DATA,
         chunk_size=kwargs.pop("chunk_size", CHUNK),
         out_dir=out_dir,
-        progress=False,
+        options=EngineOptions(quiet=True, **kwargs),
         on_chunk=pause,
-        **kwargs,
     )
 
 

@@ -64,20 +64,20 @@ def test_the_engine_takes_explicit_integer_seeds():
     def fn(params, data, key):
         return jax.random.uniform(key, (3,))
 
-    got = sweep(fn, seeds=[5, 0, 5], progress=False).outputs
+    got = sweep(fn, seeds=[5, 0, 5], options=EngineOptions(quiet=True)).outputs
     want = np.stack([np.asarray(jax.random.uniform(jax.random.key(s), (3,))) for s in (5, 0, 5)])
     np.testing.assert_array_equal(got, want)  # seed s runs with jax.random.key(s)
     np.testing.assert_array_equal(got[0], got[2])
     keys = jax.random.key_data(seed_keys(np.arange(4)))
     np.testing.assert_array_equal(keys, [jax.random.key_data(jax.random.key(s)) for s in range(4)])
     with pytest.raises(InputError, match="seeds must be a non-empty 1-D sequence of integers"):
-        sweep(fn, seeds=[0.5], progress=False)
+        sweep(fn, seeds=[0.5], options=EngineOptions(quiet=True))
     with pytest.raises(InputError, match=r"seeds must lie in \[-2\*\*31, 2\*\*31\)"):
-        sweep(fn, seeds=[2**40], progress=False)
+        sweep(fn, seeds=[2**40], options=EngineOptions(quiet=True))
     with pytest.raises(InputError, match="give num_seeds and key"):
-        sweep(fn, num_seeds=2, key=0, seeds=[0, 1], progress=False)
+        sweep(fn, num_seeds=2, key=0, seeds=[0, 1], options=EngineOptions(quiet=True))
     with pytest.raises(InputError, match="give num_seeds and key"):
-        sweep(fn, num_seeds=2, progress=False)
+        sweep(fn, num_seeds=2, options=EngineOptions(quiet=True))
 
 
 def _tasks_file(path: Path, num_tasks: int = 8) -> Path:

@@ -21,12 +21,14 @@ from conftest import subprocess_env
 
 from ojax import cli, losses, oco, run_oco
 from ojax.experiments import ExperimentConfig, sweep_learner
-from ojax.sweep import stacked, sweep, sweep_experiment
+from ojax.sweep import EngineOptions, stacked, sweep, sweep_experiment
 from ojax.sweep.grid import grid_axes
 from ojax.validation import InputError
 
 WORKER = Path(__file__).with_name("sweep_worker.py")
 ROOT = Path(__file__).resolve().parents[1]
+
+QUIET = EngineOptions(quiet=True)  # no progress bars
 
 
 def _env(**extra):
@@ -55,7 +57,7 @@ def test_product_grid_with_tasks_equals_python_loop():
         [np.full(worker.DIM, 0.7, np.float32), np.linspace(-2, 1, worker.DIM, dtype=np.float32)]
     )
     grid = {"learning_rate": [0.05, 0.5, 2.0], "radius": [0.4, 3.0]}
-    res = sweep(task_losses, grid, num_seeds=2, key=jax.random.key(1), tasks=tasks, progress=False)
+    res = sweep(task_losses, grid, num_seeds=2, key=jax.random.key(1), tasks=tasks, options=QUIET)
     assert res.axes == ("seed", "learning_rate", "radius", "task")
     assert res.outputs["loss"].shape == (2, 3, 2, 2, worker.NUM_STEPS)
     np.testing.assert_array_equal(res.coords["radius"], np.float32([0.4, 3.0]))
@@ -84,7 +86,7 @@ def test_stacked_grid_and_shared_data_equal_python_loop():
         return trace.loss
 
     res = sweep(
-        run_params, grid, num_seeds=2, key=jax.random.key(4), data=worker.DATA, progress=False
+        run_params, grid, num_seeds=2, key=jax.random.key(4), data=worker.DATA, options=QUIET
     )
     assert res.axes == ("seed", "grid") and res.outputs.shape == (2, 3, worker.NUM_STEPS)
     keys = jax.random.split(jax.random.key(4), 2)
@@ -99,7 +101,7 @@ def test_stacked_grid_and_shared_data_equal_python_loop():
         num_seeds=1,
         key=jax.random.key(0),
         data=worker.DATA,
-        progress=False,
+        options=QUIET,
     )
     assert zipped.axes == ("seed", "pair") and zipped.outputs["total"].shape == (1, 2)
 
@@ -133,7 +135,7 @@ def test_compiles_once_whatever_the_number_of_chunks():
         key=jax.random.key(0),
         data=worker.DATA,
         chunk_size=4,
-        progress=False,
+        options=QUIET,
     )
     assert first.stats.num_chunks == 6
     assert len(TRACES) == 2  # one abstract trace for the estimate, one for the compilation
@@ -146,7 +148,7 @@ def test_compiles_once_whatever_the_number_of_chunks():
         key=jax.random.key(9),
         data=worker.DATA * 2,
         chunk_size=4,
-        progress=False,
+        options=QUIET,
     )
     assert len(TRACES) == 2 and second.stats.compile_seconds == 0.0
     assert not np.allclose(first.outputs["total"], second.outputs["total"])
@@ -214,7 +216,7 @@ def test_resume_skips_finished_chunks_and_separates_configurations(tmp_path):
         key=jax.random.key(3),
         data=worker.DATA,
         out_dir=tmp_path,
-        progress=False,
+        options=QUIET,
     )
     assert other.stats.chunks_computed == 1
     assert len([p for p in tmp_path.iterdir() if p.is_dir()]) == 2
@@ -229,7 +231,7 @@ def test_resume_skips_finished_chunks_and_separates_configurations(tmp_path):
             key=jax.random.key(3),
             data=worker.DATA,
             out_dir=folder,
-            progress=False,
+            options=QUIET,
         )
     assert _snapshot(folder) == before
 
@@ -248,7 +250,7 @@ def test_crash_midway_resumes_without_recomputing(tmp_path):
             data=worker.DATA,
             chunk_size=4,
             out_dir=tmp_path,
-            progress=False,
+            options=QUIET,
             on_chunk=boom,
         )
     (folder,) = list(tmp_path.iterdir())
@@ -358,8 +360,11 @@ def test_sharded_over_four_cpu_devices_equals_unsharded(tmp_path):
         ({"num_seeds": 0}, "num_seeds must be an integer >= 1"),
         ({"tasks": np.ones((2, 3))}, "either tasks"),
         ({"chunk_size": 0}, "chunk_size must be an integer >= 1"),
-        ({"memory_budget": -1}, "memory_budget must be a positive"),
-        ({"devices": 0}, "devices must be in"),
+        ({"options": EngineOptions(memory_budget=-1)}, "options.memory_budget must be a positive"),
+        ({"options": EngineOptions(devices=0)}, "options.devices must be an integer >= 1"),
+        ({"options": EngineOptions(devices=10**6)}, r"options.devices must be in \[1, "),
+        ({"options": {"quiet": True}}, "options must be an ojax.sweep.EngineOptions.*got dict"),
+        ({"options": EngineOptions(resume="no")}, "options.resume must be True or False"),
         ({"key": jnp.zeros((3, 2), jnp.uint32)}, "key must be one PRNG key"),
     ],
 )
@@ -370,7 +375,7 @@ def test_bad_input_is_refused(kwargs, message, tmp_path):
         "key": jax.random.key(0),
         "data": worker.DATA,
         "out_dir": tmp_path / "store",
-        "progress": False,
+        "options": QUIET,
     }
     args.update(kwargs)
     grid = args.pop("grid")
@@ -407,6 +412,26 @@ def test_sweep_experiment_honours_the_config(tmp_path, capsys):
     assert again.stats.chunks_loaded == 6
     assert "24 combinations (0 computed, 24 resumed)" in capsys.readouterr().err
     np.testing.assert_array_equal(again.outputs["loss"], worker.run().outputs["loss"])
+
+
+def test_sweep_experiment_refuses_what_is_not_an_experiment_config(tmp_path):
+    for config in (EngineOptions(quiet=True), {"name": "demo", "seeds": 1, "out": tmp_path}):
+        with pytest.raises(InputError, match="config must be an experiment's config.*got"):
+            sweep_experiment(config, worker.ogd_losses, worker.GRID, key=0, data=worker.DATA)
+    assert not any(tmp_path.iterdir())
+
+
+def test_sweep_learner_honours_its_engine_options(capsys):
+    budget = 2**27
+    options = EngineOptions(quiet=True, devices=1, memory_budget=budget)
+    _, res = sweep_learner("ogd", num_seeds=2, num_steps=5, options=options)
+    assert (res.stats.num_devices, res.stats.memory_budget) == (1, budget)
+    assert capsys.readouterr().err == ""  # quiet: no bar, no summary line
+    _, loud = sweep_learner("ogd", num_seeds=2, num_steps=5, options=EngineOptions(devices=1))
+    assert "sweep-ogd" in capsys.readouterr().err and loud.stats.memory_budget != budget
+    np.testing.assert_array_equal(loud.outputs["average_loss"], res.outputs["average_loss"])
+    with pytest.raises(InputError, match="options must be an ojax.sweep.EngineOptions.*dict"):
+        sweep_learner("ogd", num_seeds=2, num_steps=5, options={"quiet": True})
 
 
 def test_cli_sweep_writes_the_contract(tmp_path):
@@ -541,7 +566,7 @@ def test_grid_values_that_fit_are_converted_as_before():
 )
 def test_sweep_learner_checks_every_value_before_running(grid, message, tmp_path):
     with pytest.raises(InputError, match=message):
-        sweep_learner("ogd", grid, num_steps=5, out_dir=tmp_path / "store", progress=False)
+        sweep_learner("ogd", grid, num_steps=5, out_dir=tmp_path / "store", options=QUIET)
     assert not (tmp_path / "store").exists()
 
 
@@ -558,7 +583,7 @@ def test_sweep_learner_checks_every_combination(tmp_path):
 def test_sweep_learner_keeps_values_that_only_float64_holds(x64):
     grid = {"learning_rate": ["1e39", "1e-50"]}
     with jax.numpy_dtype_promotion("standard"):  # as `ojax sweep --x64` runs (float32 streams)
-        result, res = sweep_learner("hedge", grid, num_seeds=1, num_steps=4, dim=2, progress=False)
+        result, res = sweep_learner("hedge", grid, num_seeds=1, num_steps=4, dim=2, options=QUIET)
     assert res.coords["learning_rate"].dtype == np.float64
     np.testing.assert_array_equal(res.coords["learning_rate"], [1e39, 1e-50])
     assert {r.method for r in result.rows} == {
@@ -582,7 +607,7 @@ def test_sweep_learner_refuses_a_value_its_dtype_rounds_out_of_the_domain(monkey
     monkeypatch.setitem(LEARNERS, "ogd_below_one", ogd._replace(name="ogd_below_one", make=make))
     grid = {"learning_rate": ["0.5", "0.99999999999"]}  # < 1, but 1.0 in float32
     with pytest.raises(InputError) as info:
-        sweep_learner("ogd_below_one", grid, num_steps=5, out_dir=tmp_path / "s", progress=False)
+        sweep_learner("ogd_below_one", grid, num_steps=5, out_dir=tmp_path / "s", options=QUIET)
     assert str(info.value) == (
         "grid: learning_rate=0.99999999999 (in float32: learning_rate=1.0): "
         "learning_rate must lie in [0.0, 1.0), got 1.0"
@@ -593,7 +618,7 @@ def test_sweep_learner_refuses_a_value_its_dtype_rounds_out_of_the_domain(monkey
         {"learning_rate": ["0.5", "0.9999"]},
         num_seeds=1,
         num_steps=5,
-        progress=False,
+        options=QUIET,
     )[1]
     np.testing.assert_array_equal(res.coords["learning_rate"], np.float32([0.5, 0.9999]))
 

@@ -21,6 +21,7 @@ from ojax.envs.multitask import (
 from ojax.experiments import sweep_learner
 from ojax.experiments.sweep_metrics import checkpoints
 from ojax.runner import run_entry
+from ojax.sweep import EngineOptions
 
 STEPS, DIM, SEEDS = 48, 3, 2
 
@@ -39,7 +40,13 @@ def _keys():
 
 def _sweep(name, **kwargs):
     result, _ = sweep_learner(
-        name, num_seeds=SEEDS, num_steps=STEPS, dim=DIM, key=0, progress=False, **kwargs
+        name,
+        num_seeds=SEEDS,
+        num_steps=STEPS,
+        dim=DIM,
+        key=0,
+        options=EngineOptions(quiet=True),
+        **kwargs,
     )
     return result
 

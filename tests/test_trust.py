@@ -602,16 +602,24 @@ def test_an_all_diverged_grid_writes_its_results_and_says_so(tmp_path, capsys):
 
 
 def test_an_all_diverged_sweep_result_has_no_best():
-    from ojax.sweep import sweep
+    from ojax.sweep import EngineOptions, sweep
     from ojax.validation import InputError
 
     res = sweep(
-        lambda p, d, k: p["x"] * np.nan, {"x": [1.0, 2.0]}, num_seeds=2, key=0, progress=False
+        lambda p, d, k: p["x"] * np.nan,
+        {"x": [1.0, 2.0]},
+        num_seeds=2,
+        key=0,
+        options=EngineOptions(quiet=True),
     )
     with pytest.raises(InputError, match="no combination has a finite mean.*all 2 diverged"):
         res.best(lambda o: o)
     res = sweep(
-        lambda p, d, k: 1.0 / (p["x"] - 1.0), {"x": [1.0, 3.0]}, num_seeds=2, key=0, progress=False
+        lambda p, d, k: 1.0 / (p["x"] - 1.0),
+        {"x": [1.0, 3.0]},
+        num_seeds=2,
+        key=0,
+        options=EngineOptions(quiet=True),
     )
     assert res.best(lambda o: o)["index"] == {"x": 1}  # inf ranks after every finite value
 
@@ -1026,11 +1034,17 @@ def test_attack_16_junk_in_the_program_store_with_a_valid_checksum(tmp_path, mon
 
 
 def test_attack_17_a_library_seed_beyond_64_bits():
-    from ojax.sweep import sweep
+    from ojax.sweep import EngineOptions, sweep
     from ojax.validation import InputError
 
     with pytest.raises(InputError, match="key must be a 64-bit integer seed"):
-        sweep(lambda p, d, k: p["x"], {"x": [1.0]}, num_seeds=1, key=2**70, progress=False)
+        sweep(
+            lambda p, d, k: p["x"],
+            {"x": [1.0]},
+            num_seeds=1,
+            key=2**70,
+            options=EngineOptions(quiet=True),
+        )
 
 
 def test_attack_18_an_out_name_longer_than_the_file_system_takes(tmp_path, capsys):

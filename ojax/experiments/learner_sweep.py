@@ -21,7 +21,7 @@ from ojax.core import LEARNERS, LearnerEntry
 from ojax.experiments.output import ExperimentResult, format_mean_std
 from ojax.experiments.sweep_metrics import checkpoints, comparator, primary_metric, sweep_metrics
 from ojax.results import split_key
-from ojax.sweep import SweepResult, sweep
+from ojax.sweep import EngineOptions, SweepResult, sweep
 from ojax.sweep.grid import fit_values, parse_number, shown
 from ojax.sweep.memory import TooSmallBudget
 from ojax.validation import InputError
@@ -396,12 +396,9 @@ def sweep_learner(
     dim: int = 10,
     key: Any = 0,
     x0: str = "auto",
-    memory_budget: float | None = None,
+    options: EngineOptions | None = None,
     chunk_size: int | None = None,
-    devices: int | Sequence[Any] | None = None,
     out_dir: str | os.PathLike | None = None,
-    resume: bool = True,
-    progress: bool = True,
 ) -> tuple[ExperimentResult, SweepResult]:
     """Sweeps a registered learner (:data:`ojax.core.LEARNERS`) over seeds and a grid of its
     hyperparameters on its own synthetic stream; what `ojax sweep` runs.
@@ -426,12 +423,10 @@ def sweep_learner(
       key: PRNG key or int seed.
       x0: OCO start point: `"auto"` (the entry's `start`), `"zeros"` or `"uniform"`
         (`1 / dim`, a simplex prior).
-      memory_budget: as in :func:`ojax.sweep.sweep`.
+      options: the engine's options (:class:`ojax.sweep.EngineOptions`: devices, memory
+        budget, resume, quiet), as in :func:`ojax.sweep.sweep`.
       chunk_size: as in :func:`ojax.sweep.sweep`.
-      devices: as in :func:`ojax.sweep.sweep`.
       out_dir: as in :func:`ojax.sweep.sweep`.
-      resume: as in :func:`ojax.sweep.sweep`.
-      progress: as in :func:`ojax.sweep.sweep`.
 
     Returns:
       `(ExperimentResult, SweepResult)`: the rows (dataset: the stream's name, method
@@ -447,12 +442,9 @@ def sweep_learner(
             {f: jnp.asarray(v) for f, v in axes.items()} or None,
             num_seeds=num_seeds,
             key=key,
-            memory_budget=memory_budget,
+            options=options,
             chunk_size=chunk_size,
-            devices=devices,
             out_dir=out_dir,
-            resume=resume,
-            progress=progress,
             name=f"sweep-{name}",
             num_steps=num_steps,
             config={"learner": name, "num_steps": num_steps, "dim": dim},

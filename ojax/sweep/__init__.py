@@ -46,7 +46,8 @@ Examples:
   ...     _, trace = run_oco(oco.ogd(), p, jnp.zeros(3), zs, losses.linear_objective)
   ...     return trace.loss.mean()
   >>> res = sweep.sweep(final_loss, {"learning_rate": jnp.array([0.01, 0.1, 1.0])},
-  ...                   num_seeds=4, key=jax.random.key(0), progress=False)
+  ...                   num_seeds=4, key=jax.random.key(0),
+  ...                   options=sweep.EngineOptions(quiet=True))
   >>> res.axes, res.outputs.shape
   (('seed', 'learning_rate'), (4, 3))
   >>> print(res.best(lambda o: o)["index"])
@@ -60,10 +61,12 @@ Examples:
 from ojax.sweep.engine import BATCH_AXIS, sweep, sweep_experiment
 from ojax.sweep.grid import Stacked, stacked
 from ojax.sweep.memory import check_output_memory
+from ojax.sweep.options import EngineOptions
 from ojax.sweep.results import SweepResult, SweepStats
 
 __all__ = [
     "BATCH_AXIS",
+    "EngineOptions",
     "Stacked",
     "SweepResult",
     "SweepStats",

@@ -13,9 +13,9 @@ import math
 import os
 import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, NamedTuple, cast
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -35,6 +35,7 @@ from ojax.sweep.memory import (
     shrunk_chunk,
     tree_bytes,
 )
+from ojax.sweep.options import EngineOptions, ExperimentRun, checked_options
 from ojax.sweep.results import SweepResult, SweepStats
 from ojax.sweep.store import open_store, prepare, save_chunk
 from ojax.validation import InputError
@@ -48,24 +49,16 @@ def _fetch(tree: Any) -> list[np.ndarray]:
     return [np.asarray(a) for a in jax.tree.leaves(tree)]
 
 
-def _mesh(devices: int | Sequence[Any] | None) -> Mesh:
-    """This process's devices (each process of a multi-process run computes its own chunks)."""
+def _mesh(devices: int | None) -> Mesh:
+    """This process's first `devices` devices (`None`: all; each process of a multi-process
+    run computes its own chunks)."""
     available = jax.local_devices()
-    if devices is None:
-        chosen = available
-    elif isinstance(devices, (int, np.integer)) and not isinstance(devices, bool):
-        if not 1 <= devices <= len(available):
-            raise InputError(
-                f"devices must be in [1, {len(available)}] (the available devices), got {devices}"
-            )
-        chosen = available[: int(devices)]
-    else:
-        chosen = list(cast(Sequence[Any], devices))  # a bool fails here (not iterable)
-        if not chosen:
-            raise InputError("devices is an empty list")
-        if any(d.process_index != jax.process_index() for d in chosen):
-            raise InputError("devices must be this process's own devices (jax.local_devices())")
-    return Mesh(np.asarray(chosen), (BATCH_AXIS,))
+    if devices is not None and not 1 <= devices <= len(available):
+        raise InputError(
+            f"options.devices must be in [1, {len(available)}] (the available devices), "
+            f"got {devices}"
+        )
+    return Mesh(np.asarray(available[: devices or len(available)]), (BATCH_AXIS,))
 
 
 def _keys(key: Any, num_seeds: int) -> jax.Array:
@@ -102,7 +95,7 @@ def seed_keys(seeds: Any) -> jax.Array:
 # the steps of a sweep
 
 
-def _check_options(fn, num_seeds, tasks, data, chunk_size, memory_budget, num_steps) -> None:
+def _check_options(fn, num_seeds, tasks, data, chunk_size, num_steps) -> None:
     if not callable(fn):
         raise InputError(f"fn must be callable, got {fn!r}")
     if isinstance(num_seeds, bool) or not isinstance(num_seeds, (int, np.integer)):
@@ -117,10 +110,6 @@ def _check_options(fn, num_seeds, tasks, data, chunk_size, memory_budget, num_st
         or chunk_size < 1
     ):
         raise InputError(f"chunk_size must be an integer >= 1, got {chunk_size!r}")
-    if memory_budget is not None and not (
-        isinstance(memory_budget, (int, float, np.number)) and memory_budget > 0
-    ):
-        raise InputError(f"memory_budget must be a positive number of bytes, got {memory_budget!r}")
     if num_steps is not None and (not isinstance(num_steps, (int, np.integer)) or num_steps < 1):
         raise InputError(f"num_steps must be an integer >= 1, got {num_steps!r}")
 
@@ -381,12 +370,9 @@ def sweep(
     seeds: Any = None,
     tasks: Any = None,
     data: Any = None,
-    memory_budget: float | None = None,
+    options: EngineOptions | None = None,
     chunk_size: int | None = None,
-    devices: int | Sequence[Any] | None = None,
     out_dir: str | os.PathLike | None = None,
-    resume: bool = True,
-    progress: bool = True,
     name: str | None = None,
     config: Any = None,
     num_steps: int | None = None,
@@ -411,16 +397,17 @@ def sweep(
       seeds: explicit integer seeds instead (keys :func:`seed_keys`, `jax.random.key(s)`).
       tasks: optional pytree with a leading task axis; `fn` gets one task's slice.
       data: optional data shared by every combination (not with `tasks`).
-      memory_budget: bytes one device may use for a chunk (default: half a GPU's memory, or a
-        quarter of the host memory split among the CPU devices), over one combination's
-        estimated peak bytes (checked once against the compiled program's memory analysis).
+      options: how the sweep computes, an :class:`~ojax.sweep.EngineOptions` (default
+        `EngineOptions()`; an experiment's config is one): `devices`, shard over the first N
+        devices (default all); `memory_budget`, bytes one device may use for a chunk (default:
+        half a GPU's memory, or a quarter of the host memory split among the CPU devices),
+        over one combination's estimated peak bytes (checked once against the compiled
+        program's memory analysis); `resume`, load finished chunks of the same configuration
+        (default; `False` recomputes and replaces them); `quiet`, no progress bar over chunks
+        on stderr and no one-line summary at the end.
       chunk_size: combinations per chunk (overrides the budget; a multiple of the devices).
-      devices: shard over the first `devices` devices (default all), or a list of devices.
       out_dir: folder for the chunk files (`out_dir/NAME-HASH/`) and resume; `None` keeps
         everything in memory.
-      resume: load finished chunks of the same configuration (default); `False` recomputes
-        (and replaces) them.
-      progress: a progress bar over chunks on stderr and a one-line summary at the end.
       name: a label for the progress bar and the chunk folder (default `fn.__name__`).
       config: anything else that decides the numbers and is not in `fn`'s code, closures or
         arguments (JSON-able or plain values); it enters the configuration hash.
@@ -435,19 +422,21 @@ def sweep(
 
     Raises:
       InputError: an empty grid or axis, a grid value that is not finite or does not fit its
-        dtype, leading sizes that differ, `num_seeds < 1`, a budget too small for one
-        combination, `out_dir` holding another configuration (nothing is written then).
+        dtype, leading sizes that differ, `num_seeds < 1`, `options` not an `EngineOptions`
+        (or a bad field of it), a budget too small for one combination, `out_dir` holding
+        another configuration (nothing is written then).
     """
     start = time.perf_counter()
+    engine = checked_options(options)
     num_seeds = _num_seeds(num_seeds, key, seeds)
-    _check_options(fn, num_seeds, tasks, data, chunk_size, memory_budget, num_steps)
+    _check_options(fn, num_seeds, tasks, data, chunk_size, num_steps)
     plan = _plan(fn, grid, name, num_seeds, key, tasks, data, seeds)
-    sizing = _size(plan, devices, memory_budget, chunk_size)
-    store = _open(plan, sizing, out_dir, resume, config)
-    options = tuple(sorted((compiler_options or {}).items()))
-    ran, store = _compute(plan, sizing, store, options, progress, on_chunk)
+    sizing = _size(plan, engine.devices, engine.memory_budget, chunk_size)
+    store = _open(plan, sizing, out_dir, engine.resume, config)
+    xla = tuple(sorted((compiler_options or {}).items()))
+    ran, store = _compute(plan, sizing, store, xla, not engine.quiet, on_chunk)
     result = _result(plan, sizing, store, ran, start, num_steps)
-    if progress:
+    if not engine.quiet:
         who = distributed.label()
         line = result.stats.summary_line(plan.name)
         print(f"{who}: {line}" if who else line, file=sys.stderr)
@@ -455,7 +444,7 @@ def sweep(
 
 
 def sweep_experiment(
-    config: Any,
+    config: ExperimentRun,
     fn: Callable[[Any, Any, jax.Array], Any],
     grid: Any = None,
     *,
@@ -472,12 +461,13 @@ def sweep_experiment(
 ) -> SweepResult:
     """Runs one cell of an experiment through :func:`sweep`, with seeds as the sweep axis.
 
-    Honours the :class:`~ojax.experiments.ExperimentConfig`: `config.seeds` seeds,
-    `config.devices`, `config.memory_budget`, `config.resume` and `config.quiet`; the
-    chunk files go under `config.out/.sweep/`.
+    Honours the :class:`~ojax.experiments.ExperimentConfig`: `config.seeds` seeds, its engine
+    options (`config.engine_options()`, passed whole to :func:`sweep`); the chunk files go
+    under `config.out/.sweep/`.
 
     Args:
-      config: the experiment's configuration.
+      config: the experiment's configuration (an :class:`~ojax.experiments.ExperimentConfig`,
+        or anything with its fields :class:`~ojax.sweep.options.ExperimentRun`).
       fn: `(params, data, key) -> pytree` for one seed (and hyperparameter / task).
       grid: as in :func:`sweep`.
       tasks: as in :func:`sweep`.
@@ -496,7 +486,15 @@ def sweep_experiment(
 
     Returns:
       The :class:`SweepResult`; its `outputs` have the seed axis first.
+
+    Raises:
+      InputError: `config` is not an experiment's config; as in :func:`sweep`.
     """
+    if not isinstance(config, ExperimentRun):
+        raise InputError(
+            "config must be an experiment's config (ojax.experiments.ExperimentConfig), "
+            f"got {type(config).__name__} {config!r}"
+        )
     return sweep(
         fn,
         grid,
@@ -505,12 +503,9 @@ def sweep_experiment(
         seeds=seeds,
         tasks=tasks,
         data=data,
-        memory_budget=config.memory_budget,
+        options=config.engine_options(),
         chunk_size=chunk_size,
-        devices=config.devices,
         out_dir=Path(config.out) / ".sweep",
-        resume=config.resume,
-        progress=not config.quiet,
         name=name,
         config={
             "experiment": config.name,

@@ -1,11 +1,18 @@
 """The sweep engine's options: the one dataclass that `ojax run`, `ojax sweep` and every
 experiment's configuration share (an experiment's config class inherits it, see
-:class:`ojax.experiments.ExperimentConfig`)."""
+:class:`ojax.experiments.ExperimentConfig`). The command line builds it once; it reaches the
+engine whole: :func:`ojax.sweep.sweep` and
+:func:`ojax.experiments.learner_sweep.sweep_learner` take `options=`, and
+:func:`ojax.sweep.sweep_experiment` reads the config's own (:meth:`EngineOptions.engine_options`).
+"""
 
 from __future__ import annotations
 
 import dataclasses
+import numbers
 from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -16,7 +23,14 @@ class EngineOptions:
     `x64`: float64; `devices`: shard over the first N local devices (`None`: all);
     `memory_budget`: bytes a device may use for a chunk (`None`: the engine's default);
     `resume`: reuse finished chunks of an interrupted run; `quiet`: no progress bars;
-    `compile_cache`: JAX's persistent compilation cache folder (`None`: off).
+    `compile_cache`: JAX's persistent compilation cache folder (`None`: off). The engine reads
+    `devices`, `memory_budget`, `resume` and `quiet`; `x64` and `compile_cache` are the
+    process's settings, switched on by the command line before anything runs.
+
+    Examples:
+      >>> from ojax.sweep import EngineOptions
+      >>> EngineOptions(quiet=True, memory_budget=2**30).devices is None
+      True
     """
 
     x64: bool = False
@@ -39,3 +53,58 @@ class EngineOptions:
         """These options alone (an experiment's config holds them and its own)."""
         names = [f.name for f in dataclasses.fields(EngineOptions)]
         return EngineOptions(**{name: getattr(self, name) for name in names})
+
+
+def checked_options(options: Any) -> EngineOptions:
+    """`options` (`None`: the defaults), checked: an :class:`EngineOptions` (an experiment's
+    config is one) with `devices` an integer >= 1 or `None`, `memory_budget` a positive number
+    or `None`, `resume` and `quiet` booleans.
+
+    Raises:
+      InputError: naming the argument or field, its value and what is allowed.
+    """
+    from ojax.validation import InputError
+
+    if options is None:
+        return EngineOptions()
+    if not isinstance(options, EngineOptions):
+        raise InputError(
+            "options must be an ojax.sweep.EngineOptions (or an experiment's config), "
+            f"got {type(options).__name__} {options!r}"
+        )
+    devices, budget = options.devices, options.memory_budget
+    if devices is not None and (
+        isinstance(devices, bool) or not isinstance(devices, numbers.Integral) or devices < 1
+    ):
+        raise InputError(f"options.devices must be an integer >= 1 or None, got {devices!r}")
+    if budget is not None and (
+        isinstance(budget, bool) or not isinstance(budget, numbers.Real) or not budget > 0
+    ):
+        raise InputError(
+            f"options.memory_budget must be a positive number of bytes or None, got {budget!r}"
+        )
+    for name in ("resume", "quiet"):
+        if not isinstance(getattr(options, name), bool):
+            raise InputError(
+                f"options.{name} must be True or False, got {getattr(options, name)!r}"
+            )
+    return options
+
+
+@runtime_checkable
+class ExperimentRun(Protocol):
+    """What :func:`ojax.sweep.sweep_experiment` reads of an experiment's config
+    (:class:`ojax.experiments.ExperimentConfig` is one): the run's name, number of seeds, output
+    folder, `quick` and `x64` (they enter the configuration hash), and its engine options."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def seeds(self) -> int: ...
+    @property
+    def out(self) -> Path: ...
+    @property
+    def quick(self) -> bool: ...
+    @property
+    def x64(self) -> bool: ...
+    def engine_options(self) -> EngineOptions: ...
