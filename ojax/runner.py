@@ -418,8 +418,7 @@ def run(
       state: start from this state (an earlier run's, or :func:`ojax.load_state`'s) instead of
         `learner.init(params)`; `T` steps equal `k` continued over `T - k`, bit for bit.
       first_task: a multi-task learner's `TaskInfo.index` of this call's first task.
-      unroll: static; steps per iteration of the compiled loop (`lax.scan`'s `unroll`: the
-        same numbers, less loop overhead on short steps, a longer compile).
+      unroll: static; steps per compiled loop iteration (`lax.scan`'s; the same numbers).
 
     Returns:
       The final state and the :class:`~ojax.core.Trace`; :class:`~ojax.validation.InputError`
