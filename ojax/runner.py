@@ -502,6 +502,7 @@ def run_oco(
     *,
     store_iterates: bool = False,
     state: State | None = None,
+    mask: Array | None = None,
     unroll: int = 1,
 ) -> tuple[State, Trace]:
     """Plays the OCO game: at step t the learner plays `w_t`, pays `f(w_t; z_t)`, and
@@ -517,6 +518,8 @@ def run_oco(
         (memory: `n d`).
       state: continue from this state of `learner` (as :func:`run`'s `state`; `x0` is
         still given: it is checked and it is the anchor of anchored learners).
+      mask: `(n,)` bool, as in :func:`run`: a False step is padding (the learner does not
+        move, the step pays 0), e.g. runs of several horizons in one `vmap`.
       unroll: as in :func:`run` (the same numbers).
 
     Returns:
@@ -539,8 +542,8 @@ def run_oco(
     _check_start_state(learner, params, state, jnp.asarray(x0))
     predictor = oco_predictor(learner, objective)
     _check_values("zs", zs)
-    mask = jnp.ones(jnp.shape(zs)[:1], bool)
-    flags = (store_iterates, False, False, False, False, check_int("unroll", unroll, low=1))
+    masked, mask = mask is not None, _check_mask(mask, jnp.shape(zs)[:1])
+    flags = (store_iterates, False, False, False, masked, check_int("unroll", unroll, low=1))
     options = _Options(objective_loss(objective), None, None, *flags)
     start = OCOParams(params, jnp.asarray(x0))
     return _stream(predictor, start, zs, None, None, mask, options, state)
