@@ -43,9 +43,8 @@ from ojax.adapters import linear_predictor
 from ojax.averaging.averagers import (
     AveragedParams,
     Averager,
-    average_of,
+    AveragerState,
     averaged,
-    polyak_averager,
 )
 from ojax.averaging.weights import check_regularization
 from ojax.core import Array, OCOLearner, Predictor, Step, learner_factory, scalars
@@ -360,11 +359,31 @@ def sgd_final(
     return sgd_pass(xs, ys, jnp.asarray(learning_rate, xs.dtype), w0, False)
 
 
+def _sum_init(params: Any, w0: Array) -> AveragerState:
+    return AveragerState(w0, jnp.ones((), jnp.int32))
+
+
+def _sum_update(state: AveragerState, params: Any, w: Array) -> AveragerState:
+    return AveragerState(state.average + w, state.count + 1)
+
+
+def _sum_average(state: AveragerState, params: Any) -> Array:
+    return state.average / state.count.astype(state.average.dtype)
+
+
+_RUNNING_SUM = Averager(_sum_init, _sum_update, _sum_average)
+"""The Polyak-Ruppert average as a running sum divided at the end (`AveragerState.average`
+holds the sum): one add per step, the cost of the batched runs' average before they ran in
+the runner. :func:`polyak_averager` is the float32-safe form for long streams; its weights cost
+about as much per step as a small batch of runs' whole update."""
+
+
 @functools.partial(jax.jit, static_argnames=("unroll", "average"))
 def _ridge_runs(xs, ys, gamma, lam, w0, unroll=4, average=False):
-    """The `L` runs: :func:`ojax.run` of :func:`ridge_sgd` (carrying a Polyak averager when
-    `average`) vmapped over `(gamma, lambda)`; `unroll` steps per loop iteration (speed)."""
-    learner = averaged(ridge_sgd(), polyak_averager()) if average else ridge_sgd()
+    """The `L` runs: :func:`ojax.run` of :func:`ridge_sgd` (carrying the running sum of its
+    iterates when `average`) vmapped over `(gamma, lambda)`; `unroll` steps per loop
+    iteration (speed)."""
+    learner = averaged(ridge_sgd(), _RUNNING_SUM) if average else ridge_sgd()
     predictor = least_squares_pass(learner)
 
     def one(g, r):
@@ -373,7 +392,7 @@ def _ridge_runs(xs, ys, gamma, lam, w0, unroll=4, average=False):
         state, _ = run(
             predictor, params, xs, ys, losses.square, keep_predictions=False, unroll=unroll
         )
-        return average_of(state) if average else state.point
+        return _sum_average(state.averager, ()) if average else state.point
 
     return jax.vmap(one)(gamma, lam)
 
