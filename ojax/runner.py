@@ -119,6 +119,7 @@ class _Options(NamedTuple):
     independent_tasks: bool
     pooled: bool
     masked: bool  # a mask was given: padded steps select the old state
+    unroll: int = 1  # steps per iteration of the compiled loop (the same numbers)
 
 
 @functools.partial(jax.jit, static_argnames=("learner", "options"))
@@ -135,7 +136,7 @@ def _stream(learner, params, xs, ys, order, mask, options: _Options, state=None)
     items = order if options.pooled else xs if ys is None else (xs, ys)
     inputs = (items, mask) if options.masked else items
     start = learner.init(params) if state is None else state
-    state, (losses, preds, seen) = jax.lax.scan(step, start, inputs)
+    state, (losses, preds, seen) = jax.lax.scan(step, start, inputs, unroll=options.unroll)
     return state, Trace(losses, preds, seen, mask)
 
 
@@ -155,6 +156,7 @@ def _tasks(learner, params, xs, ys, mask, task_data, options: _Options, state=No
             step,
             learner.begin_task(state, params, info),
             ((x, y), real) if options.masked else (x, y),
+            unroll=options.unroll,
         )
         state = learner.end_task(state, params, info)
         done = None if options.task_record is None else options.task_record(state, params, info)
@@ -384,6 +386,7 @@ def run(
     keep_predictions: bool = True,
     state: State | None = None,
     first_task: int = 0,
+    unroll: int = 1,
 ) -> tuple[State, Trace]:
     """Runs `learner` over a stream in one `lax.scan` (progressive validation).
 
@@ -415,6 +418,7 @@ def run(
       state: start from this state (an earlier run's, or :func:`ojax.load_state`'s) instead of
         `learner.init(params)`; `T` steps equal `k` continued over `T - k`, bit for bit.
       first_task: a multi-task learner's `TaskInfo.index` of this call's first task.
+      unroll: static; steps per compiled loop iteration (`lax.scan`'s; the same numbers).
 
     Returns:
       The final state and the :class:`~ojax.core.Trace`; :class:`~ojax.validation.InputError`
@@ -434,9 +438,8 @@ def run(
     _check_learner(learner, params)
     multi = _is_multi_task(learner)
     pooled, masked = order is not None, mask is not None
-    options = _Options(
-        loss, record, task_record, keep_predictions, task_sums, independent_tasks, pooled, masked
-    )
+    flags = (keep_predictions, task_sums, independent_tasks, pooled, masked)
+    options = _Options(loss, record, task_record, *flags, check_int("unroll", unroll, low=1))
     if multi:
         if order is not None:
             raise InputError("order: pools with an order are for streams, not task blocks")
@@ -499,6 +502,8 @@ def run_oco(
     *,
     store_iterates: bool = False,
     state: State | None = None,
+    mask: Array | None = None,
+    unroll: int = 1,
 ) -> tuple[State, Trace]:
     """Plays the OCO game: at step t the learner plays `w_t`, pays `f(w_t; z_t)`, and
     receives the gradient `grad f(w_t; z_t)`. A thin wrapper of :func:`run`.
@@ -513,6 +518,9 @@ def run_oco(
         (memory: `n d`).
       state: continue from this state of `learner` (as :func:`run`'s `state`; `x0` is
         still given: it is checked and it is the anchor of anchored learners).
+      mask: `(n,)` bool, as in :func:`run`: a False step is padding (the learner does not
+        move, the step pays 0), e.g. runs of several horizons in one `vmap`.
+      unroll: as in :func:`run` (the same numbers).
 
     Returns:
       The final state and a :class:`~ojax.core.Trace` whose `loss` is `f_t(w_t)`.
@@ -534,10 +542,9 @@ def run_oco(
     _check_start_state(learner, params, state, jnp.asarray(x0))
     predictor = oco_predictor(learner, objective)
     _check_values("zs", zs)
-    mask = jnp.ones(jnp.shape(zs)[:1], bool)
-    options = _Options(
-        objective_loss(objective), None, None, store_iterates, False, False, False, False
-    )
+    masked, mask = mask is not None, _check_mask(mask, jnp.shape(zs)[:1])
+    flags = (store_iterates, False, False, False, masked, check_int("unroll", unroll, low=1))
+    options = _Options(objective_loss(objective), None, None, *flags)
     start = OCOParams(params, jnp.asarray(x0))
     return _stream(predictor, start, zs, None, None, mask, options, state)
 

@@ -1,5 +1,6 @@
 """The layout of the package holds: imports run one way, no module reads another's private
-names, no module over 600 lines and no function over 80.
+names, no module over 600 lines and no function over 80, and no `lax.scan` steps a learner
+outside the runner (:data:`SCANS` lists the scans that are not learner runs, and why).
 
 The layers, bottom to top (a module imports from its own layer or below, never above; every
 import counts, a function-local one included):
@@ -54,6 +55,31 @@ MAX_MODULE_LINES, MAX_FUNCTION_LINES = 600, 80
 
 ALLOWED: set[str] = set()
 """Modules whose offences are known and owned by another change (shrink it, never grow it)."""
+
+
+SCANS: dict[str, tuple[int, str]] = {
+    "ojax.runner": (3, "the runner: a stream, and task blocks (a scan over tasks of scans)"),
+    "ojax.game": (1, "the game runner: a learner against an environment that sees its plays"),
+    "ojax.streaming": (1, "run_drawn's scan over drawn blocks; each block is ojax.run"),
+    "ojax.averaging.path": (
+        2,
+        "folds of iterates into averages: chunks of stored iterates (no learner), and the "
+        "streamed path's blocks, each block's SGD steps being ojax.run (sgd_scan)",
+    ),
+    "ojax.averaging.expected": (
+        2,
+        "the exact means E[w_t], E[v_t]: deterministic recursions over no data, each step "
+        "sgd's own update on the expected gradient",
+    ),
+    "ojax.meta.simulate": (1, "IRLS iterations of a hindsight comparator (a solver, no data)"),
+    "ojax.experiments.sweep_metrics": (
+        1,
+        "the running sums x x^T, x y of the least-squares comparator in hindsight (a metric)",
+    ),
+}
+"""Modules with `lax.scan` calls that are not a learner stepping over data: `(count, reason)`.
+A learner run goes through `ojax.run` / `ojax.run_oco` (or `ojax.game` against an environment);
+a new scan elsewhere, or one more here, fails :func:`test_scans_outside_the_runner_are_listed`."""
 
 
 def module_name(path: Path) -> str:
@@ -198,6 +224,46 @@ def size_violations(table: dict[str, Path] = MODULES) -> tuple[list[str], list[s
     return sorted(modules), sorted(functions)
 
 
+def scan_calls(path: Path) -> list[int]:
+    """The lines of the `lax.scan` calls in a module (`jax.lax.scan`, `lax.scan`, or `scan`
+    imported from `jax.lax`)."""
+    tree = ast.parse(path.read_text())
+    bare = {
+        a.asname or a.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module == "jax.lax"
+        for a in node.names
+        if a.name == "scan"
+    }
+    lines = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        f = node.func
+        if isinstance(f, ast.Attribute) and f.attr == "scan":
+            base = f.value
+            if (isinstance(base, ast.Name) and base.id == "lax") or (
+                isinstance(base, ast.Attribute)
+                and base.attr == "lax"
+                and isinstance(base.value, ast.Name)
+                and base.value.id == "jax"
+            ):
+                lines.append(node.lineno)
+        elif isinstance(f, ast.Name) and f.id in bare:
+            lines.append(node.lineno)
+    return lines
+
+
+def scan_violations(modules: dict[str, Path] = MODULES) -> list[str]:
+    out = []
+    for module, path in modules.items():
+        lines = scan_calls(path)
+        allowed = SCANS.get(module, (0, ""))[0]
+        if len(lines) != allowed:
+            out.append(f"{module}: {len(lines)} lax.scan calls (lines {lines}), {allowed} listed")
+    return sorted(out)
+
+
 def offenders(found: list[str]) -> list[str]:
     return [f for f in found if f.split(":")[0] not in ALLOWED]
 
@@ -229,6 +295,11 @@ def test_modules_and_functions_are_short():
     assert offenders(functions) == []
 
 
+def test_scans_outside_the_runner_are_listed():
+    assert set(SCANS) <= set(MODULES), f"not modules: {sorted(set(SCANS) - set(MODULES))}"
+    assert scan_violations() == []
+
+
 def test_the_checks_can_fail(tmp_path):
     # each check finds a planted offender: an import upwards, private names, a long function
     body = "\n".join(f"    x{i} = {i}" for i in range(MAX_FUNCTION_LINES))
@@ -243,6 +314,19 @@ def test_the_checks_can_fail(tmp_path):
     for name in ("ojax.runner._private", "ojax.oco.registry._hidden", "ojax.core._secret"):
         assert any(v.startswith("ojax.oco.probe:") and v.endswith(name) for v in found), name
     assert "ojax.oco.probe:8 long: 81 lines" in size_violations(modules)[1]
+    # a learner stepped by hand in a scan, in each spelling; one scan too many in a listed module
+    (tmp_path / "loop.py").write_text(
+        "import jax\nfrom jax import lax\nfrom jax.lax import scan as s\n"
+        "jax.lax.scan(f, 0, xs)\nlax.scan(f, 0, xs)\ns(f, 0, xs)\n"
+    )
+    (tmp_path / "extra.py").write_text(
+        (ROOT / "game.py").read_text() + "\njax.lax.scan(f, 0, xs)\n"
+    )
+    probes = {"ojax.oco.loop": tmp_path / "loop.py", "ojax.game": tmp_path / "extra.py"}
+    assert scan_calls(tmp_path / "loop.py") == [4, 5, 6]
+    found = scan_violations({**MODULES, **probes})
+    assert any(v.startswith("ojax.oco.loop: 3 lax.scan calls") for v in found), found
+    assert any(v.startswith("ojax.game: 2 lax.scan calls") for v in found), found
 
 
 if __name__ == "__main__":  # the counts, for a change's closing note
@@ -253,6 +337,7 @@ if __name__ == "__main__":  # the counts, for a change's closing note
         ("functions over 80 lines", functions),
         ("cross-module private names", private_name_violations()),
         ("import-direction violations", direction_violations()),
+        ("unlisted lax.scan counts", scan_violations()),
     ):
         print(f"{title}: {len(found)}")
         for f in found:

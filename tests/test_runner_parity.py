@@ -93,6 +93,61 @@ def test_a_mask_costs_its_select_and_changes_nothing_when_all_true():
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
 
 
+def test_unroll_changes_no_number_and_unrolls_the_loop():
+    """`unroll` (a static keyword of run and run_oco) repeats the step in the loop body and
+    leaves every number as it was, with a remainder (10 steps, 4 per iteration)."""
+    from ojax import losses, oco
+
+    xs = jax.random.normal(jax.random.key(0), (10, 3))
+    ys = xs @ jnp.array([1.0, -2.0, 0.5])
+    learner = ojax.linear_predictor(oco.ogd("none"), losses.square, jnp.zeros(3))
+    params = oco.OGDParams(jnp.float32(0.1), jnp.float32(1.0))
+
+    def program(unroll):
+        def f(xs, ys):
+            state, trace = ojax.run(learner, params, xs, ys, losses.square, unroll=unroll)
+            return state, trace.loss
+
+        return jax.jit(f)
+
+    counts = {}
+    for unroll in (1, 4):
+        f = program(unroll)
+        counts[unroll] = loop_ops(f.lower(xs, ys).compile().as_text())
+    assert sum(counts[4].values()) > sum(counts[1].values())
+    one, four = program(1)(xs, ys), program(4)(xs, ys)
+    for a, b in zip(jax.tree.leaves(one), jax.tree.leaves(four)):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+    ogd = oco.ogd("none")
+    runs = [
+        ojax.run_oco(ogd, params, jnp.zeros(3), xs, losses.quadratic_objective, unroll=u)
+        for u in (1, 3)
+    ]
+    for a, b in zip(jax.tree.leaves(runs[0]), jax.tree.leaves(runs[1])):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+    with pytest.raises(ojax.InputError, match="unroll"):
+        ojax.run(learner, params, xs, ys, losses.square, unroll=0)
+
+
+def test_run_oco_mask_is_the_shorter_run():
+    """A masked OCO run stops moving at the first False step: its final state is the run of
+    the real steps, bit for bit, and the padded steps pay 0."""
+    from ojax import losses, oco
+
+    zs = jax.random.normal(jax.random.key(1), (12, 2))
+    learner, params = oco.ogd("l2_ball"), oco.OGDParams(jnp.float32(0.3), jnp.float32(1.0))
+    mask = jnp.arange(12) < 7
+    x0 = jnp.zeros(2)
+    state, trace = ojax.run_oco(learner, params, x0, zs, losses.linear_objective, mask=mask)
+    short, short_trace = ojax.run_oco(learner, params, x0, zs[:7], losses.linear_objective)
+    for a, b in zip(jax.tree.leaves(state), jax.tree.leaves(short)):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+    np.testing.assert_array_equal(np.asarray(trace.loss[:7]), np.asarray(short_trace.loss))
+    assert np.all(np.asarray(trace.loss[7:]) == 0.0)
+    with pytest.raises(ojax.InputError, match="mask"):
+        ojax.run_oco(learner, params, x0, zs, losses.linear_objective, mask=mask[:5])
+
+
 def test_loop_ops_counts_a_select_added_to_a_loop():
     """The profile itself: a select of the carry inside a scan shows up as one more select."""
 

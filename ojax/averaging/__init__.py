@@ -6,7 +6,9 @@
   averages as functions of stored iterates;
 * :mod:`~ojax.averaging.least_squares`: least-squares SGD (one pass, :func:`sgd_scan`, with the
   iterates stored on request),
-  regularized SGD and closed-form ridge as comparators, exact means;
+  regularized SGD and closed-form ridge as comparators;
+* :mod:`~ojax.averaging.expected`: what theory knows (SGD with the covariance known, the exact
+  means `E[w_t]`, `E[v_t]`);
 * :mod:`~ojax.averaging.path`: the regularization path of one SGD pass (product, chunked or
   streamed) and model selection on held-out data;
 * :mod:`~ojax.averaging.blocks`: folding blocks of iterates into the path's running averages;
@@ -31,14 +33,18 @@ from ojax.averaging.averagers import (
     tail_average,
     tail_averager,
 )
+from ojax.averaging.expected import (
+    KnownCovarianceParams,
+    expected_ridge_sgd,
+    expected_sgd_iterates,
+    known_covariance_iterates,
+    known_covariance_pass,
+)
 from ojax.averaging.least_squares import (
     RidgeSGDParams,
     RidgeSGDState,
     SGDParams,
     SGDState,
-    expected_ridge_sgd,
-    expected_sgd_iterates,
-    known_covariance_iterates,
     least_squares_pass,
     least_squares_ridge_sgd,
     least_squares_sgd,
@@ -89,6 +95,7 @@ __all__ = [
     "AveragerState",
     "ChunkStats",
     "GeometricParams",
+    "KnownCovarianceParams",
     "PathResult",
     "RidgeSGDParams",
     "RidgeSGDState",
@@ -110,6 +117,7 @@ __all__ = [
     "geometric_path",
     "geometric_weights",
     "known_covariance_iterates",
+    "known_covariance_pass",
     "least_squares_pass",
     "least_squares_ridge_sgd",
     "path_of_iterates",

@@ -17,7 +17,11 @@ The learners (:func:`sgd`, :func:`ridge_sgd`) are :class:`~ojax.core.OCOLearner`
 :func:`ojax.adapters.linear_predictor` and the square loss `0.5 (<w, x> - y)^2` they are the
 least-squares predictors :func:`least_squares_sgd` / :func:`least_squares_ridge_sgd`. The fast
 paths of whole passes are :func:`sgd_iterates` (stored `w_0..w_n`, opt-in memory `(n+1) d`),
-:func:`sgd_final` and :func:`ridge_sgd_runs` (many `(gamma, lambda)` in one scan).
+:func:`sgd_final` and :func:`ridge_sgd_runs` (many `(gamma, lambda)` in one scan). Every pass
+is :func:`ojax.run` of :func:`least_squares_pass` (the learner on the square loss, its start a
+param): this module has no scan of its own; the batched runs are a `vmap` of the runner over
+`(gamma, lambda)` with `unroll=4` (the runner's keyword: the same numbers, less loop overhead).
+SGD with the covariance known and the exact means are in :mod:`ojax.averaging.expected`.
 
 References:
   Neu, G. and Rosasco, L. (2018). Iterate averaging as regularization for stochastic gradient
@@ -37,7 +41,9 @@ from jax.typing import ArrayLike
 from ojax import losses
 from ojax.adapters import linear_predictor
 from ojax.averaging.averagers import (
+    AveragedParams,
     Averager,
+    AveragerState,
     averaged,
 )
 from ojax.averaging.weights import check_regularization
@@ -205,35 +211,33 @@ def least_squares_ridge_sgd(initial_point: ArrayLike) -> Predictor:
 # ---------------------------------------------------------------------------------------------
 
 
-def sgd_step(w: Array, x: Array, y: Array, eta: Array) -> Array:
-    """One least-squares SGD step `w - eta (<w, x> - y) x`."""
-    return w - (eta * (jnp.dot(w, x) - y)) * x
-
-
 @learner_factory
-def least_squares_pass() -> Predictor:
-    """Least-squares SGD (:func:`sgd` on the square loss of `y_hat = <w, x>`) as a predictor
-    whose start is a param: params :class:`~ojax.runner.OCOParams` `(SGDParams, w_0)`, so a
-    pass from a traced `w_0` (a block of a streamed path) runs in :func:`ojax.run`."""
-    learner = sgd()
+def least_squares_pass(learner: OCOLearner | None = None) -> Predictor:
+    """An OCO learner (default :func:`sgd`) on the square loss of `y_hat = <w, x>`, as a
+    predictor whose start is a param: params :class:`~ojax.runner.OCOParams` `(the learner's
+    params, w_0)`, so a pass from a traced `w_0` (a block of a streamed path) or a batch of
+    params (a `vmap`) runs in :func:`ojax.run`. The gradient fed to the learner is
+    `(<w, x> - y) x`; :func:`sgd` then steps `w - eta (<w, x> - y) x`."""
+    inner = sgd() if learner is None else learner
 
-    def init(params: OCOParams) -> OGDState:
-        return learner.init(params.params, params.x0)
+    def init(params: OCOParams) -> Any:
+        return inner.init(params.params, params.x0)
 
-    def predict(state: OGDState, params: OCOParams, x: Array) -> Array:
-        return jnp.vdot(state.point, x)
+    def predict(state: Any, params: OCOParams, x: Array) -> Array:
+        return jnp.vdot(inner.iterate(state, params.params), x)
 
-    def update(state: OGDState, params: OCOParams, x: Array, y: Array) -> OGDState:
+    def update(state: Any, params: OCOParams, x: Array, y: Array) -> Any:
         grad = losses.square.grad(predict(state, params, x), y) * x
-        return learner.update(state, params.params, grad)
+        return inner.update(state, params.params, grad)
 
     def check_params(params: OCOParams) -> None:
-        learner.check_params(params.params)
+        inner.check_params(params.params)
 
     return Predictor(init, predict, update, check_params)
 
 
-def _point_after(step: Step) -> Array:
+def point_after(step: Step) -> Array:
+    """A `record` hook of :func:`ojax.run`: the iterate after the step."""
     return step.new_state.point
 
 
@@ -279,7 +283,7 @@ def sgd_scan(
         ys,
         losses.square,
         mask=mask,
-        record=_point_after if store else None,
+        record=point_after if store else None,
         keep_predictions=False,
     )
     return state.point, trace.record
@@ -355,27 +359,42 @@ def sgd_final(
     return sgd_pass(xs, ys, jnp.asarray(learning_rate, xs.dtype), w0, False)
 
 
+def _sum_init(params: Any, w0: Array) -> AveragerState:
+    return AveragerState(w0, jnp.ones((), jnp.int32))
+
+
+def _sum_update(state: AveragerState, params: Any, w: Array) -> AveragerState:
+    return AveragerState(state.average + w, state.count + 1)
+
+
+def _sum_average(state: AveragerState, params: Any) -> Array:
+    return state.average / state.count.astype(state.average.dtype)
+
+
+_RUNNING_SUM = Averager(_sum_init, _sum_update, _sum_average)
+"""The Polyak-Ruppert average as a running sum divided at the end (`AveragerState.average`
+holds the sum): one add per step, the cost of the batched runs' average before they ran in
+the runner. :func:`polyak_averager` is the float32-safe form for long streams; its weights cost
+about as much per step as a small batch of runs' whole update."""
+
+
 @functools.partial(jax.jit, static_argnames=("unroll", "average"))
 def _ridge_runs(xs, ys, gamma, lam, w0, unroll=4, average=False):
-    def step(v, example):
-        x, y = example
-        residual = v @ x - y  # (L,)
-        shrink = (gamma * lam)[:, None] * (v - w0[None, :])
-        v = v - (gamma * residual)[:, None] * x[None, :] - shrink
-        return v, None
+    """The `L` runs: :func:`ojax.run` of :func:`ridge_sgd` (carrying the running sum of its
+    iterates when `average`) vmapped over `(gamma, lambda)`; `unroll` steps per loop
+    iteration (speed)."""
+    learner = averaged(ridge_sgd(), _RUNNING_SUM) if average else ridge_sgd()
+    predictor = least_squares_pass(learner)
 
-    v0 = jnp.broadcast_to(w0, (gamma.shape[0], w0.shape[0]))
-    if not average:
-        v, _ = jax.lax.scan(step, v0, (xs, ys), unroll=unroll)
-        return v
+    def one(g, r):
+        inner = RidgeSGDParams(g, r)
+        params = OCOParams(AveragedParams(inner, ()) if average else inner, w0)
+        state, _ = run(
+            predictor, params, xs, ys, losses.square, keep_predictions=False, unroll=unroll
+        )
+        return _sum_average(state.averager, ()) if average else state.point
 
-    def step_and_sum(carry, example):
-        v, total = carry
-        v, _ = step(v, example)
-        return (v, total + v), None
-
-    (_, total), _ = jax.lax.scan(step_and_sum, (v0, v0), (xs, ys), unroll=unroll)
-    return total / (xs.shape[0] + 1)
+    return jax.vmap(one)(gamma, lam)
 
 
 def ridge_sgd_runs(
@@ -428,48 +447,6 @@ def ridge_sgd_runs(
     return v[0] if scalar else v
 
 
-def known_covariance_iterates(
-    xs: ArrayLike,
-    ys: ArrayLike,
-    covariance: ArrayLike,
-    learning_rate: ArrayLike,
-    initial_point: ArrayLike | None = None,
-) -> Array:
-    """SGD with the covariance known (additive noise): `w_t = w_{t-1} - eta (Sigma w_{t-1} -
-    y_t x_t)`, the iterates `w_0..w_n` `(n+1, d)`.
-
-    The iteration Neu & Rosasco (2018, Appendix C) analyse for geometric averaging, the
-    unregularized counterpart of Dieuleveut et al.'s (2017) Eq. (4): only of theoretical
-    interest, since `Sigma` is not known in practice. Checks its input when concrete.
-
-    Examples:
-      >>> import jax.numpy as jnp
-      >>> from ojax import averaging
-      >>> w = averaging.known_covariance_iterates(jnp.ones((2, 1)), jnp.ones(2), jnp.eye(1), 0.5)
-      >>> print(w.ravel())
-      [0.   0.5  0.75]
-    """
-    xs, ys, w0 = check_data(xs, ys, initial_point)
-    d = xs.shape[1]
-    check_shape("covariance", covariance, (d, d))
-    check_finite("covariance", covariance)
-    check_positive("learning_rate", learning_rate)
-    return _known_covariance(
-        xs, ys, jnp.asarray(covariance, xs.dtype), jnp.asarray(learning_rate, xs.dtype), w0
-    )
-
-
-@jax.jit
-def _known_covariance(xs, ys, cov, eta, w0):
-    def step(w, example):
-        x, y = example
-        w = w - eta * (cov @ w - y * x)
-        return w, w
-
-    _, after = jax.lax.scan(step, w0, (xs, ys))
-    return jnp.concatenate([w0[None, :], after], axis=0)
-
-
 def ridge_regression(
     xs: ArrayLike,
     ys: ArrayLike,
@@ -516,47 +493,6 @@ def ridge_solution(cov: Array, cross: Array, regularization: Array, anchor: Arra
     return (rhs / (evals[None, :] + lam)) @ evecs.T
 
 
-# ---------------------------------------------------------------------------------------------
-# exact means: the deterministic recursions of E[w_t] and E[v_t]
-# ---------------------------------------------------------------------------------------------
-
-
-@functools.partial(jax.jit, static_argnames=("num_steps",))
-def expected_sgd_iterates(
-    cov: Array, cross: Array, learning_rate: Array, initial_point: Array, num_steps: int
-) -> Array:
-    """`E[w_0..w_n]` `(n+1, d)`: `E w_t = E w_{t-1} - eta (Sigma E w_{t-1} - E[x y])`.
-
-    Exact for i.i.d. examples (`w_{t-1}` is independent of `x_t`).
-    """
-
-    def step(m, _):
-        new = m - learning_rate * (cov @ m - cross)
-        return new, new
-
-    _, ms = jax.lax.scan(step, initial_point, None, length=num_steps)
-    return jnp.concatenate([initial_point[None, :], ms], axis=0)
-
-
-@functools.partial(jax.jit, static_argnames=("num_steps",))
-def expected_ridge_sgd(
-    cov: Array,
-    cross: Array,
-    learning_rate: Array,
-    regularization: Array,
-    initial_point: Array,
-    num_steps: int,
-) -> Array:
-    """`E[v_n]` of regularized SGD (`(d,)`; vmap over `(gamma, lambda)` for a path)."""
-
-    def step(m, _):
-        grad = cov @ m - cross + regularization * (m - initial_point)
-        return m - learning_rate * grad, None
-
-    m, _ = jax.lax.scan(step, initial_point, None, length=num_steps)
-    return m
-
-
 __all__ = [
     "RidgeSGDParams",
     "RidgeSGDState",
@@ -564,12 +500,10 @@ __all__ = [
     "SGDState",
     "check_data",
     "check_ridge",
-    "expected_ridge_sgd",
-    "expected_sgd_iterates",
     "least_squares_pass",
     "least_squares_ridge_sgd",
-    "known_covariance_iterates",
     "least_squares_sgd",
+    "point_after",
     "ridge_regression",
     "ridge_sgd",
     "ridge_sgd_runs",
@@ -579,5 +513,4 @@ __all__ = [
     "sgd_iterates",
     "sgd_pass",
     "sgd_scan",
-    "sgd_step",
 ]

@@ -23,6 +23,12 @@ its own mass, the running mass derived from the step count). Tail paths are suff
 segment sums between consecutive tail starts (never differences of prefix sums).
 :func:`select_on_holdout` then picks `lambda` / `tau` on held-out data, in batch.
 
+The SGD steps are :func:`ojax.run`'s (:func:`~ojax.averaging.sgd_pass` and, per streamed block,
+:func:`~ojax.averaging.sgd_scan`). This module's own two scans step no learner: `"chunked"`
+walks stored iterates, and `"stream"` walks blocks, carrying `w` from one block's run to the
+next and folding each block's iterates into the path (as :func:`ojax.streaming.run_drawn`
+walks drawn blocks).
+
 References:
   Neu, G. and Rosasco, L. (2018). Iterate averaging as regularization for stochastic gradient
   descent. COLT.

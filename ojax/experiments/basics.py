@@ -28,7 +28,7 @@ from ojax.game import run_env
 from ojax.losses import linear_objective, mismatch, quadratic_objective
 from ojax.plotting import regret_figure
 from ojax.results import split_key
-from ojax.runner import run_oco
+from ojax.runner import run, run_oco
 from ojax.sweep import sweep_experiment
 
 RADIUS = 2.0  # M in examples 3-4, B in examples 5-6
@@ -100,15 +100,8 @@ def _realizable_mistakes(predictor: Predictor, key: Array, num_steps: int) -> Ar
     k1, k2 = jax.random.split(key)
     advice = jax.random.bernoulli(k1, 0.5, (num_steps, NUM_CLASS)).astype(jnp.int32)
     labels = advice[:, jax.random.randint(k2, (), 0, NUM_CLASS)]
-    params = oco.ExpertsParams()
-
-    def step(state, example):
-        x, y = example
-        guess = predictor.predict(state, params, x)
-        return predictor.update(state, params, x, y), (guess != y).astype(jnp.float32)
-
-    _, mistakes = jax.lax.scan(step, predictor.init(params), (advice, labels))
-    return jnp.cumsum(mistakes)  # the true expert makes no mistake
+    _, trace = run(predictor, oco.ExpertsParams(), advice, labels, mismatch, keep_predictions=False)
+    return jnp.cumsum(trace.loss)  # the true expert makes no mistake
 
 
 def _adversarial_hedge(learner: OCOLearner, params, num_steps: int) -> tuple[Array, Array]:

@@ -146,35 +146,54 @@ def _optimum() -> np.ndarray:
     return np.full(SF_DIM, SF_DISTANCE / np.sqrt(SF_DIM))
 
 
+def _distance_value(w: jax.Array, zeta: jax.Array) -> jax.Array:
+    return SF_LIPSCHITZ * jnp.linalg.norm(w - zeta)
+
+
+def _distance_grad(w: jax.Array, zeta: jax.Array) -> jax.Array:
+    diff = w - zeta
+    return SF_LIPSCHITZ * diff / jnp.maximum(jnp.linalg.norm(diff), 1e-30)
+
+
+DISTANCE = losses.Objective("distance", _distance_value, _distance_grad)
+"""`f(x; zeta) = G ||x - zeta||`; gradient `G (x - zeta) / ||x - zeta||` (0 at `zeta`)."""
+
+
+def _sphere_points(key: jax.Array, num: int, dtype) -> jax.Array:
+    """`zeta_t = x* + sigma u_t / ||u_t||`, `t = 0..num-1`, `u_t` normal from `fold_in(key, t)`."""
+    optimum = jnp.asarray(_optimum(), dtype)
+
+    def point(t):
+        u = jax.random.normal(jax.random.fold_in(key, t), (SF_DIM,), dtype)
+        return optimum + SF_RADIUS * u / jnp.linalg.norm(u)
+
+    return jax.vmap(point)(jnp.arange(num, dtype=jnp.int32))
+
+
 @functools.cache
 def _sf_final(num_steps: int):
     """A jitted `(keys, gammas, horizons, betas) -> x_T`: for each stream key, horizon `T`
-    (step `gamma_T`) and beta, the average `x_T` after `T - 1` stochastic gradients."""
+    (step `gamma_T`) and beta, the average `x_T` after `T - 1` stochastic gradients: one
+    :func:`ojax.run_oco` of `num_steps - 1` steps per run, the steps past `T - 1` masked."""
     learner = schedule_free_sgd("uniform")
 
-    def one(key, gamma, horizon, beta):
+    def one(zetas, gamma, horizon, beta):
         dtype = gamma.dtype
         params = ScheduleFreeParams(gamma, beta, jnp.zeros((), dtype))
-        start = jnp.zeros(SF_DIM, dtype)
-        optimum = jnp.asarray(_optimum(), dtype)
-
-        def step(carry, t):
-            state, kept = carry
-            y = learner.iterate(state, params)
-            u = jax.random.normal(jax.random.fold_in(key, t), (SF_DIM,), dtype)
-            diff = y - (optimum + SF_RADIUS * u / jnp.linalg.norm(u))
-            grad = SF_LIPSCHITZ * diff / jnp.maximum(jnp.linalg.norm(diff), 1e-30)
-            state = learner.update(state, params, grad)
-            kept = jnp.where(t + 2 == horizon, state.x, kept)  # x_{t+2}: after t + 1 updates
-            return (state, kept), None
-
-        carry = (learner.init(params, start), start)
-        (_, kept), _ = jax.lax.scan(step, carry, jnp.arange(num_steps - 1, dtype=jnp.int32))
-        return kept
+        mask = jnp.arange(num_steps - 1, dtype=jnp.int32) < horizon - 1  # T - 1 updates
+        state, _ = run_oco(learner, params, jnp.zeros(SF_DIM, dtype), zetas, DISTANCE, mask=mask)
+        return state.x
 
     over_betas = jax.vmap(one, in_axes=(None, None, None, 0))
     over_horizons = jax.vmap(over_betas, in_axes=(None, 0, 0, None))
-    return programs.jit(jax.vmap(over_horizons, in_axes=(0, None, None, None)))
+
+    def finals(keys, gammas, horizons, betas):
+        zetas = jax.vmap(lambda k: _sphere_points(k, num_steps - 1, gammas.dtype))(keys)
+        return jax.vmap(over_horizons, in_axes=(0, None, None, None))(
+            zetas, gammas, horizons, betas
+        )
+
+    return programs.jit(finals)
 
 
 def _schedule_free(config: CheckConfig) -> Outcome:
