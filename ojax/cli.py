@@ -491,7 +491,6 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _sweep(args: argparse.Namespace) -> int:
-
     grid: dict[str, list[str]] = {}
     for field, values in args.grid:
         if field in grid:
@@ -556,14 +555,18 @@ def _sweep(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the `ojax` console script; returns the exit status."""
+    """Entry point of the `ojax` console script; returns the exit status (the command
+    itself ends there, at once: :func:`ojax.interrupt.end`)."""
     try:
-        return _main(argv)
+        code = _main(argv)
     except BrokenPipeError:  # the reader of stdout went away (`ojax list | head -1`)
-        return interrupt.closed_pipe()
+        code = interrupt.closed_pipe()
     except KeyboardInterrupt:
         print(interrupt.INTERRUPTED, file=sys.stderr)
-        return 130
+        code = 130
+    from ojax import distributed
+
+    return interrupt.end(code, at_once=not distributed.active())
 
 
 def _main(argv: Sequence[str] | None) -> int:

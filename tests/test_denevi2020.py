@@ -73,6 +73,16 @@ def test_lenk_loader(data_dir):
     assert data.y.min() >= 0 and data.y.max() <= 10
 
 
+def test_a_settings_train_shape_is_what_its_draw_gives(data_dir):
+    # The memory check reads train_shape instead of tracing the draw: both must agree.
+    size = den.QUICK_SYNTHETIC._replace(num_tasks=7, num_train=5)
+    real = den.real_setting(load_lenk(data_dir), "lenk", 2, jnp.float32)
+    for setting in (den.synthetic_setting(2, size, jnp.float32), real):
+        drawn = jax.eval_shape(setting.draw, jax.random.key(0)).train.x_train.shape[:2]
+        assert setting.train_shape == drawn
+    assert den.synthetic_setting(2, size, jnp.float32).train_shape == (7, 5)
+
+
 def test_split_is_a_permutation_of_each_task(data_dir):
     data = load_schools(data_dir)
     block = split_tasks(jax.random.key(1), data)

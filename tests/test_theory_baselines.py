@@ -10,6 +10,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 from scipy import integrate
+from tolerances import scaled_atol
 
 from ojax import losses, oco, run_oco
 from ojax.experiments.theory import CHECKS, selected_checks
@@ -47,6 +48,20 @@ def test_learner_under_its_bound_and_falsifier_over_it(name):
         else:
             assert within_bound(measured, bound).all(), (method, ratio.max())
             assert ratio.max() > 0.01, (method, ratio.max())  # the bound measures something
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 64, 301])
+def test_gauss_legendre_is_numpys(n):
+    """The tridiagonal route gives NumPy's nodes and weights (its algorithm, its Newton step)."""
+    nodes, weights = checks.gauss_legendre(n)
+    expected_nodes, expected_weights = np.polynomial.legendre.leggauss(n)
+    np.testing.assert_allclose(
+        nodes, expected_nodes, rtol=0, atol=scaled_atol(expected_nodes, 1e-15)
+    )
+    np.testing.assert_allclose(
+        weights, expected_weights, rtol=0, atol=scaled_atol(expected_weights, 1e-15)
+    )
+    assert np.sum(weights) == pytest.approx(2.0, rel=1e-14)  # integrates 1 over [-1, 1]
 
 
 def test_squint_potential_is_the_integral():

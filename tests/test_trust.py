@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ojax import cli
+from ojax import cli, interrupt
 
 LOCK = ".ojax-lock"  # ojax.experiments.lock.LOCK (imported in the tests: new in issue 20)
 
@@ -778,6 +778,19 @@ def test_a_closed_pipe_ends_quietly(tmp_path):
         proc.stdout.close()  # `| head -0`: the reader is gone before ojax writes
         _, err = proc.communicate(timeout=300)
         assert proc.returncode == 141 and b"Traceback" not in err and b"Broken" not in err, err
+
+
+def test_the_command_ends_at_once_with_its_whole_output(tmp_path, capsys):
+    # The command skips the interpreter's teardown (os._exit): stdout, a file here (block
+    # buffered), must still hold every line; a program that imports ojax gets the status back.
+    assert cli.main(["list"]) == 0
+    expected = capsys.readouterr().out
+    with open(tmp_path / "out.txt", "w") as stdout:
+        proc = subprocess.run(
+            [sys.executable, "-m", "ojax.cli", "list"], cwd=tmp_path, env=_env(), stdout=stdout
+        )
+    assert proc.returncode == 0 and (tmp_path / "out.txt").read_text() == expected
+    assert interrupt.end(3) == 3
 
 
 # The console script, with Ctrl-C on (an xdist worker may start its children with it ignored)

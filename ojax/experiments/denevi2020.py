@@ -191,11 +191,17 @@ def _tuned_info(tuned: Tuned, grid: Params) -> dict[str, Any]:
     return info
 
 
+def _drawn_train_shape(setting: Setting) -> tuple[int, int]:
+    """`(tasks, slots)` of a seed's training block, from a trace of the setting's draw."""
+    shapes = jax.eval_shape(lambda: setting.draw(jax.random.key(0))).train
+    return shapes.x_train.shape[:2]
+
+
 def _check_memory(setting: Setting, num_methods: int, num_checkpoints: int) -> None:
     """Every seed's per-point errors of every method stay on the host until the figures are
-    drawn: exit early, naming the memory, when they cannot fit (`--seeds 100000`)."""
-    shapes = jax.eval_shape(setting.draw, jax.random.key(0)).train
-    tasks, points = shapes.x_train.shape[:2]
+    drawn: exit early, naming the memory, when they cannot fit (`--seeds 100000`). The sizes
+    of a seed's training block: the setting's `train_shape`, else a trace of its draw."""
+    tasks, points = setting.train_shape or _drawn_train_shape(setting)
     itemsize = np.dtype(setting.dtype).itemsize
     # errors and mask (the sweep's outputs) and the curve derived from them, per seed and method
     per_seed = tasks * points * (2 * itemsize + 1) + (tasks + num_checkpoints) * itemsize

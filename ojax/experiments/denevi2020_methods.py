@@ -52,6 +52,7 @@ class Setting(NamedTuple):
     oracle_bias: Any  # (d,) or None (no Oracle)
     checkpoints: np.ndarray  # numbers of training tasks at which the meta-test is measured
     num_points: int = 0  # real online points of a seed's stream (0: unknown)
+    train_shape: tuple[int, int] | None = None  # (tasks, slots) of a seed's training block
 
 
 def checkpoints(num_tasks: int, num: int) -> np.ndarray:
@@ -110,6 +111,7 @@ def synthetic_setting(
         oracle,
         checkpoints(size.num_tasks, size.num_checkpoints),
         size.num_tasks * size.num_train,
+        (size.num_tasks, size.num_train),
     )
 
 
@@ -145,7 +147,8 @@ def real_setting(
 
     points = int(np.sum(data.mask) - np.sum(data.num_test))  # every seed's training points
     at = checkpoints(seen, num_checkpoints)
-    return Setting(dataset, draw, num_seeds, data.x.shape[-1], dtype, None, at, points)
+    dim = data.x.shape[-1]
+    return Setting(dataset, draw, num_seeds, dim, dtype, None, at, points, (num_tasks, width))
 
 
 def step_grid(num: int = 20) -> np.ndarray:
