@@ -119,6 +119,7 @@ class _Options(NamedTuple):
     independent_tasks: bool
     pooled: bool
     masked: bool  # a mask was given: padded steps select the old state
+    unroll: int = 1  # scan steps per loop iteration (lax.scan's unroll)
 
 
 @functools.partial(jax.jit, static_argnames=("learner", "options"))
@@ -135,7 +136,7 @@ def _stream(learner, params, xs, ys, order, mask, options: _Options, state=None)
     items = order if options.pooled else xs if ys is None else (xs, ys)
     inputs = (items, mask) if options.masked else items
     start = learner.init(params) if state is None else state
-    state, (losses, preds, seen) = jax.lax.scan(step, start, inputs)
+    state, (losses, preds, seen) = jax.lax.scan(step, start, inputs, unroll=options.unroll)
     return state, Trace(losses, preds, seen, mask)
 
 
@@ -155,6 +156,7 @@ def _tasks(learner, params, xs, ys, mask, task_data, options: _Options, state=No
             step,
             learner.begin_task(state, params, info),
             ((x, y), real) if options.masked else (x, y),
+            unroll=options.unroll,
         )
         state = learner.end_task(state, params, info)
         done = None if options.task_record is None else options.task_record(state, params, info)
@@ -384,6 +386,7 @@ def run(
     keep_predictions: bool = True,
     state: State | None = None,
     first_task: int = 0,
+    unroll: int = 1,
 ) -> tuple[State, Trace]:
     """Runs `learner` over a stream in one `lax.scan` (progressive validation).
 
@@ -415,6 +418,9 @@ def run(
       state: start from this state (an earlier run's, or :func:`ojax.load_state`'s) instead of
         `learner.init(params)`; `T` steps equal `k` continued over `T - k`, bit for bit.
       first_task: a multi-task learner's `TaskInfo.index` of this call's first task.
+      unroll: steps per iteration of the compiled loop (`lax.scan`'s `unroll`, static): fewer
+        loop iterations for cheap steps (throughput); the fused arithmetic may then round
+        differently in the last bit, so the default 1 is the reference.
 
     Returns:
       The final state and the :class:`~ojax.core.Trace`; :class:`~ojax.validation.InputError`
@@ -432,10 +438,19 @@ def run(
       [0.5   2.    1.125]
     """
     _check_learner(learner, params)
+    unroll = check_int("unroll", unroll, low=1)
     multi = _is_multi_task(learner)
     pooled, masked = order is not None, mask is not None
     options = _Options(
-        loss, record, task_record, keep_predictions, task_sums, independent_tasks, pooled, masked
+        loss,
+        record,
+        task_record,
+        keep_predictions,
+        task_sums,
+        independent_tasks,
+        pooled,
+        masked,
+        unroll,
     )
     if multi:
         if order is not None:
@@ -499,6 +514,7 @@ def run_oco(
     *,
     store_iterates: bool = False,
     state: State | None = None,
+    unroll: int = 1,
 ) -> tuple[State, Trace]:
     """Plays the OCO game: at step t the learner plays `w_t`, pays `f(w_t; z_t)`, and
     receives the gradient `grad f(w_t; z_t)`. A thin wrapper of :func:`run`.
@@ -513,6 +529,7 @@ def run_oco(
         (memory: `n d`).
       state: continue from this state of `learner` (as :func:`run`'s `state`; `x0` is
         still given: it is checked and it is the anchor of anchored learners).
+      unroll: steps per iteration of the compiled loop (as :func:`run`'s `unroll`).
 
     Returns:
       The final state and a :class:`~ojax.core.Trace` whose `loss` is `f_t(w_t)`.
@@ -536,7 +553,15 @@ def run_oco(
     _check_values("zs", zs)
     mask = jnp.ones(jnp.shape(zs)[:1], bool)
     options = _Options(
-        objective_loss(objective), None, None, store_iterates, False, False, False, False
+        objective_loss(objective),
+        None,
+        None,
+        store_iterates,
+        False,
+        False,
+        False,
+        False,
+        check_int("unroll", unroll, low=1),
     )
     start = OCOParams(params, jnp.asarray(x0))
     return _stream(predictor, start, zs, None, None, mask, options, state)
