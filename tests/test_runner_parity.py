@@ -15,6 +15,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from tolerances import scaled_atol
 
 import ojax
 from ojax.experiments.timing import loop_ops
@@ -131,3 +132,29 @@ def test_bench_quick_writes_interface_rows_and_the_page(tmp_path, capsys):
     text = (docs / "benchmarks.md").read_text()
     assert "## `runner`" in text and "| linear_pa | predictor | 10 |" in text
     assert list((docs / "benchmarks").glob("runner-*.json"))
+
+
+def test_unroll_runs_several_steps_per_loop_iteration_with_the_same_losses():
+    """`unroll` (static) puts k steps in each iteration of the compiled loop (its body runs
+    more ops, k times fewer iterations), computing the same losses up to rounding; a
+    non-positive or non-integer unroll is refused, named."""
+    case = CASES["peers: KT linear predictor (d = 10)"]
+    xs, ys, _, order = case.stream
+
+    def unrolled(k):
+        def one(params, stream):
+            x, y, _, o = stream
+            state, trace = ojax.run(
+                case.learner, params, x, y, case.loss, order=o, keep_predictions=False, unroll=k
+            )
+            return state, trace.loss
+
+        return one
+
+    _, once, (_, losses_1) = _compiled(case, unrolled(1))
+    _, four, (_, losses_4) = _compiled(case, unrolled(4))
+    assert sum(four.values()) > sum(once.values())
+    np.testing.assert_allclose(losses_4, losses_1, rtol=1e-5, atol=scaled_atol(losses_1, 1e-5))
+    for bad in (0, 2.0, True):
+        with pytest.raises(ojax.InputError, match="unroll"):
+            ojax.run(case.learner, case.params, xs, ys, case.loss, order=order[0], unroll=bad)
