@@ -418,9 +418,8 @@ def run(
       state: start from this state (an earlier run's, or :func:`ojax.load_state`'s) instead of
         `learner.init(params)`; `T` steps equal `k` continued over `T - k`, bit for bit.
       first_task: a multi-task learner's `TaskInfo.index` of this call's first task.
-      unroll: steps per iteration of the compiled loop (`lax.scan`'s `unroll`, static): fewer
-        loop iterations for cheap steps (throughput); the fused arithmetic may then round
-        differently in the last bit, so the default 1 is the reference.
+      unroll: steps per iteration of the compiled loop (`lax.scan`'s, static): faster cheap
+        steps, the last bit of the arithmetic may differ (1, the default, is the reference).
 
     Returns:
       The final state and the :class:`~ojax.core.Trace`; :class:`~ojax.validation.InputError`
@@ -438,20 +437,9 @@ def run(
       [0.5   2.    1.125]
     """
     _check_learner(learner, params)
-    unroll = check_int("unroll", unroll, low=1)
     multi = _is_multi_task(learner)
-    pooled, masked = order is not None, mask is not None
-    options = _Options(
-        loss,
-        record,
-        task_record,
-        keep_predictions,
-        task_sums,
-        independent_tasks,
-        pooled,
-        masked,
-        unroll,
-    )
+    flags = (keep_predictions, task_sums, independent_tasks, order is not None, mask is not None)
+    options = _Options(loss, record, task_record, *flags, check_int("unroll", unroll, low=1))
     if multi:
         if order is not None:
             raise InputError("order: pools with an order are for streams, not task blocks")
