@@ -119,7 +119,7 @@ class _Options(NamedTuple):
     independent_tasks: bool
     pooled: bool
     masked: bool  # a mask was given: padded steps select the old state
-    unroll: int = 1  # steps per iteration of the compiled loop (the same numbers)
+    unroll: int = 1  # scan steps per loop iteration (lax.scan's unroll)
 
 
 @functools.partial(jax.jit, static_argnames=("learner", "options"))
@@ -418,7 +418,8 @@ def run(
       state: start from this state (an earlier run's, or :func:`ojax.load_state`'s) instead of
         `learner.init(params)`; `T` steps equal `k` continued over `T - k`, bit for bit.
       first_task: a multi-task learner's `TaskInfo.index` of this call's first task.
-      unroll: static; steps per compiled loop iteration (`lax.scan`'s; the same numbers).
+      unroll: steps per iteration of the compiled loop (`lax.scan`'s, static): faster cheap
+        steps, the last bit of the arithmetic may differ (1, the default, is the reference).
 
     Returns:
       The final state and the :class:`~ojax.core.Trace`; :class:`~ojax.validation.InputError`
@@ -520,7 +521,7 @@ def run_oco(
         still given: it is checked and it is the anchor of anchored learners).
       mask: `(n,)` bool, as in :func:`run`: a False step is padding (the learner does not
         move, the step pays 0), e.g. runs of several horizons in one `vmap`.
-      unroll: as in :func:`run` (the same numbers).
+      unroll: as in :func:`run`.
 
     Returns:
       The final state and a :class:`~ojax.core.Trace` whose `loss` is `f_t(w_t)`.

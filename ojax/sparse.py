@@ -113,6 +113,7 @@ def run_orders(
     *,
     record: Record | None = None,
     keep_predictions: bool = True,
+    unroll: int = 1,
 ) -> tuple[Any, Trace]:
     """Progressive validation of `predictor` on streams that are row orders of one dataset.
 
@@ -133,6 +134,7 @@ def run_orders(
         (0-based; default: the rows in their given order).
       record: static `Step -> pytree` recorded at every step (see :func:`ojax.run`).
       keep_predictions: store the predictions in `Trace.prediction`.
+      unroll: steps per iteration of the compiled loop (see :func:`ojax.run`).
 
     Returns:
       The final states and the :class:`~ojax.core.Trace`, with a leading stream axis when
@@ -175,6 +177,7 @@ def run_orders(
             order=order,
             record=record,
             keep_predictions=keep_predictions,
+            unroll=unroll,
         )
 
     return one(orders) if single else jax.vmap(one)(orders)

@@ -283,7 +283,8 @@ def main() -> None:
     size = den.QUICK_SYNTHETIC if args.quick else den.SyntheticSize()
     repeats = 3 if args.quick else 5
     setting = den.synthetic_setting(30, size, jnp.float32)
-    data = jax.jit(jax.vmap(setting.draw))(jnp.arange(30, dtype=jnp.int32))  # 30 seeds' tasks
+    keys = jax.vmap(jax.random.key)(jnp.arange(30, dtype=jnp.int32))  # seed s: key(s)
+    data = jax.jit(jax.vmap(setting.draw))(keys)  # 30 seeds' tasks
     rows = bench_parameter_free(data, setting, size, repeats, 1 if args.quick else 2)
     rows += bench_grid(data, setting, size, repeats)
     if args.cold:

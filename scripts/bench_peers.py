@@ -12,7 +12,8 @@ for every library), in progressive validation: predict, record the loss, learn.
 * ``param-free``: parameter-free learning of a linear model under the absolute loss, n = 1e5,
   d = 20; metric: mean |y_hat - y|.
 
-ojax runs every stream in one ``jit(vmap(scan))`` (:func:`ojax.sparse.run_orders`). Each peer
+ojax runs every stream in one ``jit(vmap(scan))`` (:func:`ojax.sparse.run_orders`, ``unroll``
+4 by default: ``--unroll``). Each peer
 runs the way its users run it: a Python loop over streams and examples (river ``learn_one``,
 scikit-learn ``partial_fit``, Vowpal Wabbit's Python ``learn``), scikit-learn's ``fit`` as a
 bulk upper bound, and Vowpal Wabbit's C++ driver reading a file (the command line's own loop,
@@ -212,6 +213,8 @@ def ojax_methods(work: Workload) -> dict[str, tuple]:
     }
 
 
+UNROLL = 4  # scan steps per loop iteration of the ojax runs (as before the one-runner redesign)
+
 # the square loss of each of the (2,) predictions of lsq_asgd_predictor
 SQUARE_PAIR = losses.Loss(
     "square_pair",
@@ -221,13 +224,13 @@ SQUARE_PAIR = losses.Loss(
 )
 
 
-def time_ojax(method, orders: np.ndarray, repeats: int) -> dict[str, Any]:
+def time_ojax(method, orders: np.ndarray, repeats: int, unroll: int = 1) -> dict[str, Any]:
     predictor, params, xs, y, loss_name = method
     loss = SQUARE_PAIR if loss_name == "square" else losses.LOSSES[loss_name]
     orders = jnp.asarray(orders, jnp.int32)
 
     def call():
-        state, trace = run_orders(predictor, params, xs, y, loss, orders)
+        state, trace = run_orders(predictor, params, xs, y, loss, orders, unroll=unroll)
         return jax.block_until_ready(trace.loss)
 
     start = time.perf_counter()
@@ -633,10 +636,13 @@ def measure(args) -> dict[str, Any]:
             for num in streams:
                 orders = orders_for(work.n, num)
                 print(f"[{work.name}] {num} stream(s) of {work.n} examples", file=sys.stderr)
-                ours = {name: time_ojax(m, orders, args.repeats) for name, m in methods.items()}
+                ours = {
+                    name: time_ojax(m, orders, args.repeats, args.unroll)
+                    for name, m in methods.items()
+                }
                 theirs: dict[str, PeerRun] = {}
                 for name, m in peer_ojax.items():
-                    t = time_ojax(m, orders, args.repeats)
+                    t = time_ojax(m, orders, args.repeats, args.unroll)
                     theirs[name] = PeerRun(t["seconds"], [work.n] * num, float(t["losses"].sum()))
                     theirs[name].note = f"compile {t['compile_seconds']:.2f}s"
                 for name, fn in peers.items():
@@ -723,6 +729,7 @@ def measure(args) -> dict[str, Any]:
             "streams": streams,
             "budget_seconds": args.budget,
             "repeats": args.repeats,
+            "unroll": args.unroll,
             "pa_C": PA_C,
             "lsq_learning_rate": LSQ_ETA,
             "vw_cli_binary": shutil.which("vw"),
@@ -808,6 +815,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--repeats", type=int, default=None)
     parser.add_argument("--data-dir", default=None)
+    parser.add_argument(
+        "--unroll",
+        type=int,
+        default=UNROLL,
+        help=f"scan steps per loop iteration of the ojax runs (default {UNROLL})",
+    )
     parser.add_argument(
         "--peers",
         default="all",

@@ -2,6 +2,7 @@
 
     python scripts/bench_sweep.py [--quick] [--out DIR] [--large] [--large-streams N]
                                   [--large-budget SIZE] [--repeats K] [--drawn-block B]
+                                  [--profile]
 
 Work: online gradient descent as a linear predictor on the square loss over a synthetic linear
 regression stream drawn inside the run from the stream's key (d = 10), returning the final
@@ -14,6 +15,11 @@ average loss and a 100-point average-loss curve per stream.
   sized from ``--large-budget`` (default 4 GiB), against the unchunked 1000-stream run, per
   1000 streams. Target: ratio >= 1 (no fewer steps per second), peak memory within 24 GiB.
 
+* ``profile`` (``--profile``): where the engine case's time goes, timed interleaved with it:
+  the 1000 streams drawn alone (``jax.jit(jax.vmap(linear_regression_stream))``), the runner
+  over the drawn streams (``jit(vmap(run))``, streams-major ``(S, T, d)``), and a hand-written
+  time-major OGD scan over them (one ``lax.scan`` over ``(T, S, d)``, the streams vectorised in
+  the step: the layout's ceiling).
 * ``drawn`` (``--drawn-block B``): the engine run with each stream drawn ``B`` rows at a time
   inside the scan (:func:`ojax.streaming.run_drawn`, never materialised), against the engine
   run over the materialised stream (the same numbers up to the labels' last bit).
@@ -74,6 +80,39 @@ def make_fn(num_steps: int, drawn_block: int | None = None):
     return stream_run
 
 
+def profile(flat_params, flat_keys, num_steps: int, engine, repeats: int) -> dict[str, float]:
+    """Seconds of the engine run beside its parts (see the module doc), alternated."""
+    streams = len(flat_keys)
+    draw = jax.jit(jax.vmap(lambda k: linear_regression_stream(k, num_steps, DIM)))
+    xs, ys = jax.block_until_ready(draw(flat_keys))
+    predictor = linear_predictor(oco.ogd("none"), losses.square, np.zeros(DIM, np.float32))
+
+    def scan_drawn(lr, x, y):
+        return run(predictor, oco.OGDParams(lr, jnp.float32(1.0)), x, y, losses.square)[1].loss
+
+    def time_major(lr, x_t, y_t):
+        def step(w, xy):
+            r = jnp.sum(w * xy[0], axis=-1) - xy[1]
+            return w - (lr * r)[:, None] * xy[0], 0.5 * r * r
+
+        return jax.lax.scan(step, jnp.zeros((streams, DIM), jnp.float32), (x_t, y_t))[1]
+
+    lr = flat_params["learning_rate"]
+    scan = jax.jit(jax.vmap(scan_drawn))
+    x_t, y_t = jnp.swapaxes(xs, 0, 1), jnp.swapaxes(ys, 0, 1)
+    major = jax.jit(time_major)
+    calls = [
+        engine,
+        lambda: jax.block_until_ready(draw(flat_keys)),
+        lambda: jax.block_until_ready(scan(lr, xs, ys)),
+        lambda: jax.block_until_ready(major(lr, x_t, y_t)),
+    ]
+    for call in calls:  # compiles
+        call()
+    names = ["engine_seconds", "draw_seconds", "run_drawn_seconds", "time_major_scan_seconds"]
+    return dict(zip(names, median_times(calls, repeats)))
+
+
 def median_times(calls, repeats: int) -> list[float]:
     """Median seconds of each call, the calls alternated (the CPU's load drifts)."""
     times = [[] for _ in calls]
@@ -100,6 +139,7 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--drawn-block", type=int, default=None, help="also run the stream drawn in blocks"
     )
+    parser.add_argument("--profile", action="store_true", help="also time the engine's parts")
     args = parser.parse_args(argv)
 
     num_lr, num_seeds, num_steps = (4, 16, 500) if args.quick else (10, 100, 10_000)
@@ -147,6 +187,8 @@ def main(argv=None) -> int:
             "same_numbers": bool(same),
         }
     )
+
+    parts = profile(flat_params, flat_keys, num_steps, engine, repeats) if args.profile else None
 
     # --- the same engine run, the stream drawn in blocks inside the scan -------------------
     if args.drawn_block:
@@ -235,6 +277,9 @@ def main(argv=None) -> int:
         print(f"{'':<70} {json.dumps(extra)}")
     args.out.mkdir(parents=True, exist_ok=True)
     report = {"benchmark": "sweep", "device": info["device"], "environment": info, "rows": rows}
+    if parts is not None:
+        print("profile (seconds):", json.dumps({k: round(v, 4) for k, v in parts.items()}))
+        report["profile"] = parts
     (args.out / "bench.json").write_text(json.dumps(report, indent=2))
     print(f"wrote {args.out / 'bench.json'}")
     return 0

@@ -15,6 +15,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from tolerances import scaled_atol
 
 import ojax
 from ojax.experiments.timing import loop_ops
@@ -93,9 +94,9 @@ def test_a_mask_costs_its_select_and_changes_nothing_when_all_true():
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
 
 
-def test_unroll_changes_no_number_and_unrolls_the_loop():
+def test_unroll_with_a_remainder_unrolls_the_loop_and_keeps_the_numbers():
     """`unroll` (a static keyword of run and run_oco) repeats the step in the loop body and
-    leaves every number as it was, with a remainder (10 steps, 4 per iteration)."""
+    keeps the numbers (up to rounding), with a remainder (10 steps, 4 or 3 per iteration)."""
     from ojax import losses, oco
 
     xs = jax.random.normal(jax.random.key(0), (10, 3))
@@ -117,14 +118,14 @@ def test_unroll_changes_no_number_and_unrolls_the_loop():
     assert sum(counts[4].values()) > sum(counts[1].values())
     one, four = program(1)(xs, ys), program(4)(xs, ys)
     for a, b in zip(jax.tree.leaves(one), jax.tree.leaves(four)):
-        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+        np.testing.assert_allclose(b, a, rtol=1e-6, atol=scaled_atol(a, 1e-6))
     ogd = oco.ogd("none")
     runs = [
         ojax.run_oco(ogd, params, jnp.zeros(3), xs, losses.quadratic_objective, unroll=u)
         for u in (1, 3)
     ]
     for a, b in zip(jax.tree.leaves(runs[0]), jax.tree.leaves(runs[1])):
-        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+        np.testing.assert_allclose(b, a, rtol=1e-6, atol=scaled_atol(a, 1e-6))
     with pytest.raises(ojax.InputError, match="unroll"):
         ojax.run(learner, params, xs, ys, losses.square, unroll=0)
 
@@ -186,3 +187,29 @@ def test_bench_quick_writes_interface_rows_and_the_page(tmp_path, capsys):
     text = (docs / "benchmarks.md").read_text()
     assert "## `runner`" in text and "| linear_pa | predictor | 10 |" in text
     assert list((docs / "benchmarks").glob("runner-*.json"))
+
+
+def test_unroll_runs_several_steps_per_loop_iteration_with_the_same_losses():
+    """`unroll` (static) puts k steps in each iteration of the compiled loop (its body runs
+    more ops, k times fewer iterations), computing the same losses up to rounding; a
+    non-positive or non-integer unroll is refused, named."""
+    case = CASES["peers: KT linear predictor (d = 10)"]
+    xs, ys, _, order = case.stream
+
+    def unrolled(k):
+        def one(params, stream):
+            x, y, _, o = stream
+            state, trace = ojax.run(
+                case.learner, params, x, y, case.loss, order=o, keep_predictions=False, unroll=k
+            )
+            return state, trace.loss
+
+        return one
+
+    _, once, (_, losses_1) = _compiled(case, unrolled(1))
+    _, four, (_, losses_4) = _compiled(case, unrolled(4))
+    assert sum(four.values()) > sum(once.values())
+    np.testing.assert_allclose(losses_4, losses_1, rtol=1e-5, atol=scaled_atol(losses_1, 1e-5))
+    for bad in (0, 2.0, True):
+        with pytest.raises(ojax.InputError, match="unroll"):
+            ojax.run(case.learner, case.params, xs, ys, case.loss, order=order[0], unroll=bad)
