@@ -32,7 +32,7 @@ def array_digest(value: Any) -> list:
     arr = np.ascontiguousarray(np.asarray(value))
     # the digest of `arr.tobytes()`, read in place: no copy of a Gram matrix's 400 MB
     inplace = arr.size and not arr.dtype.hasobject
-    data = memoryview(arr.reshape(-1).view(np.uint8)) if inplace else arr.tobytes()
+    data = arr.reshape(-1).view(np.uint8).data if inplace else arr.tobytes()
     return ["array", str(arr.dtype), list(arr.shape), hashlib.sha256(data).hexdigest()]
 
 

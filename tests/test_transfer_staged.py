@@ -67,7 +67,7 @@ def test_heterogeneous_sparse_split_holds_at_most_two_gram_matrices(x64, spambas
         for view, point in zip(names, points):
             np.testing.assert_array_equal(np.asarray(point.row), want[view])
         del method, points, point
-    assert seen == [2, 1, 2, 2, 2]  # the whole vector's dropped at PAIO, the second view built at COTL0
+    assert seen == [2, 1, 2, 2, 2]  # the whole vector's dropped at PAIO, view2 built at COTL0
     assert max(seen) < len(views)  # the one-pass layout's three
 
 
