@@ -340,23 +340,14 @@ def prepare_transfer(
     source_params = _cast(source_params or KernelPAParams.paper_source(), dtype)
     check_pa_params(source_params)
     order = _source_order(source_order, source_x.shape[0])
-    needs = {m: _needs(m, chosen[m], source_view) for m in methods}
-    views = tuple(sorted(frozenset().union(*needs.values())))
-    sparse = sp.issparse(target_x)  # its Gram matrices built when a method needs them
-    arrays = setup_arrays(
-        source_x, source_y, target_x, order, source_params, () if sparse else views, dtype
+    arrays, (needs, build, built) = _method_runs(
+        source_x, source_y, target_x, order, source_params, chosen, source_view, dtype
     )
-    if not bool(arrays.finite):
-        raise InputError(_NOT_FINITE.format(np.dtype(dtype).name))
     n_h = int(arrays.h.count)
     target = _Target(np.asarray(target_y), {}, arrays.h_out, n_h, dtype)
-
-    def make(name: str, grams: dict[GramKey, Array]) -> MethodRun:
-        return _method(name, chosen[name], target._replace(grams=grams), source_view)
-
-    build = functools.partial(_target_grams, target_x, source_x.shape[1], dtype)
-    runs = MethodRuns(needs, make, build, dict(zip(views, arrays.grams)))
-    del arrays
+    make = functools.partial(_make, chosen, target, source_view)
+    runs = MethodRuns(needs, make, build, built)
+    del built
     grams = runs.matrices(methods[0])  # the first methods' matrices: built and checked now
     if combined:
         grams = {**runs.matrices("PA"), **runs.matrices("PAIO")}
@@ -365,6 +356,26 @@ def prepare_transfer(
     runs.seconds = 0.0  # those built later (in gram_seconds: the set-up's)
     seconds = time.perf_counter() - start
     return TransferSetup(runs, n, n_h, seconds, both)
+
+
+def _method_runs(source_x, source_y, target_x, order, source_params, chosen, source_view, dtype):
+    """The set-up's arrays (dense targets: every Gram matrix; sparse: none, each built when a
+    method needs it) and the arguments `(needs, build, built)` of :class:`MethodRuns`."""
+    needs = {m: _needs(m, p, source_view) for m, p in chosen.items()}
+    views = tuple(sorted(frozenset().union(*needs.values())))
+    sparse = sp.issparse(target_x)
+    arrays = setup_arrays(
+        source_x, source_y, target_x, order, source_params, () if sparse else views, dtype
+    )
+    if not bool(arrays.finite):
+        raise InputError(_NOT_FINITE.format(np.dtype(dtype).name))
+    build = functools.partial(_target_grams, target_x, source_x.shape[1], dtype)
+    return arrays._replace(grams=()), (needs, build, dict(zip(views, arrays.grams)))
+
+
+def _make(chosen, target: _Target, source_view: str, name: str, grams) -> MethodRun:
+    """Method `name`'s run from the Gram matrices it uses (:class:`MethodRuns`'s `make`)."""
+    return _method(name, chosen[name], target._replace(grams=grams), source_view)
 
 
 def _source_order(order: Any, size: int) -> np.ndarray:
