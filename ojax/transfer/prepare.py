@@ -22,8 +22,11 @@ program above (without the target), then the Gram matrices :data:`BLOCK_ROWS` ta
 time (:func:`sparse_grams`): the host forms one block's cross products per view (float64, cast
 to `dtype`), a donated program writes that block's rows of every Gram matrix in place. Every
 entry is elementwise in its products, so the matrices are those of the one-program set-up bit
-for bit; the peak is the Gram matrices themselves plus one block (a7a, float32: 1.1 GiB of
-matrices, was 4.1 GiB in all with every distance matrix and the host's float64 products).
+for bit; the peak is the Gram matrices built plus one block. :func:`~ojax.transfer.prepare_transfer`
+builds a sparse target's matrices per view when a method needs them
+(:mod:`ojax.transfer.staged`: at most two at once for the heterogeneous methods; a7a, float32:
+0.75 GiB of matrices, the whole run's peak 1.16 GiB, was 2.07 GiB with the three matrices and
+4.1 GiB with every distance matrix and the host's float64 products).
 """
 
 from __future__ import annotations

@@ -5,7 +5,8 @@ A split is homogeneous when the source and the target have the same features (me
 OTL_fixed, OTL, HomOTL2) and heterogeneous when the source has the first `k` of the target's
 `d` features (methods PA, PAIO, COTL0, SCT, COTL): the number of views comes from the data.
 Every method runs in the pool-indexed Gram layout (exact, no budget) over the target orders in
-one vmap; Gram matrices are computed once per width and shared by the orders.
+one vmap; Gram matrices are computed once per width and shared by the orders (a sparse target's
+when a method first needs them, dropped after the last that does: :mod:`ojax.transfer.staged`).
 
 The paper's hyperparameters are the presets of the params classes (`KernelPAParams.paper()`,
 `OTLParams.paper()`, ...); :func:`paper_params` gives a method's.
