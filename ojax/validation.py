@@ -133,8 +133,11 @@ def _values(name: str, value: Any) -> np.ndarray | None:
 
 @jax.jit
 def _all_finite(value: Any) -> Any:
-    """Whether every entry is finite, fused (no temporary of `value`'s size)."""
-    return jnp.isfinite(value).all()
+    """Whether every entry is finite, fused (no temporary of `value`'s size): `v * 0` is 0
+    where `v` is finite and NaN where not, and a sum propagates NaN (a vectorised `max` need
+    not); XLA on CPU fuses a float sum with its operand, where `isfinite(v).all()` first
+    writes a boolean array of `value`'s size."""
+    return jnp.sum(value * 0) == 0
 
 
 @jax.jit

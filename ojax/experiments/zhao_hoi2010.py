@@ -304,6 +304,7 @@ def _run_dataset(
         result.add(dataset.name, method, "seconds_per_trial", seconds, shared=shared)
         curves[dataset.name][method] = rate
     details.update(_runs_detail(dataset, prepared.num_target, len(rate), file_order))
+    details["gram_seconds"] += prepared.methods.seconds  # the matrices built for later methods
     details["load_gram_seconds"] = time.perf_counter() - start
     return details, compile_total
 
@@ -347,14 +348,20 @@ def _run(
     curves: dict[str, dict[str, np.ndarray]] = {}
     details: dict[str, Any] = {}
     compile_total = 0.0
-    # the files are read (inflated, parsed, scaled) and matplotlib imported on a thread while
-    # the datasets before them compute: NumPy and zlib release the GIL, and neither uses JAX
+    # each file is read (inflated, parsed, scaled) on a thread while the dataset before it
+    # computes, and matplotlib imported while the last one does: NumPy and zlib release the
+    # GIL, and neither uses JAX (one dataset ahead: the next split only is held beside the
+    # current one's Gram matrices)
     loader = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="ojax-load")
     try:
-        splits = [loader.submit(d.load) for d in datasets]
-        loader.submit(importlib.import_module, "ojax.plotting")  # matplotlib, for the figure
-        steps = list(zip(datasets, positions, splits))
-        for dataset, at, split in config.progress(steps, desc=title, total=len(datasets)):
+        coming = loader.submit(datasets[0].load)
+        steps = list(zip(datasets, positions, [*datasets[1:], None]))
+        for dataset, at, after in config.progress(steps, desc=title, total=len(datasets)):
+            split = coming  # freed with its dataset: the next one rebinds it
+            if after is not None:
+                coming = loader.submit(after.load)
+            else:
+                loader.submit(importlib.import_module, "ojax.plotting")  # for the figure
             details[dataset.name], seconds = _run_dataset(
                 config,
                 dataset._replace(load=split.result),

@@ -22,12 +22,16 @@ program above (without the target), then the Gram matrices :data:`BLOCK_ROWS` ta
 time (:func:`sparse_grams`): the host forms one block's cross products per view (float64, cast
 to `dtype`), a donated program writes that block's rows of every Gram matrix in place. Every
 entry is elementwise in its products, so the matrices are those of the one-program set-up bit
-for bit; the peak is the Gram matrices themselves plus one block (a7a, float32: 1.1 GiB of
-matrices, was 4.1 GiB in all with every distance matrix and the host's float64 products).
+for bit; the peak is the Gram matrices built plus one block. :func:`~ojax.transfer.prepare_transfer`
+builds a sparse target's matrices per view when a method needs them
+(:mod:`ojax.transfer.staged`: at most two at once for the heterogeneous methods; a7a, float32:
+0.75 GiB of matrices, the whole run's peak 1.16 GiB, was 2.07 GiB with the three matrices and
+4.1 GiB with every distance matrix and the host's float64 products).
 """
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import gc
 from collections.abc import Callable
@@ -52,7 +56,7 @@ from ojax.transfer.kernels import (
 )
 from ojax.transfer.pa import KernelPAParams, averaged_kernel_pa, source_classifier
 
-BLOCK_ROWS = 256
+BLOCK_ROWS = 128
 """Rows per block of the host products (:func:`pair`) and of :func:`sparse_grams` (whose last
 block ends at the last row)."""
 
@@ -188,15 +192,14 @@ def setup_arrays(
     k, d = source_x.shape[1], target_x.shape[1]
     dtype = np.dtype(dtype)
     if sp.issparse(target_x):  # bounded: h first, then the Gram matrices block by block
-        views = {"whole": target_x} if k == d else {"view1": target_x[:, :k]}
-        if k != d:
-            views["view2"] = target_x[:, k:]
-        source = _source_only(
-            source_x, source_y, views.get("view1", target_x), source_order, source_params, dtype
-        )
+        source_view = target_x if k == d else target_x[:, :k]
+        source = _source_only(source_x, source_y, source_view, source_order, source_params, dtype)
         jax.block_until_ready(source)  # its inputs (host products, reference cycles) freed
         gc.collect()  # now, before the Gram matrices are built
-        built, finite = sparse_grams(views, grams, dtype)
+        _trim_host_heap()
+        if not grams:
+            return SetupArrays(source.h, source.h_out, (), source.finite)
+        built, finite = sparse_grams(sparse_views(target_x, k, grams), grams, dtype)
         return SetupArrays(source.h, source.h_out, built, source.finite & finite)
     if k == d:
         target = {"whole": pair(target_x, dtype=dtype)}
@@ -242,6 +245,22 @@ def _source_only(source_x, source_y, source_view, source_order, source_params, d
     return _setup_program((), dtype.name)(inputs)
 
 
+def sparse_views(target_x: Any, k: int, grams: tuple[tuple[str, float], ...]) -> dict[str, Any]:
+    """The views of the target rows `target_x` that the Gram matrices `grams` need, for
+    :func:`sparse_grams`: `"whole"` (`k` its width: homogeneous), or those of `"view1"`
+    (its first `k` features) and `"view2"` (the rest) that `grams` use, both for `"whole"`."""
+    if k == target_x.shape[1]:
+        return {"whole": target_x}
+    used = {view for view, _ in grams}
+    if "whole" in used:
+        used |= {"view1", "view2"}
+    return {
+        view: target_x[:, :k] if view == "view1" else target_x[:, k:]
+        for view in ("view1", "view2")
+        if view in used
+    }
+
+
 def sparse_grams(
     views: dict[str, Any], grams: tuple[tuple[str, float], ...], dtype: Any
 ) -> tuple[tuple[Array, ...], Array]:
@@ -271,7 +290,20 @@ def sparse_grams(
         built, ok = program(built, cross, norms, np.int32(start), widths)
         jax.block_until_ready(finite)  # the block before: at most two blocks' products held
         finite = finite & ok
+    jax.block_until_ready(finite)
+    del cross
+    _trim_host_heap()
     return built, finite
+
+
+def _trim_host_heap() -> None:
+    """Hands the host heap's free pages back to the system (glibc's `malloc_trim`; nothing
+    elsewhere): the blocks' freed products (tens of MB each, below glibc's mmap threshold once
+    one was freed) otherwise stay resident beside the Gram matrices."""
+    try:
+        ctypes.CDLL(None).malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc
+        pass
 
 
 @functools.lru_cache(maxsize=16)
@@ -313,4 +345,5 @@ __all__ = [
     "pair",
     "setup_arrays",
     "sparse_grams",
+    "sparse_views",
 ]

@@ -5,7 +5,8 @@ A split is homogeneous when the source and the target have the same features (me
 OTL_fixed, OTL, HomOTL2) and heterogeneous when the source has the first `k` of the target's
 `d` features (methods PA, PAIO, COTL0, SCT, COTL): the number of views comes from the data.
 Every method runs in the pool-indexed Gram layout (exact, no budget) over the target orders in
-one vmap; Gram matrices are computed once per width and shared by the orders.
+one vmap; Gram matrices are computed once per width and shared by the orders (a sparse target's
+when a method first needs them, dropped after the last that does: :mod:`ojax.transfer.staged`).
 
 The paper's hyperparameters are the presets of the params classes (`KernelPAParams.paper()`,
 `OTLParams.paper()`, ...); :func:`paper_params` gives a method's.
@@ -13,6 +14,7 @@ The paper's hyperparameters are the presets of the params classes (`KernelPAPara
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
@@ -32,8 +34,9 @@ from ojax.transfer.pa import (
     kernel_pa,
     source_classifier,
 )
-from ojax.transfer.prepare import setup_arrays
+from ojax.transfer.prepare import setup_arrays, sparse_grams, sparse_views
 from ojax.transfer.runner import kernel_pool, run_kernel
+from ojax.transfer.staged import GramKey, MethodRuns
 from ojax.validation import (
     InputError,
     check_int,
@@ -98,7 +101,7 @@ class MethodRun(NamedTuple):
 class TransferSetup(NamedTuple):
     """The methods of a split, ready to run (:func:`prepare_transfer`)."""
 
-    methods: dict[str, MethodRun]  # each method on its own (pool-indexed Gram layout)
+    methods: MethodRuns  # each method on its own (pool-indexed Gram layout), built on access
     num_target: int  # examples in the target pool
     source_support_vectors: int  # |SV(h)|
     gram_seconds: float  # source classifier, its outputs and the Gram matrices
@@ -143,7 +146,7 @@ class _Target(NamedTuple):
     """What every method's pool is built from (device arrays, checked finite)."""
 
     y: np.ndarray
-    grams: dict[tuple[str, float], Array]  # (view, width) -> Gram matrix
+    grams: dict[tuple[str, float], Array]  # (view, width) -> Gram matrix, those the method uses
     h_out: Array  # h on the source's view of every target row
     n_h: int
     dtype: Any
@@ -245,16 +248,26 @@ def _labels(name: str, y: Any) -> np.ndarray:
     return labels
 
 
-def _widths(methods: Sequence[str], params: Mapping[str, Params], source_view: str):
-    """The (view, width) Gram matrices the methods need."""
-    needed = set()
-    for name in methods:
-        p = params[name]
-        if name in ("COTL", "COTL0", "SCT"):
-            needed |= {("view1", float(p.width1)), ("view2", float(p.width2))}
-        else:
-            needed.add((source_view if name == "PAIO" else "whole", float(p.width)))
-    return needed
+def _needs(name: str, p: Params, source_view: str) -> frozenset[GramKey]:
+    """The (view, width) Gram matrices method `name` uses."""
+    if name in ("COTL", "COTL0", "SCT"):
+        return frozenset({("view1", float(p.width1)), ("view2", float(p.width2))})
+    return frozenset({(source_view if name == "PAIO" else "whole", float(p.width))})
+
+
+def _target_grams(target_x: Any, k: int, dtype: Any, keys: tuple[GramKey, ...]):
+    """The Gram matrices `keys` of the sparse target rows `target_x` (its first `k`
+    features the source view), block by block, checked finite."""
+    built, finite = sparse_grams(sparse_views(target_x, k, keys), keys, dtype)
+    if not bool(finite):
+        raise InputError(_NOT_FINITE.format(np.dtype(dtype).name))
+    return dict(zip(keys, built))
+
+
+_NOT_FINITE = (
+    "source_x, target_x: the Gram matrices or the source classifier's outputs are not "
+    "finite in {} (features too large?)"
+)
 
 
 def _check_methods(methods: Sequence[str], homogeneous_split: bool) -> tuple[str, ...]:
@@ -328,19 +341,42 @@ def prepare_transfer(
     source_params = _cast(source_params or KernelPAParams.paper_source(), dtype)
     check_pa_params(source_params)
     order = _source_order(source_order, source_x.shape[0])
-    views = tuple(sorted(_widths(methods, chosen, source_view)))
-    arrays = setup_arrays(source_x, source_y, target_x, order, source_params, views, dtype)
-    if not bool(arrays.finite):
-        raise InputError(
-            "source_x, target_x: the Gram matrices or the source classifier's outputs are not "
-            f"finite in {np.dtype(dtype).name} (features too large?)"
-        )
-    seconds = time.perf_counter() - start
+    arrays, (needs, build, built) = _method_runs(
+        source_x, source_y, target_x, order, source_params, chosen, source_view, dtype
+    )
     n_h = int(arrays.h.count)
-    target = _Target(np.asarray(target_y), dict(zip(views, arrays.grams)), arrays.h_out, n_h, dtype)
-    runs = {m: _method(m, chosen[m], target, source_view) for m in methods}
-    both = _combined(chosen, target) if combined else None
+    target = _Target(np.asarray(target_y), {}, arrays.h_out, n_h, dtype)
+    make = functools.partial(_make, chosen, target, source_view)
+    runs = MethodRuns(needs, make, build, built)
+    del built
+    grams = runs.matrices(methods[0])  # the first methods' matrices: built and checked now
+    if combined:
+        grams = {**runs.matrices("PA"), **runs.matrices("PAIO")}
+    both = _combined(chosen, target._replace(grams=grams)) if combined else None
+    del grams
+    runs.seconds = 0.0  # those built later (in gram_seconds: the set-up's)
+    seconds = time.perf_counter() - start
     return TransferSetup(runs, n, n_h, seconds, both)
+
+
+def _method_runs(source_x, source_y, target_x, order, source_params, chosen, source_view, dtype):
+    """The set-up's arrays (dense targets: every Gram matrix; sparse: none, each built when a
+    method needs it) and the arguments `(needs, build, built)` of :class:`MethodRuns`."""
+    needs = {m: _needs(m, p, source_view) for m, p in chosen.items()}
+    views = tuple(sorted(frozenset().union(*needs.values())))
+    sparse = sp.issparse(target_x)
+    arrays = setup_arrays(
+        source_x, source_y, target_x, order, source_params, () if sparse else views, dtype
+    )
+    if not bool(arrays.finite):
+        raise InputError(_NOT_FINITE.format(np.dtype(dtype).name))
+    build = functools.partial(_target_grams, target_x, source_x.shape[1], dtype)
+    return arrays._replace(grams=()), (needs, build, dict(zip(views, arrays.grams)))
+
+
+def _make(chosen, target: _Target, source_view: str, name: str, grams) -> MethodRun:
+    """Method `name`'s run from the Gram matrices it uses (:class:`MethodRuns`'s `make`)."""
+    return _method(name, chosen[name], target._replace(grams=grams), source_view)
 
 
 def _source_order(order: Any, size: int) -> np.ndarray:
