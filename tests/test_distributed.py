@@ -16,6 +16,7 @@ import sys
 import time
 from pathlib import Path
 
+import jax
 import numpy as np
 import pytest
 from conftest import subprocess_env
@@ -51,15 +52,19 @@ def _free_port() -> int:
 
 @pytest.fixture
 def launch(tmp_path):
-    """``launch(args_of_each_process, delay=0)`` -> the processes (killed at teardown)."""
+    """``launch(args_of_each_process, delay=0, small=False)`` -> the processes (killed at
+    teardown); ``small``: the worker's ``--small`` (a two-method denevi2020-synthetic)."""
     started: list[subprocess.Popen] = []
 
-    def start(per_process: list[list[str]], delay: float = 0.0) -> list[subprocess.Popen]:
+    def start(
+        per_process: list[list[str]], delay: float = 0.0, small: bool = False
+    ) -> list[subprocess.Popen]:
         port, count = _free_port(), len(per_process)
         procs = []
         for pid, args in enumerate(per_process):
             flags = ["--coordinator", f"localhost:{port}", "--num-processes", str(count)]
-            command = [sys.executable, str(WORKER), "--delay", str(delay), "--", *args, *flags]
+            options = ["--delay", str(delay), *(["--small"] if small else [])]
+            command = [sys.executable, str(WORKER), *options, "--", *args, *flags]
             procs.append(
                 subprocess.Popen(
                     [*command, "--process-id", str(pid)],
@@ -96,8 +101,10 @@ def _finish(procs: list[subprocess.Popen], timeout: float = 240) -> list[tuple[i
 
 
 def _single(tmp_path: Path, args: list[str]) -> None:
+    """One process of the small denevi2020-synthetic (it fills the session's compilation cache,
+    from which the two processes then load the same programs)."""
     done = subprocess.run(
-        [sys.executable, "-m", "ojax.cli", *args],
+        [sys.executable, str(WORKER), "--small", "--", *args],
         env=_env(),
         cwd=tmp_path,
         capture_output=True,
@@ -105,6 +112,15 @@ def _single(tmp_path: Path, args: list[str]) -> None:
         timeout=300,
     )
     assert done.returncode == 0, done.stderr
+
+
+def _single_in_process(out: Path) -> None:
+    """:data:`SWEEP` in this process (its float64 flag restored after)."""
+    x64 = jax.config.jax_enable_x64
+    try:
+        assert main([*SWEEP, "--out", str(out)]) == 0
+    finally:
+        jax.config.update("jax_enable_x64", x64)
 
 
 def _assert_same_results(one: Path, two: Path) -> None:
@@ -151,9 +167,11 @@ def test_processes_started_differently_refuse_together(tmp_path, launch):
 
 
 def test_denevi_quick_on_two_processes_equals_one(tmp_path, launch):
+    """An experiment of several sweeps (two of denevi2020-synthetic's methods, one of each kind
+    of cell: see tests/distributed_worker.py), each split between the two processes."""
     args = ["run", "denevi2020-synthetic", "--quick", "--x64", "--quiet"]
     _single(tmp_path, [*args, "--out", "one"])
-    procs = launch([[*args, "--out", "two"]] * 2)
+    procs = launch([[*args, "--out", "two"]] * 2, small=True)
     (status0, err0), (status1, err1) = _finish(procs)
     assert status0 == 0 and status1 == 0, err0 + err1
     assert "process 1/2 finished; process 0 writes" in err1
@@ -163,7 +181,7 @@ def test_denevi_quick_on_two_processes_equals_one(tmp_path, launch):
 
 
 def test_killed_process_stops_the_other_and_a_rerun_resumes(tmp_path, launch):
-    _single(tmp_path, [*SWEEP, "--out", "one"])
+    _single_in_process(tmp_path / "one")
     total = len(_chunks(tmp_path / "one"))
     assert total == 12
     out = tmp_path / "two"
