@@ -16,7 +16,6 @@ import sys
 import time
 from pathlib import Path
 
-import jax
 import numpy as np
 import pytest
 from conftest import subprocess_env
@@ -100,11 +99,12 @@ def _finish(procs: list[subprocess.Popen], timeout: float = 240) -> list[tuple[i
     return results
 
 
-def _single(tmp_path: Path, args: list[str]) -> None:
-    """One process of the small denevi2020-synthetic (it fills the session's compilation cache,
-    from which the two processes then load the same programs)."""
+def _single(tmp_path: Path, args: list[str], small: bool = False) -> None:
+    """``ojax ARGS`` in one process (it fills the session's compilation cache, from which the
+    processes started next load the same programs); ``small``: the worker's ``--small``."""
+    command = [str(WORKER), "--small", "--"] if small else ["-m", "ojax.cli"]
     done = subprocess.run(
-        [sys.executable, str(WORKER), "--small", "--", *args],
+        [sys.executable, *command, *args],
         env=_env(),
         cwd=tmp_path,
         capture_output=True,
@@ -112,15 +112,6 @@ def _single(tmp_path: Path, args: list[str]) -> None:
         timeout=300,
     )
     assert done.returncode == 0, done.stderr
-
-
-def _single_in_process(out: Path) -> None:
-    """:data:`SWEEP` in this process (its float64 flag restored after)."""
-    x64 = jax.config.jax_enable_x64
-    try:
-        assert main([*SWEEP, "--out", str(out)]) == 0
-    finally:
-        jax.config.update("jax_enable_x64", x64)
 
 
 def _assert_same_results(one: Path, two: Path) -> None:
@@ -170,7 +161,7 @@ def test_denevi_quick_on_two_processes_equals_one(tmp_path, launch):
     """An experiment of several sweeps (two of denevi2020-synthetic's methods, one of each kind
     of cell: see tests/distributed_worker.py), each split between the two processes."""
     args = ["run", "denevi2020-synthetic", "--quick", "--x64", "--quiet"]
-    _single(tmp_path, [*args, "--out", "one"])
+    _single(tmp_path, [*args, "--out", "one"], small=True)
     procs = launch([[*args, "--out", "two"]] * 2, small=True)
     (status0, err0), (status1, err1) = _finish(procs)
     assert status0 == 0 and status1 == 0, err0 + err1
@@ -181,7 +172,7 @@ def test_denevi_quick_on_two_processes_equals_one(tmp_path, launch):
 
 
 def test_killed_process_stops_the_other_and_a_rerun_resumes(tmp_path, launch):
-    _single_in_process(tmp_path / "one")
+    _single(tmp_path, [*SWEEP, "--out", "one"])
     total = len(_chunks(tmp_path / "one"))
     assert total == 12
     out = tmp_path / "two"
