@@ -126,8 +126,17 @@ def _shares_a_module_fixture(item) -> bool:
     )
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node):
+    """(xdist, in the controller) tells each worker the `--dist` set above: a worker parses the
+    command line again, which does not say `loadgroup`."""
+    node.workerinput["ojax_dist"] = node.config.option.dist
+
+
 @pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the `xdist_group` marks
 def pytest_collection_modifyitems(config, items):
+    if getattr(config, "workerinput", {}).get("ojax_dist") == "loadgroup":
+        config.option.loadgroup = True  # what xdist's hook reads to suffix the nodeids
     for item in items:
         name = getattr(item, "originalname", item.name)
         if item.path.name in _SLOW_MODULES or name in _SLOW_TESTS:
