@@ -12,15 +12,15 @@ import sys
 import time
 
 
-def small_denevi(setattr=setattr) -> None:
+def small_denevi() -> None:
     """`denevi2020-synthetic --quick` with two methods, one of each kind of sweep (ITL: a run
     cell, Aggressive_SS: a tuned grid cell), on 20 tasks: a run of several sweeps that compiles
-    in a fraction of the eight methods' time. ``setattr``: ``monkeypatch.setattr`` in a test."""
+    in a fraction of the eight methods' time."""
     import ojax.experiments.denevi2020 as denevi
 
-    setattr(denevi, "PF_METHODS", {"ITL": denevi.PF_METHODS["ITL"]})
-    setattr(denevi, "SS_METHODS", {"Aggressive_SS": denevi.SS_METHODS["Aggressive_SS"]})
-    setattr(denevi, "QUICK_SYNTHETIC", denevi.QUICK_SYNTHETIC._replace(num_tasks=20))
+    denevi.PF_METHODS = {"ITL": denevi.PF_METHODS["ITL"]}
+    denevi.SS_METHODS = {"Aggressive_SS": denevi.SS_METHODS["Aggressive_SS"]}
+    denevi.QUICK_SYNTHETIC = denevi.QUICK_SYNTHETIC._replace(num_tasks=20)
 
 
 def main(argv: list[str]) -> int:
