@@ -100,16 +100,50 @@ _SLOW_TESTS = {
 def pytest_cmdline_main(config):
     """Two xdist workers by default (`-n 2`), when pytest-xdist is installed and loaded and no
     `-n` was given: `pytest ... -p no:xdist` (or without xdist) runs serially instead of failing
-    on an option it does not know, as an `-n` in `addopts` would."""
+    on an option it does not know, as an `-n` in `addopts` would. Without a `--dist` the
+    workers share the tests by `loadgroup` (see :func:`pytest_collection_modifyitems`)."""
     if hasattr(config, "workerinput") or not config.pluginmanager.hasplugin("xdist"):
         return None
     if getattr(config.option, "numprocesses", 0) is None:
         config.option.numprocesses = 2
+    if config.option.numprocesses and config.option.dist == "no":
+        config.option.dist = "loadgroup"
     return None
 
 
+def _shares_a_module_fixture(item) -> bool:
+    """Whether ``item`` uses a module- (or wider-) scoped fixture defined in its own module: its
+    tests then run on one worker, which computes the fixture once (``--dist load`` would send
+    them to both workers, and each would compute it)."""
+    module = getattr(item, "module", None)
+    info = getattr(item, "_fixtureinfo", None)
+    if module is None or info is None:
+        return False
+    return any(
+        d.scope != "function" and getattr(d.func, "__module__", None) == module.__name__
+        for defs in info.name2fixturedefs.values()
+        for d in defs
+    )
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node):
+    """(xdist, in the controller) tells each worker the `--dist` set above: a worker parses the
+    command line again, which does not say `loadgroup`."""
+    node.workerinput["ojax_dist"] = node.config.option.dist
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the `xdist_group` marks
 def pytest_collection_modifyitems(config, items):
+    if getattr(config, "workerinput", {}).get("ojax_dist") == "loadgroup":
+        config.option.loadgroup = True  # what xdist's hook reads to suffix the nodeids
     for item in items:
         name = getattr(item, "originalname", item.name)
         if item.path.name in _SLOW_MODULES or name in _SLOW_TESTS:
             item.add_marker(pytest.mark.slow)
+        if _shares_a_module_fixture(item):
+            item.add_marker(pytest.mark.xdist_group(item.path.name))
+    if hasattr(config, "workerinput"):
+        # the slow tests first (each worker pulls the next one when it is free): a long test
+        # started last would leave the other worker idle until it ends
+        items.sort(key=lambda item: item.get_closest_marker("slow") is None)

@@ -222,8 +222,9 @@ def test_overwrite_never_removes_files_ojax_did_not_write(old_run, tmp_path, cap
     assert _snapshot(foreign) == {"data.csv": b"1,2\n"}
 
 
-def test_the_same_run_resumes_in_its_folder(old_run, capsys):
+def test_the_same_run_resumes_in_its_folder_with_header_line_table_and_best(old_run, capsys):
     before = _snapshot(old_run)
+    capsys.readouterr()
     assert _sweep(old_run, "--seeds", "2", "--grid", "learning_rate=0.1,1") == 0
     after = _snapshot(old_run)
     assert set(after) == set(before)
@@ -232,10 +233,7 @@ def test_the_same_run_resumes_in_its_folder(old_run, capsys):
     assert config["sweep"]["chunks_computed"] == 0
     for name in ("results.csv", "curves.npz"):
         assert after[name] == before[name]
-
-
-def test_sweep_header_line_table_and_best(old_run, capsys):
-    assert _sweep(old_run, "--seeds", "2", "--grid", "learning_rate=0.1,1") == 0
+    # what the resumed run prints: the header line, the table and the best value
     printed = capsys.readouterr()
     assert "ojax: running sweep hedge: 2 seeds on " in printed.err
     lines = printed.out.splitlines()

@@ -12,6 +12,7 @@ task index, a start state of another learner is refused before anything runs.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import subprocess
@@ -84,6 +85,20 @@ def _run(name: str, part: str | None, state=None):
     return learner, ojax.run(learner, params, xs, ys, LOSSES[entry.objective], state=state, **kw)
 
 
+def _whole_and_first(name: str, x64: bool):
+    """``(learner, whole run, first half)`` of ``name``."""
+    with jax.enable_x64(x64):
+        learner, whole = _run(name, None)
+        return learner, whole, _run(name, "first")[1]
+
+
+@pytest.fixture(scope="module")
+def halves():
+    """:func:`_whole_and_first`, each computed once (the test continuing in a new process and
+    the one continuing in this process share them; one worker runs both)."""
+    return functools.cache(_whole_and_first)
+
+
 def _leaves(tree) -> list[np.ndarray]:
     return [np.asarray(a) for a in jax.tree.leaves(tree)]
 
@@ -91,7 +106,7 @@ def _leaves(tree) -> list[np.ndarray]:
 def second_half(folder: Path) -> None:
     """The child process: load each first half's state, run the second half, save it."""
     for name in LEARNERS:
-        learner, _ = _run(name, "first")  # only the learner (equal by value to the parent's)
+        learner = _setup(name)[1]  # the learner only (equal by value to the parent's)
         state = ojax.load_state(folder / f"{name}.first", learner=learner)
         _, (final, trace) = _run(name, "second", state)
         ojax.save_state(folder / f"{name}.final", final, learner=learner)
@@ -100,12 +115,13 @@ def second_half(folder: Path) -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("x64", [False, True], ids=["float32", "float64"])
-def test_half_saved_loaded_in_a_new_process_and_continued_equals_the_whole_run(tmp_path, x64):
+def test_half_saved_loaded_in_a_new_process_and_continued_equals_the_whole_run(
+    tmp_path, x64, halves
+):
     with jax.enable_x64(x64):
         whole, firsts = {}, {}
         for name in LEARNERS:
-            learner, whole[name] = _run(name, None)
-            _, firsts[name] = _run(name, "first")
+            learner, whole[name], firsts[name] = halves(name, x64)
             ojax.save_state(tmp_path / f"{name}.first", firsts[name][0], learner=learner)
     env = dict(os.environ, PYTHONPATH=str(ROOT), JAX_ENABLE_X64=str(x64), JAX_PLATFORMS="cpu")
     env["OJAX_COMPILATION_CACHE"] = "off"
@@ -130,10 +146,9 @@ def test_half_saved_loaded_in_a_new_process_and_continued_equals_the_whole_run(t
             assert losses_.dtype == np.asarray(trace.loss).dtype
 
 
-def test_in_process_halves_equal_the_whole_run_for_every_kind():
+def test_in_process_halves_equal_the_whole_run_for_every_kind(halves):
     for name in LEARNERS:
-        _, (state, trace) = _run(name, None)
-        _, (mid, first) = _run(name, "first")
+        _, (state, trace), (mid, first) = halves(name, False)
         _, (final, second) = _run(name, "second", mid)
         for got, want in zip(_leaves(final), _leaves(state)):
             assert np.array_equal(got, want), name

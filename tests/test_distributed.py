@@ -51,15 +51,19 @@ def _free_port() -> int:
 
 @pytest.fixture
 def launch(tmp_path):
-    """``launch(args_of_each_process, delay=0)`` -> the processes (killed at teardown)."""
+    """``launch(args_of_each_process, delay=0, small=False)`` -> the processes (killed at
+    teardown); ``small``: the worker's ``--small`` (a two-method denevi2020-synthetic)."""
     started: list[subprocess.Popen] = []
 
-    def start(per_process: list[list[str]], delay: float = 0.0) -> list[subprocess.Popen]:
+    def start(
+        per_process: list[list[str]], delay: float = 0.0, small: bool = False
+    ) -> list[subprocess.Popen]:
         port, count = _free_port(), len(per_process)
         procs = []
         for pid, args in enumerate(per_process):
             flags = ["--coordinator", f"localhost:{port}", "--num-processes", str(count)]
-            command = [sys.executable, str(WORKER), "--delay", str(delay), "--", *args, *flags]
+            options = ["--delay", str(delay), *(["--small"] if small else [])]
+            command = [sys.executable, str(WORKER), *options, "--", *args, *flags]
             procs.append(
                 subprocess.Popen(
                     [*command, "--process-id", str(pid)],
@@ -95,9 +99,12 @@ def _finish(procs: list[subprocess.Popen], timeout: float = 240) -> list[tuple[i
     return results
 
 
-def _single(tmp_path: Path, args: list[str]) -> None:
+def _single(tmp_path: Path, args: list[str], small: bool = False) -> None:
+    """``ojax ARGS`` in one process (it fills the session's compilation cache, from which the
+    processes started next load the same programs); ``small``: the worker's ``--small``."""
+    command = [str(WORKER), "--small", "--"] if small else ["-m", "ojax.cli"]
     done = subprocess.run(
-        [sys.executable, "-m", "ojax.cli", *args],
+        [sys.executable, *command, *args],
         env=_env(),
         cwd=tmp_path,
         capture_output=True,
@@ -151,9 +158,11 @@ def test_processes_started_differently_refuse_together(tmp_path, launch):
 
 
 def test_denevi_quick_on_two_processes_equals_one(tmp_path, launch):
+    """An experiment of several sweeps (two of denevi2020-synthetic's methods, one of each kind
+    of cell: see tests/distributed_worker.py), each split between the two processes."""
     args = ["run", "denevi2020-synthetic", "--quick", "--x64", "--quiet"]
-    _single(tmp_path, [*args, "--out", "one"])
-    procs = launch([[*args, "--out", "two"]] * 2)
+    _single(tmp_path, [*args, "--out", "one"], small=True)
+    procs = launch([[*args, "--out", "two"]] * 2, small=True)
     (status0, err0), (status1, err1) = _finish(procs)
     assert status0 == 0 and status1 == 0, err0 + err1
     assert "process 1/2 finished; process 0 writes" in err1

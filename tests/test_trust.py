@@ -11,6 +11,7 @@ import hashlib
 import json
 import os
 import pickle
+import shutil
 import signal
 import socket
 import subprocess
@@ -50,6 +51,21 @@ def _env() -> dict:
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
     env["OJAX_COMPILATION_CACHE"] = "off"
     return env
+
+
+@pytest.fixture(scope="module")
+def finished_sweep(tmp_path_factory) -> Path:
+    """One finished :data:`SWEEP`: every test attacking a finished run attacks a copy of it
+    (:func:`_finished`) instead of running the same sweep again."""
+    out = tmp_path_factory.mktemp("finished") / "run"
+    assert cli.main([*SWEEP, "--out", str(out)]) == 0
+    return out
+
+
+def _finished(finished_sweep: Path, out: Path) -> Path:
+    """A copy of :func:`finished_sweep` at ``out`` (links kept as links, times kept)."""
+    shutil.copytree(finished_sweep, out, symlinks=True)
+    return out
 
 
 # ------------------------------------------------------------ a run deletes only what it wrote
@@ -134,7 +150,7 @@ def test_a_run_failing_on_split_rows_keeps_the_siblings(tree, tmp_path, monkeypa
 
 
 @pytest.mark.parametrize("entry", ["{outside}", "../../victim", "..", ".sweep", "a/b", ""])
-def test_a_run_record_naming_paths_refuses_the_folder(tmp_path, capsys, entry):
+def test_a_run_record_naming_paths_refuses_the_folder(tmp_path, capsys, entry, finished_sweep):
     """A folder received from a colleague (or on shared storage) whose ``.ojax-run.json``
     lists paths: the same command again deletes nothing, inside or outside ``--out``."""
     victim = tmp_path / "victim"
@@ -142,8 +158,7 @@ def test_a_run_record_naming_paths_refuses_the_folder(tmp_path, capsys, entry):
     (victim / "thesis.tex").write_bytes(b"years of work\n")
     outside = tmp_path / "outside.txt"
     outside.write_bytes(b"outside --out\n")
-    out = tmp_path / "shared" / "run"
-    assert cli.main([*SWEEP, "--out", str(out)]) == 0
+    out = _finished(finished_sweep, tmp_path / "shared" / "run")
     record = json.loads((out / ".ojax-run.json").read_text())
     record["files"].append(entry.format(outside=outside))
     (out / ".ojax-run.json").write_text(json.dumps(record))
@@ -157,9 +172,8 @@ def test_a_run_record_naming_paths_refuses_the_folder(tmp_path, capsys, entry):
     assert _snapshot(tmp_path) == around
 
 
-def test_a_recorded_name_that_is_a_folder_is_never_removed(tmp_path, capsys):
-    out = tmp_path / "run"
-    assert cli.main([*SWEEP, "--out", str(out)]) == 0
+def test_a_recorded_name_that_is_a_folder_is_never_removed(tmp_path, capsys, finished_sweep):
+    out = _finished(finished_sweep, tmp_path / "run")
     (out / "data").mkdir()
     (out / "data" / "mine.csv").write_bytes(b"my data\n")
     record = json.loads((out / ".ojax-run.json").read_text())
@@ -172,11 +186,12 @@ def test_a_recorded_name_that_is_a_folder_is_never_removed(tmp_path, capsys):
         assert (out / "data" / "mine.csv").read_bytes() == b"my data\n"
 
 
-def test_a_users_pdf_in_a_folder_older_than_the_run_record_is_never_removed(tmp_path, capsys):
+def test_a_users_pdf_in_a_folder_older_than_the_run_record_is_never_removed(
+    tmp_path, capsys, finished_sweep
+):
     """A folder an ojax older than `.ojax-run.json` wrote (PNG figures only, then) holding the
     user's own PDF: `--overwrite` refuses the folder and the PDF survives byte for byte."""
-    out = tmp_path / "run"
-    assert cli.main([*SWEEP, "--out", str(out)]) == 0
+    out = _finished(finished_sweep, tmp_path / "run")
     (out / ".ojax-run.json").unlink()
     (out / "paper.pdf").write_bytes(b"%PDF my paper\n")
     capsys.readouterr()
@@ -210,9 +225,10 @@ def _hold_lock(folder: Path) -> subprocess.Popen:
     return proc
 
 
-def test_overwrite_while_another_process_writes_is_refused_naming_it(tmp_path, capsys):
-    out = tmp_path / "run"
-    assert cli.main([*SWEEP, "--out", str(out)]) == 0
+def test_overwrite_while_another_process_writes_is_refused_naming_it(
+    tmp_path, capsys, finished_sweep
+):
+    out = _finished(finished_sweep, tmp_path / "run")
     before = _snapshot(out)
     holder = _hold_lock(out)
     try:
@@ -839,20 +855,14 @@ def test_a_split_file_of_three_orders_is_reported_as_three_orders(tmp_path, caps
 # --------------------------------------------------- 20 more tries of a hostile user (issue 20)
 
 
-def _finished(tmp_path: Path) -> Path:
-    out = tmp_path / "run"
-    assert cli.main([*SWEEP, "--out", str(out)]) == 0
-    return out
-
-
 def _rerun(out: Path, capsys, *extra) -> str:
     capsys.readouterr()
     assert cli.main([*SWEEP, "--out", str(out), *extra]) == 2
     return _one_error_line(capsys)
 
 
-def test_attack_01_a_record_listing_its_files_as_a_string(tmp_path, capsys):
-    out = _finished(tmp_path)
+def test_attack_01_a_record_listing_its_files_as_a_string(tmp_path, capsys, finished_sweep):
+    out = _finished(finished_sweep, tmp_path / "run")
     (out / "a").write_bytes(b"the user's")  # "a" would be one of the 'names' of "a,b"
     record = json.loads((out / ".ojax-run.json").read_text())
     (out / ".ojax-run.json").write_text(json.dumps({**record, "files": "a"}))
@@ -862,8 +872,8 @@ def test_attack_01_a_record_listing_its_files_as_a_string(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("planted", ["/dev/zero", "deep", "fifo"])
-def test_attack_02_a_record_that_never_ends(tmp_path, capsys, planted):
-    out = _finished(tmp_path)
+def test_attack_02_a_record_that_never_ends(tmp_path, capsys, planted, finished_sweep):
+    out = _finished(finished_sweep, tmp_path / "run")
     record = out / ".ojax-run.json"
     record.unlink()
     if planted == "deep":
@@ -877,8 +887,8 @@ def test_attack_02_a_record_that_never_ends(tmp_path, capsys, planted):
     assert time.monotonic() - start < 30
 
 
-def test_attack_03_a_lock_file_linked_to_a_users_file(tmp_path, capsys):
-    out = _finished(tmp_path)
+def test_attack_03_a_lock_file_linked_to_a_users_file(tmp_path, capsys, finished_sweep):
+    out = _finished(finished_sweep, tmp_path / "run")
     victim = tmp_path / "bashrc"
     victim.write_bytes(b"export PATH=...\n")
     (out / LOCK).symlink_to(victim)
@@ -888,8 +898,8 @@ def test_attack_03_a_lock_file_linked_to_a_users_file(tmp_path, capsys):
     assert victim.read_bytes() == b"export PATH=...\n"
 
 
-def test_attack_04_a_folder_where_ojax_writes_a_file(tmp_path, capsys):
-    out = _finished(tmp_path)
+def test_attack_04_a_folder_where_ojax_writes_a_file(tmp_path, capsys, finished_sweep):
+    out = _finished(finished_sweep, tmp_path / "run")
     (out / "results.csv").unlink()
     (out / "results.csv").mkdir()
     (out / "results.csv" / "mine.txt").write_bytes(b"mine")
@@ -897,23 +907,21 @@ def test_attack_04_a_folder_where_ojax_writes_a_file(tmp_path, capsys):
     assert (out / "results.csv" / "mine.txt").read_bytes() == b"mine"
 
 
-def test_attack_05_a_chunk_store_linked_outside_the_folder(tmp_path, capsys):
-    out = _finished(tmp_path)
+def test_attack_05_a_chunk_store_linked_outside_the_folder(tmp_path, capsys, finished_sweep):
+    out = _finished(finished_sweep, tmp_path / "run")
     outside = tmp_path / "elsewhere"
     outside.mkdir()
     (outside / ".tmp-keep").write_bytes(b"not ojax's")
-    import shutil
-
     shutil.rmtree(out / ".sweep")
     (out / ".sweep").symlink_to(outside)
     assert ".sweep is a link or a file" in _rerun(out, capsys, "--no-resume")
     assert _snapshot(outside) == {".tmp-keep": b"not ojax's"}
 
 
-def test_attack_06_a_chunk_file_declaring_gigabytes(tmp_path, capsys):
+def test_attack_06_a_chunk_file_declaring_gigabytes(tmp_path, capsys, finished_sweep):
     import zipfile
 
-    out = _finished(tmp_path)
+    out = _finished(finished_sweep, tmp_path / "run")
     (chunk,) = sorted(out.glob(".sweep/*/chunk-*.npz"))
     with zipfile.ZipFile(chunk, "w", zipfile.ZIP_DEFLATED) as archive:
         archive.writestr("index.npy", b"")  # replaced below by a real header
@@ -1024,8 +1032,8 @@ def test_attack_14_a_split_file_naming_a_path_as_its_dataset(tmp_path, capsys):
     assert "dataset must be one of" in _one_error_line(capsys) and not out.exists()
 
 
-def test_attack_15_a_manifest_that_is_not_an_object(tmp_path, capsys):
-    out = _finished(tmp_path)
+def test_attack_15_a_manifest_that_is_not_an_object(tmp_path, capsys, finished_sweep):
+    out = _finished(finished_sweep, tmp_path / "run")
     (manifest,) = out.glob(".sweep/*/sweep.json")
     manifest.write_text("[1, 2, 3]")
     assert "is not a readable sweep manifest (not a JSON object)" in _rerun(out, capsys)
