@@ -438,8 +438,7 @@ def run(
     """
     _check_learner(learner, params)
     multi = _is_multi_task(learner)
-    pooled, masked = order is not None, mask is not None
-    flags = (keep_predictions, task_sums, independent_tasks, pooled, masked)
+    flags = (keep_predictions, task_sums, independent_tasks, order is not None, mask is not None)
     options = _Options(loss, record, task_record, *flags, check_int("unroll", unroll, low=1))
     if multi:
         if order is not None:

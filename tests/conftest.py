@@ -143,7 +143,3 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.slow)
         if _shares_a_module_fixture(item):
             item.add_marker(pytest.mark.xdist_group(item.path.name))
-    if hasattr(config, "workerinput"):
-        # the slow tests first (each worker pulls the next one when it is free): a long test
-        # started last would leave the other worker idle until it ends
-        items.sort(key=lambda item: item.get_closest_marker("slow") is None)

@@ -146,3 +146,18 @@ def test_check_finite_allocates_no_temporary_of_the_array_size():
             check_finite("x", x)
     check_finite("x", jnp.full((4, 5), 3e38, jnp.float32))
     check_finite("x", jnp.zeros((0, 5), jnp.float32))
+
+
+def test_a_float64_setup_asked_outside_x64_builds_its_methods_in_float64(spambase_sparse):
+    """The methods are built on access, maybe after the set-up's `jax.enable_x64` block has
+    closed (as `ojax run theory` asks for COTL): they are built in the set-up's precision,
+    never in whatever precision is on where they are asked."""
+    xs, ys, xt, split = spambase_sparse
+    with jax.enable_x64(True):
+        setup = transfer.prepare_transfer(xs, ys, xt, split.target_y, dtype=jnp.float64)
+    cotl = setup.methods["COTL"]  # outside the block: x64 is off here
+    with jax.enable_x64(True):
+        for point in cotl.xs:
+            assert np.asarray(point.row).dtype == np.float64
+        _, trace = cotl.run(np.arange(N, dtype=np.int32)[None], keep_predictions=False)
+    assert np.asarray(trace.loss).shape == (1, N)

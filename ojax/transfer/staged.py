@@ -9,7 +9,9 @@ builds those it lacks, and with them, in the same pass over the data, those of t
 while no more matrices are held than the most one method needs. The heterogeneous methods PA,
 PAIO, COTL0, SCT, COTL (one width per view) thus hold two matrices at once, never three: the
 whole vector's and the first view's for PA and PAIO, then the first view's and the second's.
-Asking for the methods in their order (a loop over the mapping) builds each matrix once.
+Asking for the methods in their order (a loop over the mapping) builds each matrix once, in
+the precision the set-up ran in (a float64 set-up asked outside `jax.enable_x64` still builds
+float64).
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
+
+import jax
 
 GramKey = tuple[str, float]
 """`(view, width)`: a Gram matrix of a split (views `"whole"`, `"view1"`, `"view2"`)."""
@@ -45,9 +49,11 @@ class MethodRuns(Mapping[str, Any]):
         self._grams: dict[GramKey, Any] = dict(built or {})
         self._limit = max((len(v) for v in self._needs.values()), default=0)
         self.seconds = 0.0  # spent building matrices on access
+        self._x64 = bool(jax.config.read("jax_enable_x64"))  # the set-up's precision
 
     def __getitem__(self, name: str) -> Any:
-        return self._make(name, self.matrices(name))
+        with jax.enable_x64(self._x64):  # built as the set-up would have, wherever asked
+            return self._make(name, self.matrices(name))
 
     def matrices(self, name: str) -> dict[GramKey, Any]:
         """The Gram matrices of method `name`: those no method from it on needs dropped, the
