@@ -155,6 +155,7 @@ def test_a_float64_setup_asked_outside_x64_builds_its_methods_in_float64(spambas
     xs, ys, xt, split = spambase_sparse
     with jax.enable_x64(True):
         setup = transfer.prepare_transfer(xs, ys, xt, split.target_y, dtype=jnp.float64)
+    assert all(g.dtype == jnp.float64 for g in setup.methods.matrices("SCT").values())
     cotl = setup.methods["COTL"]  # outside the block: x64 is off here
     with jax.enable_x64(True):
         for point in cotl.xs:

@@ -52,14 +52,20 @@ class MethodRuns(Mapping[str, Any]):
         self._x64 = bool(jax.config.read("jax_enable_x64"))  # the set-up's precision
 
     def __getitem__(self, name: str) -> Any:
-        with jax.enable_x64(self._x64):  # built as the set-up would have, wherever asked
-            return self._make(name, self.matrices(name))
+        matrices = self.matrices(name)
+        with jax.enable_x64(self._x64):  # made as the set-up would have, wherever asked
+            return self._make(name, matrices)
 
     def matrices(self, name: str) -> dict[GramKey, Any]:
         """The Gram matrices of method `name`: those no method from it on needs dropped, the
-        missing ones built (with those of the next methods that fit, see the module)."""
+        missing ones built (with those of the next methods that fit, see the module), in the
+        set-up's precision wherever asked."""
         if name not in self._needs:
             raise KeyError(name)
+        with jax.enable_x64(self._x64):
+            return self._matrices(name)
+
+    def _matrices(self, name: str) -> dict[GramKey, Any]:
         order = list(self._needs)
         later = order[order.index(name) :]
         keep = frozenset().union(*(self._needs[m] for m in later))
