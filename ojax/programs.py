@@ -194,22 +194,31 @@ def tree_to_data(tree: Any) -> Any:
     raise ValueError(f"a {kind!r} node is not kept in the program store")
 
 
-def _trusted_class(where: Any, fields: Any) -> type:
-    """The named tuple `module:QualName` among the modules already imported (none is
-    imported here), checked to be a named tuple of ojax or JAX with these fields."""
-    module_name, _, qualname = str(where).partition(":")
-    if module_name.split(".")[0] not in _TRUSTED_CLASSES or module_name not in sys.modules:
-        raise ValueError(f"{where!r} is not a class of an imported ojax or JAX module")
+def imported_named_tuple(module_name: str, qualname: str, packages: tuple[str, ...]) -> type | None:
+    """The named tuple class `qualname` of the module `module_name`, if that module belongs to
+    one of `packages` and is already imported (nothing is imported here) and the class is
+    defined there under that name; `None` otherwise. The one lookup of a class a file names
+    (this store's structures, :mod:`ojax.state_io`'s state files)."""
+    if module_name.split(".")[0] not in packages or module_name not in sys.modules:
+        return None
     value: Any = sys.modules[module_name]
     for part in qualname.split("."):
         if not part.isidentifier():
-            raise ValueError(f"{where!r} is not a class name")
+            return None
         value = getattr(value, part, None)
-    if (
-        not isinstance(value, type)
-        or not _named_tuple(value)
-        or list(getattr(value, "_fields", ())) != fields
-    ):
+    if not isinstance(value, type) or not _named_tuple(value):
+        return None
+    return value if (value.__module__, value.__qualname__) == (module_name, qualname) else None
+
+
+def _trusted_class(where: Any, fields: Any) -> type[Any]:
+    """The named tuple `module:QualName` of ojax or JAX (:func:`imported_named_tuple`) with
+    these fields."""
+    module_name, _, qualname = str(where).partition(":")
+    value: Any = imported_named_tuple(module_name, qualname, _TRUSTED_CLASSES)
+    if value is None:
+        raise ValueError(f"{where!r} is not a named tuple of an imported ojax or JAX module")
+    if list(value._fields) != fields:
         raise ValueError(f"{where!r} is not a named tuple with the fields {fields!r}")
     return value
 
@@ -392,6 +401,7 @@ __all__ = [
     "entry_name",
     "exported_program",
     "folder",
+    "imported_named_tuple",
     "jit",
     "load_exported",
     "load_value",

@@ -38,6 +38,7 @@ import numpy as np
 from ojax.datasets.npz import read_arrays
 from ojax.datasets.paths import DataError
 from ojax.factory import FactoryKey, factory_key
+from ojax.programs import imported_named_tuple
 
 FORMAT = "ojax-state"
 FORMAT_VERSION = 1
@@ -92,22 +93,27 @@ def learner_identity(learner: Any) -> str | None:
     return None if key is None else _text(key)
 
 
+def state_class(name: str) -> type[Any] | None:
+    """The `NamedTuple` class a state file may name as `"module.QualName"`: one defined in an
+    already imported module of ojax or optax (:func:`ojax.programs.imported_named_tuple`:
+    found by looking, never by importing what a file names); `None` for any other name."""
+    module_name, _, qualname = name.rpartition(".")
+    return imported_named_tuple(module_name, qualname, TRUSTED_PACKAGES)
+
+
 def state_classes() -> dict[str, type]:
-    """The whitelist of `NamedTuple` classes a state file may name: `"module.QualName"` ->
-    class, for every `NamedTuple` class defined in an already imported module of ojax or
-    optax (found by looking, never by importing what a file names)."""
+    """The whitelist of :func:`state_class`: `"module.QualName"` -> class, for every
+    `NamedTuple` class defined in an already imported module of ojax or optax."""
     found: dict[str, type] = {}
     for name, module in list(sys.modules.items()):
         if module is None or name.split(".")[0] not in TRUSTED_PACKAGES:
             continue
         for value in list(vars(module).values()):
-            if (
-                isinstance(value, type)
-                and issubclass(value, tuple)
-                and hasattr(value, "_fields")
-                and value.__module__.split(".")[0] in TRUSTED_PACKAGES
-            ):
-                found[f"{value.__module__}.{value.__qualname__}"] = value
+            if isinstance(value, type) and value.__module__ == name:
+                key = f"{name}.{value.__qualname__}"
+                cls = state_class(key)
+                if cls is value:
+                    found[key] = cls
     return found
 
 
@@ -277,7 +283,7 @@ def _leaf_specs(path: Path, description: dict) -> list[tuple[str, str, tuple[int
     return out
 
 
-def _build(path: Path, node: Any, leaves: list, classes: dict, depth: int, used: set) -> Any:
+def _build(path: Path, node: Any, leaves: list, depth: int, used: set) -> Any:
     """The pytree of a description `node`: only whitelisted classes, each leaf once."""
     if depth > MAX_DEPTH:
         raise _fail(path, f"{DESCRIPTION}: the tree is nested deeper than {MAX_DEPTH}")
@@ -285,7 +291,7 @@ def _build(path: Path, node: Any, leaves: list, classes: dict, depth: int, used:
     items = node.get("items", []) if isinstance(node, dict) else []
     if not isinstance(items, list):
         raise _fail(path, f"{DESCRIPTION}: 'items' must be a list, got {str(items)[:100]}")
-    children = [_build(path, c, leaves, classes, depth + 1, used) for c in items]
+    children = [_build(path, c, leaves, depth + 1, used) for c in items]
     if kind == "none":
         return None
     if kind == "leaf":
@@ -305,7 +311,7 @@ def _build(path: Path, node: Any, leaves: list, classes: dict, depth: int, used:
         return dict(zip(keys, children))
     if kind == "namedtuple":
         name, fields = node.get("type"), node.get("fields")
-        cls = classes.get(name) if isinstance(name, str) else None
+        cls = state_class(name) if isinstance(name, str) else None
         if cls is None:
             raise _fail(
                 path,
@@ -402,7 +408,7 @@ def load_state(
     if like is not None:
         return jax.tree.unflatten(jax.tree.structure(like), leaves)
     used: set[int] = set()
-    state = _build(path, tree, leaves, state_classes(), 0, used)
+    state = _build(path, tree, leaves, 0, used)
     if len(used) != len(leaves):
         raise _fail(path, f"{DESCRIPTION}: the tree uses {len(used)} of {len(leaves)} leaves")
     return state
@@ -415,5 +421,6 @@ __all__ = [
     "learner_identity",
     "load_state",
     "save_state",
+    "state_class",
     "state_classes",
 ]

@@ -41,6 +41,13 @@ def label(score: float) -> float:
     return 1.0 if score >= 0 else -1.0
 
 
+def _trace(scores: list, mistakes: list, svs: list, **more) -> dict:
+    """A reference run's result: its scores, 0/1 mistakes and #SV per step, and `more`."""
+    return dict(
+        scores=np.array(scores), mistakes=np.array(mistakes), support_vectors=np.array(svs), **more
+    )
+
+
 def pa_step(f: Expansion, x: np.ndarray, y: float, score: float, C: float) -> bool:
     loss = max(0.0, 1.0 - y * score)
     if loss > 0:
@@ -63,9 +70,7 @@ def kernel_pa(X, Y, C, sigma, init: Expansion | None = None):
         mistakes.append(float(label(s) != y))
         pa_step(f, x, y, s, C)
         svs.append(len(f.svs))
-    return dict(
-        scores=np.array(scores), mistakes=np.array(mistakes), support_vectors=np.array(svs), f=f
-    )
+    return _trace(scores, mistakes, svs, f=f)
 
 
 def averaged_pa(X, Y, C, sigma):
@@ -106,15 +111,7 @@ def otl(X, Y, h: Expansion, C, sigma2, eta=0.5, fixed=False):
         weights.append((w1, w2))
         pa_step(f, x, y, fx, C)
         svs.append(len(h.svs) + len(f.svs))
-    return dict(
-        scores=np.array(scores),
-        mistakes=np.array(mistakes),
-        support_vectors=np.array(svs),
-        weights=np.array(weights),
-        f=f,
-        sum_h=sum_h,
-        sum_f=sum_f,
-    )
+    return _trace(scores, mistakes, svs, weights=np.array(weights), f=f, sum_h=sum_h, sum_f=sum_f)
 
 
 def homotl2(X, Y, h: Expansion, C, sigma2, beta):
@@ -136,13 +133,7 @@ def homotl2(X, Y, h: Expansion, C, sigma2, beta):
         weights.append((w1 / (w1 + w2), w2 / (w1 + w2)))
         pa_step(f, x, y, fx, C)
         svs.append(len(h.svs) + len(f.svs))
-    return dict(
-        scores=np.array(scores),
-        mistakes=np.array(mistakes),
-        support_vectors=np.array(svs),
-        weights=np.array(weights),
-        f=f,
-    )
+    return _trace(scores, mistakes, svs, weights=np.array(weights), f=f)
 
 
 def cotl(X1, X2, Y, h: Expansion | None, C, sigma1, sigma2, gamma1=1.0, gamma2=1.0):
@@ -162,13 +153,7 @@ def cotl(X1, X2, Y, h: Expansion | None, C, sigma1, sigma2, gamma1=1.0, gamma2=1
             f1.add(x1, tau / (2 * gamma1) * y)
             f2.add(x2, tau / (2 * gamma2) * y)
         svs.append(len(f1.svs))
-    return dict(
-        scores=np.array(scores),
-        mistakes=np.array(mistakes),
-        support_vectors=np.array(svs),
-        f1=f1,
-        f2=f2,
-    )
+    return _trace(scores, mistakes, svs, f1=f1, f2=f2)
 
 
 def sct(X1, X2, Y, h: Expansion, C, sigma1, sigma2):
@@ -185,13 +170,7 @@ def sct(X1, X2, Y, h: Expansion, C, sigma1, sigma2):
         pa_step(f1, x1, y, a, C)
         pa_step(f2, x2, y, b, C)
         svs.append(len(f1.svs) + len(f2.svs))
-    return dict(
-        scores=np.array(scores),
-        mistakes=np.array(mistakes),
-        support_vectors=np.array(svs),
-        f1=f1,
-        f2=f2,
-    )
+    return _trace(scores, mistakes, svs, f1=f1, f2=f2)
 
 
 def linear_pa(X, Y, C):

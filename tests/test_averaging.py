@@ -181,8 +181,9 @@ def test_streaming_averagers_per_step(dtype):
         for rho, out in zip(RHOS, outs):
             got = np.concatenate([ws64[:1], out])
             assert rel_err(got, ref.prefix_geometric_averages(ws64, rho)) < TOL[dtype]
-        got = stream(averaging.polyak_averager(), ())
-        assert rel_err(got, ref.prefix_geometric_averages(ws64, 1.0)) < TOL[dtype]
+        for running_sum in (False, True):  # the merge form and the running sum
+            got = stream(averaging.polyak_averager(running_sum), ())
+            assert rel_err(got, ref.prefix_geometric_averages(ws64, 1.0)) < TOL[dtype]
         got = stream(averaging.tail_averager(), averaging.TailParams(jnp.int32(50)))
         assert rel_err(got, ref.prefix_tail_averages(ws64, 50)) < TOL[dtype]
 

@@ -19,7 +19,14 @@ import pytest
 import ojax
 from ojax import oco
 from ojax.runner import entry_start
-from ojax.state_io import StateFileError, learner_identity, load_state, save_state, state_classes
+from ojax.state_io import (
+    StateFileError,
+    learner_identity,
+    load_state,
+    save_state,
+    state_class,
+    state_classes,
+)
 
 
 def _state(name: str, dim: int = 3):
@@ -194,6 +201,16 @@ def test_a_state_of_ones_own_classes_needs_like(tmp_path):
         load_state(path)
     back = load_state(path, like=state)
     assert isinstance(back, MyState) and int(back.steps) == 3
+
+
+def test_the_whitelist_is_what_the_loader_looks_up():
+    from ojax.core import Trace
+
+    classes = state_classes()
+    assert classes["ojax.core.Trace"] is Trace and state_class("ojax.core.Trace") is Trace
+    assert all(state_class(name) is cls for name, cls in classes.items())
+    for name in ("os.system", "builtins.tuple", "tests.test_state_io.MyState", "ojax.core.Nope"):
+        assert state_class(name) is None, name
 
 
 def test_what_cannot_be_saved_is_refused_by_name(tmp_path):

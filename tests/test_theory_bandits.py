@@ -8,9 +8,10 @@ import math
 
 import numpy as np
 import pytest
+from bound_checks import assert_learners_under_falsifiers_over
 
 from ojax.experiments.theory import CHECKS
-from ojax.theory import CheckConfig, bandits, verdict, within_bound
+from ojax.theory import CheckConfig, bandits, verdict
 
 QUICK = CheckConfig(quick=True, num_seeds=2, seed=0, x64=True)
 NAMES = [check.name for check in bandits.CHECKS]
@@ -24,20 +25,7 @@ def test_the_checks_are_registered():
 @pytest.mark.parametrize("name", NAMES)
 def test_learner_under_its_bound_and_falsifier_over_it(name):
     outcome = CHECKS[name].compute(QUICK)
-    falsifiers = [m for m in outcome.methods if m.startswith("falsifier:")]
-    learners = [m for m in outcome.methods if m not in falsifiers]
-    assert falsifiers and learners
-    for method, curves in outcome.methods.items():
-        measured = curves.measured
-        bound = np.broadcast_to(curves.bound, measured.shape)
-        assert measured.shape[1] == len(outcome.horizons) and np.all(np.isfinite(measured))
-        ratio = measured / bound
-        if method in falsifiers:
-            assert np.all(ratio[:, -1] > 1.0), (method, ratio[:, -1])
-            assert any(method.split("@")[1] == m.split("@")[1] for m in learners)
-        else:
-            assert within_bound(measured, bound).all(), (method, ratio.max())
-            assert ratio.max() > 0.1, (method, ratio.max())  # the bound measures something
+    assert_learners_under_falsifiers_over(outcome, 0.1)
     assert verdict(CHECKS[name], outcome).holds and verdict(CHECKS[name], outcome).sound
 
 

@@ -9,12 +9,13 @@ import math
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from bound_checks import assert_learners_under_falsifiers_over
 from scipy import integrate
 from tolerances import scaled_atol
 
 from ojax import losses, oco, run_oco
 from ojax.experiments.theory import CHECKS, selected_checks
-from ojax.theory import CheckConfig, within_bound
+from ojax.theory import CheckConfig
 from ojax.theory import baselines as checks
 
 QUICK = CheckConfig(quick=True, num_seeds=2, seed=0, x64=True)
@@ -33,21 +34,7 @@ def test_the_baselines_document_lists_its_checks():
 @pytest.mark.parametrize("name", NAMES)
 def test_learner_under_its_bound_and_falsifier_over_it(name):
     outcome = CHECKS[name].compute(QUICK)
-    falsifiers = [m for m in outcome.methods if m.startswith("falsifier:")]
-    learners = [m for m in outcome.methods if m not in falsifiers]
-    assert falsifiers and learners
-    for method, curves in outcome.methods.items():
-        measured = curves.measured
-        bound = np.broadcast_to(curves.bound, measured.shape)
-        assert measured.shape[1] == len(outcome.horizons) and np.all(np.isfinite(measured))
-        ratio = measured / bound
-        if method in falsifiers:
-            assert np.all(ratio[:, -1] > 1.0), (method, ratio[:, -1])
-            # the same instance as a learner of the check
-            assert any(method.split("@")[1] == m.split("@")[1] for m in learners)
-        else:
-            assert within_bound(measured, bound).all(), (method, ratio.max())
-            assert ratio.max() > 0.01, (method, ratio.max())  # the bound measures something
+    assert_learners_under_falsifiers_over(outcome, 0.01)
 
 
 @pytest.mark.parametrize("n", [1, 2, 5, 64, 301])

@@ -115,9 +115,22 @@ def _merge_one(state: AveragerState, log_discount: Array, w: Array) -> AveragerS
     return AveragerState(a * state.average + b * w, state.count + 1)
 
 
+def _sum_update(state: AveragerState, params: Params, w: Array) -> AveragerState:
+    return AveragerState(state.average + w, state.count + 1)
+
+
+def _sum_average(state: AveragerState, params: Params) -> Array:
+    return state.average / state.count.astype(state.average.dtype)
+
+
 @learner_factory
-def polyak_averager() -> Averager:
+def polyak_averager(running_sum: bool = False) -> Averager:
     """Polyak-Ruppert averaging, `w_bar_k = w_bar_{k-1} + (w_k - w_bar_{k-1}) / (k + 1)`.
+
+    `running_sum=True`: the same average as a running sum divided at the end
+    (`AveragerState.average` then holds `w_0 + ... + w_k`): one add per step, for short passes
+    where the merge weights would cost about as much as a small batch of runs' whole update;
+    in float32 the sum loses digits on long streams, which the default form does not.
 
     Params: `()` (none).
 
@@ -131,6 +144,8 @@ def polyak_averager() -> Averager:
       >>> print(avg.average(s, ()))
       [1.5]
     """
+    if running_sum:
+        return Averager(_init, _sum_update, _sum_average)
 
     def update(state: AveragerState, params: Params, w: Array) -> AveragerState:
         return _merge_one(state, jnp.zeros((), w.dtype), w)

@@ -40,12 +40,7 @@ from jax.typing import ArrayLike
 
 from ojax import losses
 from ojax.adapters import linear_predictor
-from ojax.averaging.averagers import (
-    AveragedParams,
-    Averager,
-    AveragerState,
-    averaged,
-)
+from ojax.averaging.averagers import AveragedParams, Averager, averaged, polyak_averager
 from ojax.averaging.weights import check_regularization
 from ojax.core import Array, OCOLearner, Predictor, Step, learner_factory, scalars
 from ojax.oco.gradient_descent import OGDParams, OGDState, ogd
@@ -359,31 +354,14 @@ def sgd_final(
     return sgd_pass(xs, ys, jnp.asarray(learning_rate, xs.dtype), w0, False)
 
 
-def _sum_init(params: Any, w0: Array) -> AveragerState:
-    return AveragerState(w0, jnp.ones((), jnp.int32))
-
-
-def _sum_update(state: AveragerState, params: Any, w: Array) -> AveragerState:
-    return AveragerState(state.average + w, state.count + 1)
-
-
-def _sum_average(state: AveragerState, params: Any) -> Array:
-    return state.average / state.count.astype(state.average.dtype)
-
-
-_RUNNING_SUM = Averager(_sum_init, _sum_update, _sum_average)
-"""The Polyak-Ruppert average as a running sum divided at the end (`AveragerState.average`
-holds the sum): one add per step, the cost of the batched runs' average before they ran in
-the runner. :func:`polyak_averager` is the float32-safe form for long streams; its weights cost
-about as much per step as a small batch of runs' whole update."""
-
-
 @functools.partial(jax.jit, static_argnames=("unroll", "average"))
 def _ridge_runs(xs, ys, gamma, lam, w0, unroll=4, average=False):
     """The `L` runs: :func:`ojax.run` of :func:`ridge_sgd` (carrying the running sum of its
     iterates when `average`) vmapped over `(gamma, lambda)`; `unroll` steps per loop
-    iteration (speed)."""
-    learner = averaged(ridge_sgd(), _RUNNING_SUM) if average else ridge_sgd()
+    iteration (speed). The average is :func:`polyak_averager`'s running sum (one add per step:
+    its merge weights would double the cost of a small batch of runs)."""
+    averager = polyak_averager(running_sum=True)
+    learner = averaged(ridge_sgd(), averager) if average else ridge_sgd()
     predictor = least_squares_pass(learner)
 
     def one(g, r):
@@ -392,7 +370,7 @@ def _ridge_runs(xs, ys, gamma, lam, w0, unroll=4, average=False):
         state, _ = run(
             predictor, params, xs, ys, losses.square, keep_predictions=False, unroll=unroll
         )
-        return _sum_average(state.averager, ()) if average else state.point
+        return averager.average(state.averager, ()) if average else state.point
 
     return jax.vmap(one)(gamma, lam)
 

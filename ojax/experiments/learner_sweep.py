@@ -24,7 +24,7 @@ from ojax.results import split_key
 from ojax.sweep import EngineOptions, SweepResult, sweep
 from ojax.sweep.grid import fit_values, parse_number, shown
 from ojax.sweep.memory import TooSmallBudget
-from ojax.validation import InputError
+from ojax.validation import InputError, check_int
 
 _MAX_STEPS = 2**31 - 1
 
@@ -311,9 +311,8 @@ def _prepare(name: str, grid: Any, num_steps: Any, dim: Any, x0: str):
             f"unknown learner {name!r}; choose one of: {', '.join(sorted(LEARNERS)) or '(none)'}"
         )
     entry = LEARNERS[name]
-    for label, value, low in (("num_steps", num_steps, 1), ("dim", dim, 1)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-            raise InputError(f"{label} must be an integer >= {low}, got {value!r}")
+    check_int("num_steps", num_steps, 1)
+    check_int("dim", dim, 1)
     if num_steps > _MAX_STEPS:
         raise InputError(
             f"num_steps (--steps) must be at most 2**31 - 1 = {_MAX_STEPS} (steps are counted in "

@@ -478,25 +478,28 @@ def run_homogeneous(config: HomogeneousConfig) -> ExperimentResult:
             )._replace(position=at)
             for at, name in _selected(config, "zhao-hoi2010-homogeneous", names)
         ]
-    result = _run(
-        config,
-        datasets,
-        prepare_homogeneous,
-        HOMOGENEOUS_METHODS,
-        PAPER_TABLE2,
-        "Zhao & Hoi 2010, homogeneous OTL",
-    )
-    if _with_per_feature(config, datasets):
+    return _run_table(config, datasets, homogeneous=True)
+
+
+def _run_table(
+    config: ZhaoHoiConfig, datasets: list[Dataset], homogeneous: bool
+) -> ExperimentResult:
+    """Table 2 (`homogeneous`) or Table 4 on `datasets`; a whole run that has spambase adds it
+    again with per-feature scaling."""
+    methods: tuple[str, ...]
+    if homogeneous:
+        prepare, methods, table = prepare_homogeneous, HOMOGENEOUS_METHODS, PAPER_TABLE2
+        title = "Zhao & Hoi 2010, homogeneous OTL"
+    else:
+        prepare, methods, table = prepare_heterogeneous, HETEROGENEOUS_METHODS, PAPER_TABLE4
+        title = "Zhao & Hoi 2010, heterogeneous OTL (COTL)"
+    result = _run(config, datasets, prepare, methods, table, title)
+    own = config.split is not None
+    if not config.quick and not own and any(d.name == "spambase" for d in datasets):
         result.extra_config["spambase_per_feature_scaling"] = _per_feature_spambase(
-            config, homogeneous=True
+            config, homogeneous
         )
     return result
-
-
-def _with_per_feature(config: ZhaoHoiConfig, datasets: list[Dataset]) -> bool:
-    """Whether the run adds spambase with per-feature scaling (a whole run that has it)."""
-    own = config.split is not None
-    return not config.quick and not own and any(d.name == "spambase" for d in datasets)
 
 
 def run_heterogeneous(config: ZhaoHoiConfig) -> ExperimentResult:
@@ -528,19 +531,7 @@ def run_heterogeneous(config: ZhaoHoiConfig) -> ExperimentResult:
             )
             for at, name in _selected(config, "zhao-hoi2010-heterogeneous", names)
         ]
-    result = _run(
-        config,
-        datasets,
-        prepare_heterogeneous,
-        HETEROGENEOUS_METHODS,
-        PAPER_TABLE4,
-        "Zhao & Hoi 2010, heterogeneous OTL (COTL)",
-    )
-    if _with_per_feature(config, datasets):
-        result.extra_config["spambase_per_feature_scaling"] = _per_feature_spambase(
-            config, homogeneous=False
-        )
-    return result
+    return _run_table(config, datasets, homogeneous=False)
 
 
 def _per_feature_spambase(config: ExperimentConfig, homogeneous: bool) -> dict[str, Any]:

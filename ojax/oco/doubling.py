@@ -25,8 +25,7 @@ import jax.numpy as jnp
 
 from ojax import projections
 from ojax.core import Array, OCOLearner, learner_factory
-from ojax.oco.gradient_descent import OGDParams
-from ojax.validation import check_choice, check_positive
+from ojax.oco.gradient_descent import OGDParams, ogd
 
 
 class DoublingState(NamedTuple):
@@ -63,7 +62,7 @@ def ogd_doubling(feasible_set: str = "l2_ball") -> OCOLearner:
       >>> print(tr.prediction[:, 0].round(4))  # rounds 1, 2 and 4 start an epoch at x0
       [0.     0.     0.7071 0.    ]
     """
-    check_choice("feasible_set", feasible_set, projections.SETS)
+    plain = ogd(feasible_set)  # checks feasible_set; its params' and start's checks are ours
 
     def init(params: OGDParams, x0: Array) -> DoublingState:
         return DoublingState(x0, x0, jnp.zeros((), jnp.int32))
@@ -79,15 +78,7 @@ def ogd_doubling(feasible_set: str = "l2_ball") -> OCOLearner:
         restart = (t & (t + 1)) == 0  # t + 1 is a power of two: the next round starts an epoch
         return DoublingState(jnp.where(restart, state.anchor, moved), state.anchor, t)
 
-    def check_params(params: OGDParams) -> None:
-        check_positive("learning_rate", params.learning_rate)
-        check_positive("radius", params.radius)
-
-    def check_start(params: OGDParams, x0: Array) -> None:
-        if jnp.ndim(params.radius) == 0:  # a grid of radii is checked point by point by vmap
-            projections.check_member("x0", feasible_set, x0, params.radius)
-
-    return OCOLearner(init, iterate, update, check_params, check_start)
+    return OCOLearner(init, iterate, update, plain.check_params, plain.check_start)
 
 
 __all__ = ["DoublingState", "ogd_doubling"]

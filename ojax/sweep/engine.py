@@ -38,7 +38,7 @@ from ojax.sweep.memory import (
 from ojax.sweep.options import EngineOptions, ExperimentRun, checked_options
 from ojax.sweep.results import SweepResult, SweepStats
 from ojax.sweep.store import open_store, prepare, save_chunk
-from ojax.validation import InputError
+from ojax.validation import InputError, check_int
 
 
 def _put(value: np.ndarray, sharding: NamedSharding) -> jax.Array:
@@ -98,20 +98,13 @@ def seed_keys(seeds: Any) -> jax.Array:
 def _check_options(fn, num_seeds, tasks, data, chunk_size, num_steps) -> None:
     if not callable(fn):
         raise InputError(f"fn must be callable, got {fn!r}")
-    if isinstance(num_seeds, bool) or not isinstance(num_seeds, (int, np.integer)):
-        raise InputError(f"num_seeds must be an integer >= 1, got {num_seeds!r}")
-    if num_seeds < 1:
-        raise InputError(f"num_seeds must be an integer >= 1, got {num_seeds}")
+    check_int("num_seeds", num_seeds, 1)
     if tasks is not None and data is not None:
         raise InputError("give either tasks (one slice per combination) or data (shared)")
-    if chunk_size is not None and (
-        isinstance(chunk_size, bool)
-        or not isinstance(chunk_size, (int, np.integer))
-        or chunk_size < 1
-    ):
-        raise InputError(f"chunk_size must be an integer >= 1, got {chunk_size!r}")
-    if num_steps is not None and (not isinstance(num_steps, (int, np.integer)) or num_steps < 1):
-        raise InputError(f"num_steps must be an integer >= 1, got {num_steps!r}")
+    if chunk_size is not None:
+        check_int("chunk_size", chunk_size, 1)
+    if num_steps is not None:
+        check_int("num_steps", num_steps, 1)
 
 
 class _Plan(NamedTuple):

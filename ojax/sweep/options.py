@@ -63,7 +63,7 @@ def checked_options(options: Any) -> EngineOptions:
     Raises:
       InputError: naming the argument or field, its value and what is allowed.
     """
-    from ojax.validation import InputError
+    from ojax.validation import InputError, check_int
 
     if options is None:
         return EngineOptions()
@@ -73,10 +73,8 @@ def checked_options(options: Any) -> EngineOptions:
             f"got {type(options).__name__} {options!r}"
         )
     devices, budget = options.devices, options.memory_budget
-    if devices is not None and (
-        isinstance(devices, bool) or not isinstance(devices, numbers.Integral) or devices < 1
-    ):
-        raise InputError(f"options.devices must be an integer >= 1 or None, got {devices!r}")
+    if devices is not None:
+        check_int("options.devices", devices, 1)
     if budget is not None and (
         isinstance(budget, bool) or not isinstance(budget, numbers.Real) or not budget > 0
     ):
