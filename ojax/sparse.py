@@ -18,8 +18,8 @@ from typing import Any, NamedTuple
 import jax
 import jax.numpy as jnp
 import numpy as np
-import scipy.sparse as sp
 
+from ojax import scipy_sparse
 from ojax.core import Array, Params, Predictor, Trace
 from ojax.losses import Loss
 from ojax.runner import Record, run
@@ -50,13 +50,13 @@ def sparse_rows(x: Any, width: int | None = None, dtype: Any = jnp.float32) -> S
       >>> print(rows.indices.tolist(), rows.values.tolist())
       [[1, 0], [0, 2]] [[2.0, 0.0], [1.0, 3.0]]
     """
-    if sp.issparse(x):
-        csr = sp.csr_matrix(x, copy=True)
+    if scipy_sparse.issparse(x):
+        csr = scipy_sparse.sparse().csr_matrix(x, copy=True)
     else:
         arr = np.asarray(x)
         if arr.ndim != 2:
             raise InputError(f"x must be a 2-d matrix (n, d), got shape {arr.shape}")
-        csr = sp.csr_matrix(arr)
+        csr = scipy_sparse.sparse().csr_matrix(arr)
     csr.sum_duplicates()
     csr.eliminate_zeros()
     check_finite("x", csr.data)

@@ -8,7 +8,8 @@ import counts, a function-local one included):
 0. ``base``: the protocols and what every layer shares: ``core``, ``factory``, ``losses``,
    ``projections``, ``validation``, the shared data types (``tasks``), the runner (``runner``, and
    ``game`` for learners against environments) and its adapters, metrics and testing helpers,
-   the program store (``describe``, ``programs``,
+   ``scipy_sparse`` (SciPy imported on first use), the program store (``describe``,
+   ``programs``,
    ``cache``), process helpers (``progress``, ``interrupt``, ``distributed``, ``rendezvous``,
    ``compile_log``), ``plotting`` and ``results`` (a finished run's files read back);
 1. ``learners``: ``oco``, ``parameter_free``, ``averaging``, ``meta``, ``transfer``;
@@ -40,7 +41,7 @@ ROOT = Path(ojax.__file__).resolve().parent
 LAYERS = {
     "base": (
         "core", "factory", "losses", "projections", "validation", "tasks", "runner", "game",
-        "adapters",
+        "adapters", "scipy_sparse",
         "metrics", "sparse", "testing", "describe", "programs", "cache", "compile_log",
         "progress", "interrupt", "distributed", "rendezvous", "plotting", "results",
     ),

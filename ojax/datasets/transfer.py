@@ -24,9 +24,8 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
-import scipy.io
-import scipy.sparse as sp
 
+from ojax import scipy_sparse
 from ojax.datasets.npz import members, read_arrays
 from ojax.datasets.paths import DataError, check_regular, data_file, resolve_data_dir
 from ojax.datasets.transfer_readers import (
@@ -57,8 +56,8 @@ def minmax_rows(x: Features) -> Features:
 
     Sparse rows whose minimum is 0 stay sparse (a row's implicit zeros count in its minimum).
     """
-    if sp.issparse(x):
-        x = sp.csr_matrix(x, dtype=np.float64)
+    if scipy_sparse.issparse(x):
+        x = scipy_sparse.sparse().csr_matrix(x, dtype=np.float64)
         nnz = np.diff(x.indptr)
         full = nnz == x.shape[1]
         stored_max = np.asarray(x.max(axis=1).toarray()).ravel()
@@ -68,7 +67,7 @@ def minmax_rows(x: Features) -> Features:
         if np.all(row_min == 0.0):
             span = row_max - row_min
             scale = np.where(span > 0, 1.0 / np.where(span > 0, span, 1.0), 1.0)
-            return sp.csr_matrix(sp.diags(scale) @ x)
+            return scipy_sparse.sparse().csr_matrix(scipy_sparse.sparse().diags(scale) @ x)
         x = x.toarray()
     x = np.asarray(x, np.float64)
     low = x.min(axis=1, keepdims=True)
@@ -79,7 +78,7 @@ def minmax_rows(x: Features) -> Features:
 
 def minmax_features(x: Features) -> np.ndarray:
     """Each feature (column) min-max scaled to [0, 1] (constant columns unchanged)."""
-    x = x.toarray() if sp.issparse(x) else np.asarray(x, np.float64)
+    x = x.toarray() if scipy_sparse.issparse(x) else np.asarray(x, np.float64)
     low = x.min(axis=0, keepdims=True)
     span = x.max(axis=0, keepdims=True) - low
     ok = span > 0
@@ -157,6 +156,8 @@ def shipped_orders(name: str, data_dir: Any = None) -> np.ndarray:
         raise InputError(f"dataset must be one of {list(DRIFT_BLOCKS)}, got {name!r}")
     path = data_file(f"{name}.mat", data_dir)
     try:  # ID_ALL alone: the compressed data is not inflated
+        import scipy.io  # here: SciPy's import is paid only by a run that reads a .mat file
+
         mat = scipy.io.loadmat(path, variable_names=["ID_ALL"])
     except Exception as exc:
         raise DataError(f"{path}: cannot read as a MATLAB .mat file ({exc})") from exc
@@ -188,7 +189,7 @@ def load_dataset(name: str, data_dir: Any = None) -> tuple[Features, np.ndarray]
     if name in ("a7a", "adult"):
         a, ya = load_libsvm(data_file("a1a.libsvm.gz", data_dir), 123)
         b, yb = load_libsvm(data_file("a1a_t.libsvm.gz", data_dir), 123)
-        return sp.vstack([a, b]).tocsr(), np.concatenate([ya, yb])
+        return scipy_sparse.sparse().vstack([a, b]).tocsr(), np.concatenate([ya, yb])
     if name == "mushrooms":
         return load_mushrooms_keel(data_file("mushrooms_keel.csv.gz", data_dir))
     if name == "w7a":
@@ -200,7 +201,7 @@ def load_dataset(name: str, data_dir: Any = None) -> tuple[Features, np.ndarray]
 
 
 def _take(x: Features, rows: np.ndarray) -> Features:
-    return x[rows] if not sp.issparse(x) else x[rows].tocsr()
+    return x[rows] if not scipy_sparse.issparse(x) else x[rows].tocsr()
 
 
 def _sizes(n: int, source: int, target: int, name: str) -> None:

@@ -24,9 +24,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import scipy.io
-import scipy.sparse as sp
 
+from ojax import scipy_sparse
 from ojax.datasets.paths import DataError
 
 Features = Any  # np.ndarray or scipy.sparse.csr_matrix
@@ -62,7 +61,7 @@ def _check_labels(path: Any, labels: np.ndarray) -> np.ndarray:
 
 
 def _check_finite(path: Any, x: Features) -> None:
-    data = x.data if sp.issparse(x) else np.asarray(x)
+    data = x.data if scipy_sparse.issparse(x) else np.asarray(x)
     if not np.isfinite(data).all():
         raise DataError(f"{path}: features must be finite numbers, found NaN or Inf")
 
@@ -96,6 +95,8 @@ def _read_mat(
     compressed `data` takes a second to inflate)."""
     del mtime_ns, size  # in the cache key only: a changed file is read again
     try:
+        import scipy.io  # here: SciPy's import is paid only by a run that reads a .mat file
+
         mat = scipy.io.loadmat(path, variable_names=["data"])
     except Exception as exc:
         raise DataError(f"{path}: cannot read as a MATLAB .mat file ({exc})") from exc
@@ -117,10 +118,11 @@ def _read_mat(
     return features, labels
 
 
-def _sparse_rows(raw: np.ndarray) -> sp.csr_matrix:
-    """`raw` as float64 CSR, the same matrix as `sp.csr_matrix(raw, dtype=np.float64)`
+def _sparse_rows(raw: np.ndarray) -> Features:
+    """`raw` as float64 CSR, the same matrix as `scipy.sparse.csr_matrix(raw, dtype=np.float64)`
     without its dense float64 copy (MATLAB's column-major array is scanned in its own order)."""
-    columns = sp.csr_matrix(raw.T)  # raw.T is row-major when raw is column-major: a fast scan
+    # raw.T is row-major when raw is column-major: a fast scan
+    columns = scipy_sparse.sparse().csr_matrix(raw.T)
     out = columns.T.tocsr().astype(np.float64)
     out.sort_indices()
     return out
@@ -170,7 +172,7 @@ def _read_spambase(path_name: str, mtime_ns: int, size: int) -> tuple[np.ndarray
 
 def load_libsvm(
     path: str | os.PathLike, num_features: int | None = None
-) -> tuple[sp.csr_matrix, np.ndarray]:
+) -> tuple[Features, np.ndarray]:
     """A LIBSVM text file (`label index:value ...`, 1-based indices) as CSR and +-1 labels.
 
     Labels `+1` / `1` / `-1` are accepted (and `0` / `2` of two-class files are NOT:
@@ -227,7 +229,7 @@ def load_libsvm(
         if width > num_features:
             raise DataError(f"{path}: feature index {width} exceeds num_features={num_features}")
         width = num_features
-    features = sp.csr_matrix(
+    features = scipy_sparse.sparse().csr_matrix(
         (np.asarray(values, np.float64), np.asarray(indices, np.int64), np.asarray(indptr)),
         shape=(len(labels), width),
     )

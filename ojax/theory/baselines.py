@@ -17,7 +17,6 @@ import math
 import jax
 import jax.numpy as jnp
 import numpy as np
-import scipy.linalg
 
 from ojax import oco, programs
 from ojax.core import Array, OCOLearner
@@ -220,6 +219,8 @@ def gauss_legendre(n: int) -> tuple[np.ndarray, np.ndarray]:
     c = np.zeros(n + 1)
     c[-1] = 1.0
     scale = 1.0 / np.sqrt(2 * np.arange(n) + 1)  # the companion matrix: 0 on the diagonal
+    import scipy.linalg  # here: SciPy's import is paid only by what uses it
+
     x = scipy.linalg.eigvalsh_tridiagonal(np.zeros(n), np.arange(1, n) * scale[:-1] * scale[1:])
     dy, df = leg.legval(x, c), leg.legval(x, leg.legder(c))
     x -= dy / df

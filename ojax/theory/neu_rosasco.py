@@ -33,7 +33,6 @@ from typing import Any, Final
 import jax
 import jax.numpy as jnp
 import numpy as np
-from scipy import optimize
 
 from ojax import averaging
 from ojax.envs import regression
@@ -288,6 +287,8 @@ def conditioned_spectrum(kappa: float, n: int, dim: int = 5) -> tuple[np.ndarray
     def gap(s):
         eta = 0.5 / (dim - 1 + s + 2.0)
         return (dim - 1) + 1.0 / s - kappa * eta * dim * n
+
+    from scipy import optimize  # here: SciPy's import is paid only by what uses it
 
     s = optimize.brentq(gap, 1e-12, 1.0, xtol=1e-15)
     eig = np.append(np.ones(dim - 1), s)

@@ -20,7 +20,6 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 import numpy as np
-from scipy import optimize
 
 from ojax.oco import mirror
 from ojax.theory.base import IDENTITY_TOLERANCE, Check, CheckConfig, Outcome, as_measured
@@ -91,6 +90,8 @@ def numerical_conjugate(example: Example, theta: np.ndarray, start: np.ndarray) 
     def negative(v):
         w = example.point(v)
         return -(w @ theta - example.psi(w)) + example.penalty(v)
+
+    from scipy import optimize  # here: SciPy's import is paid only by what uses it
 
     found = optimize.minimize(negative, start, method="BFGS", options={"gtol": 1e-11})
     w = example.point(found.x)
