@@ -31,6 +31,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.layout_engine import ConstrainedLayoutEngine
 
 from ojax.validation import InputError
 
@@ -129,10 +130,32 @@ def save_figure(fig: Figure, folder: str | Path, stem: str, formats: Sequence[st
             fmt, {"Date": None}
         )
         with plt.rc_context({"svg.hashsalt": "ojax"}):  # SVG ids the same from run to run
-            fig.savefig(path, format=fmt, dpi=DPI, metadata=metadata)
+            if fmt == "png":
+                _save_png(fig, path, metadata)
+            else:
+                fig.savefig(path, format=fmt, dpi=DPI, metadata=metadata)
         paths.append(path)
     plt.close(fig)
     return paths
+
+
+def _save_png(fig: Figure, path: Path, metadata: dict[str, Any]) -> None:
+    """`fig.savefig` as PNG at :data:`DPI` dpi with a constrained layout computed once, at that
+    resolution, before the one drawing (`savefig` itself draws the whole figure twice: once,
+    not rendered, for the layout, then for the file; the same pixels)."""
+    engine = fig.get_layout_engine()
+    if not isinstance(engine, ConstrainedLayoutEngine):
+        fig.savefig(path, format="png", dpi=DPI, metadata=metadata)
+        return
+    dpi = fig.dpi
+    try:
+        fig.set_dpi(DPI)
+        engine.execute(fig)
+        fig.set_layout_engine("none")  # the positions just computed stay
+        fig.savefig(path, format="png", dpi=DPI, metadata=metadata)
+    finally:
+        fig.set_dpi(dpi)
+        fig.set_layout_engine(engine)
 
 
 def clipped_texts(fig: Figure, tolerance: float = 1.0) -> list[str]:

@@ -28,9 +28,9 @@ process's seconds go (``warm_profile`` in the row, and a table printed at the en
 ``imports`` (``import ojax.cli``), ``program loads`` (tracing, lowering and compiling or loading
 compiled programs: the run's ``config.json`` ``programs`` totals, from JAX's monitoring events),
 ``experiment`` (from the command's start to its outputs, less the program loads: the Python
-set-up, the runs, eager operations outside compiled programs, the figures' drawing),
-``outputs`` (``write_result``: the CSV, curves, ``config.json``) of which ``figures`` (PNG
-encoding, ``Figure.savefig``), and ``exit`` (the table printed, the interpreter's exit).
+set-up, the runs, eager operations outside compiled programs), ``outputs`` (``write_result``:
+the CSV, curves, ``config.json``), ``figures`` (``write_figures``: drawn from the run's files,
+laid out, rendered, PNG-encoded) and ``exit`` (the table printed, the interpreter's exit).
 Instrumentation only: nothing is timed by repetition, so the phases of one run add up to its wall
 time.
 """
@@ -85,22 +85,22 @@ from ojax.experiments import output
 spent = {"outputs": 0.0, "figures": 0.0}
 write = output.write_result
 def write_result(*a, **k):
-    import matplotlib.figure
-    save = matplotlib.figure.Figure.savefig
-    def savefig(self, *b, **c):
+    from ojax.experiments import figures
+    drawing = figures.write_figures
+    def write_figures(*b, **c):
         start = time.perf_counter()
         try:
-            return save(self, *b, **c)
+            return drawing(*b, **c)
         finally:
             spent["figures"] += time.perf_counter() - start
-    matplotlib.figure.Figure.savefig = savefig
+    figures.write_figures = write_figures
     t.setdefault("outputs_start", time.perf_counter())
     start = time.perf_counter()
     try:
         return write(*a, **k)
     finally:
         spent["outputs"] += time.perf_counter() - start
-        matplotlib.figure.Figure.savefig = save
+        figures.write_figures = drawing
 output.write_result = write_result
 import ojax.experiments
 ojax.experiments.write_result = write_result

@@ -156,3 +156,28 @@ def test_sweep_curves_carry_their_step_positions(tmp_path):
     key = next(k for k in curves if k.endswith("/average_loss"))
     np.testing.assert_array_equal(curves[key + ":steps"], sweep_metrics.checkpoints(60))
     assert curves[key].shape[1] == len(curves[key + ":steps"])
+
+
+def test_a_png_with_its_layout_computed_once_has_savefigs_pixels(tmp_path):
+    """save_figure lays a constrained figure out once before its one drawing: the same pixels
+    as matplotlib's own savefig (which draws twice), and the layout engine is kept."""
+
+    def drawn():
+        fig, ax = plotting.new_figure(height=3.0)
+        x = np.geomspace(1.0, 1e3, 12)
+        ax.plot(x, x**0.5, marker="o", label="a rather long label for the legend below")
+        ax.set_title("a title\non two lines", fontsize=7, y=1.0)
+        ax.set(xlabel="horizon", ylabel="measured", xscale="log", yscale="log")
+        ax.grid(alpha=0.3, which="both")
+        plotting.legend(fig, ax)
+        return fig
+
+    reference = drawn()
+    reference.savefig(tmp_path / "reference.png", format="png", dpi=plotting.DPI)
+    plt.close(reference)
+    fig = drawn()
+    engine = fig.get_layout_engine()
+    (path,) = plotting.save_figure(fig, tmp_path, "once")
+    assert fig.get_layout_engine() is engine and fig.dpi != plotting.DPI
+    expected = np.asarray(Image.open(tmp_path / "reference.png"))
+    assert np.array_equal(np.asarray(Image.open(path)), expected)

@@ -118,7 +118,9 @@ def check_figure(check: Check, horizons, methods) -> Figure:
     title = f"{check.name}: {check.result} ({check.document})"
     instance = textwrap.shorten(check.instance, 160)
     heading = f"{textwrap.fill(title, 100)}\n{textwrap.fill(instance, 100)}"
-    ax.set_title(heading, fontsize=7)  # a diagnostic of a check, not a paper's figure
+    # a diagnostic of a check, not a paper's figure; at the default height, set (nothing sits
+    # on top of these axes), so that matplotlib does not search for a clear spot at every draw
+    ax.set_title(heading, fontsize=7, y=1.0)
     ax.set(xlabel=check.horizon, ylabel=f"measured ({guide})")
     ax.set_xscale("log")
     ax.set_yscale("log")
