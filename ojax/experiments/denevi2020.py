@@ -75,6 +75,8 @@ METRICS = ("cumulative_error", "test_error", "meta_test_error")
 # LLVM optimisation level 1 compiles these scans 2-3x faster than the default with the same run
 # time (measured on CPU); compilation dominates a cold run of the main job.
 COMPILER_OPTIONS = {"xla_backend_optimization_level": 1}
+# a grid sweep's chunk bytes without --memory-budget (a chunk of every wealth x seed: 1 GiB)
+GRID_CHUNK_BUDGET = 2**26
 
 
 QUICK_SYNTHETIC = SyntheticSize(num_tasks=80, num_validation=10, num_test=20, num_checkpoints=9)
@@ -129,8 +131,10 @@ def _tune_cell(
 
 def _sweep(config: ExperimentConfig, cell, setting: Setting, name: str, data=None, grid=None):
     """The cell over the seeds `0 .. S - 1` (the engine's seed axis, seed `s` with the key
-    `jax.random.key(s)`) and the `grid` axis if given; returns the outputs `(S, ...)` (`(S,
-    G, ...)` with a grid) and the compile seconds."""
+    `jax.random.key(s)`) and the `grid` axis if given (:data:`GRID_CHUNK_BUDGET`); returns
+    the outputs `(S, ...)` (`(S, G, ...)` with a grid) and the compile seconds."""
+    if grid is not None and config.memory_budget is None:
+        config = dataclasses.replace(config, memory_budget=GRID_CHUNK_BUDGET)
     result = sweep_experiment(
         config,
         cell,
@@ -250,14 +254,8 @@ def run_methods(
             make = _best_bias_cell if name == BEST_BIAS else _run_cell
             cell = make(learners, setting.draw, checkpoints)
             if wealths is None:
-                params = method_params(
-                    method,
-                    setting.dim,
-                    setting.dtype,
-                    inner_wealth,
-                    meta_wealth,
-                    setting.oracle_bias,
-                )
+                wealth, bias = (inner_wealth, meta_wealth), setting.oracle_bias
+                params = method_params(method, setting.dim, setting.dtype, *wealth, bias)
                 out, seconds = _sweep(config, cell, setting, label, data=params)
                 curves[name] = curves_of(out)
             else:
