@@ -149,15 +149,15 @@ def test_the_wealth_grid_is_one_sweep_per_method_equal_to_one_run_per_wealth(tmp
             den.run_methods(config, setting, ["Lazy_SS"], wealths=wealths)
 
 
-def test_a_grid_sweep_runs_in_chunks_of_the_grid_budget_unless_the_run_sets_one(
+def test_a_grid_sweep_runs_one_points_seeds_per_chunk_unless_the_run_sets_a_budget(
     tmp_path, monkeypatch
 ):
     # denevi2020-wealth: one chunk of every wealth x seed held ~1 GiB of temporaries at full
-    # size; the grid sweeps get GRID_CHUNK_BUDGET, a run's own --memory-budget wins.
-    budgets = []
+    # size; a grid sweep runs a point's seeds per chunk, a run's own --memory-budget wins.
+    chunks = []
 
     def record(config, *args, **kwargs):
-        budgets.append(config.memory_budget)
+        chunks.append(kwargs["chunk_size"])
         raise StopIteration
 
     monkeypatch.setattr(den, "sweep_experiment", record)
@@ -167,7 +167,7 @@ def test_a_grid_sweep_runs_in_chunks_of_the_grid_budget_unless_the_run_sets_one(
         config = dataclasses.replace(config, memory_budget=budget)
         with pytest.raises(StopIteration):
             den._sweep(config, None, setting, "x", grid=grid)
-    assert budgets == [None, den.GRID_CHUNK_BUDGET, 2**30]
+    assert chunks == [None, setting.num_seeds, None]
 
 
 def test_each_seed_cell_draws_its_own_tasks_and_equals_a_direct_run(tmp_path):

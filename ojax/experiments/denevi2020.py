@@ -75,8 +75,6 @@ METRICS = ("cumulative_error", "test_error", "meta_test_error")
 # LLVM optimisation level 1 compiles these scans 2-3x faster than the default with the same run
 # time (measured on CPU); compilation dominates a cold run of the main job.
 COMPILER_OPTIONS = {"xla_backend_optimization_level": 1}
-# a grid sweep's chunk bytes without --memory-budget (a chunk of every wealth x seed: 1 GiB)
-GRID_CHUNK_BUDGET = 2**26
 
 
 QUICK_SYNTHETIC = SyntheticSize(num_tasks=80, num_validation=10, num_test=20, num_checkpoints=9)
@@ -131,10 +129,12 @@ def _tune_cell(
 
 def _sweep(config: ExperimentConfig, cell, setting: Setting, name: str, data=None, grid=None):
     """The cell over the seeds `0 .. S - 1` (the engine's seed axis, seed `s` with the key
-    `jax.random.key(s)`) and the `grid` axis if given (:data:`GRID_CHUNK_BUDGET`); returns
-    the outputs `(S, ...)` (`(S, G, ...)` with a grid) and the compile seconds."""
-    if grid is not None and config.memory_budget is None:
-        config = dataclasses.replace(config, memory_budget=GRID_CHUNK_BUDGET)
+    `jax.random.key(s)`) and the `grid` axis if given; returns the outputs `(S, ...)` (`(S, G,
+    ...)` with a grid) and the compile seconds. A grid runs one point's `S` seeds per chunk
+    unless the run sets `--memory-budget`: one chunk of every point x seed held about 1 GiB of
+    temporaries at full size (denevi2020-wealth), and a chunk of `S` computes what one sweep
+    per point did, to the float32 bit."""
+    chunk = setting.num_seeds if grid is not None and config.memory_budget is None else None
     result = sweep_experiment(
         config,
         cell,
@@ -142,6 +142,7 @@ def _sweep(config: ExperimentConfig, cell, setting: Setting, name: str, data=Non
         seeds=np.arange(setting.num_seeds),
         data=data,
         name=name,
+        chunk_size=chunk,
         compiler_options=COMPILER_OPTIONS,
     )
     return result.outputs, result.stats.compile_seconds
