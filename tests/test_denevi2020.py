@@ -149,6 +149,27 @@ def test_the_wealth_grid_is_one_sweep_per_method_equal_to_one_run_per_wealth(tmp
             den.run_methods(config, setting, ["Lazy_SS"], wealths=wealths)
 
 
+def test_a_grid_sweep_runs_one_points_seeds_per_chunk_unless_the_run_sets_a_budget(
+    tmp_path, monkeypatch
+):
+    # denevi2020-wealth: one chunk of every wealth x seed held ~1 GiB of temporaries at full
+    # size; a grid sweep runs a point's seeds per chunk, a run's own --memory-budget wins.
+    chunks = []
+
+    def record(config, *args, **kwargs):
+        chunks.append(kwargs["chunk_size"])
+        raise StopIteration
+
+    monkeypatch.setattr(den, "sweep_experiment", record)
+    setting = den.synthetic_setting(2, den.QUICK_SYNTHETIC, jnp.float32)
+    for budget, grid in [(None, None), (None, jnp.ones(2)), (2**30, jnp.ones(2))]:
+        config = ExperimentConfig("denevi2020-wealth", seeds=2, out=tmp_path, quiet=True)
+        config = dataclasses.replace(config, memory_budget=budget)
+        with pytest.raises(StopIteration):
+            den._sweep(config, None, setting, "x", grid=grid)
+    assert chunks == [None, setting.num_seeds, None]
+
+
 def test_each_seed_cell_draws_its_own_tasks_and_equals_a_direct_run(tmp_path):
     # Seed s draws from jax.random.key(s) inside its own sweep cell; the experiment's curves of
     # a seed equal the method run directly on that seed's tasks.

@@ -129,8 +129,12 @@ def _tune_cell(
 
 def _sweep(config: ExperimentConfig, cell, setting: Setting, name: str, data=None, grid=None):
     """The cell over the seeds `0 .. S - 1` (the engine's seed axis, seed `s` with the key
-    `jax.random.key(s)`) and the `grid` axis if given; returns the outputs `(S, ...)` (`(S,
-    G, ...)` with a grid) and the compile seconds."""
+    `jax.random.key(s)`) and the `grid` axis if given; returns the outputs `(S, ...)` (`(S, G,
+    ...)` with a grid) and the compile seconds. A grid runs one point's `S` seeds per chunk
+    unless the run sets `--memory-budget`: one chunk of every point x seed held about 1 GiB of
+    temporaries at full size (denevi2020-wealth), and a chunk of `S` computes what one sweep
+    per point did, to the float32 bit."""
+    chunk = setting.num_seeds if grid is not None and config.memory_budget is None else None
     result = sweep_experiment(
         config,
         cell,
@@ -138,6 +142,7 @@ def _sweep(config: ExperimentConfig, cell, setting: Setting, name: str, data=Non
         seeds=np.arange(setting.num_seeds),
         data=data,
         name=name,
+        chunk_size=chunk,
         compiler_options=COMPILER_OPTIONS,
     )
     return result.outputs, result.stats.compile_seconds
@@ -250,14 +255,8 @@ def run_methods(
             make = _best_bias_cell if name == BEST_BIAS else _run_cell
             cell = make(learners, setting.draw, checkpoints)
             if wealths is None:
-                params = method_params(
-                    method,
-                    setting.dim,
-                    setting.dtype,
-                    inner_wealth,
-                    meta_wealth,
-                    setting.oracle_bias,
-                )
+                wealth, bias = (inner_wealth, meta_wealth), setting.oracle_bias
+                params = method_params(method, setting.dim, setting.dtype, *wealth, bias)
                 out, seconds = _sweep(config, cell, setting, label, data=params)
                 curves[name] = curves_of(out)
             else:
