@@ -70,6 +70,19 @@ def test_sgd_predictor_in_the_runner_matches_reference_per_step(x64):
     assert rel_err(averaging.average_of(state.learner), prefix[-1]) < 1e-13
 
 
+def test_average_of_reads_the_mean_of_either_polyak_form(x64):
+    # the running-sum form carries the sum: average_of must divide it, not hand it back
+    _, xs, ys = data(jnp.float64)
+    w0 = jnp.asarray([0.1, -0.2, 0.3, 0.0, 0.5])
+    expect = ref.prefix_geometric_averages(ref.sgd_iterates(xs, ys, ETA, w0), 1.0)[-1]
+    for running_sum in (False, True):
+        learner = averaging.least_squares_sgd(w0, averaging.polyak_averager(running_sum))
+        params = averaging.AveragedParams(averaging.SGDParams(jnp.float64(ETA)), ())
+        state, _ = ojax.run(learner, params, xs, ys, losses.square)
+        assert isinstance(state.learner.averager, averaging.RunningSumState) == running_sum
+        assert rel_err(averaging.average_of(state.learner), expect) < 1e-13
+
+
 def test_ridge_sgd_step_by_step_x64(x64):
     _, xs, ys = data(jnp.float64)
     w0 = jnp.asarray([0.3, 0.0, -0.1, 0.2, 0.1])

@@ -76,6 +76,19 @@ class AveragerState(NamedTuple):
     count: Array  # type: ignore[assignment]  # shadows tuple.count
 
 
+class RunningSumState(NamedTuple):
+    """The state of :func:`polyak_averager` `(running_sum=True)`: the sum, not the average
+    (read the average with the averager's `average` or :func:`average_of`).
+
+    Attributes:
+      total: `w_0 + ... + w_k`, shape (d,)
+      count: `k + 1`, shape (), int32
+    """
+
+    total: Array  # w_0 + ... + w_k, shape (d,)
+    count: Array  # type: ignore[assignment]  # k + 1, shape (), int32; shadows tuple.count
+
+
 class GeometricParams(NamedTuple):
     """The hyperparameters of Geometric: a pytree of arrays passed at call time.
 
@@ -115,20 +128,24 @@ def _merge_one(state: AveragerState, log_discount: Array, w: Array) -> AveragerS
     return AveragerState(a * state.average + b * w, state.count + 1)
 
 
-def _sum_update(state: AveragerState, params: Params, w: Array) -> AveragerState:
-    return AveragerState(state.average + w, state.count + 1)
+def _sum_init(params: Params, w0: Array) -> RunningSumState:
+    return RunningSumState(w0, jnp.ones((), jnp.int32))
 
 
-def _sum_average(state: AveragerState, params: Params) -> Array:
-    return state.average / state.count.astype(state.average.dtype)
+def _sum_update(state: RunningSumState, params: Params, w: Array) -> RunningSumState:
+    return RunningSumState(state.total + w, state.count + 1)
+
+
+def _sum_average(state: RunningSumState, params: Params) -> Array:
+    return state.total / state.count.astype(state.total.dtype)
 
 
 @learner_factory
 def polyak_averager(running_sum: bool = False) -> Averager:
     """Polyak-Ruppert averaging, `w_bar_k = w_bar_{k-1} + (w_k - w_bar_{k-1}) / (k + 1)`.
 
-    `running_sum=True`: the same average as a running sum divided at the end
-    (`AveragerState.average` then holds `w_0 + ... + w_k`): one add per step, for short passes
+    `running_sum=True`: the same average as a running sum divided when read (the state is a
+    :class:`RunningSumState` holding `w_0 + ... + w_k`): one add per step, for short passes
     where the merge weights would cost about as much as a small batch of runs' whole update;
     in float32 the sum loses digits on long streams, which the default form does not.
 
@@ -145,7 +162,7 @@ def polyak_averager(running_sum: bool = False) -> Averager:
       [1.5]
     """
     if running_sum:
-        return Averager(_init, _sum_update, _sum_average)
+        return Averager(_sum_init, _sum_update, _sum_average)
 
     def update(state: AveragerState, params: Params, w: Array) -> AveragerState:
         return _merge_one(state, jnp.zeros((), w.dtype), w)
@@ -284,6 +301,8 @@ def averaged(learner: OCOLearner, averager: Averager) -> OCOLearner:
 
 def average_of(state: AveragedState) -> Array:
     """The running average carried by an :func:`averaged` learner's state."""
+    if isinstance(state.averager, RunningSumState):
+        return _sum_average(state.averager, ())
     return state.averager.average
 
 
