@@ -1,7 +1,7 @@
 """Benchmark: every ``ojax run`` experiment end to end, as a user feels it.
 
     python scripts/bench_e2e.py [--quick] [--out DIR] [--only NAME,...] [--modes quick,full]
-                                [--baseline OLD_BENCH_JSON]
+                                [--baseline OLD_BENCH_JSON [--baseline-note TEXT]]
 
 Each experiment runs as a fresh ``ojax run`` subprocess, twice per mode: **cold** (an empty
 compilation cache of its own) and **warm** (the same cache, now filled; ``--no-resume`` and a new
@@ -19,8 +19,10 @@ time beside it:
 ``--quick`` benchmarks the quick mode only (smoke size); ``--quick-only NAME,...`` leaves those
 experiments' full runs out (e.g. ``denevi2020-variance``, whose full run takes many minutes).
 ``--baseline`` puts the cold and warm
-times of an earlier ``bench.json`` (e.g. before a change) beside the new ones. Writes
-``DIR/bench.json`` (the format of docs/cli.md) and prints the table.
+times of an earlier ``bench.json`` (e.g. before a change) beside the new ones, and
+``--baseline-note`` says what that run was (its commit, machine, when): the page prints it with
+the table. Writes ``DIR/bench.json`` (the format of docs/cli.md, with the command line that
+produced it) and prints the table.
 
 ``--profile`` runs each case a third time, warm, through a wrapper that time-stamps where the
 process's seconds go (``warm_profile`` in the row, and a table printed at the end): ``start-up``
@@ -40,6 +42,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -208,6 +211,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--modes", default="quick,full", help="quick, full or both")
     parser.add_argument("--baseline", default=None, help="an earlier bench.json to compare with")
     parser.add_argument(
+        "--baseline-note",
+        default=None,
+        help="what the baseline is (its code, machine, when), shown with the 'before' columns",
+    )
+    parser.add_argument(
         "--quick-only", default="", help="comma-separated experiments run in the quick mode only"
     )
     parser.add_argument(
@@ -268,15 +276,16 @@ def main(argv: list[str] | None = None) -> int:
                 flush=True,
             )
     info = environment_info()
+    given = sys.argv[1:] if argv is None else argv
     report = {
         "benchmark": "e2e",
         "device": info["device"],
         "environment": info,
-        "command": "python scripts/bench_e2e.py"
-        + (" --quick" if args.quick else "")
-        + (" --profile" if args.profile else ""),
+        "command": shlex.join(["python", "scripts/bench_e2e.py", *given]),
         "rows": rows,
     }
+    if args.baseline_note:
+        report["before"] = {"code": args.baseline_note}
     if args.profile:
         print("where the warm seconds go (seconds):\n" + profile_table(rows))
     out = Path(args.out)
