@@ -15,7 +15,7 @@ Nothing is recomputed, nothing executable is read (`allow_pickle=False`).
 
 Examples:
   >>> import numpy as np, tempfile
-  >>> from ojax.cli import main
+  >>> from ojax.app.cli import main
   >>> out = tempfile.mkdtemp()
   >>> main(["sweep", "ogd_square", "--grid", "learning_rate=0.1,1", "--seeds", "2",
   ...       "--steps", "50", "--quiet", "--out", out])  # doctest: +ELLIPSIS
@@ -49,6 +49,79 @@ FILES = ("results.csv", "curves.npz", "config.json")
 
 RESULT_COLUMNS = ("experiment", "dataset", "method", "metric", "mean", "std", "n_seeds")
 """The columns of ``results.csv`` (docs/cli.md)."""
+
+
+@dataclasses.dataclass
+class Row:
+    """Row: a record of the fields below.
+
+    Attributes:
+      dataset: `str`
+      method: `str`
+      metric: `str`
+      mean: `float`
+      std: `float`
+      n_seeds: `int`
+      shared: one measurement shared by these methods (e.g. "PA+OTL"), else ""
+    """
+
+    dataset: str
+    method: str
+    metric: str
+    mean: float
+    std: float
+    n_seeds: int
+    shared: str = ""  # one measurement shared by these methods (e.g. "PA+OTL"), else ""
+
+
+@dataclasses.dataclass
+class ExperimentResult:
+    """The arrays of one experiment run (nothing written yet).
+
+    `steps`: a curve's key -> the positions of its columns (default `1..length`).
+    `figures`: figures drawn in memory, written beside those of the experiment's plot
+    function (an experiment of one's own without one; `ojax plot` cannot redraw them).
+    """
+
+    rows: list[Row] = dataclasses.field(default_factory=list)
+    curves: dict[str, np.ndarray] = dataclasses.field(default_factory=dict)
+    steps: dict[str, np.ndarray] = dataclasses.field(default_factory=dict)
+    figures: dict[str, Any] = dataclasses.field(default_factory=dict)  # file name -> Figure
+    extra_config: dict[str, Any] = dataclasses.field(default_factory=dict)
+    compile_seconds: float | None = None
+
+    def add(
+        self,
+        dataset: str,
+        method: str,
+        metric: str,
+        curves: np.ndarray,
+        shared: str = "",
+        steps: Any = None,
+    ) -> None:
+        """Records `curves` (`(n_seeds, length)`, or `(n_seeds,)` for a single value), their
+        positions `steps` (`(length,)`; default `1..length`) and the row of their final
+        values (mean and std over seeds). `shared` names the methods
+        that one measurement covers (e.g. a time of several methods run in one scan): the
+        console table prints it once for them; results.csv keeps a row per method."""
+        curves = np.asarray(curves, dtype=np.float64)
+        if curves.ndim == 1:
+            curves = curves[:, None]
+        final = curves[:, -1]
+        self.curves[f"{dataset}/{method}/{metric}"] = curves
+        if steps is not None:
+            self.steps[f"{dataset}/{method}/{metric}"] = np.asarray(steps)
+        self.rows.append(
+            Row(
+                dataset,
+                method,
+                metric,
+                float(final.mean()),
+                float(final.std()),
+                len(final),
+                shared,
+            )
+        )
 
 
 class Curve(NamedTuple):

@@ -6,7 +6,7 @@ never stopped, bit for bit. The file (format version 1) is a zip archive of
 
 * `state.json`: `{"format": "ojax-state", "format_version": 1, "ojax_version": ...,
   "learner": ..., "tree": NODE, "leaves": [{"name", "dtype", "shape"}, ...]}`, where
-  `learner` is the learner's identity (the `repr` of its :class:`~ojax.factory.FactoryKey`,
+  `learner` is the learner's identity (the `repr` of its :class:`~ojax.core.FactoryKey`,
   e.g. `"ojax.oco.gradient_descent.ogd(projection='none')"`) or `null`, and a `NODE` is
   one of `{"kind": "leaf", "index": i}`, `{"kind": "none"}`, `{"kind": "tuple" | "list",
   "items": [NODE, ...]}`, `{"kind": "dict", "keys": [str, ...], "items": [...]}` and
@@ -35,9 +35,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ojax.core import FactoryKey, factory_key
 from ojax.datasets.npz import read_arrays
 from ojax.datasets.paths import DataError
-from ojax.factory import FactoryKey, factory_key
 from ojax.programs import imported_named_tuple
 
 FORMAT = "ojax-state"
@@ -87,7 +87,7 @@ def _text(value: Any) -> str:
 
 def learner_identity(learner: Any) -> str | None:
     """What a learner is equal by, as text that is the same in every process (`None` for a
-    learner no :func:`~ojax.factory.learner_factory` built): the factory and its arguments,
+    learner no :func:`~ojax.core.learner_factory` built): the factory and its arguments,
     functions among them by qualified name."""
     key = factory_key(learner)
     return None if key is None else _text(key)

@@ -13,7 +13,7 @@ On the synthetic experiment (T = 400 tasks x 25 online points, d = 10; ``--quick
 against the plain float64 NumPy per-sample loops of tests/reference_denevi.py (the same
 algorithms, written from the spec). The NumPy loops are timed on a few seeds (and, for the grid,
 a few pairs) and scaled linearly to the case's size; the row's ``baseline`` says so. ojax times
-are medians of several runs of the compiled program (``ojax.experiments.timing``), compile time
+are medians of several runs of the compiled program (``ojax.app.timing``), compile time
 apart. Learner steps per second count one step per lane per online point (d = 10). ``--cold``
 also times the whole ``denevi2020-synthetic`` experiment (30 seeds) in a fresh process.
 ``--long`` also runs Aggressive and Lazy (ONS and KT) in float32 over 10^7 online points of the
@@ -37,10 +37,10 @@ import jax.numpy as jnp
 import numpy as np
 
 from ojax import TaskInfo, losses, meta, tree_where
+from ojax.app.output import environment_info
+from ojax.app.timing import compile_and_run
 from ojax.envs import multitask as mt_env
 from ojax.experiments import denevi2020 as den
-from ojax.experiments.output import environment_info
-from ojax.experiments.timing import compile_and_run
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))

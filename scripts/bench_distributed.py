@@ -11,7 +11,7 @@ DIR (the multi-process engine exchanges its chunks through the folder).
 
 It runs the sweep in 1 process pinned to the first core of ``--cores`` and in 2 processes,
 ``--repeats`` times each (alternated; the best time of each is kept), the 2 processes on a
-localhost coordinator (``ojax.distributed``), each pinned to its own core
+localhost coordinator (``ojax.sweep.distributed``), each pinned to its own core
 (``taskset``; XLA single-threaded: ``--xla_cpu_multi_thread_eigen=false
 intra_op_parallelism_threads=1``), and reports each one's wall time (the sweep call, compile
 included; and the whole process), the scaling efficiency ``T_1 / (2 T_2)`` (target >= 0.8 at
@@ -43,7 +43,7 @@ XLA_ONE_CORE = "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=
 
 def worker(args: argparse.Namespace) -> int:
     """One process: (joins the run,) runs the sweep, prints its stats as one JSON line."""
-    from ojax import distributed
+    from ojax.sweep import distributed
 
     if args.num_processes > 1:
         distributed.initialize(
@@ -197,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
         "all_seconds_1": [round(wall(r[0]), 2) for r in runs],
         "all_seconds_2": [round(wall(r[1]), 2) for r in runs],
     }
-    from ojax.experiments.output import environment_info
+    from ojax.app.output import environment_info
 
     command = "python scripts/bench_distributed.py --out results/bench_distributed"
     command += " --quick" if args.quick else f" --streams {args.streams} --steps {args.steps}"

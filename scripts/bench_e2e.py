@@ -27,7 +27,7 @@ produced it) and prints the table.
 ``--profile`` runs each case a third time, warm, through a wrapper that time-stamps where the
 process's seconds go (``warm_profile`` in the row, and a table printed at the end): ``start-up``
 (the interpreter, before the wrapper's first line: the process's wall time less the wrapper's),
-``imports`` (``import ojax.cli``), ``program loads`` (tracing, lowering and compiling or loading
+``imports`` (``import ojax.app.cli``), ``program loads`` (tracing, lowering and compiling or loading
 compiled programs: the run's ``config.json`` ``programs`` totals, from JAX's monitoring events),
 ``experiment`` (from the command's start to its outputs, less the program loads: the Python
 set-up, the runs, eager operations outside compiled programs), ``outputs`` (``write_result``:
@@ -53,8 +53,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from ojax.app.output import environment_info  # noqa: E402
 from ojax.experiments import EXPERIMENTS  # noqa: E402
-from ojax.experiments.output import environment_info  # noqa: E402
 
 # (experiment, mode) -> (seconds, what the authors' code ran)
 AUTHORS = {
@@ -82,13 +82,13 @@ EXTRA = {
 PROFILED = r"""
 import json, os, sys, time
 t = {"wrapper": time.perf_counter()}
-import ojax.cli
+import ojax.app.cli
 t["imported"] = time.perf_counter()
-from ojax.experiments import output
+from ojax.app import output
 spent = {"outputs": 0.0, "figures": 0.0}
 write = output.write_result
 def write_result(*a, **k):
-    from ojax.experiments import figures
+    from ojax.app import files as figures
     drawing = figures.write_figures
     def write_figures(*b, **c):
         start = time.perf_counter()
@@ -106,8 +106,8 @@ def write_result(*a, **k):
         figures.write_figures = drawing
 output.write_result = write_result
 import ojax.experiments
-ojax.experiments.write_result = write_result
-code = ojax.cli.main(sys.argv[1:])
+ojax.app.files.write_result = write_result
+code = ojax.app.cli.main(sys.argv[1:])
 t["done"] = time.perf_counter()
 with open(os.environ["OJAX_E2E_PROFILE"], "w") as f:
     json.dump({"stamps": t, "spent": spent}, f)
@@ -138,7 +138,7 @@ def run_once(
     """One ``ojax run`` process: wall seconds, peak RSS (GiB), exit status, compile seconds
     (with ``profile``, a file for the wrapper's time stamps: ``row["profile"]``, the phases)."""
     env = dict(os.environ, OJAX_COMPILATION_CACHE=str(cache), PYTHONUNBUFFERED="1")
-    cmd = [sys.executable, "-m", "ojax.cli", "run", *args, "--out", str(out), "--quiet"]
+    cmd = [sys.executable, "-m", "ojax.app.cli", "run", *args, "--out", str(out), "--quiet"]
     if profile is not None:
         env["OJAX_E2E_PROFILE"] = str(profile)
         cmd = [sys.executable, "-c", PROFILED, "run", *args, "--out", str(out), "--quiet"]

@@ -57,8 +57,8 @@ import jax.numpy as jnp
 
 import ojax
 from ojax import averaging
+from ojax.app.output import environment_info
 from ojax.envs import STREAMS
-from ojax.experiments.output import environment_info
 
 DIM = 10
 STEPS, KERNEL_POOL = 100, 32
@@ -167,7 +167,7 @@ def main_job(quick: bool) -> dict:
     with tempfile.TemporaryDirectory(prefix="ojax-bench-gpu-") as tmp:
         cache = Path(tmp) / "cache"
         for mode in ("cold", "warm"):
-            cmd = [sys.executable, "-m", "ojax.cli", "run", "denevi2020-synthetic", "--quiet"]
+            cmd = [sys.executable, "-m", "ojax.app.cli", "run", "denevi2020-synthetic", "--quiet"]
             cmd += ["--out", str(Path(tmp) / mode), "--compile-cache", str(cache)]
             cmd += ["--quick"] if quick else []
             start = time.perf_counter()

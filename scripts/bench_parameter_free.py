@@ -35,7 +35,7 @@ import optax
 
 from ojax import losses, oco, parameter_free, run
 from ojax.adapters import linear_predictor
-from ojax.experiments.output import environment_info
+from ojax.app.output import environment_info
 
 DIM = 20
 

@@ -50,9 +50,9 @@ import scipy.sparse as sp
 
 from ojax import losses
 from ojax.adapters import linear_predictor, optax_learner
+from ojax.app.output import environment_info
 from ojax.averaging import AveragedParams, SGDParams, average_of, averaged, polyak_averager, sgd
 from ojax.core import Predictor
-from ojax.experiments.output import environment_info
 from ojax.parameter_free import DirectionMagnitudeParams, direction_magnitude
 from ojax.sparse import run_orders, sparse_rows
 from ojax.transfer import LinearPAParams, linear_pa

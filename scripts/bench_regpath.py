@@ -31,9 +31,9 @@ import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 
 from ojax import averaging  # noqa: E402
+from ojax.app.output import environment_info  # noqa: E402
 from ojax.averaging.path import PRODUCT_BLOCK, default_block_size  # noqa: E402
 from ojax.envs import regression  # noqa: E402
-from ojax.experiments.output import environment_info  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 import reference_averaging as ref  # noqa: E402

@@ -25,7 +25,7 @@ compiled first (compile time apart), then timed interleaved in this process (``R
 ojax, scan, fori; medians). ``slowdown`` = ojax seconds / scan seconds (target <= 1.05);
 ``ratio`` = scan seconds / ojax seconds (the field of docs/cli.md). Timing says nothing on a
 loaded machine, so each row also carries a structural profile from the optimized HLO
-(:func:`ojax.experiments.timing.loop_ops`: the ops the compiled loops run per step) and the
+(:func:`ojax.app.timing.loop_ops`: the ops the compiled loops run per step) and the
 ops the runner's loop runs beyond the hand-written one (``extra_loop_ops``, empty at parity),
 and checks that the runner's losses equal the hand-written ones.
 
@@ -49,10 +49,10 @@ import numpy as np
 
 import ojax
 from ojax import losses
+from ojax.app.output import environment_info
+from ojax.app.timing import loop_ops
 from ojax.averaging import AveragedParams, SGDParams, least_squares_sgd, polyak_averager
 from ojax.core import TaskInfo, tree_where
-from ojax.experiments.output import environment_info
-from ojax.experiments.timing import loop_ops
 from ojax.parameter_free import DirectionMagnitudeParams, direction_magnitude
 from ojax.runner import entry_start
 from ojax.sparse import sparse_rows

@@ -21,7 +21,7 @@ average loss and a 100-point average-loss curve per stream.
   time-major OGD scan over them (one ``lax.scan`` over ``(T, S, d)``, the streams vectorised in
   the step: the layout's ceiling).
 * ``drawn`` (``--drawn-block B``): the engine run with each stream drawn ``B`` rows at a time
-  inside the scan (:func:`ojax.streaming.run_drawn`, never materialised), against the engine
+  inside the scan (:func:`ojax.run_drawn`, never materialised), against the engine
   run over the materialised stream (the same numbers up to the labels' last bit).
 
 Times are medians after compilation; compile time is reported apart. Writes DIR/bench.json
@@ -43,10 +43,10 @@ import jax.numpy as jnp
 import numpy as np
 
 from ojax import linear_predictor, losses, oco, run
-from ojax.cli import parse_bytes
+from ojax.app.cli import parse_bytes
+from ojax.app.output import environment_info
+from ojax.datasets.streaming import run_drawn
 from ojax.envs.streams import linear_regression_rows, linear_regression_stream
-from ojax.experiments.output import environment_info
-from ojax.streaming import run_drawn
 from ojax.sweep import EngineOptions, sweep
 
 DIM = 10
@@ -56,7 +56,7 @@ QUIET = EngineOptions(quiet=True)
 def make_fn(num_steps: int, drawn_block: int | None = None):
     """The per-stream run: (params, data, key) -> final and curve of the average loss; with
     ``drawn_block``, the stream is drawn that many rows at a time inside the scan
-    (:func:`ojax.streaming.run_drawn`) instead of materialised whole."""
+    (:func:`ojax.datasets.streaming.run_drawn`) instead of materialised whole."""
     predictor = linear_predictor(oco.ogd("none"), losses.square, np.zeros(DIM, np.float32))
     marks = np.unique(np.linspace(1, num_steps, 100).round().astype(np.int64))
     take = jnp.asarray(marks - 1)

@@ -27,10 +27,10 @@ import jax
 import numpy as np
 
 from ojax import transfer
+from ojax.app.output import environment_info
+from ojax.app.timing import compile_and_run
 from ojax.datasets import transfer as transfer_data
 from ojax.experiments import zhao_hoi2010
-from ojax.experiments.output import environment_info
-from ojax.experiments.timing import compile_and_run
 
 # ----------------------------------------------------------------- the NumPy baseline
 

@@ -6,7 +6,7 @@
 Writes a float32 linear-regression stream of ``n`` rows and ``d`` features (``n = 1e7, d =
 100``: 4 GB) as ``xs.npy`` / ``ys.npy`` in a temporary folder (in chunks: never whole in
 memory; removed at the end), then runs it block by block through :func:`ojax.run`
-(:func:`ojax.streaming.run_blocks`) for two learners: SGD carrying a geometric average
+(:func:`ojax.datasets.streaming.run_blocks`) for two learners: SGD carrying a geometric average
 (:mod:`ojax.averaging`) and OGD as a linear predictor. Reports, per phase, the wall time, the
 throughput (rows per second, compilation included) and the peak resident memory of the process
 (``ru_maxrss``); target: peak <= 1 GiB at the full size. Prints a table and writes a JSON.
@@ -29,8 +29,8 @@ import numpy as np
 
 import ojax
 from ojax import averaging, losses, oco
+from ojax.datasets.streaming import BlockReader, run_blocks
 from ojax.envs.streams import linear_regression_rows
-from ojax.streaming import BlockReader, run_blocks
 
 GiB = 2**30
 

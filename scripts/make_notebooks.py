@@ -340,8 +340,8 @@ run` writes and `ojax plot` redraws from the files).
 # %%
 import matplotlib.pyplot as plt
 
-from ojax.experiments import figures
-from ojax.experiments.output import results_table
+from ojax.app import files as figures
+from ojax.app.output import results_table
 
 spec = EXPERIMENTS['denevi2020-synthetic']
 config = spec.config(spec.name, seeds=3, out=Path('unused'), quick=True, quiet=True)
@@ -521,8 +521,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from ojax.experiments import ExperimentConfig
-from ojax.experiments import parameter_free_benchmark as pfb
-from ojax.experiments import parameter_free_summary as summary
+from ojax.experiments import parameter_free_methods as pfb
+from ojax.experiments import parameter_free_benchmark as summary
 
 size = pfb.Size(
     datasets=("a1a",), classification_losses=("logistic",), regression_losses=(), norms=(),

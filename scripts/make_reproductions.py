@@ -12,7 +12,7 @@ Usage::
 
 ``--results DIR`` holds one folder per experiment, as ``ojax run NAME --out DIR/NAME`` writes
 it (default ``results``). ``--run`` first runs the experiments whose folder has no
-``results.csv`` (``python -m ojax.cli run NAME --out DIR/NAME``, full size unless ``--quick``).
+``results.csv`` (``python -m ojax.app.cli run NAME --out DIR/NAME``, full size unless ``--quick``).
 An experiment without results is named as missing on its page. ``--page NAME`` writes only
 that page (and removes only its own stale figures), e.g. ``--page parameter-free-benchmark``.
 """
@@ -90,7 +90,7 @@ def run_missing(names: list[str], results: Path, quick: bool) -> dict[str, float
     for name in names:
         if (results / name / "results.csv").is_file():
             continue
-        command = [sys.executable, "-m", "ojax.cli", "run", name, "--out", str(results / name)]
+        command = [sys.executable, "-m", "ojax.app.cli", "run", name, "--out", str(results / name)]
         command += ["--quick"] if quick else []
         command += ["--x64"] if name in X64 else []
         print("running", " ".join(command[1:]), flush=True)

@@ -1,7 +1,7 @@
 """One process of a multi-process ``ojax`` command, for tests/test_distributed.py.
 
 python tests/distributed_worker.py [--delay SECONDS] [--small] -- ARGS...
-    runs ``ojax ARGS...`` (``ojax.cli.main``), sleeping SECONDS after each chunk file it
+    runs ``ojax ARGS...`` (``ojax.app.cli.main``), sleeping SECONDS after each chunk file it
     stores, so that a test can kill a process midway; exits with main's status. ``--small``:
     `denevi2020-synthetic --quick` runs two of its methods (:func:`small_denevi`).
 """
@@ -40,7 +40,7 @@ def main(argv: list[str]) -> int:
         engine.save_chunk = slow_save
     if "--small" in options:
         small_denevi()
-    from ojax.cli import main as ojax_main
+    from ojax.app.cli import main as ojax_main
 
     return ojax_main(args)
 

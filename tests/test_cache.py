@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ojax.cache import compilation_cache_dir, default_cache_dir, enable_compilation_cache
+from ojax.programs.cache import compilation_cache_dir, default_cache_dir, enable_compilation_cache
 from ojax.validation import InputError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -30,7 +30,7 @@ def on_duration(name, seconds, **kwargs):
 
 
 monitoring.register_event_duration_secs_listener(on_duration)
-from ojax import cli
+from ojax.app import cli
 
 argv = ["sweep", "ogd", "--steps", "50", "--seeds", "2", "--quiet", "--overwrite"]
 assert cli.main([*argv, "--out", sys.argv[1], "--compile-cache", sys.argv[2]]) == 0
@@ -94,7 +94,7 @@ def test_processes_starting_together_share_the_folder(tmp_path):
     trip over another's write probe (they once shared one probe file name)."""
     code = (
         "import sys\n"
-        "from ojax.cache import enable_compilation_cache\n"
+        "from ojax.programs.cache import enable_compilation_cache\n"
         "for _ in range(20000):\n"
         "    assert enable_compilation_cache(sys.argv[1]) is not None\n"
     )

@@ -233,7 +233,7 @@ def test_the_experiment_gives_the_direct_numbers(direct, monkeypatch, tmp_path):
             np.testing.assert_allclose(curve[:, -1], direct.finals[method].test[v, :2], rtol=1e-12)
     import matplotlib.pyplot as plt
 
-    from ojax.experiments import figures
+    from ojax.app import files as figures
 
     assert set(figures.draw_result("denevi2020-variance", result)) == {"synthetic_variance_gain"}
     plt.close("all")

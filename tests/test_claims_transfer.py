@@ -129,7 +129,7 @@ def test_the_order_option_and_its_limits(tmp_path):
 
 
 def test_the_order_flag_belongs_to_the_homogeneous_experiment(tmp_path, capsys):
-    from ojax.cli import main
+    from ojax.app.cli import main
 
     assert main(["run", "basics", "--order", "uniform", "--out", str(tmp_path / "b")]) == 2
     assert "--order is for zhao-hoi2010-homogeneous" in capsys.readouterr().err

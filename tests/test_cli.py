@@ -12,9 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ojax import cli
+from ojax.app import cli
 from ojax.experiments import EXPERIMENTS, ExperimentSpec
-from ojax.experiments.output import RESULT_COLUMNS
+from ojax.results import RESULT_COLUMNS
 
 
 def test_list_prints_every_experiment(capsys):
@@ -87,11 +87,11 @@ def test_bad_input_exits_2_with_one_line(argv, message, tmp_path, capsys):
 
 def test_console_script_is_installed(tmp_path):
     done = subprocess.run(
-        [sys.executable, "-m", "ojax.cli", "list"], capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "ojax.app.cli", "list"], capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 0 and "basics" in done.stdout
     done = subprocess.run(
-        [sys.executable, "-m", "ojax.cli", "run", "nope"],
+        [sys.executable, "-m", "ojax.app.cli", "run", "nope"],
         capture_output=True,
         text=True,
         timeout=120,
@@ -443,13 +443,14 @@ def test_a_tasks_file_needs_online_and_held_out_points_in_every_task(tmp_path):
     ],
 )
 def test_mean_and_std_are_rounded_to_what_the_std_supports(mean, std, expected):
-    from ojax.experiments.output import format_mean_std
+    from ojax.app.output import format_mean_std
 
     assert format_mean_std(mean, std) == expected
 
 
 def test_results_table_header_noise_and_shared_rows():
-    from ojax.experiments.output import Row, results_table
+    from ojax.app.output import results_table
+    from ojax.results import Row
 
     rows = [
         Row("d", "A", "regret", 42.98, 0.95, 10),
@@ -475,7 +476,7 @@ def test_results_table_header_noise_and_shared_rows():
 def test_plain_progress_lines_when_stderr_is_not_a_terminal(monkeypatch):
     import io
 
-    from ojax import progress
+    from ojax.sweep import progress
 
     class Terminal(io.StringIO):
         def isatty(self) -> bool:
@@ -501,7 +502,7 @@ def test_plain_progress_lines_when_stderr_is_not_a_terminal(monkeypatch):
 
 @pytest.mark.parametrize("quiet", [False, True])
 def test_quiet_hides_the_progress_only(quiet, tiny, tmp_path, capsys, monkeypatch):
-    from ojax import progress
+    from ojax.sweep import progress
 
     monkeypatch.setattr(progress, "PLAIN_INTERVAL", 0.0)
     flags = ["--quiet"] if quiet else []

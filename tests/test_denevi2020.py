@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 
 from ojax import InputError, envs, meta
+from ojax.app import files as figures
 from ojax.datasets import DataError, load_lenk, load_schools, split_tasks
-from ojax.experiments import EXPERIMENTS, figures
+from ojax.experiments import EXPERIMENTS
 from ojax.experiments import denevi2020 as den
 from ojax.experiments.denevi2020 import DeneviConfig as ExperimentConfig
 

@@ -1,6 +1,6 @@
-"""Multi-process runs (ojax.distributed): two local processes on a localhost coordinator.
+"""Multi-process runs (ojax.sweep.distributed): two local processes on a localhost coordinator.
 
-Each test starts real processes (``python -m ojax.cli`` or tests/distributed_worker.py) on a
+Each test starts real processes (``python -m ojax.app.cli`` or tests/distributed_worker.py) on a
 free port, with timeouts, and kills whatever is left at the end; the results of two processes
 must equal one process's (the same chunks, so the same numbers bit for bit).
 """
@@ -21,8 +21,8 @@ import pytest
 from conftest import subprocess_env
 from tolerances import scaled_atol
 
-from ojax import distributed
-from ojax.cli import main
+from ojax.app.cli import main
+from ojax.sweep import distributed
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKER = Path(__file__).with_name("distributed_worker.py")
@@ -102,7 +102,7 @@ def _finish(procs: list[subprocess.Popen], timeout: float = 240) -> list[tuple[i
 def _single(tmp_path: Path, args: list[str], small: bool = False) -> None:
     """``ojax ARGS`` in one process (it fills the session's compilation cache, from which the
     processes started next load the same programs); ``small``: the worker's ``--small``."""
-    command = [str(WORKER), "--small", "--"] if small else ["-m", "ojax.cli"]
+    command = [str(WORKER), "--small", "--"] if small else ["-m", "ojax.app.cli"]
     done = subprocess.run(
         [sys.executable, *command, *args],
         env=_env(),
@@ -242,7 +242,7 @@ def _start_one(tmp_path: Path, port: int, count: int, pid: int) -> subprocess.Po
         [
             sys.executable,
             "-m",
-            "ojax.cli",
+            "ojax.app.cli",
             *SWEEP,
             "--out",
             "out",

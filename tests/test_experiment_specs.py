@@ -13,7 +13,7 @@ import jax
 import numpy as np
 import pytest
 
-from ojax import cli
+from ojax.app import cli
 from ojax.experiments import EXPERIMENTS, SPECS, ExperimentConfig, own_options
 from ojax.experiments import denevi2020 as den
 from ojax.sweep import sweep

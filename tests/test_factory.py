@@ -15,7 +15,7 @@ from jax import monitoring
 
 import ojax
 from ojax import adapters, averaging, losses, meta, oco, parameter_free, transfer
-from ojax.factory import KeyedFunction, factory_key
+from ojax.core import KeyedFunction, factory_key
 from ojax.sweep.fingerprint import describe
 
 TRACES: list[str] = []

@@ -5,20 +5,19 @@ outside the runner (:data:`SCANS` lists the scans that are not learner runs, and
 The layers, bottom to top (a module imports from its own layer or below, never above; every
 import counts, a function-local one included):
 
-0. ``base``: the protocols and what every layer shares: ``core``, ``factory``, ``losses``,
-   ``projections``, ``validation``, the shared data types (``tasks``), the runner (``runner``, and
-   ``game`` for learners against environments) and its adapters, metrics and testing helpers,
-   ``scipy_sparse`` (SciPy imported on first use), the program store (``describe``,
-   ``programs``,
-   ``cache``), process helpers (``progress``, ``interrupt``, ``distributed``, ``rendezvous``,
-   ``compile_log``), ``plotting`` and ``results`` (a finished run's files read back);
+0. ``base``: the protocols and what every layer shares: ``core``, ``losses``, ``projections``,
+   ``validation``, the shared data types (``tasks``), the runner (``runner``, and ``game`` for
+   learners against environments) and its adapters, metrics and testing helpers, ``sparse``
+   (SciPy imported on first use), the program store and compilation cache (``programs``),
+   ``plotting`` and ``results`` (what an experiment returns, and a finished run's files read
+   back);
 1. ``learners``: ``oco``, ``parameter_free``, ``averaging``, ``meta``, ``transfer``;
-2. ``data``: ``envs``, ``datasets``, ``state_io`` (state files), ``streaming`` (streams
-   read in blocks) (streams name the learners they feed; learners name their
-   streams in ``ojax.core.STREAMS`` and never import them);
-3. ``sweep``: the engine;
+2. ``data``: ``envs``, ``datasets`` (streams read from disk in blocks included), ``state_io``
+   (state files) (streams name the learners they feed; learners name their streams in
+   ``ojax.core.STREAMS`` and never import them);
+3. ``sweep``: the engine, its experiment specs, progress and processes;
 4. ``studies``: ``experiments``, ``theory``;
-5. ``cli``.
+5. ``app``: the application (the command, run folders, outputs and figures, learner sweeps).
 
 ``ojax`` itself (``ojax/__init__.py``) is the public facade: a name taken from it counts as an
 import of the module that defines it.
@@ -40,16 +39,14 @@ ROOT = Path(ojax.__file__).resolve().parent
 
 LAYERS = {
     "base": (
-        "core", "factory", "losses", "projections", "validation", "tasks", "runner", "game",
-        "adapters", "scipy_sparse",
-        "metrics", "sparse", "testing", "describe", "programs", "cache", "compile_log",
-        "progress", "interrupt", "distributed", "rendezvous", "plotting", "results",
+        "core", "losses", "projections", "validation", "tasks", "runner", "game", "adapters",
+        "metrics", "sparse", "testing", "programs", "plotting", "results",
     ),
     "learners": ("oco", "parameter_free", "averaging", "meta", "transfer"),
-    "data": ("envs", "datasets", "state_io", "streaming"),
+    "data": ("envs", "datasets", "state_io"),
     "sweep": ("sweep",),
     "studies": ("experiments", "theory"),
-    "cli": ("cli",),
+    "app": ("app",),
 }  # fmt: skip
 RANK = {part: rank for rank, parts in enumerate(LAYERS.values()) for part in parts}
 MAX_MODULE_LINES, MAX_FUNCTION_LINES = 600, 80
@@ -61,7 +58,7 @@ ALLOWED: set[str] = set()
 SCANS: dict[str, tuple[int, str]] = {
     "ojax.runner": (3, "the runner: a stream, and task blocks (a scan over tasks of scans)"),
     "ojax.game": (1, "the game runner: a learner against an environment that sees its plays"),
-    "ojax.streaming": (1, "run_drawn's scan over drawn blocks; each block is ojax.run"),
+    "ojax.datasets.streaming": (1, "run_drawn's scan over drawn blocks; each block is ojax.run"),
     "ojax.averaging.path": (
         2,
         "folds of iterates into averages: chunks of stored iterates (no learner), and the "
@@ -73,7 +70,7 @@ SCANS: dict[str, tuple[int, str]] = {
         "sgd's own update on the expected gradient",
     ),
     "ojax.meta.simulate": (1, "IRLS iterations of a hindsight comparator (a solver, no data)"),
-    "ojax.experiments.sweep_metrics": (
+    "ojax.app.sweep_metrics": (
         1,
         "the running sums x x^T, x y of the least-squares comparator in hindsight (a metric)",
     ),

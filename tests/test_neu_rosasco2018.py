@@ -7,7 +7,8 @@ import json
 import numpy as np
 import pytest
 
-from ojax.experiments import EXPERIMENTS, ExperimentConfig, write_result
+from ojax.app.files import write_result
+from ojax.experiments import EXPERIMENTS, ExperimentConfig
 
 DATASETS = ("identity", "ill-conditioned", "well-conditioned")
 METHODS = ("geometric", "ridge-sgd", "tail", "polyak", "ridge", "ridge-sgd-last",

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from ojax import cli
+from ojax.app import cli
 from ojax.datasets import DataError
 from ojax.datasets import transfer as transfer_data
 

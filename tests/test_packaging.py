@@ -114,7 +114,7 @@ def test_bare_copy_runs_a_real_data_experiment(tmp_path):
     assert where.returncode == 0, where.stderr[-3000:]
     assert Path(where.stdout.strip()) == tree / "ojax" / "datasets" / "data"
     out = tmp_path / "clone" / "out"
-    cmd = [sys.executable, "-m", "ojax.cli", "run", "denevi2020-lenk", "--quick", "--quiet"]
+    cmd = [sys.executable, "-m", "ojax.app.cli", "run", "denevi2020-lenk", "--quick", "--quiet"]
     cmd += ["--seeds", "2", "--out", str(out)]
     cached = subprocess_env(env)  # the session's compilation cache (outside the clone)
     proc = subprocess.run(cmd, cwd=tree, env=cached, capture_output=True, text=True, timeout=300)

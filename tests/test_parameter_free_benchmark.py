@@ -22,13 +22,14 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from ojax import cli, run
+from ojax import run
 from ojax.adapters import linear_predictor
-from ojax.experiments import EXPERIMENTS, ExperimentConfig, write_result
-from ojax.experiments import parameter_free_benchmark as pfb
-from ojax.experiments import parameter_free_summary as pfs
-from ojax.experiments.figures import plot
-from ojax.experiments.run_folder import RunFolder
+from ojax.app import cli
+from ojax.app.files import plot, write_result
+from ojax.app.run_folder import RunFolder
+from ojax.experiments import EXPERIMENTS, ExperimentConfig
+from ojax.experiments import parameter_free_benchmark as pfs
+from ojax.experiments import parameter_free_methods as pfb
 from ojax.results import load as load_run
 from ojax.validation import InputError
 

@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from ojax import cli, plotting
-from ojax.experiments import basics, denevi2020, sweep_metrics, zhao_hoi2010
+from ojax import plotting
+from ojax.app import cli, sweep_metrics
+from ojax.experiments import basics, denevi2020, zhao_hoi2010
 from ojax.experiments import denevi2020_variance as var
 from ojax.validation import InputError
 

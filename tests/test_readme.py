@@ -30,7 +30,7 @@ def _decimals(text: str) -> int:
 def test_the_sweep_example_prints_what_readme_says(tmp_path, capsys):
     """The README's `ojax sweep` example: its table (each mean and std to one unit of the last
     digit shown), the best step size, the runner-up and the paired count are what it prints."""
-    from ojax import cli
+    from ojax.app import cli
 
     pattern = r"```bash\n(ojax sweep [^\n]*)\n```\n\nprints[^`]*```\n(.*?)```"
     found = re.search(pattern, README, re.S)
@@ -64,7 +64,7 @@ def test_every_relative_link_and_image_exists():
 
 def test_the_results_table_names_and_rounds_as_the_cli():
     """The main job's table: the CLI's method names, each cell rounded by the CLI's rule."""
-    from ojax.experiments.output import format_mean_std
+    from ojax.app.output import format_mean_std
 
     table = re.search(r"\| method \| cumulative error .*?\n\n", README, re.S).group(0)
     rows = [line.split(" | ") for line in table.strip().splitlines()[2:]]

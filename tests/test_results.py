@@ -8,8 +8,8 @@ import sys
 import numpy as np
 import pytest
 
-from ojax import cli, results
-from ojax.experiments import sweep_metrics
+from ojax import results
+from ojax.app import cli, sweep_metrics
 from ojax.validation import InputError
 
 

@@ -18,7 +18,7 @@ import pytest
 from tolerances import scaled_atol
 
 import ojax
-from ojax.experiments.timing import loop_ops
+from ojax.app.timing import loop_ops
 
 ROOT = Path(__file__).resolve().parents[1]
 ROW_KEYS = {"case", "ojax_seconds", "baseline", "baseline_seconds", "ratio", "ojax_compile_seconds"}

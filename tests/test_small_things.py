@@ -52,7 +52,7 @@ def test_mistakes_are_integers():
 
 
 def test_the_best_float32_value_is_its_shortest_text(tmp_path):
-    from ojax import cli
+    from ojax.app import cli
 
     out = tmp_path / "s"
     argv = ["sweep", "ogd", "--grid", "learning_rate=0.01,0.3", "--seeds", "2", "--steps", "20"]

@@ -1,5 +1,5 @@
-"""Streams in blocks: from disk (:func:`ojax.streaming.run_blocks`) and drawn inside the scan
-(:func:`ojax.streaming.run_drawn`) equal the run over the whole stream in memory."""
+"""Streams in blocks: from disk (:func:`ojax.run_blocks`) and drawn inside the scan
+(:func:`ojax.datasets.streaming.run_drawn`) equal the run over the whole stream in memory."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from tolerances import scaled_atol
 import ojax
 from ojax import averaging, losses, oco
 from ojax.datasets.paths import DataError
+from ojax.datasets.streaming import BlockReader, run_blocks, run_drawn
 from ojax.envs.streams import linear_regression_rows, linear_regression_stream
-from ojax.streaming import BlockReader, run_blocks, run_drawn
 
 N, D = 1000, 10
 

@@ -19,8 +19,10 @@ import pytest
 import sweep_worker as worker
 from conftest import subprocess_env
 
-from ojax import cli, losses, oco, run_oco
-from ojax.experiments import ExperimentConfig, sweep_learner
+from ojax import losses, oco, run_oco
+from ojax.app import cli
+from ojax.app.learner_sweep import sweep_learner
+from ojax.experiments import ExperimentConfig
 from ojax.sweep import EngineOptions, stacked, sweep, sweep_experiment
 from ojax.sweep.grid import grid_axes
 from ojax.validation import InputError
@@ -512,7 +514,7 @@ def test_the_engine_imports_no_experiment_or_plotting():
     code = (
         "import sys, ojax.sweep; "
         "print(sorted(m for m in sys.modules if m.startswith(('ojax.experiments', "
-        "'ojax.plotting', 'ojax.cli'))))"
+        "'ojax.plotting', 'ojax.app.cli'))))"
     )
     done = subprocess.run(
         [sys.executable, "-c", code], env=_env(), capture_output=True, text=True, timeout=120

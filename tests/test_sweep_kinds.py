@@ -12,14 +12,14 @@ import pytest
 from tolerances import scaled_atol
 
 from ojax import meta
+from ojax.app.learner_sweep import sweep_learner
+from ojax.app.sweep_metrics import checkpoints
 from ojax.core import LEARNERS
 from ojax.envs.multitask import (
     default_low_variance_params,
     low_variance_tasks,
     low_variance_tasks_core,
 )
-from ojax.experiments import sweep_learner
-from ojax.experiments.sweep_metrics import checkpoints
 from ojax.runner import run_entry
 from ojax.sweep import EngineOptions
 
@@ -169,7 +169,7 @@ def test_test_error_where_the_stream_has_held_out_points(monkeypatch):
 
 
 def test_cli_sweep_of_a_multi_task_learner(tmp_path, capsys):
-    from ojax import cli
+    from ojax.app import cli
 
     out = tmp_path / "s"
     argv = ["sweep", "lazy_kt", "--seeds", "2", "--steps", "32", "--dim", "2", "--out", str(out)]

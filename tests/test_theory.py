@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 from tolerances import scaled_atol
 
-from ojax import InputError, cli, losses, oco, run_oco
+from ojax import InputError, losses, oco, run_oco
+from ojax.app import cli
 from ojax.experiments.theory import CHECKS, VERDICT, selected_checks
 from ojax.theory import (
     IDENTITY_TOLERANCE,

@@ -16,7 +16,7 @@ import scipy.sparse as sp
 
 from ojax import transfer
 from ojax.datasets import transfer as transfer_data
-from ojax.describe import array_digest
+from ojax.programs.identity import array_digest
 from ojax.transfer import prepare
 from ojax.transfer.kernels import KernelPoint
 from ojax.transfer.staged import MethodRuns

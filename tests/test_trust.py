@@ -22,9 +22,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ojax import cli, interrupt
+from ojax.app import cli, interrupt
 
-LOCK = ".ojax-lock"  # ojax.experiments.lock.LOCK (imported in the tests: new in issue 20)
+LOCK = ".ojax-lock"  # ojax.app.lock.LOCK (imported in the tests: new in issue 20)
 
 ROOT = Path(__file__).resolve().parents[1]
 SWEEP = ["sweep", "hedge", "--steps", "20", "--dim", "2", "--seeds", "2", "--quiet"]
@@ -95,7 +95,7 @@ def _meanwhile(monkeypatch, module, name: str, date: Path) -> None:
 
 
 def test_a_failed_sweep_never_removes_an_ancestor_others_wrote_into(tree, monkeypatch, capsys):
-    from ojax.experiments import learner_sweep
+    from ojax.app import learner_sweep
 
     before = _snapshot(tree)
     date = tree / "2024-05-01"
@@ -186,17 +186,16 @@ def test_a_recorded_name_that_is_a_folder_is_never_removed(tmp_path, capsys, fin
         assert (out / "data" / "mine.csv").read_bytes() == b"my data\n"
 
 
-def test_a_users_pdf_in_a_folder_older_than_the_run_record_is_never_removed(
-    tmp_path, capsys, finished_sweep
-):
-    """A folder an ojax older than `.ojax-run.json` wrote (PNG figures only, then) holding the
-    user's own PDF: `--overwrite` refuses the folder and the PDF survives byte for byte."""
+def test_a_folder_without_a_run_record_is_never_overwritten(tmp_path, capsys, finished_sweep):
+    """A folder of result files without `.ojax-run.json` (another program's, or an ojax older
+    than the record) holding the user's own PDF: `--overwrite` refuses the folder (ojax cannot
+    know what it wrote there) and the PDF survives byte for byte."""
     out = _finished(finished_sweep, tmp_path / "run")
     (out / ".ojax-run.json").unlink()
     (out / "paper.pdf").write_bytes(b"%PDF my paper\n")
     capsys.readouterr()
     assert cli.main([*SWEEP, "--out", str(out), "--seeds", "3", "--overwrite"]) == 2
-    assert "paper.pdf" in _one_error_line(capsys)
+    assert "holds no ojax run" in _one_error_line(capsys)
     assert (out / "paper.pdf").read_bytes() == b"%PDF my paper\n"
     assert (out / "results.csv").is_file()  # nothing of the old run removed either
 
@@ -206,7 +205,7 @@ def test_a_users_pdf_in_a_folder_older_than_the_run_record_is_never_removed(
 _HOLDER = """
 import sys, time
 from pathlib import Path
-from ojax.experiments.lock import FolderLock
+from ojax.app.lock import FolderLock
 lock = FolderLock(Path(sys.argv[1]))
 lock.acquire()
 print("locked", flush=True)
@@ -249,8 +248,8 @@ def test_overwrite_while_another_process_writes_is_refused_naming_it(
 
 
 def test_a_stale_lock_without_flock_is_taken_over_by_pid(tmp_path, monkeypatch):
-    from ojax.experiments import lock
-    from ojax.experiments.lock import FolderLock
+    from ojax.app import lock
+    from ojax.app.lock import FolderLock
 
     monkeypatch.setattr(lock, "_try_flock", lambda fd: None)  # a file system without flock
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
@@ -315,7 +314,7 @@ _CACHED_SWEEP = [*SWEEP, "--no-resume", "--compile-cache"]
 
 def _ojax(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "ojax.cli", *args],
+        [sys.executable, "-m", "ojax.app.cli", *args],
         cwd=cwd,
         env=_env(),
         capture_output=True,
@@ -589,8 +588,8 @@ def test_a_diverged_runner_up_loses_on_every_seed(tmp_path, capsys):
 
 
 def test_wins_count_ties_and_nan_seeds_of_the_runner_up():
-    from ojax.experiments.learner_sweep import best_line
-    from ojax.experiments.output import ExperimentResult
+    from ojax.app.learner_sweep import best_line
+    from ojax.results import ExperimentResult
 
     result = ExperimentResult()
     result.add("s", "ogd@learning_rate=0.1", "average_loss", np.array([[1.0], [2.0], [3.0]]))
@@ -784,7 +783,7 @@ def test_a_corrupt_data_file_is_one_error_line_and_no_stub(tmp_path, capsys, nam
 def test_a_closed_pipe_ends_quietly(tmp_path):
     for args in (["list"], [*SWEEP, "--out", str(tmp_path / "run")]):
         proc = subprocess.Popen(
-            [sys.executable, "-m", "ojax.cli", *args],
+            [sys.executable, "-m", "ojax.app.cli", *args],
             cwd=tmp_path,
             env=_env(),
             stdout=subprocess.PIPE,
@@ -803,7 +802,7 @@ def test_the_command_ends_at_once_with_its_whole_output(tmp_path, capsys):
     expected = capsys.readouterr().out
     with open(tmp_path / "out.txt", "w") as stdout:
         proc = subprocess.run(
-            [sys.executable, "-m", "ojax.cli", "list"], cwd=tmp_path, env=_env(), stdout=stdout
+            [sys.executable, "-m", "ojax.app.cli", "list"], cwd=tmp_path, env=_env(), stdout=stdout
         )
     assert proc.returncode == 0 and (tmp_path / "out.txt").read_text() == expected
     assert interrupt.end(3) == 3
@@ -814,7 +813,7 @@ _CONSOLE = """
 import runpy, signal, sys
 signal.signal(signal.SIGINT, signal.default_int_handler)
 sys.argv = ["ojax", *sys.argv[1:]]
-runpy.run_module("ojax.cli", run_name="__main__")
+runpy.run_module("ojax.app.cli", run_name="__main__")
 """
 
 
@@ -979,7 +978,7 @@ def test_attack_09_tasks_without_features_or_a_meta_test(tmp_path, arrays, messa
 
 @pytest.mark.parametrize("value", ["inf", "nan", "-1", "0"])
 def test_attack_10_an_endless_peer_timeout(monkeypatch, value):
-    from ojax import distributed
+    from ojax.sweep import distributed
 
     monkeypatch.setenv("OJAX_PEER_TIMEOUT", value)
     with pytest.raises(distributed.InputError, match="positive, finite number of seconds"):

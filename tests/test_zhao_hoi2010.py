@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 
 from ojax import transfer
+from ojax.app import files as figures
 from ojax.datasets import transfer as transfer_data
-from ojax.experiments import EXPERIMENTS, figures, zhao_hoi2010
+from ojax.experiments import EXPERIMENTS, zhao_hoi2010
 from ojax.plotting import clipped_texts
 
 
@@ -234,7 +235,7 @@ def test_dataset_option_homogeneous_usenet2(tmp_path, homogeneous):
 def test_bad_dataset_option_exits_2_before_anything_runs(tmp_path, capsys, argv, message):
     from conftest import DATA_DIR
 
-    from ojax.cli import main
+    from ojax.app.cli import main
 
     out = tmp_path / "out"
     assert main(["run", *argv, "--quick", "--data-dir", str(DATA_DIR), "--out", str(out)]) == 2

@@ -26,7 +26,7 @@ segment sums between consecutive tail starts (never differences of prefix sums).
 The SGD steps are :func:`ojax.run`'s (:func:`~ojax.averaging.sgd_pass` and, per streamed block,
 :func:`~ojax.averaging.sgd_scan`). This module's own two scans step no learner: `"chunked"`
 walks stored iterates, and `"stream"` walks blocks, carrying `w` from one block's run to the
-next and folding each block's iterates into the path (as :func:`ojax.streaming.run_drawn`
+next and folding each block's iterates into the path (as :func:`ojax.datasets.streaming.run_drawn`
 walks drawn blocks).
 
 References:

@@ -25,7 +25,6 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ojax import scipy_sparse
 from ojax.datasets.npz import members, read_arrays
 from ojax.datasets.paths import DataError, check_regular, data_file, resolve_data_dir
 from ojax.datasets.transfer_readers import (
@@ -35,6 +34,7 @@ from ojax.datasets.transfer_readers import (
     load_mushrooms_keel,
     load_spambase,
 )
+from ojax.sparse import issparse, scipy_sparse
 from ojax.validation import InputError
 
 
@@ -56,8 +56,8 @@ def minmax_rows(x: Features) -> Features:
 
     Sparse rows whose minimum is 0 stay sparse (a row's implicit zeros count in its minimum).
     """
-    if scipy_sparse.issparse(x):
-        x = scipy_sparse.sparse().csr_matrix(x, dtype=np.float64)
+    if issparse(x):
+        x = scipy_sparse().csr_matrix(x, dtype=np.float64)
         nnz = np.diff(x.indptr)
         full = nnz == x.shape[1]
         stored_max = np.asarray(x.max(axis=1).toarray()).ravel()
@@ -67,7 +67,7 @@ def minmax_rows(x: Features) -> Features:
         if np.all(row_min == 0.0):
             span = row_max - row_min
             scale = np.where(span > 0, 1.0 / np.where(span > 0, span, 1.0), 1.0)
-            return scipy_sparse.sparse().csr_matrix(scipy_sparse.sparse().diags(scale) @ x)
+            return scipy_sparse().csr_matrix(scipy_sparse().diags(scale) @ x)
         x = x.toarray()
     x = np.asarray(x, np.float64)
     low = x.min(axis=1, keepdims=True)
@@ -78,7 +78,7 @@ def minmax_rows(x: Features) -> Features:
 
 def minmax_features(x: Features) -> np.ndarray:
     """Each feature (column) min-max scaled to [0, 1] (constant columns unchanged)."""
-    x = x.toarray() if scipy_sparse.issparse(x) else np.asarray(x, np.float64)
+    x = x.toarray() if issparse(x) else np.asarray(x, np.float64)
     low = x.min(axis=0, keepdims=True)
     span = x.max(axis=0, keepdims=True) - low
     ok = span > 0
@@ -189,7 +189,7 @@ def load_dataset(name: str, data_dir: Any = None) -> tuple[Features, np.ndarray]
     if name in ("a7a", "adult"):
         a, ya = load_libsvm(data_file("a1a.libsvm.gz", data_dir), 123)
         b, yb = load_libsvm(data_file("a1a_t.libsvm.gz", data_dir), 123)
-        return scipy_sparse.sparse().vstack([a, b]).tocsr(), np.concatenate([ya, yb])
+        return scipy_sparse().vstack([a, b]).tocsr(), np.concatenate([ya, yb])
     if name == "mushrooms":
         return load_mushrooms_keel(data_file("mushrooms_keel.csv.gz", data_dir))
     if name == "w7a":
@@ -201,7 +201,7 @@ def load_dataset(name: str, data_dir: Any = None) -> tuple[Features, np.ndarray]
 
 
 def _take(x: Features, rows: np.ndarray) -> Features:
-    return x[rows] if not scipy_sparse.issparse(x) else x[rows].tocsr()
+    return x[rows] if not issparse(x) else x[rows].tocsr()
 
 
 def _sizes(n: int, source: int, target: int, name: str) -> None:

@@ -25,8 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from ojax import scipy_sparse
 from ojax.datasets.paths import DataError
+from ojax.sparse import issparse, scipy_sparse
 
 Features = Any  # np.ndarray or scipy.sparse.csr_matrix
 
@@ -61,7 +61,7 @@ def _check_labels(path: Any, labels: np.ndarray) -> np.ndarray:
 
 
 def _check_finite(path: Any, x: Features) -> None:
-    data = x.data if scipy_sparse.issparse(x) else np.asarray(x)
+    data = x.data if issparse(x) else np.asarray(x)
     if not np.isfinite(data).all():
         raise DataError(f"{path}: features must be finite numbers, found NaN or Inf")
 
@@ -122,7 +122,7 @@ def _sparse_rows(raw: np.ndarray) -> Features:
     """`raw` as float64 CSR, the same matrix as `scipy.sparse.csr_matrix(raw, dtype=np.float64)`
     without its dense float64 copy (MATLAB's column-major array is scanned in its own order)."""
     # raw.T is row-major when raw is column-major: a fast scan
-    columns = scipy_sparse.sparse().csr_matrix(raw.T)
+    columns = scipy_sparse().csr_matrix(raw.T)
     out = columns.T.tocsr().astype(np.float64)
     out.sort_indices()
     return out
@@ -229,7 +229,7 @@ def load_libsvm(
         if width > num_features:
             raise DataError(f"{path}: feature index {width} exceeds num_features={num_features}")
         width = num_features
-    features = scipy_sparse.sparse().csr_matrix(
+    features = scipy_sparse().csr_matrix(
         (np.asarray(values, np.float64), np.asarray(indices, np.int64), np.asarray(indptr)),
         shape=(len(labels), width),
     )

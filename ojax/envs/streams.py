@@ -241,7 +241,7 @@ def linear_regression_rows(
     (any `n >= start + size`), drawn alone: the same `w*` and the same Philox counters, so
     `xs` is bit for bit the slice of the whole stream and `ys` equal up to the rounding of
     the product `xs @ w*` (see `tests/test_streaming.py`). `start` may be traced (the
-    block index of a scan, :func:`ojax.streaming.run_drawn`); `(start + size) (dim + 1)` must
+    block index of a scan, :func:`ojax.run_drawn`); `(start + size) (dim + 1)` must
     stay below `2^32`.
 
     Examples:

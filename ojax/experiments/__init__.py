@@ -1,9 +1,10 @@
-"""The experiments of `ojax run`: one module per paper, each `config -> result`.
+"""The experiments of `ojax run`: one module per paper, each `config -> result -> figures`.
 
 :data:`EXPERIMENTS` is the one registry: name -> :class:`ExperimentSpec` (its summary, run
-function, config class whose :func:`option` fields are its flags, seeds, data files, figures,
-theory checks and reproduction page). An experiment module defines its specs; this module lists
-them (:data:`SPECS`, in the order of `ojax list`). See `docs/guides/add-an-experiment.md`.
+function, plot function, config class whose :func:`option` fields are its flags, seeds, data
+files, figures, theory checks and reproduction page). An experiment module defines its specs;
+this module lists them (:data:`SPECS`, in the order of `ojax list`). See
+`docs/guides/add-an-experiment.md`.
 """
 
 from __future__ import annotations
@@ -17,9 +18,8 @@ from ojax.experiments import (
     theory,
     zhao_hoi2010,
 )
-from ojax.experiments.learner_sweep import sweep_learner
-from ojax.experiments.output import ExperimentResult, Row, write_result
-from ojax.experiments.spec import ExperimentConfig, ExperimentSpec, option, own_options
+from ojax.results import ExperimentResult, Row
+from ojax.sweep.experiment import ExperimentConfig, ExperimentSpec, option, own_options
 
 SPECS: tuple[ExperimentSpec, ...] = (
     basics.SPEC,
@@ -41,7 +41,8 @@ EXPERIMENTS: dict[str, ExperimentSpec] = {spec.name: spec for spec in SPECS}
 
 def register_experiment(spec: ExperimentSpec) -> None:
     """Adds an experiment (e.g. one's own, outside ojax) to :data:`EXPERIMENTS`: `ojax run`
-    then runs it, with the flags of its config class."""
+    then runs it, with the flags of its config class, and `ojax plot` redraws its figures with
+    its `plot` function."""
     EXPERIMENTS[spec.name] = spec
 
 
@@ -55,6 +56,4 @@ __all__ = [
     "option",
     "own_options",
     "register_experiment",
-    "sweep_learner",
-    "write_result",
 ]

@@ -22,14 +22,13 @@ from jax.typing import ArrayLike
 from ojax import metrics, oco
 from ojax.core import Array, OCOLearner, Predictor, Step
 from ojax.envs import adversaries
-from ojax.experiments.output import ExperimentConfig, ExperimentResult
-from ojax.experiments.spec import ExperimentSpec
 from ojax.game import run_env
 from ojax.losses import linear_objective, mismatch, quadratic_objective
 from ojax.plotting import regret_figure
-from ojax.results import split_key
+from ojax.results import ExperimentResult, split_key
 from ojax.runner import run, run_oco
 from ojax.sweep import sweep_experiment
+from ojax.sweep.experiment import ExperimentConfig, ExperimentSpec
 
 RADIUS = 2.0  # M in examples 3-4, B in examples 5-6
 LIPSCHITZ = 1.0  # rho / M of the linear losses in examples 5-6
@@ -411,7 +410,7 @@ TITLES = {
 
 
 def figures(run) -> dict[str, Any]:
-    """The plot function of `basics` (:mod:`ojax.experiments.figures`): `basics_DATASET`,
+    """The plot function of `basics` (:mod:`ojax.app.files`): `basics_DATASET`,
     each method's regret with its own bound (the lower bound T/2 of example 1 for all)."""
     datasets: dict[str, dict[str, tuple[np.ndarray, np.ndarray | None]]] = {}
     steps: dict[str, np.ndarray] = {}
@@ -442,6 +441,7 @@ SPEC = ExperimentSpec(
     summary="online learning basics: examples 1-8 (experts, FTL, FTRL, OGD, Hedge) against their "
     "regret bounds",
     run=run_basics,
+    plot=figures,
     default_seeds=10,
     figures=("basics_{dataset}.png",),
     page="reproductions/notes.md",

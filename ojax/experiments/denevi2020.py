@@ -65,10 +65,9 @@ from ojax.experiments.denevi2020_methods import (  # noqa: F401 (re-exported)
     synthetic_setting,
     tune_method,
 )
-from ojax.experiments.output import ExperimentConfig, ExperimentResult
-from ojax.experiments.spec import ExperimentSpec, option
-from ojax.results import split_key
+from ojax.results import ExperimentResult, split_key
 from ojax.sweep import check_output_memory, stacked, sweep_experiment
+from ojax.sweep.experiment import ExperimentConfig, ExperimentSpec, option
 from ojax.validation import InputError
 
 METRICS = ("cumulative_error", "test_error", "meta_test_error")
@@ -290,7 +289,7 @@ PANELS = {  # metric -> (x label, y label)
 
 def figures(run) -> dict[str, Any]:
     """The plot function of `denevi2020-synthetic`, `-schools` and `-lenk`
-    (:mod:`ojax.experiments.figures`): per dataset and metric, every method's curve (mean and
+    (:mod:`ojax.app.files`): per dataset and metric, every method's curve (mean and
     10-90% band over seeds) against its positions, `DATASET_METRIC`."""
     from ojax.plotting import curves_figure, display_name
 
@@ -557,6 +556,7 @@ def run_lenk(config: DeneviConfig) -> ExperimentResult:
 
 
 def _spec(name: str, summary: str, run, quick_seeds: int, **fields) -> ExperimentSpec:
+    fields.setdefault("plot", figures)
     return ExperimentSpec(
         name=name,
         summary=f"Denevi et al. 2020, {summary}",
@@ -584,6 +584,7 @@ WEALTH = _spec(
     run_wealth,
     3,
     figures=(*FIGURES, "{dataset}_wealth_sensitivity.png"),
+    plot=wealth_figures,
 )
 SCHOOLS = _spec(
     "denevi2020-schools",

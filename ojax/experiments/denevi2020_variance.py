@@ -46,9 +46,9 @@ from ojax import meta
 from ojax.envs import multitask as mt_env
 from ojax.experiments import denevi2020 as den
 from ojax.experiments.denevi2020_methods import checkpoints as task_checkpoints
-from ojax.experiments.output import ExperimentConfig, ExperimentResult
-from ojax.experiments.spec import ExperimentSpec
+from ojax.results import ExperimentResult
 from ojax.sweep import check_output_memory, sweep_experiment
+from ojax.sweep.experiment import ExperimentConfig, ExperimentSpec
 from ojax.validation import check_choice, check_positive
 
 QUICK_SIZE = den.QUICK_SYNTHETIC
@@ -180,7 +180,7 @@ def final_gains(curves, ratios, metric: str = "test_error") -> dict[str, np.ndar
 
 
 def figures(run) -> dict[str, Any]:
-    """The plot function of `denevi2020-variance` (:mod:`ojax.experiments.figures`):
+    """The plot function of `denevi2020-variance` (:mod:`ojax.app.files`):
     `synthetic_variance_gain`, each method's gain over ITL (final test error, median and
     10-90% over seeds) against `Var / ||m||^2` (`config.json`'s `variance_ratios`); on
     one's own tasks (one variance, no grid), the figures of the real-data protocol."""
@@ -301,6 +301,7 @@ SPEC = ExperimentSpec(
     summary="Denevi et al. 2020, Section 5: the gain of a learned bias over independent learning "
     "against the tasks' variance (one sweep over a log grid)",
     run=run_variance,
+    plot=figures,
     config=den.DeneviConfig,
     default_seeds=30,
     quick_seeds=3,

@@ -55,11 +55,10 @@ import numpy as np
 
 from ojax import averaging
 from ojax.envs import regression
-from ojax.experiments.output import ExperimentConfig, ExperimentResult
-from ojax.experiments.spec import ExperimentSpec
 from ojax.plotting import curves_figure
-from ojax.results import split_key
+from ojax.results import ExperimentResult, split_key
 from ojax.sweep import sweep_experiment
+from ojax.sweep.experiment import ExperimentConfig, ExperimentSpec
 
 METHODS = ("geometric", "ridge-sgd", "tail", "polyak", "ridge", "ridge-sgd-last",
            "geometric-known-cov")  # fmt: skip
@@ -343,7 +342,7 @@ def _identity_experiment(config, result, runs):
 
 
 def figures(run) -> dict[str, Any]:
-    """The plot function of `neu-rosasco2018` (:mod:`ojax.experiments.figures`): per problem
+    """The plot function of `neu-rosasco2018` (:mod:`ojax.app.files`): per problem
     the excess risk against lambda and against the tail start, the noise sweep and the
     identity's errors against lambda."""
     from ojax.plotting import display_name, legend, new_figure, style
@@ -465,6 +464,7 @@ SPEC = ExperimentSpec(
     summary="Neu & Rosasco 2018: geometric / tail / Polyak-Ruppert averaging as regularization, "
     "the regularization path from one SGD pass",
     run=run_experiment,
+    plot=figures,
     default_seeds=50,
     figures=(
         "{dataset}_excess_risk_vs_lambda.png",

@@ -1,4 +1,6 @@
-"""`parameter-free-benchmark`: how parameter-free is each parameter-free learner?
+"""`parameter-free-benchmark`: how parameter-free is each parameter-free learner? Its rows from
+its sweeps (:mod:`ojax.experiments.parameter_free_methods` runs them), and its figures from a
+run's files (no computation).
 
 Every parameter-free learner of ojax (KT and ONS coin betting in the direction-magnitude
 reduction, per-coordinate KT, COCOB-Backprop, DoG, Prodigy, D-Adaptation SGD, Mechanic on OGD,
@@ -17,14 +19,15 @@ in hindsight) run as linear predictors `y_hat = <w_t, x_t>` with progressive val
   The square loss's gradients grow with `||u||`: the bettors' coins then leave `[-1, 1]`
   and their theory no longer applies (the absolute loss keeps them in it).
 
-Each parameter-free learner's hidden constant (:data:`METHODS`: the initial wealth, COCOB's
-`alpha`, DoG's initial distance, the `d_0` of Prodigy and D-Adaptation, Mechanic's
-`s_init`, and Schedule-Free's learning rate, which it does need) is swept over 9 log-spaced
-values spanning 8 decades, its default among them. The sweep engine runs, per (method, loss),
-one compiled cell over (seed, constant, dataset): the classification datasets are stacked as
-the task axis (padded to the longest stream and widest row with a mask and zero features, which
-change nothing), the norms of `u` likewise. Seed `s` is the stream order (classification)
-or the draw of `u` and the stream (regression).
+Each parameter-free learner's hidden constant
+(:data:`~ojax.experiments.parameter_free_methods.METHODS`: the initial wealth, COCOB's `alpha`,
+DoG's initial distance, the `d_0` of Prodigy and D-Adaptation, Mechanic's `s_init`, and
+Schedule-Free's learning rate, which it does need) is swept over 9 log-spaced values spanning 8
+decades, its default among them. The sweep engine runs, per (method, loss), one compiled cell
+over (seed, constant, dataset): the classification datasets are stacked as the task axis (padded
+to the longest stream and widest row with a mask and zero features, which change nothing), the
+norms of `u` likewise. Seed `s` is the stream order (classification) or the draw of `u` and the
+stream (regression).
 
 Rows (`results.csv`): `METHOD@constant=VALUE` for every grid point (`average_loss`, and
 `mistake_rate` or `regret`), and per method its summary: `average_loss` (and `regret`)
@@ -38,392 +41,237 @@ sensitivity `inf`; it is never chosen as the best.
 
 from __future__ import annotations
 
-import functools
 import time
-from typing import Any, NamedTuple
+from typing import Any
 
-import jax
-import jax.numpy as jnp
 import numpy as np
 
-from ojax import losses, oco, parameter_free
-from ojax.adapters import linear_predictor
-from ojax.core import OCOLearner
-from ojax.datasets import data_file, transfer
-from ojax.experiments.output import ExperimentResult
-from ojax.experiments.spec import ExperimentConfig, ExperimentSpec
-from ojax.runner import run
-from ojax.sweep import stacked, sweep_experiment
-from ojax.validation import InputError, check_choice, check_int
+from ojax.experiments import parameter_free_methods as pfm
+from ojax.results import ExperimentResult, split_key
+from ojax.sweep.experiment import ExperimentConfig, ExperimentSpec
 
-CLASSIFICATION = ("a1a", "spambase", "mushrooms", "usenet2")
-CLASSIFICATION_LOSSES = ("logistic", "hinge")
-REGRESSION_LOSSES = ("square", "absolute")
-NORMS = 10.0 ** np.arange(-2.0, 2.5, 0.5)  # ||u||: 1e-2 .. 1e2
-REGRESSION_DIM = 10
-REGRESSION_STEPS = 1000
-WEALTH = 10.0 ** np.arange(-4.0, 5.0)  # 1e-4 .. 1e4
-DISTANCE = 10.0 ** np.arange(-8.0, 1.0)  # 1e-8 .. 1
-STEPS = 10.0 ** (np.arange(20) / 3.0 - 4.0)  # the baselines' 20 steps, 1e-4 .. 215 (10x: 3 apart)
-DATA_FILES = ("a1a.libsvm.gz", "spambase.csv.gz", "mushrooms_keel.csv.gz", "usenet2.mat")
+FIXED_NORM = 1.0  # OGD-fixed: the step best in hindsight at ||u|| = 1, kept at every norm
+REGRET_METHODS = ("KT", "ONS", "KT-coordinate", "COCOB", "DoG", "OGD")
 
 
-class Method(NamedTuple):
-    """A benchmarked learner: its factory, the name of its hidden constant, the grid of it,
-    the default, and `params(constant, dtype)`."""
-
-    make: Any  # () -> OCOLearner (static)
-    constant: str
-    grid: np.ndarray
-    default: float | None  # None: tuned in hindsight over the grid (a baseline)
-    params: Any  # (constant: Array, dtype) -> params
+def finite(values: np.ndarray) -> np.ndarray:
+    """`values` with NaN (a diverged run) as `inf`, so that it is never the best."""
+    return np.where(np.isnan(values), np.inf, values)
 
 
-def _dm(c, dtype):
-    return parameter_free.DirectionMagnitudeParams(c, jnp.ones((), dtype))
+def best_index(average_loss: np.ndarray) -> int:
+    """The grid point of the lowest mean average loss over seeds (diverged runs last)."""
+    return int(np.argmin(finite(average_loss.mean(axis=0))))
 
 
-def _coin(c, dtype):
-    return parameter_free.CoinBettingParams(c, jnp.ones((), dtype))
+def chosen_index(method: str, grid: np.ndarray, average_loss: np.ndarray) -> int:
+    """The grid point a method's summary row reports: its default constant, or (a baseline)
+    the point of the lowest mean average loss over seeds (best in hindsight)."""
+    default = pfm.METHODS[method].default
+    if default is None:
+        return best_index(average_loss)
+    return int(np.argmin(np.abs(np.log(grid / default))))
 
 
-def _mechanic(c, dtype):
-    base = oco.OGDParams(jnp.ones((), dtype), jnp.ones((), dtype))  # base step 1, no projection
-    return parameter_free.MechanicParams.default(base, dtype)._replace(s_init=c)
+def _other_metric(metrics: dict[str, np.ndarray]) -> str:
+    return "regret" if "regret" in metrics else "mistake_rate"
 
 
-METHODS: dict[str, Method] = {
-    "KT": Method(
-        lambda: parameter_free.direction_magnitude("kt"), "initial_wealth", WEALTH, 1.0, _dm
-    ),
-    "ONS": Method(
-        lambda: parameter_free.direction_magnitude("ons"), "initial_wealth", WEALTH, 1.0, _dm
-    ),
-    "KT-coordinate": Method(
-        lambda: parameter_free.coin_betting("kt"), "initial_wealth", WEALTH, 1.0, _coin
-    ),
-    "COCOB": Method(
-        parameter_free.cocob,
-        "alpha",
-        10.0 ** np.arange(-2.0, 7.0),
-        100.0,
-        lambda c, dt: parameter_free.CocobParams(c),
-    ),
-    "DoG": Method(
-        parameter_free.dog,
-        "initial_distance",
-        DISTANCE,
-        1e-4,
-        lambda c, dt: parameter_free.DoGParams(c),
-    ),
-    "Prodigy": Method(
-        parameter_free.prodigy,
-        "initial_d",
-        DISTANCE,
-        1e-6,
-        lambda c, dt: parameter_free.ProdigyParams.default(dt)._replace(initial_d=c),
-    ),
-    "D-Adapt-SGD": Method(
-        parameter_free.dadapt_sgd,
-        "initial_d",
-        DISTANCE,
-        1e-6,
-        lambda c, dt: parameter_free.DAdaptParams(c, jnp.ones((), dt)),
-    ),
-    "Mechanic": Method(
-        lambda: parameter_free.mechanic(oco.ogd("none")), "s_init", DISTANCE, 1e-8, _mechanic
-    ),
-    "Schedule-Free-SGD": Method(
-        parameter_free.schedule_free_sgd,
-        "learning_rate",
-        0.5 * 10.0 ** np.arange(-4.0, 5.0),
-        0.5,
-        lambda c, dt: parameter_free.ScheduleFreeParams.default(dt)._replace(learning_rate=c),
-    ),
-    "OGD": Method(
-        lambda: oco.ogd("none"),
-        "learning_rate",
-        STEPS,
-        None,
-        lambda c, dt: oco.OGDParams(c, jnp.ones((), dt)),
-    ),
-    "AdaGrad": Method(
-        lambda: oco.adagrad("none"),
-        "learning_rate",
-        STEPS,
-        None,
-        lambda c, dt: oco.AdaGradParams(c, jnp.zeros((), dt), jnp.ones((), dt)),
-    ),
-}
-"""The benchmarked learners (the parameter-free ones first, then the tuned baselines)."""
-
-PARAMETER_FREE = tuple(name for name, m in METHODS.items() if m.default is not None)
-BASELINES = tuple(name for name, m in METHODS.items() if m.default is None)
-
-
-class Size(NamedTuple):
-    """What a run covers."""
-
-    datasets: tuple[str, ...]
-    classification_losses: tuple[str, ...]
-    regression_losses: tuple[str, ...]
-    norms: tuple[float, ...]
-    max_rows: int | None  # each classification stream cut to its first rows (None: all)
-    regression_steps: int
-    grid_points: int | None  # a subset of each grid, evenly spread (None: all)
-
-
-FULL = Size(
-    CLASSIFICATION,
-    CLASSIFICATION_LOSSES,
-    REGRESSION_LOSSES,
-    tuple(NORMS),
-    None,
-    REGRESSION_STEPS,
-    None,
-)
-QUICK = Size(("a1a", "usenet2"), ("logistic",), ("absolute",), tuple(NORMS[::2]), 300, 300, 5)
-
-
-def label(method: str, constant: float) -> str:
-    """A grid point's name in the results: `METHOD@constant=VALUE`."""
-    return f"{method}@constant={constant:.3g}"
-
-
-def classification_name(dataset: str, loss: str) -> str:
-    """The dataset column of a classification stream: `DATASET-LOSS`."""
-    return f"{dataset}-{loss}"
-
-
-def regression_name(loss: str, norm: float) -> str:
-    """The dataset column of a regression stream: `regression-LOSS-norm=NORM`."""
-    return f"regression-{loss}-norm={norm:g}"
-
-
-def grid_of(method: str, size: Size) -> np.ndarray:
-    """The constants a run sweeps for `method` (the default always among them)."""
-    spec = METHODS[method]
-    grid = np.asarray(spec.grid, np.float64)
-    if size.grid_points is None or size.grid_points >= len(grid):
-        return grid
-    picked = set(np.round(np.linspace(0, len(grid) - 1, size.grid_points)).astype(int).tolist())
-    if spec.default is not None:
-        picked.add(int(np.argmin(np.abs(np.log(grid / spec.default)))))
-    return grid[sorted(picked)]
-
-
-# ------------------------------------------------------------------------------- data
-
-
-def _rows(x: Any) -> np.ndarray:
-    """Dense float64 rows: columns min-max scaled to [0, 1], a constant 1 appended, each row
-    scaled to unit L2 norm."""
-    x = np.asarray(x.todense() if hasattr(x, "todense") else x, np.float64)
-    x = np.asarray(transfer.minmax_features(x), np.float64)
-    x = np.concatenate([x, np.ones((len(x), 1))], axis=1)
-    return x / np.linalg.norm(x, axis=1, keepdims=True)
-
-
-def load_classification(name: str, data_dir: Any = None) -> tuple[np.ndarray, np.ndarray]:
-    """The rows (see :func:`_rows`) and +-1 labels of a shipped classification dataset."""
-    check_choice("dataset", name, CLASSIFICATION)
-    if name == "a1a":
-        x, y = transfer.load_libsvm(data_file("a1a.libsvm.gz", data_dir), 123)
-    else:
-        x, y = transfer.load_dataset(name, data_dir)
-    return _rows(x), np.asarray(y, np.float64)
-
-
-class Streams(NamedTuple):
-    """Classification datasets stacked as tasks, padded to the longest and widest."""
-
-    xs: Any  # (K, N, d)
-    ys: Any  # (K, N)
-    length: Any  # (K,) int32: the real number of rows
-
-
-def stack_classification(size: Size, dtype, data_dir: Any = None) -> Streams:
-    """The classification datasets of `size`, padded to one `(datasets, n, d)` block of
-    streams."""
-    loaded = [load_classification(name, data_dir) for name in size.datasets]
-    if size.max_rows is not None:
-        loaded = [(x[: size.max_rows], y[: size.max_rows]) for x, y in loaded]
-    n = max(len(y) for _, y in loaded)
-    d = max(x.shape[1] for x, _ in loaded)
-    xs = np.zeros((len(loaded), n, d))
-    ys = np.ones((len(loaded), n))
-    for k, (x, y) in enumerate(loaded):
-        xs[k, : len(y), : x.shape[1]] = x
-        ys[k, : len(y)] = y
-    lengths = np.asarray([len(y) for _, y in loaded], np.int32)
-    return Streams(jnp.asarray(xs, dtype), jnp.asarray(ys, dtype), jnp.asarray(lengths))
-
-
-LOSSES = {
-    "logistic": losses.logistic,
-    "hinge": losses.hinge,
-    "square": losses.square,
-    "absolute": losses.absolute,
-}
-
-
-# ------------------------------------------------------------------------------- cells
-
-
-@functools.lru_cache(maxsize=64)
-def _learner(method: str) -> OCOLearner:
-    return METHODS[method].make()
-
-
-@functools.lru_cache(maxsize=64)
-def classification_cell(method: str, loss_name: str):
-    """`(params, stream, key) -> (average_loss, mistake_rate)` of one learner on one stream
-    in the order `key` draws (compiled once per method and loss)."""
-    learner, loss = _learner(method), LOSSES[loss_name]
-
-    def cell(params, stream, key):
-        xs, ys, length = stream
-        n = xs.shape[0]
-        valid = jnp.arange(n) < length
-        order = jnp.argsort(jnp.where(valid, jax.random.uniform(key, (n,)), 2.0))
-        predictor = linear_predictor(learner, loss, jnp.zeros(xs.shape[1], xs.dtype))
-        _, trace = run(predictor, params, xs, ys, loss, order=order, mask=valid)
-        count = length.astype(xs.dtype)
-        mistakes = jnp.where(valid, trace.prediction * ys[order] <= 0, False)
-        return jnp.sum(trace.loss) / count, jnp.sum(mistakes.astype(xs.dtype)) / count
-
-    return cell
-
-
-def regression_stream(key, norm, num_steps: int, dim: int, dtype):
-    """`(xs, ys, u)`: `x_t` uniform on the unit sphere, `u` a random direction of norm
-    `norm`, `y_t = <u, x_t>` (noiseless)."""
-    k_u, k_x = jax.random.split(key)
-    u = jax.random.normal(k_u, (dim,), dtype)
-    u = norm * u / jnp.linalg.norm(u)
-    xs = jax.random.normal(k_x, (num_steps, dim), dtype)
-    xs = xs / jnp.linalg.norm(xs, axis=1, keepdims=True)
-    return xs, xs @ u, u
-
-
-@functools.lru_cache(maxsize=64)
-def regression_cell(method: str, loss_name: str, num_steps: int, dim: int):
-    """`(params, norm, key) -> (average_loss, regret)` on the synthetic stream of `||u|| =
-    norm` that `key` draws (the comparator `u` has loss 0: the regret is the learner's
-    cumulative loss)."""
-    learner, loss = _learner(method), LOSSES[loss_name]
-
-    def cell(params, norm, key):
-        xs, ys, _ = regression_stream(key, norm, num_steps, dim, norm.dtype)
-        predictor = linear_predictor(learner, loss, jnp.zeros(dim, norm.dtype))
-        _, trace = run(predictor, params, xs, ys, loss, keep_predictions=False)
-        total = jnp.sum(trace.loss)
-        return total / num_steps, total
-
-    return cell
-
-
-def stacked_params(method: str, grid: np.ndarray, dtype):
-    """The method's params at each constant of `grid`, stacked on a leading axis."""
-    spec = METHODS[method]
-    points = [spec.params(jnp.asarray(c, dtype), dtype) for c in grid]
-    return jax.tree.map(lambda *a: jnp.stack(a), *points)
-
-
-class Sweep(NamedTuple):
-    """One method's outputs: name -> dataset -> metric -> `(S, C)` (seed, constant)."""
-
-    grid: np.ndarray
-    outputs: dict[str, dict[str, np.ndarray]]
-    compile_seconds: float
-
-
-def sweep_method(
-    config: ExperimentConfig, method: str, size: Size, streams: Streams | None
-) -> Sweep:
-    """Runs `method` over its grid on every dataset, loss and seed of `size`."""
-    dtype = jnp.float64 if config.x64 else jnp.float32
-    grid = grid_of(method, size)
-    params = stacked(stacked_params(method, grid, dtype), "constant")
-    settings = {"size": size._asdict(), "grid": grid.tolist(), "method": method}
-    outputs: dict[str, dict[str, np.ndarray]] = {}
-    compile_s = 0.0
-    tasks = () if streams is None else tuple(streams)
-    for loss in size.classification_losses if tasks else ():
-        res = sweep_experiment(
-            config,
-            classification_cell(method, loss),
-            params,
-            key=0,
-            tasks=tasks,
-            name=f"pfb-{method}-{loss}",
-            settings={**settings, "loss": loss},
+def _add_method(result: ExperimentResult, method: str, sweep: Any) -> None:
+    for dataset, metrics in sweep.outputs.items():
+        avg, other = metrics["average_loss"], _other_metric(metrics)
+        for c, constant in enumerate(sweep.grid):
+            name = pfm.label(method, float(constant))
+            result.add(dataset, name, "average_loss", avg[:, c])
+            result.add(dataset, name, other, metrics[other][:, c])
+        idx = chosen_index(method, sweep.grid, avg)
+        result.add(dataset, method, "average_loss", avg[:, idx])
+        result.add(dataset, method, other, metrics[other][:, idx])
+        result.add(dataset, method, "best_average_loss", avg[:, best_index(avg)])
+        # per seed worst / best; a diverged grid point (NaN) makes it inf
+        result.add(
+            dataset, method, "sensitivity", finite(avg).max(axis=1) / finite(avg).min(axis=1)
         )
-        compile_s += res.stats.compile_seconds
-        avg, mistakes = (np.asarray(a, np.float64) for a in res.outputs)  # (S, C, K)
-        for k, dataset in enumerate(size.datasets):
-            name = classification_name(dataset, loss)
-            outputs[name] = {"average_loss": avg[:, :, k], "mistake_rate": mistakes[:, :, k]}
-    norms = jnp.asarray(size.norms, dtype)
-    for loss in size.regression_losses:
-        res = sweep_experiment(
-            config,
-            regression_cell(method, loss, size.regression_steps, REGRESSION_DIM),
-            params,
-            key=1,
-            tasks=norms,
-            name=f"pfb-{method}-{loss}",
-            settings={**settings, "loss": loss},
-        )
-        compile_s += res.stats.compile_seconds
-        avg, regret = (np.asarray(a, np.float64) for a in res.outputs)
-        for k, norm in enumerate(size.norms):
-            name = regression_name(loss, norm)
-            outputs[name] = {"average_loss": avg[:, :, k], "regret": regret[:, :, k]}
-    return Sweep(grid, outputs, compile_s)
 
 
-def check_methods(methods: Any) -> tuple[str, ...]:
-    """`methods` as a tuple of known names (raises :class:`InputError` naming the bad one)."""
-    if isinstance(methods, str) or not methods:
-        raise InputError(
-            f"methods must be a non-empty list of names of {list(METHODS)}, got {methods!r}"
-        )
-    for method in methods:
-        check_choice("method", method, list(METHODS))
-    return tuple(methods)
+def fixed_step_index(sweep: Any, loss: str, norms: tuple[float, ...]) -> int | None:
+    """OGD-fixed's grid point: the step best in hindsight at `||u|| = 1` (`None` when
+    the run has no such norm)."""
+    if FIXED_NORM not in norms:
+        return None
+    return best_index(sweep.outputs[pfm.regression_name(loss, FIXED_NORM)]["average_loss"])
 
 
-def run_sweeps(
-    config: ExperimentConfig, size: Size, methods: Any = tuple(METHODS)
-) -> tuple[dict[str, Sweep], float]:
-    """Every method of `methods` on `size`: `(method -> Sweep, compile seconds)`."""
-    methods = check_methods(methods)
-    check_int("seeds", config.seeds, 1)
-    for dataset in size.datasets:
-        check_choice("dataset", dataset, CLASSIFICATION)
-    dtype = jnp.float64 if config.x64 else jnp.float32
-    streams = stack_classification(size, dtype, config.data_dir) if size.datasets else None
-    sweeps = {
-        m: sweep_method(config, m, size, streams) for m in config.progress(methods, "methods")
+def build_result(sweeps: dict[str, Any], size: pfm.Size) -> ExperimentResult:
+    """The rows (see the benchmark's module doc) of a run's sweeps, and in its config the
+    `size` and each method's `grids` (what :func:`figures` reads back)."""
+    result = ExperimentResult()
+    for method, sweep in sweeps.items():
+        _add_method(result, method, sweep)
+    if "OGD" in sweeps:
+        for loss in size.regression_losses:
+            idx = fixed_step_index(sweeps["OGD"], loss, size.norms)
+            if idx is None:
+                continue
+            for norm in size.norms:
+                name = pfm.regression_name(loss, norm)
+                metrics = sweeps["OGD"].outputs[name]
+                result.add(name, "OGD-fixed", "average_loss", metrics["average_loss"][:, idx])
+                result.add(name, "OGD-fixed", "regret", metrics["regret"][:, idx])
+    result.extra_config.update(
+        {
+            "size": size._asdict(),
+            "grids": {
+                m: {
+                    "constant": pfm.METHODS[m].constant,
+                    "values": s.grid.tolist(),
+                    "default": pfm.METHODS[m].default,
+                }
+                for m, s in sweeps.items()
+            },
+        }
+    )
+    return result
+
+
+def figures(run) -> dict[str, Any]:
+    """The plot function of `parameter-free-benchmark` (:mod:`ojax.app.files`):
+    `sensitivity_LOSS` per loss and `regret_vs_norm`, from the run's files (the grid points'
+    curves of `curves.npz`, the `size` and `grids` of `config.json`)."""
+    if "size" not in run.config or "grids" not in run.config:
+        return {}
+    sweeps, size = sweeps_of(run)
+    out: dict[str, Any] = {}
+    for loss in (*size.classification_losses, *size.regression_losses):
+        names = [pfm.classification_name(d, loss) for d in size.datasets]
+        if loss in size.regression_losses:
+            names = [pfm.regression_name(loss, FIXED_NORM)] if FIXED_NORM in size.norms else []
+        if names:
+            out[f"sensitivity_{loss}"] = sensitivity_figure(sweeps, names, loss)
+    if size.regression_losses and size.norms:
+        out["regret_vs_norm"] = regret_figure(sweeps, size)
+    return out
+
+
+def sweeps_of(run) -> tuple[dict[str, pfm.Sweep], pfm.Size]:
+    """The sweeps and size of a written run, read back from its files: per method, the grid
+    of `config.json`'s `grids` and each dataset's `(seeds, constants)` metrics stacked from
+    the grid points' curves (`DATASET/METHOD@constant=VALUE/METRIC`)."""
+    fields: dict[str, Any] = {
+        k: tuple(v) if isinstance(v, list) else v for k, v in run.config["size"].items()
     }
-    return sweeps, sum(s.compile_seconds for s in sweeps.values())
+    size = pfm.Size(**fields)
+    names = [
+        pfm.classification_name(d, loss)
+        for loss in size.classification_losses
+        for d in size.datasets
+    ]
+    names += [pfm.regression_name(loss, n) for loss in size.regression_losses for n in size.norms]
+    sweeps = {}
+    grids = run.config["grids"]
+    seen = dict.fromkeys(split_key(key)[1].partition("@")[0] for key in run.curves)
+    for method in [m for m in seen if m in grids]:  # the run's order (config.json sorts keys)
+        grid = np.asarray(grids[method]["values"], np.float64)
+        outputs: dict[str, dict[str, np.ndarray]] = {}
+        for name in names:
+            for metric in ("average_loss", "mistake_rate", "regret"):
+                keys = [f"{name}/{pfm.label(method, float(c))}/{metric}" for c in grid]
+                if all(k in run.curves for k in keys):
+                    columns = [run.curves[k].values[:, -1] for k in keys]
+                    outputs.setdefault(name, {})[metric] = np.stack(columns, axis=1)
+        sweeps[method] = pfm.Sweep(grid, outputs, 0.0)
+    return sweeps, size
+
+
+def sensitivity_figure(sweeps: dict[str, Any], datasets: list[str], loss: str) -> Any:
+    """Final average loss (mean over seeds) against the hidden constant relative to its
+    default (baselines: the step relative to the best one), one panel per dataset."""
+    from ojax.plotting import display_name, legend, new_figure, style
+
+    cols = min(len(datasets), 2)
+    rows = -(-len(datasets) // cols)
+    fig, axes = new_figure(rows, cols, width=5.0 * cols, height=3.6 * rows, squeeze=False)
+    for ax, dataset in zip(axes.flat, datasets, strict=False):
+        for i, (method, sweep) in enumerate(sweeps.items()):
+            avg = sweep.outputs[dataset]["average_loss"]
+            ref = sweep.grid[chosen_index(method, sweep.grid, avg)]
+            ax.plot(
+                sweep.grid / ref,
+                avg.mean(axis=0),
+                label=display_name(method),
+                **style(i, every=None),
+            )
+        ax.set(
+            xscale="log",
+            yscale="log",
+            xlabel="constant / default (baselines: step / best step)",
+            ylabel="final average loss",
+        )
+        ax.set_title(dataset, fontsize="medium")  # the panel's dataset and loss
+        ax.grid(alpha=0.3)
+    for ax in list(axes.flat)[len(datasets) :]:
+        ax.axis("off")
+    legend(fig, *axes.flat[: len(datasets)])
+    return fig
+
+
+def regret_curves(sweeps: dict[str, Any], size: pfm.Size, loss: str) -> dict[str, np.ndarray]:
+    """Mean regret over seeds against `||u||` (`(len(norms),)`) of the methods of
+    :data:`REGRET_METHODS` at their chosen point (OGD: tuned per norm) and of OGD-fixed."""
+    names = [pfm.regression_name(loss, n) for n in size.norms]
+    out: dict[str, np.ndarray] = {}
+    for method in REGRET_METHODS:
+        if method not in sweeps:
+            continue
+        sweep = sweeps[method]
+        values = []
+        for name in names:
+            metrics = sweep.outputs[name]
+            idx = chosen_index(method, sweep.grid, metrics["average_loss"])
+            values.append(metrics["regret"][:, idx].mean())
+        out[method if method != "OGD" else "OGD (tuned per norm)"] = np.asarray(values)
+    fixed = fixed_step_index(sweeps["OGD"], loss, size.norms) if "OGD" in sweeps else None
+    if fixed is not None:
+        out["OGD-fixed (tuned at ||u||=1)"] = np.asarray(
+            [sweeps["OGD"].outputs[n]["regret"][:, fixed].mean() for n in names]
+        )
+    return out
+
+
+def regret_figure(sweeps: dict[str, Any], size: pfm.Size) -> Any:
+    """Regret against `||u||` per regression loss (log-log)."""
+    from ojax.plotting import display_name, legend, new_figure, style
+
+    losses = size.regression_losses
+    fig, axes = new_figure(1, len(losses), width=5.0 * len(losses), height=3.6, squeeze=False)
+    norms = np.asarray(size.norms)
+    for ax, loss in zip(axes[0], losses, strict=True):
+        for i, (method, values) in enumerate(regret_curves(sweeps, size, loss).items()):
+            ax.plot(norms, values, label=display_name(method), **style(i, every=None))
+        ax.set(
+            xscale="log",
+            yscale="log",
+            xlabel="||u||",
+            ylabel=f"regret after {size.regression_steps} steps",
+        )
+        ax.set_title(f"{loss} loss", fontsize="medium")  # the panel's loss
+        ax.grid(alpha=0.3)
+    legend(fig, *axes[0])
+    return fig
 
 
 def run_benchmark(config: ExperimentConfig) -> ExperimentResult:
     """`ojax run parameter-free-benchmark`: every method, constant, dataset and seed."""
-    from ojax.experiments import parameter_free_summary as summary
-
     start = time.perf_counter()
-    size = QUICK if config.quick else FULL
-    sweeps, compile_s = run_sweeps(config, size)
-    result = summary.build_result(sweeps, size)
+    size = pfm.QUICK if config.quick else pfm.FULL
+    sweeps, compile_s = pfm.run_sweeps(config, size)
+    result = build_result(sweeps, size)
     result.extra_config.update(
         {
             "seeds_run": config.seeds,
             "features": "columns min-max scaled, a constant 1 appended, rows unit L2 norm",
             "regression": "noiseless y = <u, x>, x uniform on the unit sphere of "
-            f"R^{REGRESSION_DIM}",
+            f"R^{pfm.REGRESSION_DIM}",
             "run_seconds": time.perf_counter() - start - compile_s,
         }
     )
@@ -436,12 +284,13 @@ SPEC = ExperimentSpec(
     summary="every parameter-free learner and tuned OGD / AdaGrad on progressive validation of "
     "linear models, each hidden constant swept over 8 decades (one sweep per method and loss)",
     run=run_benchmark,
+    plot=figures,
     default_seeds=30,
     quick_seeds=2,
     data_files=("a1a.libsvm.gz", "spambase.csv.gz", "mushrooms_keel.csv.gz", "usenet2.mat"),
     quick_data_files=("a1a.libsvm.gz", "usenet2.mat"),
     figures=(
-        *(f"sensitivity_{loss}.png" for loss in CLASSIFICATION_LOSSES + REGRESSION_LOSSES),
+        *(f"sensitivity_{loss}.png" for loss in pfm.CLASSIFICATION_LOSSES + pfm.REGRESSION_LOSSES),
         "regret_vs_norm.png",
     ),
     page="reproductions/parameter-free-benchmark.md",

@@ -36,10 +36,9 @@ if "ipykernel" not in sys.modules:  # a notebook keeps its inline backend (figur
 import numpy as np
 from matplotlib.figure import Figure
 
-from ojax.experiments.output import ExperimentConfig, ExperimentResult
-from ojax.experiments.spec import ExperimentSpec, option
 from ojax.plotting import quantile_band
-from ojax.results import split_key
+from ojax.results import ExperimentResult, split_key
+from ojax.sweep.experiment import ExperimentConfig, ExperimentSpec, option
 from ojax.theory import (
     Check,
     CheckConfig,
@@ -65,7 +64,7 @@ def _positive(values: np.ndarray) -> np.ndarray:
 
 
 def figures(run) -> dict[str, Figure]:
-    """The plot function of `theory` (:mod:`ojax.experiments.figures`): `theory_CHECK` per
+    """The plot function of `theory` (:mod:`ojax.app.files`): `theory_CHECK` per
     check of `config.json`'s `checks`, from its `measured` and `bound` curves."""
     out, known = {}, checks()
     for name in run.config.get("checks", {}):
@@ -276,6 +275,7 @@ SPEC = ExperimentSpec(
     summary="the documents' numbered results (lemmas, theorems, propositions) against their "
     "bounds over a range of horizons",
     run=run_theory,
+    plot=figures,
     config=TheoryConfig,
     default_seeds=10,
     quick_seeds=2,

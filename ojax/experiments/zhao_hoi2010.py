@@ -73,8 +73,6 @@ import numpy as np
 
 from ojax import transfer
 from ojax.datasets import transfer as transfer_data
-from ojax.experiments.output import ExperimentConfig, ExperimentResult
-from ojax.experiments.spec import ExperimentSpec
 from ojax.experiments.zhao_hoi2010_options import (  # noqa: F401 (re-exported)
     DATASETS,
     ORDERS,
@@ -89,7 +87,8 @@ from ojax.experiments.zhao_hoi2010_runs import (  # noqa: F401 (re-exported)
     run_method,
     time_method,
 )
-from ojax.results import split_key
+from ojax.results import ExperimentResult, split_key
+from ojax.sweep.experiment import ExperimentConfig, ExperimentSpec
 from ojax.transfer.pa import PAPER_C, PAPER_LEARNING_RATE, PAPER_SOURCE_WIDTH, PAPER_TARGET_WIDTH
 from ojax.validation import InputError
 
@@ -161,7 +160,7 @@ def window_rate(rate: np.ndarray, window: int) -> np.ndarray:
 
 
 def figures(run) -> dict[str, Any]:
-    """The plot function of `zhao-hoi2010-*` (:mod:`ojax.experiments.figures`):
+    """The plot function of `zhao-hoi2010-*` (:mod:`ojax.app.files`):
     `mistake_rate`, per dataset the average rate of mistakes against the number of samples
     (the paper's Figure 3) and, below, the rate over a sliding window, with the drift's block
     boundaries dotted where the orders keep the blocks (`config.json`'s `datasets_detail`)."""
@@ -560,6 +559,7 @@ HOMOGENEOUS = ExperimentSpec(
     summary="Zhao & Hoi 2010: online transfer learning, homogeneous domains (usenet2, "
     "newsgroup4, spambase)",
     run=run_homogeneous,
+    plot=figures,
     config=HomogeneousConfig,
     default_seeds=20,
     data_files=("usenet2.mat", "newsgroup4.mat", "spambase.csv.gz"),
@@ -572,6 +572,7 @@ HETEROGENEOUS = ExperimentSpec(
     summary="Zhao & Hoi 2010: co-regularized online transfer learning, heterogeneous domains "
     "(a7a, mushrooms, spambase)",
     run=run_heterogeneous,
+    plot=figures,
     config=ZhaoHoiConfig,
     default_seeds=20,
     data_files=("a1a.libsvm.gz", "a1a_t.libsvm.gz", "mushrooms_keel.csv.gz", "spambase.csv.gz"),

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ojax.datasets import transfer as transfer_data
-from ojax.experiments.spec import ExperimentConfig, option
+from ojax.sweep.experiment import ExperimentConfig, option
 from ojax.validation import InputError
 
 ORDERS = ("shipped", "uniform")

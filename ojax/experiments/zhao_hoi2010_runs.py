@@ -18,8 +18,8 @@ import numpy as np
 
 from ojax import losses, run, transfer
 from ojax.core import learner_factory
-from ojax.experiments.output import ExperimentConfig
 from ojax.sweep import sweep_experiment
+from ojax.sweep.experiment import ExperimentConfig
 from ojax.sweep.fingerprint import shape_signature
 
 

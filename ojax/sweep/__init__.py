@@ -20,7 +20,7 @@ with other values of the same shapes does not recompile.
 
 Devices and hosts: the chunk's batch axis is sharded over a :class:`jax.sharding.Mesh` of the
 first `devices` devices (`NamedSharding` with `PartitionSpec("batch")`); the grid, tasks
-and keys are replicated. With several processes (:func:`ojax.distributed.initialize`), each
+and keys are replicated. With several processes (:func:`ojax.sweep.distributed.initialize`), each
 runs the same sweep and computes its share of the chunks on its own devices; they exchange the
 chunks through `out_dir` (see `docs/distributed.md`).
 
@@ -35,7 +35,7 @@ The modules: :mod:`~ojax.sweep.grid` (axes, values checked), :mod:`~ojax.sweep.f
 :mod:`~ojax.sweep.store` (the chunk files), :mod:`~ojax.sweep.chunk` (the jitted chunk),
 :mod:`~ojax.sweep.engine` (:func:`sweep`) and
 :mod:`~ojax.sweep.results`. A registered learner on its own stream (`ojax sweep`) is
-:func:`ojax.experiments.learner_sweep.sweep_learner`.
+:func:`ojax.app.learner_sweep.sweep_learner`.
 
 Examples:
   >>> import jax, jax.numpy as jnp

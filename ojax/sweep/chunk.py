@@ -17,8 +17,9 @@ import jax
 import jax.numpy as jnp
 from jax.sharding import NamedSharding, PartitionSpec
 
-from ojax import compile_log, programs
-from ojax.describe import shape_signature
+from ojax import programs
+from ojax.programs import log as compile_log
+from ojax.programs.identity import shape_signature
 
 BATCH_AXIS = "batch"
 """Name of the mesh axis the combinations are sharded over."""
@@ -92,7 +93,7 @@ def compile_chunk(fn, layout, mesh, chunk, hyper, tasks, data, keys, options=(),
     """`((executable, bytes it uses per device), compile seconds)`; 0 seconds when cached.
 
     `options` are XLA compiler options as `(name, value)` pairs; `label` names the
-    program in :mod:`ojax.compile_log`."""
+    program in :mod:`ojax.programs.log`."""
     batch = NamedSharding(mesh, PartitionSpec(BATCH_AXIS))
     signature = shape_signature((hyper, tasks, data, keys))
     key = (fn, layout, batch, chunk, signature, jax.config.jax_enable_x64, options)

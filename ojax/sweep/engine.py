@@ -22,8 +22,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
-from ojax import distributed
-from ojax.sweep import processes
+from ojax.sweep import distributed, processes
 from ojax.sweep.chunk import BATCH_AXIS, Layout, compile_chunk
 from ojax.sweep.fingerprint import configuration, describe, manifest
 from ojax.sweep.grid import Axis, as_arrays, grid_axes, leading_size
@@ -238,7 +237,7 @@ def _compiled_chunk(plan: _Plan, sizing: _Sizing, options: tuple):
 
 
 def _progress_bar(name: str, loaded: int, count: int):
-    from ojax.progress import progress_bar  # tqdm on a terminal, plain lines otherwise
+    from ojax.sweep.progress import progress_bar  # tqdm on a terminal, plain lines otherwise
 
     who = distributed.label()  # several processes: each shows its own bar
     desc = f"{name} [{who}]" if who else name

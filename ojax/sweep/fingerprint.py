@@ -13,7 +13,7 @@ from typing import Any
 
 import jax
 
-from ojax.describe import (
+from ojax.programs.identity import (
     array_digest,
     describe,
     digest,
@@ -24,7 +24,7 @@ from ojax.describe import (
     source_digest,
 )
 
-__all__ = [  # the description itself lives in ojax.describe (below the algorithms)
+__all__ = [  # the description itself lives in ojax.programs.identity (below the algorithms)
     "array_digest",
     "configuration",
     "describe",

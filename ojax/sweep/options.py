@@ -2,7 +2,7 @@
 experiment's configuration share (an experiment's config class inherits it, see
 :class:`ojax.experiments.ExperimentConfig`). The command line builds it once; it reaches the
 engine whole: :func:`ojax.sweep.sweep` and
-:func:`ojax.experiments.learner_sweep.sweep_learner` take `options=`, and
+:func:`ojax.app.learner_sweep.sweep_learner` take `options=`, and
 :func:`ojax.sweep.sweep_experiment` reads the config's own (:meth:`EngineOptions.engine_options`).
 """
 
@@ -42,10 +42,10 @@ class EngineOptions:
 
     def progress(self, iterable: Iterable, desc: str, total: int | None = None) -> Iterable:
         """`iterable` wrapped in a progress bar on stderr (none when `quiet`; plain lines
-        when stderr is not a terminal, see :func:`ojax.progress.progress_bar`)."""
+        when stderr is not a terminal, see :func:`ojax.sweep.progress.progress_bar`)."""
         if self.quiet:
             return iterable
-        from ojax.progress import progress_bar
+        from ojax.sweep.progress import progress_bar
 
         return progress_bar(iterable, desc=desc, total=total)
 

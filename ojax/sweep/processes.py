@@ -1,4 +1,4 @@
-"""A sweep split among the processes of a multi-process run (:mod:`ojax.distributed`).
+"""A sweep split among the processes of a multi-process run (:mod:`ojax.sweep.distributed`).
 
 Every process plans, sizes and compiles the same sweep; the chunks (the same boundaries on
 every process) are dealt round-robin: process `p` of `N` computes chunks `p, p + N, ...`
@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ojax import distributed
+from ojax.sweep import distributed
 from ojax.sweep.store import MANIFEST, chunk_files, load_chunks
 from ojax.validation import InputError
 

@@ -41,8 +41,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
-from ojax import scipy_sparse
 from ojax.core import Array
+from ojax.sparse import issparse
 from ojax.validation import InputError, check_choice, check_int, check_positive
 
 KERNELS = ("gaussian", "linear")
@@ -77,9 +77,9 @@ def kernel_function(kernel: str):
 def cross_products(a: Any, b: Any | None = None) -> np.ndarray | Array:
     """`<a_i, b_j>` for all rows, as one matrix product (dense, JAX or scipy sparse inputs)."""
     b = a if b is None else b
-    if scipy_sparse.issparse(a) or scipy_sparse.issparse(b):
+    if issparse(a) or issparse(b):
         prod = a @ b.T
-        prod = prod.toarray() if scipy_sparse.issparse(prod) else np.asarray(prod)
+        prod = prod.toarray() if issparse(prod) else np.asarray(prod)
         return prod
     a = jnp.asarray(a)
     b = jnp.asarray(b)
@@ -88,7 +88,7 @@ def cross_products(a: Any, b: Any | None = None) -> np.ndarray | Array:
 
 def squared_norms(a: Any) -> np.ndarray | Array:
     """`||a_i||^2` for every row."""
-    if scipy_sparse.issparse(a):
+    if issparse(a):
         return np.asarray(a.multiply(a).sum(axis=1)).ravel()
     a = jnp.asarray(a)
     return jnp.sum(a * a, axis=1)

@@ -41,10 +41,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ojax import programs, scipy_sparse
+from ojax import programs
 from ojax.core import Array
 from ojax.losses import zero_one
 from ojax.runner import run
+from ojax.sparse import issparse
 from ojax.transfer.kernels import (
     KernelPoint,
     SVBuffer,
@@ -81,7 +82,7 @@ def pair(a: Any, b: Any = None, dtype: Any = np.float64) -> Dense | Products:
     `a`'s own): the dense features, or for scipy sparse input the products computed on the
     host (in float64, then cast to `dtype` as :func:`~ojax.transfer.squared_distances` does;
     :data:`BLOCK_ROWS` rows at a time, each entry as the whole product gives it)."""
-    if scipy_sparse.issparse(a) or (b is not None and scipy_sparse.issparse(b)):
+    if issparse(a) or (b is not None and issparse(b)):
         other = a if b is None else b
         cross = np.empty((a.shape[0], other.shape[0]), dtype)
         for start in range(0, a.shape[0], BLOCK_ROWS):  # float64 one block at a time
@@ -190,7 +191,7 @@ def setup_arrays(
     """
     k, d = source_x.shape[1], target_x.shape[1]
     dtype = np.dtype(dtype)
-    if scipy_sparse.issparse(target_x):  # bounded: h first, then the Gram matrices block by block
+    if issparse(target_x):  # bounded: h first, then the Gram matrices block by block
         source_view = target_x if k == d else target_x[:, :k]
         source = _source_only(source_x, source_y, source_view, source_order, source_params, dtype)
         jax.block_until_ready(source)  # its inputs (host products, reference cycles) freed

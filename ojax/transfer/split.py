@@ -23,8 +23,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ojax import scipy_sparse
 from ojax.core import Array, Params, Predictor, Trace
+from ojax.sparse import issparse, scipy_sparse
 from ojax.transfer import heterogeneous, homogeneous
 from ojax.transfer.kernels import KernelPoint, SVBuffer, gram_matrix, squared_distances
 from ojax.transfer.pa import (
@@ -227,12 +227,12 @@ def _features(name: str, x: Any, dtype: Any) -> Any:
     """`x` (NumPy, a list, or scipy sparse) as a 2-d array or CSR of real numbers whose
     values and row norms are finite in `dtype` (the run's: checked after the conversion);
     the values themselves are kept as given (the setup converts them)."""
-    if scipy_sparse.issparse(x):
-        x = scipy_sparse.sparse().csr_matrix(x)
+    if issparse(x):
+        x = scipy_sparse().csr_matrix(x)
         real_array(f"{name} (its stored values)", x.data, dtype)
         scale = np.asarray(abs(x).max(axis=1).toarray(), np.float64).ravel()
         inverse = 1.0 / np.where(scale > 0, scale, 1.0)
-        scaled = scipy_sparse.sparse().diags(inverse) @ x.astype(np.float64)
+        scaled = scipy_sparse().diags(inverse) @ x.astype(np.float64)
         norms = scale * np.sqrt(np.asarray(scaled.multiply(scaled).sum(axis=1)).ravel())
         check_row_norms(name, None, norms=norms, dtype=dtype)
         return x
@@ -365,7 +365,7 @@ def _method_runs(source_x, source_y, target_x, order, source_params, chosen, sou
     method needs it) and the arguments `(needs, build, built)` of :class:`MethodRuns`."""
     needs = {m: _needs(m, p, source_view) for m, p in chosen.items()}
     views = tuple(sorted(frozenset().union(*needs.values())))
-    sparse = scipy_sparse.issparse(target_x)
+    sparse = issparse(target_x)
     arrays = setup_arrays(
         source_x, source_y, target_x, order, source_params, () if sparse else views, dtype
     )

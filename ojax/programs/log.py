@@ -8,7 +8,7 @@ jitted function's name. `ojax run` writes the log to `config.json` (`programs`).
 
 Examples:
   >>> import jax, jax.numpy as jnp
-  >>> from ojax import compile_log
+  >>> from ojax.programs import log as compile_log
   >>> with compile_log.program("doc-cumsum"):
   ...     _ = jax.jit(jnp.cumsum)(jnp.arange(3.0))
   >>> entry = compile_log.programs()["doc-cumsum"]

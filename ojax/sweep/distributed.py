@@ -6,7 +6,7 @@ processes on one machine). :func:`initialize` joins them through `jax.distribute
 (a coordinator at `HOST:PORT`, the number of processes and this process's id, given or
 detected from the environment), with JAX's gloo collectives on CPU (NCCL on GPUs is JAX's
 default there); with the three given, the processes first meet on the coordinator's port
-(:mod:`ojax.rendezvous`), so that a missing process, a port in use or an id given twice is one
+(:mod:`ojax.sweep.rendezvous`), so that a missing process, a port in use or an id given twice is one
 clear error within the peer timeout. The processes then talk only through the coordinator's
 key-value store:
 
@@ -142,7 +142,7 @@ def initialize(
     Raises:
       InputError: a malformed argument; with the three arguments given, a process that did not
         join within the peer timeout, a coordinator port held by another program, an id given
-        to two processes, a different `num_processes` (:mod:`ojax.rendezvous`); or JAX
+        to two processes, a different `num_processes` (:mod:`ojax.sweep.rendezvous`); or JAX
         cannot start the run.
     """
     check_arguments(coordinator, num_processes, process_id)
@@ -153,7 +153,7 @@ def initialize(
         )
     known = None not in (coordinator, num_processes, process_id)
     if known and num_processes is not None and num_processes > 1:  # what JAX would not say
-        from ojax import rendezvous
+        from ojax.sweep import rendezvous
 
         assert coordinator is not None and process_id is not None
         host, port = parse_coordinator(coordinator)
@@ -301,7 +301,7 @@ class _Watchdog(threading.Thread):
 
 def _client() -> Any:
     if _state["client"] is None:
-        raise RuntimeError("ojax.distributed.initialize() was not called")
+        raise RuntimeError("ojax.sweep.distributed.initialize() was not called")
     return _state["client"]
 
 
@@ -373,7 +373,7 @@ def wait_published(key: str, process: int, what: str) -> str:
 
 
 class SharedFolder:
-    """An output folder (:class:`ojax.experiments.run_folder.RunFolder`) of a multi-process run:
+    """An output folder (:class:`ojax.app.run_folder.RunFolder`) of a multi-process run:
     every process first agrees on `options` (the run's identity and options: a process
     started differently is refused, naming the difference), then process 0 alone checks,
     prepares and writes the folder; the others wait until it is ready (`writes` is False)."""

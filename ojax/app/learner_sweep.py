@@ -17,16 +17,18 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ojax.app.output import format_mean_std
+from ojax.app.sweep_metrics import checkpoints, comparator, primary_metric, sweep_metrics
 from ojax.core import LEARNERS, LearnerEntry
-from ojax.experiments.output import ExperimentResult, format_mean_std
-from ojax.experiments.sweep_metrics import checkpoints, comparator, primary_metric, sweep_metrics
-from ojax.results import split_key
+from ojax.results import ExperimentResult, split_key
 from ojax.sweep import EngineOptions, SweepResult, sweep
 from ojax.sweep.grid import fit_values, parse_number, shown
 from ojax.sweep.memory import TooSmallBudget
 from ojax.validation import InputError, check_int
 
 _MAX_STEPS = 2**31 - 1
+NAME = "sweep"
+"""The experiment name of a learner sweep (`config.json`'s `name`)."""
 
 
 def _with(base: Any, overrides: Mapping[str, Any]) -> Any:
@@ -146,7 +148,7 @@ def _check_grid(learner: Any, base: Any, axes: Mapping, given: Mapping) -> None:
 
 def _learner_run(entry: LearnerEntry, learner: Any, base: Any, num_steps: int, dim: int):
     """`(params, data, key) -> {metric: curve at the checkpoints}`
-    (`ojax.experiments.sweep_metrics`)."""
+    (`ojax.app.sweep_metrics`)."""
 
     def learner_run(params, data, key):
         p = _with(base, params or {})
@@ -180,7 +182,7 @@ def dataset_name(entry: LearnerEntry) -> str:
 
 
 def figures(run) -> dict[str, Any]:
-    """The plot function of `ojax sweep` (:mod:`ojax.experiments.figures`): `average_loss`
+    """The plot function of `ojax sweep` (:mod:`ojax.app.files`): `average_loss`
     (every grid point's curve against the step, labelled by its values) and, for one grid axis,
     `sensitivity` (the final average loss against the value)."""
     from ojax.plotting import band, curves_figure, legend, new_figure, style
@@ -405,7 +407,7 @@ def sweep_learner(
     Each combination draws a stream `entry.make_stream(key_seed, num_steps, dim)`, plays it
     (:func:`ojax.runner.run_entry`: `run_oco` on the objective for OCO learners, `run` on the
     loss otherwise) with the default params where the grid overrides some fields, and records
-    the curves of :mod:`ojax.experiments.sweep_metrics` at up to 200 checkpoints: the average
+    the curves of :mod:`ojax.app.sweep_metrics` at up to 200 checkpoints: the average
     and cumulative loss and the regret against the best fixed comparator in hindsight (where
     the loss allows it), or, for multi-task learners, the cumulative, per-task and test error.
 

@@ -36,7 +36,7 @@ def compile_and_run(
 
     Examples:
       >>> import jax, jax.numpy as jnp
-      >>> from ojax.experiments.timing import compile_and_run
+      >>> from ojax.app.timing import compile_and_run
       >>> out, compile_s, run_s = compile_and_run(jax.jit(jnp.cumsum), jnp.arange(4.0))
       >>> print(out, compile_s > 0.0, run_s > 0.0)
       [0. 1. 3. 6.] True True
@@ -86,7 +86,7 @@ def loop_ops(hlo: str) -> collections.Counter[str]:
 
     Examples:
       >>> import jax, jax.numpy as jnp
-      >>> from ojax.experiments.timing import loop_ops
+      >>> from ojax.app.timing import loop_ops
       >>> f = jax.jit(lambda x: jax.lax.fori_loop(0, 9, lambda i, c: jnp.sin(c) * 2.0, x))
       >>> ops = loop_ops(f.lower(jnp.ones(3)).compile().as_text())
       >>> print(ops["sine"] >= 1, ops["while"])

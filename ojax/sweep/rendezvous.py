@@ -1,4 +1,4 @@
-"""The processes of a multi-process run meet before JAX joins them (:mod:`ojax.distributed`).
+"""The processes of a multi-process run meet before JAX joins them (:mod:`ojax.sweep.distributed`).
 
 `jax.distributed.initialize` does not say what went wrong when a run is started badly: with a
 process missing it waits 300 s in silence and aborts with a C++ stack, a coordinator port

@@ -96,6 +96,9 @@ class ExperimentSpec(Generic[C]):
     """An experiment of `ojax run`.
 
     `name` / `summary`: as `ojax list` prints them; `run`: `config -> ExperimentResult`;
+    `plot`: its figures from a finished run's files, `(ojax.results.Results) -> {file stem:
+    Figure}` (what `ojax run` draws after writing the data files and `ojax plot` redraws;
+    `None`: no figures);
     `config`: its config class (its :func:`option` fields are its flags);
     `default_seeds` / `quick_seeds`: the seeds without `--seeds` (`quick_seeds`: with
     `--quick`; `None`: `default_seeds`); `data_files` / `quick_data_files`: the dataset
@@ -109,6 +112,7 @@ class ExperimentSpec(Generic[C]):
     name: str
     summary: str
     run: Callable[[C], Any]
+    plot: Callable[[Any], dict[str, Any]] | None = None
     config: type[C] = ExperimentConfig  # type: ignore[assignment]
     default_seeds: int
     quick_seeds: int | None = None

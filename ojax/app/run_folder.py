@@ -6,12 +6,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ojax.experiments.lock import LOCK, FolderLock, check_free
-from ojax.experiments.output import TMP_PREFIX, jsonable
+from ojax.app.lock import LOCK, FolderLock, check_free
+from ojax.app.output import TMP_PREFIX, jsonable
 from ojax.sweep.store import atomic_json, read_json
 from ojax.validation import InputError
 
@@ -110,7 +110,7 @@ class RunFolder:
     `.ojax-run.json` lists plain file names only: a record naming a path (`/tmp/x`,
     `../dir`) or a hidden name refuses the folder, and a listed name that is a folder is never
     removed. While a run writes the folder it holds its lock (`.ojax-lock`,
-    :mod:`ojax.experiments.lock`): another process is refused, naming the owner.
+    :mod:`ojax.app.lock`): another process is refused, naming the owner.
 
     Use :meth:`check` (reads only; raises :class:`InputError`), then `with folder:` around the
     computation (creates `out`, takes the lock, checks again, removes the old run if replacing
@@ -123,8 +123,6 @@ class RunFolder:
       out: the output folder.
       identity: what makes two runs the same (`"experiment"` names it), JSON-able.
       overwrite: replace another run.
-      legacy: `config.json` of a folder without `.ojax-run.json` -> its identity (or
-        `None`: unknown, never the same run).
     """
 
     def __init__(
@@ -132,12 +130,10 @@ class RunFolder:
         out: Path,
         identity: Mapping[str, Any],
         overwrite: bool = False,
-        legacy: Callable[[dict], dict | None] | None = None,
     ) -> None:
         self.out = Path(out)
         self.identity = _plain(dict(identity))
         self.overwrite = overwrite
-        self.legacy = legacy
         self._previous: list[str] = []  # result files of the same run, written earlier
         self._stale: list[Path] = []  # the other run's files (overwrite)
         self._created: list[Path] = []  # the folders this run created, the deepest first
@@ -186,20 +182,6 @@ class RunFolder:
         if RUN_RECORD in names:
             old, files = self._read_record()
             return old, {RUN_RECORD, CHUNK_STORE, *_RESULT_FILES, *files}, files
-        config = None
-        if "config.json" in names:
-            try:
-                config = read_json(self.out / "config.json")
-            except (OSError, ValueError):
-                config = None
-        if isinstance(config, dict) and "ojax_version" in config and "name" in config:
-            # such a folder predates --figure-format: its PDFs and SVGs are not ojax's
-            owned = {CHUNK_STORE, *_RESULT_FILES, *(n for n in names if n.endswith(".png"))}
-            files = [n for n in names if n in owned and n != CHUNK_STORE]
-            old = self.legacy(config) if self.legacy is not None else None
-            return (None if old is None else _plain(old)), owned, files
-        if names == [CHUNK_STORE]:  # an interrupted run written before .ojax-run.json existed
-            return None, {CHUNK_STORE}, []
         raise InputError(
             f"--out {_show(self.out)} is not empty and holds no ojax run (it holds "
             f"{_listing(names)}); choose a new or empty folder"

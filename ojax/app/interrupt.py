@@ -6,7 +6,7 @@ garbage-collection callback it is swallowed and the run goes on. The `ojax` comm
 installs, before anything is imported, a handler of its own: Ctrl-C prints
 :data:`INTERRUPTED` and ends the process with status 130 at once. Every file ojax writes is
 written all or nothing (a temporary file, then a rename), so stopping anywhere leaves finished
-work whole: re-running the command resumes it. The library (`ojax.cli.main` called from
+work whole: re-running the command resumes it. The library (`ojax.app.cli.main` called from
 Python, a notebook) keeps Python's `KeyboardInterrupt`.
 """
 
@@ -30,10 +30,10 @@ def _stop(signum, frame) -> None:  # pragma: no cover - runs in the command's pr
 
 def is_command() -> bool:
     """Whether this process is the `ojax` command (the console script, or `python -m
-    ojax.cli`) rather than a program that imports ojax."""
+    ojax.app.cli`) rather than a program that imports ojax."""
     argv = getattr(sys, "orig_argv", sys.argv)
     script = os.path.basename(sys.argv[0]) if sys.argv else ""
-    return script in ("ojax", "ojax.exe") or list(argv[1:3]) == ["-m", "ojax.cli"]
+    return script in ("ojax", "ojax.exe") or list(argv[1:3]) == ["-m", "ojax.app.cli"]
 
 
 def install() -> None:

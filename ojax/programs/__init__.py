@@ -1,6 +1,6 @@
 """Traced programs kept on disk, so that a warm process skips tracing and lowering.
 
-JAX's persistent compilation cache (:mod:`ojax.cache`) spares XLA's work, but every process
+JAX's persistent compilation cache (:mod:`ojax.programs.cache`) spares XLA's work, but every process
 still traces each sweep cell twice (once alone, to size the chunks; once vmapped, to build the
 chunk program) and lowers it to StableHLO: seconds per cell, most of a warm run. Beside that
 cache, in `ojax-programs/`, this module keeps for each chunk program its :mod:`jax.export`
@@ -13,7 +13,7 @@ stored structure is looked up among the classes already imported (ojax's and JAX
 entry that does not parse or check is ignored, traced again and replaced.
 
 An entry's name is the digest of everything the program depends on: the cell function as the
-resume fingerprint describes it (:func:`ojax.describe.describe`: code, closure values,
+resume fingerprint describes it (:func:`ojax.programs.identity.describe`: code, closure values,
 defaults), the digest of ojax's sources, the input shapes
 and dtypes, the layout and chunk size, JAX's version and the settings that change a trace, the
 platform and the compiler options. Anything that cannot be described, exported or read falls back
@@ -37,7 +37,7 @@ from typing import Any
 import jax
 import numpy as np
 
-from ojax.describe import describe, digest, ojax_source_digest
+from ojax.programs.identity import describe, digest, ojax_source_digest
 
 FOLDER = "ojax-programs"
 # JAX settings that change what a function traces to

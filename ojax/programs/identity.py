@@ -22,7 +22,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ojax.factory import FactoryKey, factory_key
+from ojax.core import FactoryKey, factory_key
 
 
 def array_digest(value: Any) -> list:
