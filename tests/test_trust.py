@@ -237,7 +237,7 @@ def test_overwrite_while_another_process_writes_is_refused_naming_it(
             line = _one_error_line(capsys)
             assert f"in use by another ojax process (pid {holder.pid} on " in line
             assert socket.gethostname() in line
-            assert {k: v for k, v in _snapshot(out).items() if k != LOCK} == before
+            assert {k: v for k, v in _snapshot(out).items() if not k.startswith(LOCK)} == before
     finally:
         holder.send_signal(signal.SIGKILL)  # killed: its lock file stays, its flock goes
         holder.wait(timeout=30)
@@ -247,25 +247,32 @@ def test_overwrite_while_another_process_writes_is_refused_naming_it(
     assert json.loads((out / "config.json").read_text())["seeds"] == 3
 
 
-def test_a_stale_lock_without_flock_is_taken_over_by_pid(tmp_path, monkeypatch):
-    from ojax.app import lock
-    from ojax.app.lock import FolderLock
+def test_a_stale_owner_record_is_taken_over_and_a_foreign_holder_named(tmp_path):
+    import filelock
 
-    monkeypatch.setattr(lock, "_try_flock", lambda fd: None)  # a file system without flock
+    from ojax.app import lock
+    from ojax.app.lock import OWNER, FolderLock
+
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
     folder = tmp_path / "run"
     folder.mkdir()
     owner = {"pid": dead.pid, "host": socket.gethostname(), "started": time.time()}
-    (folder / LOCK).write_text(json.dumps(owner))
-    lock.check_free(folder)  # a dead pid of this host: not held
+    (folder / LOCK).write_text("")  # left by a killed run: nobody holds it
+    (folder / OWNER).write_text(json.dumps(owner))
+    lock.check_free(folder)  # not held
     held = FolderLock(folder)
     held.acquire()
-    assert json.loads((folder / LOCK).read_text())["pid"] == os.getpid()
+    assert json.loads((folder / OWNER).read_text())["pid"] == os.getpid()
     held.release()
-    (folder / LOCK).write_text(json.dumps({**owner, "host": "elsewhere.example"}))
-    with pytest.raises(lock.InputError, match=r"pid \d+ on elsewhere.example.*remove"):
-        FolderLock(folder).acquire()  # another host: cannot be checked, so refused
+    other = filelock.FileLock(folder / LOCK)  # held by a process of another host
+    other.acquire()
+    (folder / OWNER).write_text(json.dumps({**owner, "host": "elsewhere.example"}))
+    try:
+        with pytest.raises(lock.InputError, match=r"pid \d+ on elsewhere.example.*remove"):
+            FolderLock(folder).acquire()  # its owner cannot be checked from here: refused
+    finally:
+        other.release()
 
 
 # ------------------------------------------------------------------ caches hold data, not code

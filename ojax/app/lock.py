@@ -1,19 +1,17 @@
 """The lock of an output folder: one ojax process writes a folder at a time.
 
 A run of `ojax run` / `ojax sweep` holds `.ojax-lock` in its output folder while it
-writes there: an advisory `flock` on the file (released by the kernel when the process ends,
-however it ends), and in the file the owner's pid, host, start time and command, which the
+writes there: a :class:`filelock.FileLock` (an advisory `flock`, released by the kernel when
+the process ends, however it ends; filelock's own fallback where the file system has none),
+beside which `.ojax-lock.json` records the owner's pid, host, start time and command, which the
 refusal names. A second process that finds the lock held is refused (`--overwrite` included:
 it would delete the files the first one is writing); a lock file nobody holds is stale (its
-process has ended) and is taken over. On a file system without `flock` the pid decides: a
-lock of a process that no longer runs on this host is stale; one of another host is refused
-(its owner cannot be checked from here), with the file's path to remove once that run is over.
+process has ended) and is taken over. A lock file that is a link, a pipe or a device is
+refused, never written through.
 """
 
 from __future__ import annotations
 
-import errno
-import json
 import os
 import socket
 import stat
@@ -22,63 +20,17 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ojax.sweep.store import read_json
-from ojax.validation import InputError
+import filelock
 
-try:  # POSIX; elsewhere the pid check alone decides
-    import fcntl
-except ImportError:  # pragma: no cover
-    fcntl = None  # type: ignore[assignment]
+from ojax.app.output import TMP_PREFIX
+from ojax.sweep.store import atomic_json, read_json
+from ojax.validation import InputError
 
 LOCK = ".ojax-lock"
 """The lock file's name in an output folder."""
-_TRIES, _PAUSE = 3, 0.05  # a lock held for a moment (another process checking it) is waited for
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's process
-        return True
-    except (OSError, OverflowError):
-        return False
-    return True
-
-
-def _read(path: Path) -> dict[str, Any]:
-    try:
-        value = read_json(path, limit=2**16)
-    except (OSError, ValueError):
-        return {}
-    return value if isinstance(value, dict) else {}
-
-
-def _try_flock(fd: int) -> bool | None:
-    """Takes the lock on `fd`: True (taken), False (another process holds it), None (the file
-    system has no `flock`)."""
-    if fcntl is None:  # pragma: no cover
-        return None
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return False
-    except OSError as exc:
-        if exc.errno in (errno.EWOULDBLOCK, errno.EACCES, errno.EAGAIN):
-            return False
-        return None  # ENOLCK, EOPNOTSUPP...: no advisory locks here
-    return True
-
-
-def _held_by_pid(owner: dict[str, Any]) -> bool:
-    """Without `flock`: whether the owner recorded in the file may still run."""
-    pid, host = owner.get("pid"), owner.get("host")
-    if not isinstance(pid, int) or isinstance(pid, bool):
-        return False
-    if host != socket.gethostname():
-        return True  # cannot be checked from this host
-    return pid != os.getpid() and _alive(pid)
+OWNER = ".ojax-lock.json"
+"""The name of the lock owner's record beside it."""
+_WAIT = 0.15  # seconds: a lock held for a moment (another process checking it) is waited for
 
 
 def describe(owner: dict[str, Any]) -> str:
@@ -94,7 +46,12 @@ def describe(owner: dict[str, Any]) -> str:
     return f"pid {owner.get('pid', '?')} on {owner.get('host', '?')}{when}{what}"
 
 
-def _refusal(folder: Path, owner: dict[str, Any]) -> InputError:
+def _refusal(folder: Path) -> InputError:
+    try:
+        owner = read_json(folder / OWNER, limit=2**16)
+    except (OSError, ValueError):
+        owner = {}
+    owner = owner if isinstance(owner, dict) else {}
     stale = (
         f"; if that process no longer runs, remove {str(folder / LOCK)!r}"
         if owner.get("host") != socket.gethostname()
@@ -107,53 +64,31 @@ def _refusal(folder: Path, owner: dict[str, Any]) -> InputError:
     )
 
 
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-
-
-def _open(path: Path, flags: int) -> int:
-    """`os.open` of the lock file that never follows a link (a planted `.ojax-lock ->
-    ~/.bashrc` would be truncated) nor waits on a pipe; :class:`InputError` for anything but a
-    regular file."""
+def _take(lock: filelock.BaseFileLock, folder: Path) -> None:
+    """Takes `lock` (waiting a moment at most); :class:`InputError` naming the owner when
+    another process holds it, or when the lock file is not a regular file (a planted
+    `.ojax-lock -> ~/.bashrc` is never opened for writing)."""
+    path = folder / LOCK
+    if path.is_symlink() or (path.exists() and not stat.S_ISREG(path.stat().st_mode)):
+        raise InputError(
+            f"--out {str(folder)!r}: {LOCK} is not a regular file (a link, a pipe or a "
+            "device): ojax never writes through it; remove it or choose another --out"
+        )
     try:
-        fd = os.open(path, flags | _NOFOLLOW, 0o666)
-    except OSError as exc:
-        if exc.errno in (errno.ELOOP, errno.EMLINK, errno.ENXIO):
-            raise _not_a_file(path) from None
-        raise
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise _not_a_file(path)
-    return fd
-
-
-def _not_a_file(path: Path) -> InputError:
-    return InputError(
-        f"--out {str(path.parent)!r}: {LOCK} is not a regular file (a link, a pipe or a "
-        "device): ojax never writes through it; remove it or choose another --out"
-    )
+        lock.acquire(timeout=_WAIT)
+    except filelock.Timeout:
+        raise _refusal(folder) from None
 
 
 def check_free(folder: Path) -> None:
     """Raises :class:`InputError` naming the owner when another live process holds the lock of
-    `folder`; writes nothing."""
-    path = Path(folder) / LOCK
-    if not (path.exists() or path.is_symlink()):
+    `folder`; changes nothing there."""
+    folder = Path(folder)
+    if not os.path.lexists(folder / LOCK):
         return
-    try:
-        fd = _open(path, os.O_RDONLY)
-    except FileNotFoundError:
-        return  # gone meanwhile
-    try:
-        for _ in range(_TRIES):  # another process may be looking at the same moment
-            taken = _try_flock(fd)
-            if taken is not False:
-                break
-            time.sleep(_PAUSE)
-        held = (not taken) if taken is not None else _held_by_pid(_read(path))
-    finally:
-        os.close(fd)  # closing releases a lock taken only to look
-    if held:
-        raise _refusal(Path(folder), _read(path))
+    probe = filelock.FileLock(folder / LOCK)
+    _take(probe, folder)
+    probe.release()
 
 
 class FolderLock:
@@ -162,55 +97,36 @@ class FolderLock:
     def __init__(self, folder: Path) -> None:
         self.folder = Path(folder)
         self.path = self.folder / LOCK
-        self._fd: int | None = None
+        self._lock = filelock.FileLock(self.path)
 
     @property
     def held(self) -> bool:
         """Whether this object holds the lock."""
-        return self._fd is not None
+        return self._lock.is_locked
 
     def acquire(self) -> None:
-        """Takes the lock (a stale one is taken over); :class:`InputError` naming the owner when
-        another live process holds it."""
-        while self._fd is None:
-            fd = _open(self.path, os.O_RDWR | os.O_CREAT)
-            for _ in range(_TRIES):  # another process may be looking at the same moment
-                taken = _try_flock(fd)
-                if taken is not False:
-                    break
-                time.sleep(_PAUSE)
-            if taken is None and _held_by_pid(_read(self.path)):
-                taken = False
-            if taken is False:
-                os.close(fd)
-                raise _refusal(self.folder, _read(self.path))
-            try:  # the holder may have removed the file meanwhile: lock the file in place
-                same = os.fstat(fd).st_ino == os.stat(self.path).st_ino
-            except FileNotFoundError:
-                same = False
-            if not same:
-                os.close(fd)
-                continue
-            owner = {
-                "pid": os.getpid(),
-                "host": socket.gethostname(),
-                "started": time.time(),
-                "command": " ".join(["ojax", *sys.argv[1:]]),
-            }
-            os.ftruncate(fd, 0)
-            os.write(fd, json.dumps(owner).encode())
-            self._fd = fd
+        """Takes the lock (a stale one is taken over) and records its owner;
+        :class:`InputError` naming the owner when another live process holds it."""
+        _take(self._lock, self.folder)
+        owner = {
+            "pid": os.getpid(),
+            "host": socket.gethostname(),
+            "started": time.time(),
+            "command": " ".join(["ojax", *sys.argv[1:]]),
+        }
+        atomic_json(self.folder / OWNER, owner, prefix=TMP_PREFIX)
 
     def release(self) -> None:
-        """Removes the lock file and releases the lock (nothing if not held)."""
-        if self._fd is None:
+        """Removes the lock file and its owner's record, then releases the lock (nothing if not
+        held)."""
+        if not self.held:
             return
-        try:
-            self.path.unlink(missing_ok=True)
-        except OSError:  # pragma: no cover - a read-only folder: the kernel lock still goes
-            pass
-        os.close(self._fd)
-        self._fd = None
+        for name in (OWNER, LOCK):
+            try:
+                (self.folder / name).unlink(missing_ok=True)
+            except OSError:  # pragma: no cover - a read-only folder: the kernel lock still goes
+                pass
+        self._lock.release()
 
 
-__all__ = ["LOCK", "FolderLock", "check_free", "describe"]
+__all__ = ["LOCK", "OWNER", "FolderLock", "check_free", "describe"]

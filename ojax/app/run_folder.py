@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ojax.app.lock import LOCK, FolderLock, check_free
+from ojax.app.lock import LOCK, OWNER, FolderLock, check_free
 from ojax.app.output import TMP_PREFIX, jsonable
 from ojax.sweep.store import atomic_json, read_json
 from ojax.validation import InputError
@@ -154,7 +154,7 @@ class RunFolder:
             names = sorted(p.name for p in self.out.iterdir())
         except OSError as exc:
             raise InputError(f"--out: cannot read {_show(self.out)} ({exc.strerror})") from None
-        names = [n for n in names if not n.startswith(TMP_PREFIX) and n != LOCK]
+        names = [n for n in names if not n.startswith(TMP_PREFIX) and n not in (LOCK, OWNER)]
         if not names:
             return
         old, owned, files = self._earlier_run(names)
