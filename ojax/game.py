@@ -47,6 +47,7 @@ from ojax.core import (
     State,
     Step,
     Trace,
+    is_prng_key,
     tree_where,
 )
 from ojax.losses import Loss, Objective
@@ -158,7 +159,7 @@ def _game(learner, params, x0, env, env_params, key, mask, num_steps: int, game:
 
 
 def _check_key(key: Any) -> None:
-    typed = jnp.issubdtype(jnp.result_type(key), jax.dtypes.prng_key)
+    typed = is_prng_key(key)
     raw = jnp.result_type(key) == jnp.uint32 and jnp.shape(key) == (2,)
     if not (typed and jnp.shape(key) == ()) and not raw:
         raise InputError(

@@ -1,8 +1,8 @@
 """Saving a learner's state and reading it back in another process: arrays and a JSON
 description, nothing executable.
 
-A run continues from a saved state (`ojax.run(..., state=load_state(path))`) as if it had
-never stopped, bit for bit. The file (format version 1) is a zip archive of
+A run continues from a saved state (`ojax.run(..., state=load_state(path, like=...))`) as if it
+had never stopped, bit for bit. The file (format version 1) is a zip archive of
 
 * `state.json`: `{"format": "ojax-state", "format_version": 1, "ojax_version": ...,
   "learner": ..., "tree": NODE, "leaves": [{"name", "dtype", "shape"}, ...]}`, where
@@ -13,20 +13,18 @@ never stopped, bit for bit. The file (format version 1) is a zip archive of
   `{"kind": "namedtuple", "type": "module.QualName", "fields": [str, ...], "items": [...]}`;
 * one `.npy` member per leaf (`leaf_00000.npy` ...), written with `allow_pickle=False`.
 
-Reading never unpickles and never imports a name the file gives: each member is read alone
-and checked (:func:`ojax.datasets.npz.read_arrays`: no object arrays, declared sizes bounded),
-its dtype and shape must be those the description declares, and a `namedtuple` node is
-rebuilt only as a class of the whitelist (:func:`state_classes`: the `NamedTuple` classes of
-ojax's and optax's modules already imported), or with the structure the caller gives as
-`like=` (the way to read a state of one's own classes). Every problem is a
-:class:`StateFileError` naming the file and what differs.
+Reading never unpickles, never imports nor looks up a name the file gives: the state is read
+into a template the caller gives (`like=`, e.g. `jax.eval_shape(learner.init, params)`), whose
+structure, dtypes and shapes the file's description must equal; the leaves are then put into
+the template's own structure. Each member is read alone and checked
+(:func:`ojax.datasets.npz.read_arrays`: no object arrays, declared sizes bounded). Every
+problem is a :class:`StateFileError` naming the file and what differs.
 """
 
 from __future__ import annotations
 
 import io
 import json
-import sys
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -35,54 +33,25 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ojax.core import FactoryKey, factory_key
+from ojax.core import factory_key, is_prng_key
 from ojax.datasets.npz import read_arrays
 from ojax.datasets.paths import DataError
-from ojax.programs import imported_named_tuple
+from ojax.programs.identity import ojax_version
 
 FORMAT = "ojax-state"
 FORMAT_VERSION = 1
 DESCRIPTION = "state.json"
 MAX_DESCRIPTION_BYTES = 1 << 24  # 16 MiB of JSON
-MAX_DEPTH = 64
 MAX_LEAVES = 100_000
 DTYPES = frozenset(
     ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
     + ["float16", "float32", "float64", "complex64", "complex128"]
 )
 """The dtypes a saved leaf may have (plain numeric ``.npy`` dtypes)."""
-TRUSTED_PACKAGES = ("ojax", "optax")
 
 
 class StateFileError(DataError):
     """A state file that cannot be read, or is not the state asked for."""
-
-
-def _version() -> str:
-    from ojax import __version__
-
-    return __version__
-
-
-def _text(value: Any) -> str:
-    """A normalized factory argument as text that is the same in every process: functions by
-    their qualified name (never their address), arrays by dtype, shape and digest."""
-    if isinstance(value, FactoryKey):
-        arguments = ", ".join(f"{name}={_text(v)}" for name, v in value.arguments)
-        return f"{value.factory.__module__}.{value.factory.__qualname__}({arguments})"
-    if isinstance(value, tuple) and len(value) == 4 and value[0] == "array":
-        return f"array({value[1]}{list(value[2])}, sha256={value[3][:16]})"
-    if isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], str):
-        kind, item = value  # ("int", 3), ("dtype", "float32"), ("Loss", (fields...))
-        if kind in ("int", "float", "bool", "complex", "dtype"):
-            return str(item)
-        if isinstance(item, tuple):
-            return f"{kind}({', '.join(_text(v) for v in item)})"
-    if isinstance(value, tuple):
-        return "(" + ", ".join(_text(v) for v in value) + ")"
-    if callable(value) and hasattr(value, "__qualname__"):
-        return f"{getattr(value, '__module__', '?')}.{value.__qualname__}"
-    return repr(value)
 
 
 def learner_identity(learner: Any) -> str | None:
@@ -90,31 +59,7 @@ def learner_identity(learner: Any) -> str | None:
     learner no :func:`~ojax.core.learner_factory` built): the factory and its arguments,
     functions among them by qualified name."""
     key = factory_key(learner)
-    return None if key is None else _text(key)
-
-
-def state_class(name: str) -> type[Any] | None:
-    """The `NamedTuple` class a state file may name as `"module.QualName"`: one defined in an
-    already imported module of ojax or optax (:func:`ojax.programs.imported_named_tuple`:
-    found by looking, never by importing what a file names); `None` for any other name."""
-    module_name, _, qualname = name.rpartition(".")
-    return imported_named_tuple(module_name, qualname, TRUSTED_PACKAGES)
-
-
-def state_classes() -> dict[str, type]:
-    """The whitelist of :func:`state_class`: `"module.QualName"` -> class, for every
-    `NamedTuple` class defined in an already imported module of ojax or optax."""
-    found: dict[str, type] = {}
-    for name, module in list(sys.modules.items()):
-        if module is None or name.split(".")[0] not in TRUSTED_PACKAGES:
-            continue
-        for value in list(vars(module).values()):
-            if isinstance(value, type) and value.__module__ == name:
-                key = f"{name}.{value.__qualname__}"
-                cls = state_class(key)
-                if cls is value:
-                    found[key] = cls
-    return found
+    return None if key is None else repr(key)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -153,7 +98,7 @@ def _describe(node: Any, leaves: list[Any], where: str) -> dict:
 def _leaf_array(where: str, leaf: Any) -> np.ndarray:
     if isinstance(leaf, jax.core.Tracer):
         raise StateFileError(f"state{where}: a traced value cannot be saved (save outside jit)")
-    if jax.dtypes.issubdtype(getattr(leaf, "dtype", None), jax.dtypes.prng_key):
+    if is_prng_key(leaf):
         raise StateFileError(
             f"state{where}: a PRNG key array cannot be saved; keep jax.random.key_data(key) in "
             "the state"
@@ -185,7 +130,7 @@ def save_state(path: str | Path, state: Any, *, learner: Any = None) -> Path:
     description = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
-        "ojax_version": _version(),
+        "ojax_version": ojax_version(),
         "learner": None if learner is None else learner_identity(learner),
         "tree": tree,
         "leaves": [
@@ -240,12 +185,12 @@ def _check_header(path: Path, description: dict, learner: Any, check_version: bo
         raise _fail(
             path,
             f"format version {version!r}, this ojax reads version {FORMAT_VERSION} (ojax "
-            f"{_version()}; the file was written by ojax {description.get('ojax_version')!r})",
+            f"{ojax_version()}; the file was written by ojax {description.get('ojax_version')!r})",
         )
-    if check_version and description.get("ojax_version") != _version():
+    if check_version and description.get("ojax_version") != ojax_version():
         raise _fail(
             path,
-            f"written by ojax {description.get('ojax_version')!r}, this is ojax {_version()}; "
+            f"written by ojax {description.get('ojax_version')!r}, this is ojax {ojax_version()}; "
             "pass check_version=False to read it anyway",
         )
     if learner is not None:
@@ -279,52 +224,15 @@ def _leaf_specs(path: Path, description: dict) -> list[tuple[str, str, tuple[int
                 f"{DESCRIPTION}: leaf {i} must be {{'name': 'leaf_{i:05d}', 'dtype': one of "
                 f"{sorted(DTYPES)}, 'shape': [n, ...]}}, got {str(spec)[:200]}",
             )
-        out.append((spec["name"], spec["dtype"], tuple(spec["shape"])))
-    return out
-
-
-def _build(path: Path, node: Any, leaves: list, depth: int, used: set) -> Any:
-    """The pytree of a description `node`: only whitelisted classes, each leaf once."""
-    if depth > MAX_DEPTH:
-        raise _fail(path, f"{DESCRIPTION}: the tree is nested deeper than {MAX_DEPTH}")
-    kind = node.get("kind") if isinstance(node, dict) else None
-    items = node.get("items", []) if isinstance(node, dict) else []
-    if not isinstance(items, list):
-        raise _fail(path, f"{DESCRIPTION}: 'items' must be a list, got {str(items)[:100]}")
-    children = [_build(path, c, leaves, depth + 1, used) for c in items]
-    if kind == "none":
-        return None
-    if kind == "leaf":
-        index = node.get("index")
-        if type(index) is not int or not 0 <= index < len(leaves) or index in used:
-            raise _fail(path, f"{DESCRIPTION}: bad leaf index {index!r} ({len(leaves)} leaves)")
-        used.add(index)
-        return leaves[index]
-    if kind in ("tuple", "list"):
-        return tuple(children) if kind == "tuple" else children
-    if kind == "dict":
-        keys = node.get("keys")
-        if not (isinstance(keys, list) and all(isinstance(k, str) for k in keys)) or len(
-            keys
-        ) != len(children):
-            raise _fail(path, f"{DESCRIPTION}: a dict node needs one string key per item")
-        return dict(zip(keys, children))
-    if kind == "namedtuple":
-        name, fields = node.get("type"), node.get("fields")
-        cls = state_class(name) if isinstance(name, str) else None
-        if cls is None:
+        if jax.dtypes.canonicalize_dtype(spec["dtype"]) != np.dtype(spec["dtype"]):
             raise _fail(
                 path,
-                f"{DESCRIPTION}: type {str(name)[:200]!r} is not an ojax state class (the "
-                "loader builds only ojax's and optax's NamedTuples; pass like= to read a state "
-                "of your own classes)",
+                f"leaf_{i:05d}.npy holds {spec['dtype']}, which JAX would narrow to "
+                f"{jax.dtypes.canonicalize_dtype(spec['dtype']).name}: enable float64 first "
+                '(jax.config.update("jax_enable_x64", True))',
             )
-        if fields != list(cls._fields):
-            raise _fail(
-                path, f"{name} has fields {list(cls._fields)} in this ojax, the file {fields}"
-            )
-        return cls(*children)
-    raise _fail(path, f"{DESCRIPTION}: unknown node kind {str(kind)[:100]!r}")
+        out.append((spec["name"], spec["dtype"], tuple(spec["shape"])))
+    return out
 
 
 def _compare(path: Path, got: dict, want: dict, where: str = "state") -> None:
@@ -345,16 +253,15 @@ def _compare(path: Path, got: dict, want: dict, where: str = "state") -> None:
 
 
 def load_state(
-    path: str | Path, *, like: Any = None, learner: Any = None, check_version: bool = True
+    path: str | Path, *, like: Any, learner: Any = None, check_version: bool = True
 ) -> Any:
     """Reads a state written by :func:`save_state` (see the module doc for the format).
 
     Args:
       path: the file.
-      like: the structure to read into (e.g. `jax.eval_shape(learner.init, params)`): the
-        file's tree, dtypes and shapes must be its own; needed for a state whose classes are
-        not ojax's or optax's. Default: rebuild the file's NamedTuples from the whitelist
-        (:func:`state_classes`).
+      like: the template to read into (e.g. `jax.eval_shape(learner.init, params)`, or a
+        state of the same learner): the file's tree, dtypes and shapes must be its own, and
+        the state comes back in its structure (nothing the file names is looked up).
       learner: refuse a file saved for another learner (compared by identity, see
         :func:`learner_identity`).
       check_version: refuse a file written by another ojax version (default True).
@@ -370,18 +277,17 @@ def load_state(
     _check_header(path, description, learner, check_version)
     specs = _leaf_specs(path, description)
     tree = description.get("tree")
-    if like is not None:
-        want_leaves: list[tuple[str, Any]] = []
-        _compare(path, tree if isinstance(tree, dict) else {}, _describe(like, want_leaves, ""))
-        if len(want_leaves) != len(specs):
-            raise _fail(path, f"{len(specs)} leaves in the file, {len(want_leaves)} asked for")
-        for (where, want), (_, dtype, shape) in zip(want_leaves, specs):
-            if (tuple(np.shape(want)), np.dtype(want.dtype).name) != (shape, dtype):
-                raise _fail(
-                    path,
-                    f"state{where}: the file holds {dtype}{list(shape)}, the structure asked "
-                    f"for {np.dtype(want.dtype).name}{list(np.shape(want))}",
-                )
+    want_leaves: list[tuple[str, Any]] = []
+    _compare(path, tree if isinstance(tree, dict) else {}, _describe(like, want_leaves, ""))
+    if len(want_leaves) != len(specs):
+        raise _fail(path, f"{len(specs)} leaves in the file, {len(want_leaves)} asked for")
+    for (where, want), (_, dtype, shape) in zip(want_leaves, specs):
+        if (tuple(np.shape(want)), np.dtype(want.dtype).name) != (shape, dtype):
+            raise _fail(
+                path,
+                f"state{where}: the file holds {dtype}{list(shape)}, the structure asked "
+                f"for {np.dtype(want.dtype).name}{list(np.shape(want))}",
+            )
     try:
         arrays = read_arrays(path, [name for name, _, _ in specs])
     except DataError as exc:
@@ -397,21 +303,8 @@ def load_state(
                 f"{name}.npy holds {arr.dtype.name}{list(arr.shape)}, {DESCRIPTION} declares "
                 f"{dtype}{list(shape)}",
             )
-        if jax.dtypes.canonicalize_dtype(arr.dtype) != arr.dtype:
-            raise _fail(
-                path,
-                f"{name}.npy holds {arr.dtype.name}, which JAX would narrow to "
-                f"{jax.dtypes.canonicalize_dtype(arr.dtype).name}: enable float64 first "
-                '(jax.config.update("jax_enable_x64", True))',
-            )
         leaves.append(jnp.asarray(arr))
-    if like is not None:
-        return jax.tree.unflatten(jax.tree.structure(like), leaves)
-    used: set[int] = set()
-    state = _build(path, tree, leaves, 0, used)
-    if len(used) != len(leaves):
-        raise _fail(path, f"{DESCRIPTION}: the tree uses {len(used)} of {len(leaves)} leaves")
-    return state
+    return jax.tree.unflatten(jax.tree.structure(like), leaves)
 
 
 __all__ = [
@@ -421,6 +314,4 @@ __all__ = [
     "learner_identity",
     "load_state",
     "save_state",
-    "state_class",
-    "state_classes",
 ]

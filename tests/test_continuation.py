@@ -107,7 +107,8 @@ def second_half(folder: Path) -> None:
     """The child process: load each first half's state, run the second half, save it."""
     for name in LEARNERS:
         learner = _setup(name)[1]  # the learner only (equal by value to the parent's)
-        state = ojax.load_state(folder / f"{name}.first", learner=learner)
+        like = jax.eval_shape(lambda name=name: _run(name, "first")[1][0])  # shapes, no run
+        state = ojax.load_state(folder / f"{name}.first", like=like, learner=learner)
         _, (final, trace) = _run(name, "second", state)
         ojax.save_state(folder / f"{name}.final", final, learner=learner)
         np.save(folder / f"{name}.losses.npy", np.asarray(trace.loss))

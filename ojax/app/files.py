@@ -30,7 +30,8 @@ import numpy as np
 
 from ojax import results as run_results
 from ojax.app import learner_sweep
-from ojax.app.output import TMP_PREFIX, environment_info, jsonable, peak_rss_gib
+from ojax.app.output import TMP_PREFIX, environment_info, peak_rss_gib
+from ojax.programs.identity import jsonable
 from ojax.app.run_folder import RUN_RECORD, RunFolder
 from ojax.experiments import EXPERIMENTS
 from ojax.plotting import parse_figure_formats, save_figure

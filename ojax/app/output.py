@@ -17,8 +17,7 @@ from __future__ import annotations
 
 import platform
 import resource
-from collections.abc import Iterable, Mapping
-from pathlib import Path
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -102,33 +101,17 @@ def environment_info() -> dict[str, Any]:
     """Versions and device, for `config.json` and benchmark files."""
     import jax
 
-    import ojax
+    from ojax.programs.identity import ojax_version
 
     device = jax.devices()[0]
     return {
-        "ojax_version": ojax.__version__,
+        "ojax_version": ojax_version(),
         "jax_version": jax.__version__,
         "device": f"{device.platform}:{getattr(device, 'device_kind', '')}",
         "num_devices": jax.device_count(),
         "python": platform.python_version(),
         "machine": platform.machine(),
     }
-
-
-def jsonable(value: Any) -> Any:
-    """`value` as JSON can hold it: paths as text, mappings and sequences element by element,
-    NumPy scalars and arrays as Python numbers and lists."""
-    if isinstance(value, Path):
-        return str(value)
-    if isinstance(value, Mapping):
-        return {str(k): jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [jsonable(v) for v in value]
-    if isinstance(value, np.generic):
-        return value.item()
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    return value
 
 
 TMP_PREFIX = ".ojax-tmp-"

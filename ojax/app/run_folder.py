@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from ojax.app.lock import LOCK, OWNER, FolderLock, check_free
-from ojax.app.output import TMP_PREFIX, jsonable
+from ojax.app.output import TMP_PREFIX
+from ojax.programs.identity import jsonable
 from ojax.sweep.store import atomic_json, read_json
 from ojax.validation import InputError
 

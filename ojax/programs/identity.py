@@ -19,21 +19,9 @@ from pathlib import Path
 from typing import Any
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 
-from ojax.core import FactoryKey, factory_key
-
-
-def array_digest(value: Any) -> list:
-    """`["array", dtype, shape, sha256 of the bytes]` (typed PRNG keys by their key data)."""
-    if isinstance(value, jax.Array) and jnp.issubdtype(value.dtype, jax.dtypes.prng_key):
-        value = jax.random.key_data(value)
-    arr = np.ascontiguousarray(np.asarray(value))
-    # the digest of `arr.tobytes()`, read in place: no copy of a Gram matrix's 400 MB
-    inplace = arr.size and not arr.dtype.hasobject
-    data = arr.reshape(-1).view(np.uint8).data if inplace else arr.tobytes()
-    return ["array", str(arr.dtype), list(arr.shape), hashlib.sha256(data).hexdigest()]
+from ojax.core import FactoryKey, array_digest, factory_key
 
 
 def _describe_function(obj: types.FunctionType, depth: int) -> list:
@@ -182,9 +170,16 @@ def source_digest(fn: Any) -> str | None:
 
 
 def jsonable(value: Any) -> Any:
-    """`value` if JSON can hold it, else its repr."""
-    try:
-        json.dumps(value)
-        return value
-    except (TypeError, ValueError):
-        return repr(value)
+    """`value` as JSON can hold it: paths as text, mappings and sequences element by element,
+    NumPy scalars and arrays as Python numbers and lists."""
+    if isinstance(value, Path):
+        return str(value)
+    if isinstance(value, Mapping):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    return value

@@ -37,6 +37,7 @@ from ojax.sweep.memory import (
 from ojax.sweep.options import EngineOptions, ExperimentRun, checked_options
 from ojax.sweep.results import SweepResult, SweepStats
 from ojax.sweep.store import open_store, prepare, save_chunk
+from ojax.core import is_prng_key
 from ojax.validation import InputError, check_int
 
 
@@ -67,7 +68,7 @@ def _keys(key: Any, num_seeds: int) -> jax.Array:
         key = jax.random.key(int(key))
     if not isinstance(key, jax.Array):
         key = jnp.asarray(key)
-    typed = jnp.issubdtype(key.dtype, jax.dtypes.prng_key)
+    typed = is_prng_key(key)
     if (typed and key.shape != ()) or (not typed and key.shape != (2,)):
         raise InputError(f"key must be one PRNG key (jax.random.key(0)), got shape {key.shape}")
     return jax.random.split(key, num_seeds)
