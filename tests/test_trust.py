@@ -299,6 +299,7 @@ def _plant(store: Path, marker: Path) -> None:
 
 
 def test_a_crafted_pickle_in_the_program_store_runs_nothing(tmp_path, monkeypatch):
+    import jax
     import jax.numpy as jnp
 
     from ojax import programs, projections
@@ -312,8 +313,8 @@ def test_a_crafted_pickle_in_the_program_store_runs_nothing(tmp_path, monkeypatc
     again = programs.jit(projections.simplex)(w, 2.0)  # a new wrapper: reads the store
     assert not marker.exists()
     np.testing.assert_array_equal(again, first)
-    for path in store.glob("*.json"):  # the entry that did not parse was replaced
-        assert json.loads(programs._read(path))["out_tree"] == "*"
+    for path in store.glob("*.jaxexport"):  # the program entries are read, the planted never
+        assert programs.load_exported(path.stem).out_tree == jax.tree.structure(first)
 
 
 _CACHED_SWEEP = [*SWEEP, "--no-resume", "--compile-cache"]
@@ -357,34 +358,29 @@ def test_planted_cache_entries_run_nothing_and_junk_is_replaced_once(tmp_path):
     assert third.returncode == 0 and "note" not in third.stderr and "Warning" not in third.stderr
 
 
-def test_stored_tree_structures_are_json_and_name_only_imported_ojax_classes():
+def test_stored_tree_structures_name_only_registered_ojax_classes(tmp_path, monkeypatch):
     import jax
     import jax.numpy as jnp
 
     from ojax import programs
     from ojax.core import Trace
 
+    monkeypatch.setattr(programs, "folder", lambda: tmp_path)
     value = {"trace": Trace(jnp.ones(2), None, jnp.ones(2), [jnp.ones(1), (2.0, None)]), "n": 1}
     tree = jax.tree.structure(value)
-    data = json.loads(json.dumps(programs.tree_to_data(tree)))
-    assert programs.tree_from_data(data) == tree
-    shapes = jax.eval_shape(lambda: value)
-    back = programs.shapes_from_data(json.loads(json.dumps(programs.shapes_to_data(shapes))))
-    assert jax.tree.structure(back) == tree and jax.tree.leaves(back) == jax.tree.leaves(shapes)
-    for where in ("os:system", "builtins:tuple", "ojax.not_a_module:X", "ojax.core:Trace.x"):
-        with pytest.raises(ValueError):
-            programs.tree_from_data(["namedtuple", where, ["a"], ["*"]])
-    deep: object = "*"
-    for _ in range(100):
-        deep = ["tuple", [deep]]
-    for bad in (["eval", ["*"]], ["dict", ["a"], []], {"x": 1}, ["tuple", "*"], deep):
-        with pytest.raises(ValueError):
-            programs.tree_from_data(bad)
-    with pytest.raises(ValueError):  # a custom pytree class is not kept at all
-        programs.tree_to_data(jax.tree.structure(jax.tree_util.Partial(len, 1)))
-
-
-# --------------------------------------------------------- user data, checked after conversion
+    exported = programs.exported_program("ok", jax.jit(lambda: value), ())
+    assert programs.load_exported("ok").out_tree == tree == exported.out_tree
+    data = bytearray(programs._read(tmp_path / "ok.jaxexport"))
+    name = b"ojax.core:Trace"  # the same length keeps the file's offsets
+    for where in (b"os:system______", b"ojax.nothing:X_", b"ojax.core:Trac_"):
+        planted = data.replace(name, where)
+        programs._write(tmp_path / "bad.jaxexport", bytes(planted))
+        assert programs.load_exported("bad") is None  # not a registered name: not read
+    programs._write(tmp_path / "junk.jaxexport", b"\x00" * 64)
+    assert programs.load_exported("junk") is None
+    partial = jax.tree_util.Partial(len, 1)  # a custom pytree class is not kept at all
+    programs.exported_program("custom", jax.jit(lambda: partial), ())
+    assert not (tmp_path / "custom.jaxexport").exists()
 
 
 def _tasks(path: Path, **arrays) -> Path:

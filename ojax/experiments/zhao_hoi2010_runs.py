@@ -46,31 +46,25 @@ def _compiled_run(learner: Any, args: tuple) -> tuple[Callable[[tuple], Any], fl
         return hit, 0.0
     start = time.perf_counter()
     fn = functools.partial(transfer.run_kernel, learner, keep_predictions=False)
-    lowered, out_tree = _lower(fn, args)  # ojax's learners are kept in the program store
+    lowered = _lower(fn, args)  # ojax's learners are kept in the program store
     compiled = lowered.compile()
-    if out_tree is None:
-        run = lambda a: compiled(*a)  # noqa: E731
-    else:
-        run = lambda a: jax.tree.unflatten(out_tree, compiled(*jax.tree.leaves(a)))  # noqa: E731
+    run = lambda a: compiled(*a)  # noqa: E731
     _PROGRAMS[key] = run
     while len(_PROGRAMS) > 8:
         _PROGRAMS.popitem(last=False)
     return run, time.perf_counter() - start
 
 
-def _lower(fn: Callable, args: tuple) -> tuple[Any, Any]:
-    """`(lowered program, output treedef)`: the program stored by an earlier process (no
-    trace, no lowering of `fn`), else `fn` traced, exported and stored for the next one;
-    the treedef is `None` when `fn` was lowered as usual (no store, or nothing to keep)."""
+def _lower(fn: Callable, args: tuple) -> Any:
+    """The lowered program: the one stored by an earlier process (no trace, no lowering of
+    `fn`), else `fn` traced, exported and stored for the next one."""
     from ojax import programs
+    from ojax.sweep.chunk import lower_chunk
 
-    jitted = jax.jit(fn)
-    tree = jax.tree.structure(args)
-    name = programs.entry_name("zhao-run", fn, [str(tree), repr(shape_signature(args))])
-    stored = None if name is None else programs.exported_program(name, jitted, args)
-    if stored is None:  # no store, or something the store does not take
-        return jitted.lower(*args), None
-    return jax.jit(stored[0].call).lower(*jax.tree.leaves(args)), stored[1]
+    name = programs.entry_name(
+        "zhao-run", fn, [str(jax.tree.structure(args)), repr(shape_signature(args))]
+    )
+    return lower_chunk(jax.jit(fn), name, args)
 
 
 def _with_base(trace: Any, base: Any) -> Any:

@@ -4,13 +4,16 @@ JAX's persistent compilation cache (:mod:`ojax.programs.cache`) spares XLA's wor
 still traces each sweep cell twice (once alone, to size the chunks; once vmapped, to build the
 chunk program) and lowers it to StableHLO: seconds per cell, most of a warm run. Beside that
 cache, in `ojax-programs/`, this module keeps for each chunk program its :mod:`jax.export`
-serialization (and for each cell its output shapes and peak bytes). A process that finds them
-compiles the stored module directly, which the compilation cache then serves.
+serialization (and that of each cell on one combination, which gives its output shapes and
+memory). A process that finds them compiles the stored module directly, which the compilation
+cache then serves.
 
-The store holds data, never code: programs as :mod:`jax.export` serializations, tree structures
-and shapes as JSON (:func:`tree_to_data`), read back without `pickle`; a named tuple in a
-stored structure is looked up among the classes already imported (ojax's and JAX's only). An
-entry that does not parse or check is ignored, traced again and replaced.
+The store holds data, never code: programs as :mod:`jax.export` serializations (their input and
+output tree structures included), read back without `pickle`; a named tuple in a stored
+structure is one of jax.export's registry, to which the `NamedTuple` classes of the ojax and
+optax modules imported so far are added (:func:`register_named_tuples`): nothing a file names is
+imported or looked up elsewhere. An entry that does not parse or check is ignored, traced again
+and replaced.
 
 An entry's name is the digest of everything the program depends on: the cell function as the
 resume fingerprint describes it (:func:`ojax.programs.identity.describe`: code, closure values,
@@ -26,7 +29,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import json
 import os
 import sys
 import tempfile
@@ -35,7 +37,6 @@ from pathlib import Path
 from typing import Any
 
 import jax
-import numpy as np
 
 from ojax.programs.identity import describe, digest, ojax_source_digest
 
@@ -137,153 +138,31 @@ def _read(path: Path | None) -> bytes | None:
     return data if hashlib.sha256(data).digest() == check else None  # a torn file: ignore
 
 
-def load_value(name: str | None) -> Any:
-    """A stored JSON value (e.g. a cell's output shapes and peak bytes), or `None`."""
-    data = _read(_path(name, "json"))
-    if data is None:
-        return None
-    try:
-        return json.loads(data.decode("utf-8"))
-    except (ValueError, UnicodeDecodeError, RecursionError):
-        return None
+_REGISTERED: set[type] = set()
+_PACKAGES = ("ojax", "optax")  # whose named tuples a stored structure may hold
 
 
-def save_value(name: str | None, value: Any) -> None:
-    """Stores `value` (JSON data: dicts, lists, strings, numbers) as JSON."""
-    path = _path(name, "json")
-    if path is None:
-        return
-    try:
-        data = json.dumps(value, allow_nan=False).encode("utf-8")
-    except (TypeError, ValueError, RecursionError):  # not JSON data: not kept
-        return
-    _write(path, data)
-    path.with_suffix(".pkl").unlink(missing_ok=True)  # an entry of an older ojax: never read
-
-
-# ------------------------------------------------------------ tree structures and shapes as JSON
-
-_CONTAINERS = {type(None): "none", tuple: "tuple", list: "list", dict: "dict"}
-_TRUSTED_CLASSES = ("ojax", "jax")  # packages whose named tuples a stored structure may name
-
-
-def _named_tuple(kind: type) -> bool:
-    return issubclass(kind, tuple) and isinstance(getattr(kind, "_fields", None), tuple)
-
-
-def tree_to_data(tree: Any) -> Any:
-    """A tree structure (`PyTreeDef`) as JSON data: `"*"` a leaf, `["none"]`,
-    `["tuple", children]`, `["list", children]`, `["dict", keys, children]`,
-    `["namedtuple", "module:QualName", fields, children]`; `ValueError` for any other node
-    (e.g. a custom pytree class), which the store then does not keep."""
-    node = tree.node_data()
-    if node is None:
-        return "*"
-    kind, aux = node
-    children = [tree_to_data(child) for child in tree.children()]
-    if kind in _CONTAINERS:
-        if kind is dict:
-            if not all(isinstance(key, str) for key in aux):
-                raise ValueError(f"dict keys {aux!r} are not all strings")
-            return ["dict", list(aux), children]
-        return [_CONTAINERS[kind], children]
-    if _named_tuple(kind) and "<" not in kind.__qualname__:
-        module = kind.__module__
-        if module.split(".")[0] in _TRUSTED_CLASSES:
-            return ["namedtuple", f"{module}:{kind.__qualname__}", list(kind._fields), children]
-    raise ValueError(f"a {kind!r} node is not kept in the program store")
-
-
-def imported_named_tuple(module_name: str, qualname: str, packages: tuple[str, ...]) -> type | None:
-    """The named tuple class `qualname` of the module `module_name`, if that module belongs to
-    one of `packages` and is already imported (nothing is imported here) and the class is
-    defined there under that name; `None` otherwise. The one lookup of a class a file names
-    (this store's structures, :mod:`ojax.state_io`'s state files)."""
-    if module_name.split(".")[0] not in packages or module_name not in sys.modules:
-        return None
-    value: Any = sys.modules[module_name]
-    for part in qualname.split("."):
-        if not part.isidentifier():
-            return None
-        value = getattr(value, part, None)
-    if not isinstance(value, type) or not _named_tuple(value):
-        return None
-    return value if (value.__module__, value.__qualname__) == (module_name, qualname) else None
-
-
-def _trusted_class(where: Any, fields: Any) -> type[Any]:
-    """The named tuple `module:QualName` of ojax or JAX (:func:`imported_named_tuple`) with
-    these fields."""
-    module_name, _, qualname = str(where).partition(":")
-    value: Any = imported_named_tuple(module_name, qualname, _TRUSTED_CLASSES)
-    if value is None:
-        raise ValueError(f"{where!r} is not a named tuple of an imported ojax or JAX module")
-    if list(value._fields) != fields:
-        raise ValueError(f"{where!r} is not a named tuple with the fields {fields!r}")
-    return value
-
-
-def _example(data: Any, depth: int = 0) -> Any:
-    """A pytree of `0` leaves with the structure `data` describes."""
-    if depth > 64:
-        raise ValueError("the structure is too deep")
-    if data == "*":
-        return 0
-    if not isinstance(data, list) or not data or not isinstance(data[-1], list):
-        raise ValueError(f"not a stored structure: {data!r:.80}")
-    head, children = data[0], [_example(child, depth + 1) for child in data[-1]]
-    if head == "none" and len(data) == 2 and not children:
-        return None
-    if head in ("tuple", "list") and len(data) == 2:
-        return tuple(children) if head == "tuple" else children
-    if head == "dict" and len(data) == 3 and isinstance(data[1], list):
-        keys = data[1]
-        if len(keys) != len(children) or not all(isinstance(k, str) for k in keys):
-            raise ValueError("a stored dict's keys do not match its children")
-        return dict(zip(keys, children))
-    if head == "namedtuple" and len(data) == 4 and isinstance(data[2], list):
-        cls = _trusted_class(data[1], data[2])
-        if len(children) != len(data[2]):
-            raise ValueError("a stored named tuple's children do not match its fields")
-        return cls(*children)
-    raise ValueError(f"not a stored structure: {data!r:.80}")
-
-
-def tree_from_data(data: Any) -> Any:
-    """The `PyTreeDef` of :func:`tree_to_data`'s `data`; `ValueError` on anything else."""
-    return jax.tree.structure(_example(data))
-
-
-def shapes_to_data(shapes: Any) -> dict[str, Any]:
-    """A pytree of `jax.ShapeDtypeStruct` as JSON data (structure, then each leaf's shape,
-    dtype and weak type)."""
-    leaves, tree = jax.tree.flatten(shapes)
-    if not all(isinstance(leaf, jax.ShapeDtypeStruct) for leaf in leaves):
-        raise ValueError("not a pytree of jax.ShapeDtypeStruct")
-    return {
-        "tree": tree_to_data(tree),
-        "leaves": [
-            [[int(n) for n in leaf.shape], np.dtype(leaf.dtype).name, bool(leaf.weak_type)]
-            for leaf in leaves
-        ],
-    }
-
-
-def shapes_from_data(data: Any) -> Any:
-    """The pytree of `jax.ShapeDtypeStruct` of :func:`shapes_to_data`; `ValueError` on
-    anything else."""
-    tree = tree_from_data(data["tree"])
-    leaves = []
-    for shape, dtype, weak in data["leaves"]:
-        if not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in shape):
-            raise ValueError(f"not a shape: {shape!r}")
-        kind = jax.numpy.dtype(str(dtype))
-        if not (jax.numpy.issubdtype(kind, jax.numpy.number) or kind == np.bool_):
-            raise ValueError(f"not an array dtype: {dtype!r}")
-        leaves.append(jax.ShapeDtypeStruct(tuple(shape), kind, weak_type=bool(weak)))
-    if len(leaves) != tree.num_leaves:
-        raise ValueError("the stored leaves do not match the structure")
-    return jax.tree.unflatten(tree, leaves)
+def register_named_tuples() -> None:
+    """Registers for :mod:`jax.export`'s serialization, as `"module:QualName"`, every
+    `NamedTuple` class of the ojax and optax modules imported so far (once each)."""
+    for name, module in list(sys.modules.items()):
+        if module is None or name.split(".")[0] not in _PACKAGES:
+            continue
+        for value in list(vars(module).values()):
+            if (
+                isinstance(value, type)
+                and value not in _REGISTERED
+                and value.__module__ == name
+                and issubclass(value, tuple)
+                and isinstance(getattr(value, "_fields", None), tuple)
+            ):
+                _REGISTERED.add(value)
+                try:
+                    jax.export.register_namedtuple_serialization(
+                        value, serialized_name=f"{name}:{value.__qualname__}"
+                    )
+                except ValueError:  # registered already (by its author)
+                    pass
 
 
 def load_exported(name: str | None) -> jax.export.Exported | None:
@@ -291,6 +170,7 @@ def load_exported(name: str | None) -> jax.export.Exported | None:
     data = _read(_path(name, "jaxexport"))
     if data is None:
         return None
+    register_named_tuples()
     try:
         return jax.export.deserialize(bytearray(data))
     except Exception:
@@ -304,9 +184,10 @@ def save_exported(name: str | None, exported: jax.export.Exported) -> None:
     path = _path(name, "jaxexport")
     if path is None:
         return
+    register_named_tuples()
     try:
         data = bytes(exported.serialize())
-    except Exception:  # e.g. flatbuffers missing, or an effect that cannot be serialized
+    except Exception:  # flatbuffers missing, a custom pytree class, an unserializable effect
         return
     _write(path, data)
 
@@ -332,7 +213,7 @@ def jit(fn: Callable, **options: Any) -> Callable:
     """
     jitted = jax.jit(fn, **options)
     names: dict[tuple, str | None] = {}  # (treedef, signature) -> entry name: described once
-    loaded: dict[str, tuple[Callable, Any]] = {}
+    loaded: dict[str, Callable] = {}
     storable = set(options) <= {"compiler_options"}  # static or donated arguments: as jax.jit
 
     @functools.wraps(fn)
@@ -353,62 +234,35 @@ def jit(fn: Callable, **options: Any) -> Callable:
             return jitted(*args)
         if name not in loaded:
             stored = exported_program(name, jitted, args)
-            if stored is None:
+            if stored is None or stored.in_tree != tree:
                 return jitted(*args)
-            loaded[name] = (jax.jit(stored[0].call, **options), stored[1])
-        compiled, out_tree = loaded[name]
-        return jax.tree.unflatten(out_tree, compiled(*leaves))
+            loaded[name] = jax.jit(stored.call, **options)
+        return loaded[name](*args)
 
     return call
 
 
-def exported_program(name: str, jitted: Callable, args: tuple) -> tuple[Any, Any] | None:
-    """`(exported program over the leaves of args, output treedef)` of `jitted(*args)`:
-    loaded from the store, else traced, exported and stored; `None` when it cannot be
-    exported (e.g. a host callback): call `jitted` as usual then."""
-    exported, out_tree = load_exported(name), _load_tree(name)
-    if exported is not None and out_tree is not None:
-        return exported, out_tree
-    leaves, tree = jax.tree.flatten(args)
-    seen: list = []
-
-    def flat(*xs):
-        out = jitted(*jax.tree.unflatten(tree, xs))
-        seen.append(jax.tree.structure(out))
-        return jax.tree.leaves(out)
-
+def exported_program(name: str, jitted: Callable, args: tuple) -> jax.export.Exported | None:
+    """The :mod:`jax.export` program of `jitted(*args)` (over the same pytrees): loaded from
+    the store, else traced, exported and stored; `None` when it cannot be exported (e.g. a
+    host callback): call `jitted` as usual then."""
+    exported = load_exported(name)
+    if exported is not None:
+        return exported
     try:
-        exported = jax.export.export(jax.jit(flat))(*leaves)
+        exported = jax.export.export(jitted)(*args)
     except Exception:
         return None
     save_exported(name, exported)
-    try:
-        save_value(name, {"out_tree": tree_to_data(seen[-1])})
-    except ValueError:  # a structure JSON does not hold (e.g. a custom pytree class): not kept
-        pass
-    return exported, seen[-1]
-
-
-def _load_tree(name: str) -> Any:
-    stored = load_value(name)
-    try:
-        return tree_from_data(stored["out_tree"])
-    except Exception:  # missing, or not a structure of this ojax: traced again, replaced
-        return None
+    return exported
 
 
 __all__ = [
     "entry_name",
     "exported_program",
     "folder",
-    "imported_named_tuple",
     "jit",
     "load_exported",
-    "load_value",
+    "register_named_tuples",
     "save_exported",
-    "save_value",
-    "shapes_from_data",
-    "shapes_to_data",
-    "tree_from_data",
-    "tree_to_data",
 ]

@@ -113,10 +113,8 @@ def compile_chunk(fn, layout, mesh, chunk, hyper, tasks, data, keys, options=(),
         if mesh.devices.size == 1:  # the program store holds single-device programs
             parts = [list(layout), chunk, repr(signature), [list(o) for o in options]]
             name = programs.entry_name("chunk", fn, parts)
-        lowered, flat = lower_chunk(jitted, name, args)
+        lowered = lower_chunk(jitted, name, args)
         executable = lowered.compile(compiler_options=dict(options) or None)
-    if flat:
-        executable = FlatProgram(executable)
     compiled = (executable, memory_used(executable))
     seconds = time.perf_counter() - start
     if key is not None:
@@ -126,30 +124,13 @@ def compile_chunk(fn, layout, mesh, chunk, hyper, tasks, data, keys, options=(),
     return compiled, seconds
 
 
-class FlatProgram:
-    """A compiled program over the leaves of the chunk's arguments, called with the pytrees
-    (its outputs are the leaves of the chunk's outputs, in order)."""
-
-    def __init__(self, compiled: Any):
-        self.compiled = compiled
-
-    def __call__(self, *args: Any) -> list:
-        return self.compiled(*jax.tree.leaves(args))
-
-    def memory_analysis(self) -> Any:
-        return self.compiled.memory_analysis()
-
-
-def lower_chunk(jitted, name: str | None, args: tuple) -> tuple[jax.stages.Lowered, bool]:
-    """`(lowered chunk program, over leaves?)`: from :mod:`ojax.programs` when it holds
-    the program (no trace), else traced (and exported there for the next process when `name`
-    is given). Exported programs take and give leaves: the store keeps no pytree types."""
-    if name is None:
-        return jitted.lower(*args), False
-    stored = programs.exported_program(name, jitted, args)
-    if stored is None:  # something export does not take (e.g. a host callback)
-        return jitted.lower(*args), False
+def lower_chunk(jitted, name: str | None, args: tuple) -> jax.stages.Lowered:
+    """The lowered chunk program: from :mod:`ojax.programs` when it holds the program (no
+    trace), else traced (and exported there for the next process when `name` is given)."""
+    stored = None if name is None else programs.exported_program(name, jitted, args)
+    if stored is None:  # no store, or something export does not take (e.g. a host callback)
+        return jitted.lower(*args)
     try:  # cold and warm processes lower the same module: the compilation cache serves it
-        return jax.jit(stored[0].call).lower(*jax.tree.leaves(args)), True
+        return jax.jit(stored.call).lower(*args)
     except Exception:  # a stored program this JAX cannot call: trace as usual
-        return jitted.lower(*args), False
+        return jitted.lower(*args)

@@ -1,8 +1,8 @@
-"""Memory: the bytes one combination holds at its peak, the default budget, the chunk size.
+"""Memory: the bytes one combination uses, the default budget, the chunk size.
 
-The estimate is a liveness walk over `fn`'s jaxpr (one abstract trace of one combination, no
-compilation), nested bodies included; the engine checks it once against the compiled program's
-memory analysis.
+The estimate is XLA's memory analysis of `fn` compiled for one combination (arguments,
+temporaries and outputs), the program kept in :mod:`ojax.programs` for the next process; the
+engine checks it once against the chunk program's own memory analysis.
 """
 
 from __future__ import annotations
@@ -14,82 +14,26 @@ from typing import Any
 
 import jax
 
+import numpy as np
+
 from ojax import programs
+from ojax.sweep.chunk import lower_chunk, memory_used
 from ojax.sweep.fingerprint import shape_signature
 from ojax.validation import InputError, fmt_bytes, host_memory
 
 
-def nbytes(aval: Any) -> int:
-    """Bytes of an abstract value (0 for tokens and other shapeless values)."""
-    shape = getattr(aval, "shape", None)
-    dtype = getattr(aval, "dtype", None)
-    if shape is None or dtype is None:
-        return 0
-    return int(math.prod(shape)) * int(getattr(dtype, "itemsize", 8))
-
-
 def tree_bytes(tree: Any) -> int:
     """Bytes of every array of a pytree."""
-    return sum(nbytes(leaf) for leaf in jax.tree.leaves(tree))
-
-
-def _is_var(v: Any) -> bool:
-    return hasattr(v, "aval") and not hasattr(v, "val")
-
-
-def _sub_jaxprs(eqn: Any) -> list:
-    found = []
-
-    def visit(value):
-        if hasattr(value, "eqns"):
-            found.append(value)
-        elif hasattr(value, "jaxpr") and hasattr(value.jaxpr, "eqns"):
-            found.append(value.jaxpr)
-        elif isinstance(value, (tuple, list)):
-            for v in value:
-                visit(v)
-
-    for value in eqn.params.values():
-        visit(value)
-    return found
-
-
-def peak_bytes(jaxpr: Any) -> int:
-    """Peak bytes of live values over a jaxpr's equations (a liveness walk, nested bodies
-    included): an estimate of what one combination holds at once."""
-    last = {}
-    for i, eqn in enumerate(jaxpr.eqns):
-        for v in eqn.invars:
-            if _is_var(v):
-                last[v] = i
-    for v in jaxpr.outvars:
-        if _is_var(v):
-            last[v] = len(jaxpr.eqns)
-    live = sum(nbytes(v.aval) for v in list(jaxpr.invars) + list(jaxpr.constvars))
-    peak = live
-    for i, eqn in enumerate(jaxpr.eqns):
-        inner = 0
-        for sub in _sub_jaxprs(eqn):
-            own = sum(nbytes(v.aval) for v in sub.invars)
-            inner = max(inner, peak_bytes(sub) - own)
-        out = sum(nbytes(v.aval) for v in eqn.outvars)
-        peak = max(peak, live + out + inner)
-        live += out
-        for v in {v for v in eqn.invars if _is_var(v)}:
-            if last.get(v) == i:
-                live -= nbytes(v.aval)
-        for v in eqn.outvars:
-            if _is_var(v) and v not in last:  # produced and never used
-                live -= nbytes(v.aval)
-    return peak
+    leaves = jax.tree.leaves(tree)
+    return sum(math.prod(a.shape) * getattr(a.dtype, "itemsize", 8) for a in leaves)
 
 
 _ESTIMATES: dict = {}
 
 
 def estimate(fn, params, data, key) -> tuple[int, Any, float]:
-    """`(bytes one combination holds at its peak, its output shapes, seconds spent)`,
-    traced once per `fn` and input shapes (0 seconds when cached)."""
+    """`(bytes one combination uses, its output shapes, seconds spent)`: `fn` compiled for one
+    combination (once per `fn` and input shapes: 0 seconds when cached)."""
     # jax sets its flags on Config at run time: its stubs do not know jax_enable_x64
     x64 = jax.config.jax_enable_x64  # type: ignore[attr-defined]
     cache_key: tuple[Any, ...] | None = (fn, shape_signature((params, data, key)), x64)
@@ -100,13 +44,9 @@ def estimate(fn, params, data, key) -> tuple[int, Any, float]:
     if hit is not None:
         return (*hit, 0.0)
     start = time.perf_counter()
-    stored_name = programs.entry_name("estimate", fn, repr(cache_key[1:]) if cache_key else None)
-    stored = _load_estimate(stored_name) if cache_key is not None else None
-    if stored is not None:  # traced by an earlier process
-        _ESTIMATES[cache_key] = stored
-        return (*stored, time.perf_counter() - start)
+    name = None if cache_key is None else programs.entry_name("estimate", fn, repr(cache_key[1:]))
     try:
-        closed, out_struct = jax.make_jaxpr(fn, return_shape=True)(params, data, key)
+        lowered = lower_chunk(jax.jit(fn), name, (params, data, key))
     except InputError:
         raise
     except Exception as exc:
@@ -114,31 +54,13 @@ def estimate(fn, params, data, key) -> tuple[int, Any, float]:
             f"fn could not be traced on one combination (params {params}, data {data}, key "
             f"{key}): {type(exc).__name__}: {exc}"
         ) from exc
-    value = (max(1, peak_bytes(closed.jaxpr) + tree_bytes(out_struct)), out_struct)
+    out_struct = jax.tree.map(lambda a: jax.ShapeDtypeStruct(a.shape, a.dtype), lowered.out_info)
+    value = (max(1, memory_used(lowered.compile()), tree_bytes(out_struct)), out_struct)
     if cache_key is not None:
         if len(_ESTIMATES) > 64:
             _ESTIMATES.clear()
         _ESTIMATES[cache_key] = value
-        try:
-            programs.save_value(
-                stored_name, {"peak": value[0], **programs.shapes_to_data(value[1])}
-            )
-        except ValueError:  # output shapes JSON does not hold: not kept
-            pass
     return (*value, time.perf_counter() - start)
-
-
-def _load_estimate(name: str | None) -> tuple[int, Any] | None:
-    """`(peak bytes, output shapes)` stored by an earlier process, or `None` (also for an
-    entry that does not parse: traced again and replaced)."""
-    stored = programs.load_value(name)
-    try:
-        peak = stored["peak"]
-        if not isinstance(peak, int) or isinstance(peak, bool) or peak < 1:
-            return None
-        return peak, programs.shapes_from_data(stored)
-    except Exception:
-        return None
 
 
 def check_output_memory(total: int, per_combination: int) -> None:
