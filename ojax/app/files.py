@@ -31,11 +31,11 @@ import numpy as np
 from ojax import results as run_results
 from ojax.app import learner_sweep
 from ojax.app.output import TMP_PREFIX, environment_info, peak_rss_gib
-from ojax.programs.identity import jsonable
 from ojax.app.run_folder import RUN_RECORD, RunFolder
 from ojax.experiments import EXPERIMENTS
 from ojax.plotting import parse_figure_formats, save_figure
 from ojax.programs import log as compile_log
+from ojax.programs.identity import jsonable
 from ojax.results import RESULT_COLUMNS, ExperimentResult, curve_positions
 from ojax.sweep.experiment import ExperimentConfig
 from ojax.sweep.store import read_json

@@ -102,48 +102,28 @@ def _as_given(value: Any, dtype: np.dtype) -> float | int | bool:
     return float(number) if kind == "f" else bool(number) if kind == "b" else int(number)
 
 
-def _first_failing(learner: Any, base: Any, flat: Mapping[str, np.ndarray]) -> int | None:
-    """The index of a combination `check_params` refuses (a bisection), or `None`."""
-
-    def fails(lo: int, hi: int) -> bool:
-        try:
-            learner.check_params(_with(base, {f: jnp.asarray(v[lo:hi]) for f, v in flat.items()}))
-        except Exception:  # refused, or not checkable as arrays: look closer below
-            return True
-        return False
-
-    lo, hi = 0, len(next(iter(flat.values())))
-    if not fails(lo, hi):
-        return None
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        lo, hi = (lo, mid) if fails(lo, mid) else (mid, hi)
-    return lo
+def _refused(learner: Any, base: Any, values: Mapping[str, np.ndarray]) -> bool:
+    """Whether `check_params` refuses (or cannot check as arrays) these values all at once."""
+    try:
+        learner.check_params(_with(base, {f: jnp.asarray(v) for f, v in values.items()}))
+    except Exception:  # refused, or not checkable as arrays: look one by one
+        return True
+    return False
 
 
 def _check_grid(learner: Any, base: Any, axes: Mapping, given: Mapping) -> None:
-    """Every value alone (the other fields at their defaults), then every combination."""
+    """Every value alone (the other fields at their defaults), then every combination: all at
+    once as arrays, and one by one where that is refused (naming the first refused)."""
     for field, values in axes.items():
-        if _first_failing(learner, base, {field: values}) is not None:
+        if _refused(learner, base, {field: values}):
             for value, text in zip(values, given[field]):
                 _check_one(learner, base, {field: value}, {field: text})
-    if len(axes) < 2:
-        return
     names = list(axes)
-    flat = {f: g.ravel() for f, g in zip(names, np.meshgrid(*axes.values(), indexing="ij"))}
-    where = _first_failing(learner, base, flat)
-    if where is None:
-        return
-    index = np.unravel_index(where, tuple(len(axes[f]) for f in names))
-    _check_one(
-        learner,
-        base,
-        {f: axes[f][i] for f, i in zip(names, index)},
-        {f: given[f][i] for f, i in zip(names, index)},
-    )
-    for combination in np.ndindex(*(len(axes[f]) for f in names)):  # pragma: no cover
-        values = {f: axes[f][i] for f, i in zip(names, combination)}
-        _check_one(learner, base, values, {f: given[f][i] for f, i in zip(names, combination)})
+    flat = dict(zip(names, (g.ravel() for g in np.meshgrid(*axes.values(), indexing="ij"))))
+    if len(names) > 1 and _refused(learner, base, flat):
+        for index in np.ndindex(*(len(axes[f]) for f in names)):
+            values = {f: axes[f][i] for f, i in zip(names, index)}
+            _check_one(learner, base, values, {f: given[f][i] for f, i in zip(names, index)})
 
 
 def _learner_run(entry: LearnerEntry, learner: Any, base: Any, num_steps: int, dim: int):

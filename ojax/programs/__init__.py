@@ -234,7 +234,7 @@ def jit(fn: Callable, **options: Any) -> Callable:
             return jitted(*args)
         if name not in loaded:
             stored = exported_program(name, jitted, args)
-            if stored is None or stored.in_tree != tree:
+            if stored is None:
                 return jitted(*args)
             loaded[name] = jax.jit(stored.call, **options)
         return loaded[name](*args)
@@ -242,7 +242,7 @@ def jit(fn: Callable, **options: Any) -> Callable:
     return call
 
 
-def exported_program(name: str, jitted: Callable, args: tuple) -> jax.export.Exported | None:
+def exported_program(name: str, jitted: Any, args: tuple) -> jax.export.Exported | None:
     """The :mod:`jax.export` program of `jitted(*args)` (over the same pytrees): loaded from
     the store, else traced, exported and stored; `None` when it cannot be exported (e.g. a
     host callback): call `jitted` as usual then."""

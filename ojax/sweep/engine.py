@@ -22,6 +22,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
+from ojax.core import is_prng_key
 from ojax.sweep import distributed, processes
 from ojax.sweep.chunk import BATCH_AXIS, Layout, compile_chunk
 from ojax.sweep.fingerprint import configuration, describe, manifest
@@ -37,7 +38,6 @@ from ojax.sweep.memory import (
 from ojax.sweep.options import EngineOptions, ExperimentRun, checked_options
 from ojax.sweep.results import SweepResult, SweepStats
 from ojax.sweep.store import open_store, prepare, save_chunk
-from ojax.core import is_prng_key
 from ojax.validation import InputError, check_int
 
 

@@ -14,8 +14,6 @@ from typing import Any
 
 import jax
 
-import numpy as np
-
 from ojax import programs
 from ojax.sweep.chunk import lower_chunk, memory_used
 from ojax.sweep.fingerprint import shape_signature
