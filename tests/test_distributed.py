@@ -270,12 +270,11 @@ def test_coordinator_and_differences_are_parsed_and_named(monkeypatch):
     assert distributed.differences(same) == ""
     text = distributed.differences([{"--seeds": 4, "a": 1}, {"--seeds": 8, "a": 1}, {"a": 1}])
     assert text == "--seeds: process 0 has 4, process 1 has 8, process 2 has null"
-    for bad in ("0", "-3", "nan", "inf", "soon"):
-        monkeypatch.setenv("OJAX_PEER_TIMEOUT", bad)
-        with pytest.raises(distributed.InputError, match="OJAX_PEER_TIMEOUT"):
-            distributed.peer_timeout_from_env()
     monkeypatch.setenv("OJAX_PEER_TIMEOUT", "7.5")
     assert distributed.peer_timeout_from_env() == 7.5
+    monkeypatch.setenv("OJAX_PEER_TIMEOUT", "0.5")  # JAX counts whole seconds
+    with pytest.raises(distributed.InputError, match="at least 1"):
+        distributed.peer_timeout_from_env()
 
 
 # -------------------------------------------------- a run started badly: one line each

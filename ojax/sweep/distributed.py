@@ -100,17 +100,22 @@ def detected() -> bool:
 
 
 def peer_timeout_from_env() -> float:
-    """`$OJAX_PEER_TIMEOUT` (seconds, > 0), else :data:`DEFAULT_PEER_TIMEOUT`."""
-    text = os.environ.get("OJAX_PEER_TIMEOUT")
-    if not text:
-        return DEFAULT_PEER_TIMEOUT
+    """`$OJAX_PEER_TIMEOUT` (seconds, >= 1), else :data:`DEFAULT_PEER_TIMEOUT`."""
+    return _seconds(
+        os.environ.get("OJAX_PEER_TIMEOUT") or DEFAULT_PEER_TIMEOUT, "$OJAX_PEER_TIMEOUT"
+    )
+
+
+def _seconds(value: Any, name: str) -> float:
     try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not 1 <= value < math.inf:
-        raise InputError(f"$OJAX_PEER_TIMEOUT must be a number of seconds >= 1, got {text!r}")
-    return value
+        seconds = float(value)
+    except (TypeError, ValueError):
+        seconds = -1.0
+    if not 1 <= seconds < math.inf:  # JAX counts whole seconds
+        raise InputError(
+            f"{name} must be a positive, finite number of seconds (at least 1), got {value!r}"
+        )
+    return seconds
 
 
 # -------------------------------------------------------------------------- start and end
@@ -143,9 +148,9 @@ def initialize(
         one line naming it after `peer_timeout` seconds.
     """
     check_arguments(coordinator, num_processes, process_id)
-    timeout = peer_timeout_from_env() if peer_timeout is None else float(peer_timeout)
-    if not 1 <= timeout < math.inf:
-        raise InputError(f"peer_timeout must be a number of seconds >= 1, got {peer_timeout}")
+    timeout = (
+        peer_timeout_from_env() if peer_timeout is None else _seconds(peer_timeout, "peer_timeout")
+    )
     if process_id == 0 and coordinator is not None:
         _check_port(coordinator)
     import jax
@@ -285,13 +290,11 @@ def broadcast(arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
     return [np.array(g).view(a.dtype).reshape(a.shape) for g, a in zip(got, arrays)]
 
 
-def differences(payloads: Sequence[Mapping[str, Any]], keys: Sequence[str] | None = None) -> str:
+def differences(payloads: Sequence[Mapping[str, Any]]) -> str:
     """`"--seeds: process 0 has 4, process 1 has 8; ..."` for the keys whose values are
     not the same in every payload (`""` if none)."""
-    first = payloads[0]
-    names = keys if keys is not None else sorted({k for p in payloads for k in p})
-    parts = []
-    for name in names:
+    first, parts = payloads[0], []
+    for name in sorted({k for p in payloads for k in p}):
         values = [p.get(name) for p in payloads]
         if any(v != values[0] for v in values):
             shown = ", ".join(
@@ -310,14 +313,12 @@ def refuse(message: str) -> InputError:
     return InputError(message)
 
 
-def check_same(payload: Mapping[str, Any], what: str) -> list[dict[str, Any]]:
-    """:func:`gather_json`, then :class:`InputError` on every process if the payloads differ
-    (`what` started the processes: "the processes were started with ...")."""
-    payloads = gather_json(payload)
-    diff = differences(payloads)
+def check_same(payload: Mapping[str, Any]) -> None:
+    """:func:`gather_json`, then :class:`InputError` on every process if the payloads differ,
+    naming the differences."""
+    diff = differences(gather_json(payload))
     if diff:
-        raise refuse(f"the processes were started with {what} ({diff})")
-    return payloads
+        raise refuse(f"the processes were started with different configurations ({diff})")
 
 
 def first_error(action: Any) -> None:
@@ -352,7 +353,7 @@ class SharedFolder:
         self.writes = jax.process_index() == 0
 
     def check(self) -> None:
-        check_same(self.options, "different configurations")
+        check_same(self.options)
         first_error(self.folder.check)
 
     def __enter__(self) -> SharedFolder:
@@ -377,6 +378,7 @@ __all__ = [
     "PEER_LOST_STATUS",
     "PeerLost",
     "SharedFolder",
+    "across",
     "active",
     "broadcast",
     "check_arguments",
@@ -388,7 +390,6 @@ __all__ = [
     "gather_json",
     "initialize",
     "label",
-    "across",
     "parse_coordinator",
     "peer_timeout_from_env",
     "refuse",
