@@ -1,13 +1,14 @@
 """One process of a multi-process ``ojax`` command, for tests/test_distributed.py.
 
 python tests/distributed_worker.py [--delay SECONDS] [--small] -- ARGS...
-    runs ``ojax ARGS...`` (``ojax.app.cli.main``), sleeping SECONDS after each chunk file it
-    stores, so that a test can kill a process midway; exits with main's status. ``--small``:
-    `denevi2020-synthetic --quick` runs two of its methods (:func:`small_denevi`).
+    runs ``ojax ARGS...`` (``ojax.app.cli.main``), sleeping SECONDS after each chunk it
+    computes, so that a test can kill a process midway; exits at once with main's status.
+    ``--small``: `denevi2020-synthetic --quick` runs two of its methods (:func:`small_denevi`).
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 
@@ -30,14 +31,14 @@ def main(argv: list[str]) -> int:
     if delay:
         from ojax.sweep import engine
 
-        save = engine.save_chunk
+        fetch = engine._fetch
 
-        def slow_save(*a, **k):
-            path = save(*a, **k)
+        def slow_fetch(*a, **k):
+            values = fetch(*a, **k)
             time.sleep(delay)
-            return path
+            return values
 
-        engine.save_chunk = slow_save
+        engine._fetch = slow_fetch
     if "--small" in options:
         small_denevi()
     from ojax.app.cli import main as ojax_main
@@ -46,4 +47,7 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    code = main(sys.argv[1:])
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)  # as the `ojax` command ends (ojax.app.interrupt.end)

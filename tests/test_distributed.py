@@ -1,14 +1,17 @@
-"""Multi-process runs (ojax.sweep.distributed): two local processes on a localhost coordinator.
+"""Multi-process runs (ojax.sweep.distributed): two local processes on a localhost coordinator,
+one mesh over both (gloo CPU collectives).
 
 Each test starts real processes (``python -m ojax.app.cli`` or tests/distributed_worker.py) on a
-free port, with timeouts, and kills whatever is left at the end; the results of two processes
-must equal one process's (the same chunks, so the same numbers bit for bit).
+free port, with timeouts, and kills whatever is left at the end. No test holds a process to a
+tight wall-clock limit (the machine may be loaded): a bounded failure is one that ends before
+the test's own generous timeout.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -26,19 +29,18 @@ from ojax.sweep import distributed
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKER = Path(__file__).with_name("distributed_worker.py")
-PEER_TIMEOUT = 4.0  # seconds ($OJAX_PEER_TIMEOUT of the processes started here)
 SWEEP = [
     "sweep", "ogd", "--grid", "learning_rate=0.01,0.1,0.5,1", "--seeds", "3", "--steps", "200",
-    "--dim", "3", "--chunk-size", "1", "--x64", "--quiet",
+    "--dim", "3", "--x64", "--quiet",
 ]  # fmt: skip
+ONE, TWO = ["--chunk-size", "1"], ["--chunk-size", "2"]  # one combination per device
+BOUND = 120.0  # seconds: what "bounded" means here, far above the timeouts the processes use
 
 
-def _env(cache: Path | None = None) -> dict:
-    """The processes' environment; their compilation cache the session's (``cache``: another)."""
-    env = subprocess_env(OJAX_PEER_TIMEOUT=str(PEER_TIMEOUT))
+def _env(peer_timeout: float = 60) -> dict:
+    """The processes' environment: the session's compilation cache, $OJAX_PEER_TIMEOUT."""
+    env = subprocess_env(OJAX_PEER_TIMEOUT=str(peer_timeout))
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
-    if cache is not None:
-        env["OJAX_COMPILATION_CACHE"] = str(cache)
     env.pop("XLA_FLAGS", None)
     return env
 
@@ -51,14 +53,13 @@ def _free_port() -> int:
 
 @pytest.fixture
 def launch(tmp_path):
-    """``launch(args_of_each_process, delay=0, small=False)`` -> the processes (killed at
-    teardown); ``small``: the worker's ``--small`` (a two-method denevi2020-synthetic)."""
+    """``launch(args_of_each_process, delay=0, small=False, peer_timeout=60, port=None)`` ->
+    the processes (killed at teardown); ``small``: the worker's ``--small`` (a two-method
+    denevi2020-synthetic)."""
     started: list[subprocess.Popen] = []
 
-    def start(
-        per_process: list[list[str]], delay: float = 0.0, small: bool = False
-    ) -> list[subprocess.Popen]:
-        port, count = _free_port(), len(per_process)
+    def start(per_process, delay=0.0, small=False, peer_timeout=60, port=None):
+        port, count = port or _free_port(), len(per_process)
         procs = []
         for pid, args in enumerate(per_process):
             flags = ["--coordinator", f"localhost:{port}", "--num-processes", str(count)]
@@ -67,7 +68,7 @@ def launch(tmp_path):
             procs.append(
                 subprocess.Popen(
                     [*command, "--process-id", str(pid)],
-                    env=_env(),
+                    env=_env(peer_timeout),
                     cwd=tmp_path,
                     stdout=subprocess.PIPE,
                     stderr=subprocess.PIPE,
@@ -100,8 +101,7 @@ def _finish(procs: list[subprocess.Popen], timeout: float = 240) -> list[tuple[i
 
 
 def _single(tmp_path: Path, args: list[str], small: bool = False) -> None:
-    """``ojax ARGS`` in one process (it fills the session's compilation cache, from which the
-    processes started next load the same programs); ``small``: the worker's ``--small``."""
+    """``ojax ARGS`` in one process; ``small``: the worker's ``--small``."""
     command = [str(WORKER), "--small", "--"] if small else ["-m", "ojax.app.cli"]
     done = subprocess.run(
         [sys.executable, *command, *args],
@@ -114,20 +114,24 @@ def _single(tmp_path: Path, args: list[str], small: bool = False) -> None:
     assert done.returncode == 0, done.stderr
 
 
-def _assert_same_results(one: Path, two: Path) -> None:
-    a, b = np.load(one / "curves.npz"), np.load(two / "curves.npz")
-    assert sorted(a.files) == sorted(b.files) and a.files
-    for name in a.files:
-        np.testing.assert_allclose(
-            b[name], a[name], rtol=1e-12, atol=scaled_atol(a[name]), err_msg=name
-        )
-    assert (one / "results.csv").read_text() == (two / "results.csv").read_text()
+def _outputs(out: Path) -> tuple[dict[str, np.ndarray], str]:
+    with np.load(out / "curves.npz") as z:
+        return {k: z[k] for k in z.files}, (out / "results.csv").read_text()
 
 
 def _chunks(out: Path) -> dict[str, tuple[int, int]]:
     return {
         p.name: (p.stat().st_mtime_ns, p.stat().st_ino) for p in out.glob(".sweep/*/chunk-*.npz")
     }
+
+
+def _error_line(status: int, err: str, expected_status: int = 2) -> str:
+    """The one `ojax: error:` line of a process that stopped with `expected_status`."""
+    assert status == expected_status, err
+    assert "Traceback" not in err, err
+    errors = [line for line in err.splitlines() if line.startswith("ojax: error:")]
+    assert len(errors) == 1, err
+    return errors[0]
 
 
 @pytest.mark.parametrize(
@@ -151,55 +155,90 @@ def test_bad_flags_exit_2_before_anything_runs(tmp_path, capsys, flags, named):
 def test_processes_started_differently_refuse_together(tmp_path, launch):
     out = str(tmp_path / "out")
     procs = launch([[*SWEEP, "--out", out], [*SWEEP, "--out", out, "--steps", "300"]])
-    for status, err in _finish(procs, timeout=120):
-        assert status == 2, err
-        assert "different configurations" in err and "--steps" in err and "200" in err
+    for status, err in _finish(procs, timeout=BOUND):
+        line = _error_line(status, err)
+        assert "different configurations" in line and "--steps" in line and "200" in line
     assert not (tmp_path / "out").exists()
 
 
-def test_denevi_quick_on_two_processes_equals_one(tmp_path, launch):
+def test_denevi_quick_on_two_processes_equals_one_to_rounding(tmp_path, launch):
     """An experiment of several sweeps (two of denevi2020-synthetic's methods, one of each kind
-    of cell: see tests/distributed_worker.py), each split between the two processes."""
+    of cell: see tests/distributed_worker.py), each chunk one program over both processes.
+
+    Equal to rounding, not bit for bit: the chunk size comes from the memory budget and the
+    sweeps are small, so one device holds a chunk of n combinations in one process and n / 2 in
+    each of two; XLA compiles another vector width for the per-device batch, and its float64
+    reductions may round differently (a few ulps). With the same per-device batch the numbers
+    are the same bits (the next test)."""
     args = ["run", "denevi2020-synthetic", "--quick", "--x64", "--quiet"]
     _single(tmp_path, [*args, "--out", "one"], small=True)
     procs = launch([[*args, "--out", "two"]] * 2, small=True)
     (status0, err0), (status1, err1) = _finish(procs)
     assert status0 == 0 and status1 == 0, err0 + err1
     assert "process 1/2 finished; process 0 writes" in err1
-    _assert_same_results(tmp_path / "one", tmp_path / "two")
-    # process 1 computed chunks too (each chunk file is written by the process computing it)
-    assert len(_chunks(tmp_path / "two")) == len(_chunks(tmp_path / "one"))
+    (one, one_csv), (two, two_csv) = _outputs(tmp_path / "one"), _outputs(tmp_path / "two")
+    assert sorted(one) == sorted(two) and one
+    for name in one:
+        np.testing.assert_allclose(
+            two[name], one[name], rtol=1e-12, atol=scaled_atol(one[name]), err_msg=name
+        )
+    rows = [line.split(",") for line in one_csv.splitlines()]
+    other = [line.split(",") for line in two_csv.splitlines()]
+    assert [r[:4] for r in rows] == [r[:4] for r in other]  # the same rows, in order
+    for a, b in zip(rows[1:], other[1:]):
+        np.testing.assert_allclose(np.float64(b[4:6]), np.float64(a[4:6]), rtol=1e-12, atol=1e-15)
 
 
-def test_killed_process_stops_the_other_and_a_rerun_resumes(tmp_path, launch):
-    _single(tmp_path, [*SWEEP, "--out", "one"])
-    total = len(_chunks(tmp_path / "one"))
-    assert total == 12
+def test_killed_process_stops_the_other_and_a_rerun_resumes_bit_for_bit(tmp_path, launch):
+    _single(tmp_path, [*SWEEP, *ONE, "--out", "one"])
     out = tmp_path / "two"
-    procs = launch([[*SWEEP, "--out", "two"]] * 2, delay=1.0)
-    deadline = time.monotonic() + 180
-    while len(_chunks(out)) < 3:
+    procs = launch([[*SWEEP, *TWO, "--out", "two"]] * 2, delay=1.0)
+    deadline = time.monotonic() + BOUND
+    while len(_chunks(out)) < 2:
         assert all(p.poll() is None for p in procs), _finish(procs)
         assert time.monotonic() < deadline, "no chunk appeared"
         time.sleep(0.05)
     procs[1].send_signal(signal.SIGKILL)
     killed = time.monotonic()
-    (status, err), _ = _finish(procs, timeout=60)
-    stopped = time.monotonic() - killed
-    print(f"process 0 stopped {stopped:.1f} s after process 1 was killed (status {status})")
-    assert status == distributed.PEER_LOST_STATUS, err
-    assert "process 1 gave no sign of life" in err and "re-run the same command" in err
-    assert stopped < 1.5 * PEER_TIMEOUT + 5, stopped  # the documented bound, with slack
+    (status, err), _ = _finish(procs, timeout=BOUND)
+    print(f"process 0 stopped {time.monotonic() - killed:.1f} s after process 1 was killed")
+    line = _error_line(status, err, distributed.PEER_LOST_STATUS)
+    assert "process 0/2: a step across the processes failed" in line, line
+    assert "re-run the same command" in line
     before = _chunks(out)
-    assert 3 <= len(before) < total
-    procs = launch([[*SWEEP, "--out", "two"]] * 2)
+    assert 2 <= len(before) < 6  # 12 combinations in chunks of 2
+    procs = launch([[*SWEEP, *TWO, "--out", "two"]] * 2)
     for status, err in _finish(procs):
         assert status == 0, err
     after = _chunks(out)
-    assert len(after) == total
+    assert len(after) == 6
     assert all(after[name] == stamp for name, stamp in before.items())  # none recomputed
     assert not list(out.glob(".sweep/*/.tmp-*"))
-    _assert_same_results(tmp_path / "one", out)
+    (one, one_csv), (two, two_csv) = _outputs(tmp_path / "one"), _outputs(out)
+    assert sorted(one) == sorted(two) and one
+    assert all(np.array_equal(one[k], two[k]) for k in one)  # bit for bit
+    assert one_csv == two_csv
+
+
+def test_a_hung_process_ends_the_other_through_jax_heartbeat(tmp_path, launch):
+    """A process that stops answering without closing its connections (SIGSTOP; a host lost
+    looks the same) leaves the other blocked in a collective: JAX's coordination service
+    ends it once the heartbeat (the peer timeout) runs out, naming the silent process."""
+    out = tmp_path / "two"
+    procs = launch([[*SWEEP, *TWO, "--out", "two"]] * 2, delay=1.0, peer_timeout=10)
+    deadline = time.monotonic() + BOUND
+    while len(_chunks(out)) < 1:
+        assert all(p.poll() is None for p in procs), _finish(procs)
+        assert time.monotonic() < deadline, "no chunk appeared"
+        time.sleep(0.05)
+    procs[1].send_signal(signal.SIGSTOP)
+    try:
+        ((status, err),) = _finish(procs[:1], timeout=BOUND)
+    finally:
+        procs[1].kill()
+    assert status == -signal.SIGABRT, err
+    assert re.search(r"stopped sending heartbeats\):\s*1\b|Task 1 heartbeat timeout", err), err
+    assert 1 <= len(_chunks(out)) < 6
 
 
 @pytest.mark.parametrize(
@@ -221,7 +260,7 @@ def test_the_environment_of_a_multi_process_job_is_detected(monkeypatch, env, ex
     assert distributed.detected() is expected
 
 
-def test_coordinator_and_differences_are_parsed_and_named():
+def test_coordinator_and_differences_are_parsed_and_named(monkeypatch):
     assert distributed.parse_coordinator("node-01.cluster:12345") == ("node-01.cluster", 12345)
     assert distributed.parse_coordinator("[::1]:80") == ("::1", 80)
     for bad in ("node01", "node01:", ":80", "node01:0", "a b:1"):
@@ -231,26 +270,22 @@ def test_coordinator_and_differences_are_parsed_and_named():
     assert distributed.differences(same) == ""
     text = distributed.differences([{"--seeds": 4, "a": 1}, {"--seeds": 8, "a": 1}, {"a": 1}])
     assert text == "--seeds: process 0 has 4, process 1 has 8, process 2 has null"
+    monkeypatch.setenv("OJAX_PEER_TIMEOUT", "7.5")
+    assert distributed.peer_timeout_from_env() == 7.5
+    monkeypatch.setenv("OJAX_PEER_TIMEOUT", "0.5")  # JAX counts whole seconds
+    with pytest.raises(distributed.InputError, match="at least 1"):
+        distributed.peer_timeout_from_env()
 
 
-# -------------------------------------------------- a run started badly (issue 20): one line each
+# -------------------------------------------------- a run started badly: one line each
 
 
-def _start_one(tmp_path: Path, port: int, count: int, pid: int) -> subprocess.Popen:
+def _start_one(tmp_path: Path, port: int, count: int, pid: int, peer_timeout: float):
     flags = ["--coordinator", f"localhost:{port}", "--num-processes", str(count)]
+    command = [sys.executable, "-m", "ojax.app.cli", *SWEEP, "--out", "out", *flags]
     return subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "ojax.app.cli",
-            *SWEEP,
-            "--out",
-            "out",
-            *flags,
-            "--process-id",
-            str(pid),
-        ],
-        env=_env(),
+        [*command, "--process-id", str(pid)],
+        env=_env(peer_timeout),
         cwd=tmp_path,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -258,26 +293,41 @@ def _start_one(tmp_path: Path, port: int, count: int, pid: int) -> subprocess.Po
     )
 
 
-def _errors(results: list[tuple[int, str]]) -> list[str]:
-    lines = []
-    for status, err in results:
-        assert status == 2, err
-        assert "Traceback" not in err and "Fatal" not in err, err
-        errors = [line for line in err.splitlines() if line.startswith("ojax: error:")]
-        assert len(errors) == 1, err
-        lines.append(errors[0])
-    return lines
+@pytest.mark.parametrize("cause", ["a process missing", "the port in use"])
+def test_jax_alone_does_not_name_what_stops_a_start(cause):
+    """Why :func:`ojax.sweep.distributed.initialize` keeps its two small wrappers (its start
+    timer, its port check): with a process missing, `jax.distributed.initialize` ends the
+    process after its timeout with SIGABRT and a C++ stack that names no process; on a port
+    another program holds, JAX's service crashes the process (SIGSEGV) or raises an error that
+    names no port, by turns. Were JAX to name them, the wrappers could go."""
+    with socket.socket() as taken:
+        taken.bind(("localhost", 0))
+        taken.listen()
+        port = taken.getsockname()[1] if cause == "the port in use" else _free_port()
+        code = (
+            "import jax; jax.distributed.initialize("
+            f"'localhost:{port}', 2, 0, initialization_timeout=3)"
+        )
+        done = subprocess.run(
+            [sys.executable, "-c", code], env=_env(), capture_output=True, text=True, timeout=BOUND
+        )
+    err = done.stderr
+    if cause == "a process missing":
+        assert done.returncode == -signal.SIGABRT, err
+        assert "DEADLINE_EXCEEDED" in err and "RegisterTask" in err
+        assert not re.search(r"task[: ]?1\b|process 1\b", err), err
+    else:
+        assert done.returncode in (-signal.SIGSEGV, 1), err
+        raised = [line for line in err.splitlines() if "Error:" in line]  # Python's last line
+        assert done.returncode != 1 or (raised and str(port) not in raised[-1]), err
 
 
 def test_a_missing_process_is_named_within_the_peer_timeout(tmp_path):
-    start = time.monotonic()
-    ((status, err),) = _finish([_start_one(tmp_path, _free_port(), 2, 0)], timeout=60)
-    elapsed = time.monotonic() - start
-    (line,) = _errors([(status, err)])
-    assert "process 1 did not join within 4 s (the peer timeout" in line
-    waits = [x for x in err.splitlines() if "waiting for process 1 to join at localhost:" in x]
-    assert len(waits) >= 2  # every few seconds: what it waits for
-    assert elapsed < PEER_TIMEOUT + 15, elapsed  # the start-up of the process, then the timeout
+    proc = _start_one(tmp_path, _free_port(), 2, 0, peer_timeout=5)
+    ((status, err),) = _finish([proc], timeout=BOUND)
+    line = _error_line(status, err)
+    assert "process 0/2: process 1 did not join within 5 s at localhost:" in line, line
+    assert "--process-id" in line and "$OJAX_PEER_TIMEOUT" in line
     assert not (tmp_path / "out").exists()
 
 
@@ -286,19 +336,12 @@ def test_a_coordinator_port_in_use_is_refused(tmp_path):
         taken.bind(("localhost", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        procs = [_start_one(tmp_path, port, 2, 0), _start_one(tmp_path, port, 2, 1)]
-        for line in _errors(_finish(procs, timeout=60)):
-            assert f"port {port} is held by a program other than ojax" in line
-    assert not (tmp_path / "out").exists()
-
-
-@pytest.mark.parametrize("ids", [(0, 1, 1), (0, 0)])
-def test_two_processes_with_the_same_id_are_refused_naming_it(tmp_path, ids):
-    port, count = _free_port(), len(ids)
-    procs = []
-    for pid in ids:  # process 0 first: it listens
-        procs.append(_start_one(tmp_path, port, count, pid))
-        time.sleep(0.5)
-    for line in _errors(_finish(procs, timeout=60)):
-        assert f"--process-id {ids[-1]} was given to two processes" in line
+        procs = [_start_one(tmp_path, port, 2, pid, peer_timeout=5) for pid in (0, 1)]
+        (status0, err0), (status1, err1) = _finish(procs, timeout=BOUND)
+    line = _error_line(status0, err0)
+    assert f"--coordinator localhost:{port}: process 0 cannot listen on port {port}" in line
+    assert "(Address already in use); choose a free port" in line
+    line = _error_line(status1, err1)  # process 1 reached the other program: it never starts
+    assert "process 1/2: the run did not start within 5 s" in line, line
+    assert "or the port is held by another program" in line
     assert not (tmp_path / "out").exists()

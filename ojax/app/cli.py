@@ -207,6 +207,9 @@ class _Finished(Exception):
 
 
 def _write(folder, config: ExperimentConfig, result, wall: float) -> list[Path]:
+    from ojax.sweep import distributed
+
+    distributed.finish()  # every process is done computing: process 0 writes alone
     if not getattr(folder, "writes", True):
         raise _Finished(f"{config.out}/")
 
@@ -393,9 +396,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(interrupt.INTERRUPTED, file=sys.stderr)
         code = 130
-    from ojax.sweep import distributed
-
-    return interrupt.end(code, at_once=not distributed.active())
+    return interrupt.end(code)
 
 
 def _main(argv: Sequence[str] | None) -> int:
@@ -415,6 +416,13 @@ def _main(argv: Sequence[str] | None) -> int:
     except InputError as exc:
         print(f"ojax: error: {exc}", file=sys.stderr)
         return 2
+    except RuntimeError as exc:
+        from ojax.sweep.distributed import PEER_LOST_STATUS, PeerLost
+
+        if not isinstance(exc, PeerLost):
+            raise
+        print(f"\nojax: error: {exc}", file=sys.stderr)
+        return PEER_LOST_STATUS
     except _Finished as done:
         from ojax.sweep import distributed
 

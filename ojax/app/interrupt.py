@@ -55,13 +55,13 @@ def closed_pipe() -> int:
     return 141
 
 
-def end(code: int, at_once: bool = True) -> int:
+def end(code: int) -> int:
     """The `ojax` command's last step: flushes its output and ends the process with `code`
     at once (`os._exit`, skipping the interpreter's teardown of JAX's backends and of every
-    module: seconds of a warm run; every file is closed by then). Elsewhere (a program that
-    imports ojax), or unless `at_once` (a multi-process run, whose processes meet at exit),
-    returns `code`."""
-    if not (at_once and is_command()):
+    module: seconds of a warm run; every file is closed by then; a multi-process run has left
+    `jax.distributed` before, or it failed and the others learn it from JAX). Elsewhere (a
+    program that imports ojax), returns `code`."""
+    if not is_command():
         return code
     try:
         sys.stdout.flush()

@@ -20,9 +20,9 @@ with other values of the same shapes does not recompile.
 
 Devices and hosts: the chunk's batch axis is sharded over a :class:`jax.sharding.Mesh` of the
 first `devices` devices (`NamedSharding` with `PartitionSpec("batch")`); the grid, tasks
-and keys are replicated. With several processes (:func:`ojax.sweep.distributed.initialize`), each
-runs the same sweep and computes its share of the chunks on its own devices; they exchange the
-chunks through `out_dir` (see `docs/distributed.md`).
+and keys are replicated. With several processes (:func:`ojax.sweep.distributed.initialize`), the
+mesh holds every process's devices: each chunk is one program over all of them, its outputs
+all-gathered, and process 0 alone writes `out_dir` (see `docs/distributed.md`).
 
 Resume: with `out_dir`, every finished chunk is written atomically into
 `out_dir/NAME-HASH/` where `HASH` digests everything that decides the numbers

@@ -1,52 +1,54 @@
-"""Several processes, one run: start-up, agreement and liveness on `jax.distributed`.
+"""Several processes, one run: `jax.distributed` and one mesh over every process's devices.
 
 A multi-process run of `ojax run` / `ojax sweep` / :func:`ojax.sweep.sweep` is N copies of
 the same command, one per process (several GPU hosts, the tasks of a SLURM job, or several
-processes on one machine). :func:`initialize` joins them through `jax.distributed.initialize`
+processes on one machine). :func:`initialize` joins them with `jax.distributed.initialize`
 (a coordinator at `HOST:PORT`, the number of processes and this process's id, given or
 detected from the environment), with JAX's gloo collectives on CPU (NCCL on GPUs is JAX's
-default there); with the three given, the processes first meet on the coordinator's port
-(:mod:`ojax.sweep.rendezvous`), so that a missing process, a port in use or an id given twice is one
-clear error within the peer timeout. The processes then talk only through the coordinator's
-key-value store:
+default there). From then on the processes run one SPMD program per chunk over the mesh of
+every process's devices (:mod:`ojax.sweep.engine`) and exchange nothing but collectives over
+that mesh: :func:`gather_json` (the configurations, compared by :func:`check_same`) and
+:func:`broadcast` (the chunks process 0 loaded on resume). Process 0 alone writes.
 
-* :func:`agree` gathers one small JSON payload from every process (and refuses a run whose
-  processes were started with different configurations, naming the difference);
-* :func:`wait_for` waits for a key another process sets, and fails as soon as that process has
-  exited without setting it;
-* a watchdog thread in every process publishes a counter every `peer_timeout / 10` seconds
-  and watches the others': a process that stops (killed, crashed, its host lost) for more than
-  `peer_timeout` seconds (default 60, `$OJAX_PEER_TIMEOUT`) makes every other process print
-  one line naming it and exit with status :data:`PEER_LOST_STATUS`. JAX's own heartbeat
-  (`2 * peer_timeout`) is the backstop.
-
-The sweep engine splits its chunks among the processes (see `docs/distributed.md`).
+Faults are JAX's: a collective whose peer went away fails at once (:class:`PeerLost`, exit
+status :data:`PEER_LOST_STATUS`), and the coordination service's heartbeat ends every process
+(JAX's own message, SIGABRT) when one stops answering for `peer_timeout` seconds. Two ways of
+starting badly JAX does not name (tests/test_distributed.py shows both), so :func:`initialize`
+keeps a small wrapper for each: with a process missing, `jax.distributed.initialize` aborts
+after its timeout with a C++ stack naming no process (a timer ends the process a little
+earlier, with one line naming it); on a coordinator port another program holds, JAX's service
+crashes the process or raises naming no port (process 0 binds the port first).
 """
 
 from __future__ import annotations
 
-import atexit
+import contextlib
 import json
 import math
 import os
 import re
+import socket
 import sys
 import threading
-import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
+
+import numpy as np
 
 from ojax.validation import InputError
 
 PEER_LOST_STATUS = 3
 """Exit status of a process whose peer stopped (killed, crashed or unreachable)."""
-DEFAULT_PEER_TIMEOUT = 60.0
-"""Seconds without a sign of life after which a process counts as lost."""
-_PREFIX = "ojax"
-_EXITED = "exited"
-_WAIT_MS = 500
+DEFAULT_PEER_TIMEOUT = 120.0
+"""Seconds JAX waits for every process to join, and for a silent process to count as lost."""
 
-_state: dict[str, Any] = {"watchdog": None, "client": None, "rounds": {}}
+
+_joined = False  # initialize() has run
+
+
+class PeerLost(RuntimeError):
+    """A step across the processes failed: a process of the run stopped (killed, crashed, its
+    host lost). Finished chunks are kept; a re-run of the same command resumes."""
 
 
 # -------------------------------------------------------------------------- arguments
@@ -98,22 +100,25 @@ def detected() -> bool:
 
 
 def peer_timeout_from_env() -> float:
-    """`$OJAX_PEER_TIMEOUT` (seconds, > 0), else :data:`DEFAULT_PEER_TIMEOUT`."""
-    text = os.environ.get("OJAX_PEER_TIMEOUT")
-    if not text:
-        return DEFAULT_PEER_TIMEOUT
+    """`$OJAX_PEER_TIMEOUT` (seconds, >= 1), else :data:`DEFAULT_PEER_TIMEOUT`."""
+    return _seconds(
+        os.environ.get("OJAX_PEER_TIMEOUT") or DEFAULT_PEER_TIMEOUT, "$OJAX_PEER_TIMEOUT"
+    )
+
+
+def _seconds(value: Any, name: str) -> float:
     try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not 0 < value < math.inf:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        seconds = -1.0
+    if not 1 <= seconds < math.inf:  # JAX counts whole seconds
         raise InputError(
-            f"$OJAX_PEER_TIMEOUT must be a positive, finite number of seconds, got {text!r}"
+            f"{name} must be a positive, finite number of seconds (at least 1), got {value!r}"
         )
-    return value
+    return seconds
 
 
-# -------------------------------------------------------------------------- start-up
+# -------------------------------------------------------------------------- start and end
 
 
 def initialize(
@@ -122,7 +127,6 @@ def initialize(
     process_id: int | None = None,
     *,
     peer_timeout: float | None = None,
-    initialization_timeout: int = 300,
 ) -> None:
     """Joins this process to a multi-process run (`jax.distributed.initialize`).
 
@@ -134,82 +138,89 @@ def initialize(
       coordinator: `"HOST:PORT"` of process 0 (it listens there).
       num_processes: the number of processes.
       process_id: this process's id in `[0, num_processes)`.
-      peer_timeout: seconds without a sign of life after which a peer counts as lost (default
-        `$OJAX_PEER_TIMEOUT`, else 60); every other process then exits with status
-        :data:`PEER_LOST_STATUS` within about `1.1 * peer_timeout` seconds.
-      initialization_timeout: seconds to wait for every process to connect.
+      peer_timeout: seconds (default `$OJAX_PEER_TIMEOUT`, else 120) every process waits for
+        the others to join, and JAX's heartbeat timeout: a process silent that long is lost and
+        JAX ends every other one.
 
     Raises:
-      InputError: a malformed argument; with the three arguments given, a process that did not
-        join within the peer timeout, a coordinator port held by another program, an id given
-        to two processes, a different `num_processes` (:mod:`ojax.sweep.rendezvous`); or JAX
-        cannot start the run.
+      InputError: a malformed argument, a coordinator port held by another program, or JAX
+        cannot start the run. A process missing at the start ends this one with status 2 and
+        one line naming it after `peer_timeout` seconds.
     """
     check_arguments(coordinator, num_processes, process_id)
-    timeout = peer_timeout_from_env() if peer_timeout is None else float(peer_timeout)
-    if not 0 < timeout < math.inf:
-        raise InputError(
-            f"peer_timeout must be a positive, finite number of seconds, got {peer_timeout}"
-        )
-    known = None not in (coordinator, num_processes, process_id)
-    if known and num_processes is not None and num_processes > 1:  # what JAX would not say
-        from ojax.sweep import rendezvous
-
-        assert coordinator is not None and process_id is not None
-        host, port = parse_coordinator(coordinator)
-        rendezvous.meet(host, port, num_processes, process_id, timeout)
-        initialization_timeout = min(initialization_timeout, max(10, int(2 * timeout)))
+    timeout = (
+        peer_timeout_from_env() if peer_timeout is None else _seconds(peer_timeout, "peer_timeout")
+    )
+    if process_id == 0 and coordinator is not None:
+        _check_port(coordinator)
     import jax
 
     jax.config.update("jax_cpu_collectives_implementation", "gloo")
-    guard = _StartGuard(initialization_timeout + 5.0, process_id, num_processes)
+    # JAX aborts a start with a process missing after its own timeout, naming nobody (see the
+    # module's docstring): this timer ends the process first, with a line naming who is missing.
+    given = (coordinator, num_processes, process_id, timeout)
+    guard = threading.Timer(timeout, _not_started, given)
+    guard.daemon = True
     guard.start()
     try:
         jax.distributed.initialize(
             coordinator_address=coordinator,
             num_processes=num_processes,
             process_id=process_id,
-            initialization_timeout=int(initialization_timeout),
-            heartbeat_timeout_seconds=max(10, int(2 * timeout)),
+            initialization_timeout=int(timeout) + 30,
+            heartbeat_timeout_seconds=int(timeout),
+            shutdown_timeout_seconds=int(timeout),
         )
     except (RuntimeError, ValueError) as exc:
         raise InputError(f"cannot start the multi-process run: {exc}") from None
     finally:
-        guard.done.set()
-    from jax._src import distributed as _distributed
-
-    client = _distributed.global_state.client
-    _state["client"] = client
-    if jax.process_count() > 1:
-        _state["watchdog"] = _Watchdog(client, jax.process_index(), jax.process_count(), timeout)
-        _state["watchdog"].start()
-        atexit.register(_exiting)
+        guard.cancel()
+    global _joined
+    _joined = True
 
 
-class _StartGuard(threading.Thread):
-    """Ends the process with one line if `jax.distributed.initialize` has not returned after
-    `seconds` (JAX would abort with a C++ stack, or wait on)."""
+def _check_port(coordinator: str) -> None:
+    """Process 0 binds the coordinator's port as JAX's service will (every interface) and
+    frees it: on a port another program holds, JAX's service crashes the process (SIGSEGV)
+    or raises naming no port, by turns (tests/test_distributed.py shows it)."""
+    port = parse_coordinator(coordinator)[1]
+    dual = socket.has_dualstack_ipv6()
+    try:
+        family = socket.AF_INET6 if dual else socket.AF_INET
+        socket.create_server(("", port), family=family, dualstack_ipv6=dual).close()
+    except OSError as exc:
+        raise InputError(
+            f"--coordinator {coordinator}: process 0 cannot listen on port {port} "
+            f"({os.strerror(exc.errno) if exc.errno else exc}); choose a free port"
+        ) from None
 
-    def __init__(self, seconds: float, me: int | None, count: int | None) -> None:
-        super().__init__(name="ojax-start-guard", daemon=True)
-        self.seconds, self.done = seconds, threading.Event()
-        self.who = f"process {me}/{count}" if me is not None and count else "this process"
 
-    def run(self) -> None:
-        if not self.done.wait(self.seconds):
-            print(
-                f"ojax: error: {self.who}: jax.distributed could not start the run within "
-                f"{self.seconds:.0f} s (a process stopped while joining, or the coordinator is "
-                "unreachable)",
-                file=sys.stderr,
-                flush=True,
-            )
-            os._exit(2)
+def _not_started(coordinator: str | None, count: int | None, me: int | None, timeout: float):
+    """The start timer's end: one line naming what is missing, then exit status 2."""
+    where = f" at {coordinator}" if coordinator else ""
+    if me == 0 and count:
+        missing = "process 1" if count == 2 else f"one of processes 1..{count - 1}"
+        why = f"{missing} did not join within {timeout:g} s{where}: start every process"
+    else:
+        who = f"process 0 (the coordinator{where})" if coordinator else "the coordinator"
+        why = (
+            f"the run did not start within {timeout:g} s: {who} or another process is missing, "
+            "or the port is held by another program; start every process"
+        )
+    label = f"process {me}/{count}" if me is not None and count else "this process"
+    print(
+        f"ojax: error: {label}: {why} with the same command and its own --process-id "
+        "($OJAX_PEER_TIMEOUT sets the wait)",
+        file=sys.stderr,
+        flush=True,
+    )
+    os._exit(2)
 
 
 def active() -> bool:
-    """Whether this process is one of several (after :func:`initialize`)."""
-    if _state["client"] is None:
+    """Whether this process is one of several (after :func:`initialize`, and after
+    :func:`finish`)."""
+    if not _joined:
         return False
     import jax
 
@@ -225,120 +236,65 @@ def label() -> str:
     return f"process {jax.process_index()}/{jax.process_count()}"
 
 
-def _exiting() -> None:
-    watchdog = _state["watchdog"]
-    if watchdog is not None:
-        watchdog.stop()
-        try:  # the others stop waiting for this process
-            _state["client"].key_value_set(watchdog.key(watchdog.me), _EXITED, True)
-        except Exception:  # pragma: no cover - the coordinator is already gone
-            pass
-
-
-# -------------------------------------------------------------------------- liveness
-
-
-class _Watchdog(threading.Thread):
-    """Publishes this process's counter and exits the process when a peer's stalls."""
-
-    def __init__(self, client: Any, me: int, count: int, timeout: float) -> None:
-        super().__init__(name="ojax-peer-watchdog", daemon=True)
-        self.client, self.me, self.count, self.timeout = client, me, count, timeout
-        self.interval = min(5.0, max(0.2, timeout / 10))
-        self._stop_event = threading.Event()
-        self.exited: set[int] = set()
-
-    @staticmethod
-    def key(process: int) -> str:
-        return f"{_PREFIX}/alive/{process}"
-
-    def stop(self) -> None:
-        self._stop_event.set()
-
-    def run(self) -> None:
-        beat, seen, since = 0, dict[int, str](), dict[int, float]()
-        lost_contact = None
-        while not self._stop_event.wait(0 if beat == 0 else self.interval):
-            now = time.monotonic()
-            try:
-                beat += 1
-                self.client.key_value_set(self.key(self.me), str(beat), True)
-                values = dict(self.client.key_value_dir_get(f"{_PREFIX}/alive/"))
-                lost_contact = None
-            except Exception as exc:  # the coordinator (process 0) is unreachable
-                lost_contact = lost_contact or now
-                if now - lost_contact > self.timeout and not self._stop_event.is_set():
-                    self._die(f"lost contact with the coordinator (process 0): {exc}")
-                continue
-            for process in range(self.count):
-                if process == self.me:
-                    continue
-                value = values.get(self.key(process), "")
-                if value == _EXITED:
-                    self.exited.add(process)
-                    continue
-                if value != seen.get(process):
-                    seen[process], since[process] = value, now
-                elif now - since[process] > self.timeout and not self._stop_event.is_set():
-                    self._die(
-                        f"process {process} gave no sign of life for {now - since[process]:.0f} s "
-                        "(killed, crashed or its host is unreachable)"
-                    )
-
-    def _die(self, why: str) -> None:
-        print(
-            f"\nojax: error: process {self.me}/{self.count}: {why}; stopping. Finished chunks "
-            "are kept (nothing is half-written): re-run the same command on every process to "
-            "resume.",
-            file=sys.stderr,
-            flush=True,
-        )
-        os._exit(PEER_LOST_STATUS)
-
-
-# -------------------------------------------------------------------------- agreement
-
-
-def _client() -> Any:
-    if _state["client"] is None:
-        raise RuntimeError("ojax.sweep.distributed.initialize() was not called")
-    return _state["client"]
-
-
-def wait_for(key: str, process: int, what: str) -> str:
-    """The value of `key` once `process` sets it; :class:`InputError` if that process
-    exits first (a process lost otherwise is the watchdog's: it exits this one)."""
-    client = _client()
-    while True:
-        try:
-            return str(client.blocking_key_value_get(key, _WAIT_MS))
-        except Exception as exc:
-            if "DEADLINE" not in str(exc).upper() and "TIMEOUT" not in str(exc).upper():
-                raise
-        watchdog = _state["watchdog"]
-        if watchdog is not None and process in watchdog.exited:
-            raise InputError(f"process {process} exited before {what}")
-
-
-def agree(tag: str, payload: Mapping[str, Any], what: str) -> list[dict[str, Any]]:
-    """Every process's `payload` (JSON-able), in process order; `tag` names the round
-    (each process must call the same rounds in the same order)."""
+def finish() -> None:
+    """Leaves the run once every process is done with the others (`jax.distributed.shutdown`,
+    a barrier): process 0 may then write alone while the others exit."""
     import jax
 
-    number = _state["rounds"].get(tag, 0)
-    _state["rounds"][tag] = number + 1
-    key = f"{_PREFIX}/{tag}/{number}"
-    _client().key_value_set(f"{key}/{jax.process_index()}", json.dumps(payload, sort_keys=True))
-    return [json.loads(wait_for(f"{key}/{p}", p, what)) for p in range(jax.process_count())]
+    if active() and jax.distributed.is_initialized():
+        jax.distributed.shutdown()
 
 
-def differences(payloads: Sequence[Mapping[str, Any]], keys: Sequence[str] | None = None) -> str:
+@contextlib.contextmanager
+def across(where: str) -> Iterator[None]:
+    """Runs a step that needs every process; JAX's error of a collective whose peer went away
+    (a `JaxRuntimeError`, or a `ValueError` from an array in error) becomes :class:`PeerLost`
+    naming `where`, with JAX's message."""
+    try:
+        yield
+    except (RuntimeError, ValueError) as exc:
+        if isinstance(exc, (InputError, PeerLost)) or not active():
+            raise
+        first = (str(exc).strip() or type(exc).__name__).splitlines()[0]
+        raise PeerLost(
+            f"{label()}: a step across the processes failed {where} ({first}): a process of "
+            "the run stopped (killed, crashed or its host lost); stopping. Finished chunks are "
+            "kept: re-run the same command on every process to resume."
+        ) from exc
+
+
+# -------------------------------------------------------------------------- collectives
+
+
+def gather_json(payload: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Every process's `payload` (JSON-able), in process order (an all-gather)."""
+    from jax.experimental import multihost_utils
+
+    data = np.frombuffer(json.dumps(payload, sort_keys=True).encode(), np.uint8)
+    with across("while the processes compared their configurations"):
+        sizes = multihost_utils.process_allgather(np.int32(data.size))
+        padded = np.zeros(int(sizes.max()), np.uint8)
+        padded[: data.size] = data
+        rows = multihost_utils.process_allgather(padded)
+    return [json.loads(bytes(row[:size])) for row, size in zip(rows, sizes)]
+
+
+def broadcast(arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """Process 0's `arrays` on every process (the same shapes and dtypes everywhere), moved
+    as bytes: every bit arrives as it left."""
+    from jax.experimental import multihost_utils
+
+    raw = [np.ascontiguousarray(a).reshape(-1).view(np.uint8) for a in arrays]
+    with across("while process 0 sent the finished chunks"):
+        got = multihost_utils.broadcast_one_to_all(raw)
+    return [np.array(g).view(a.dtype).reshape(a.shape) for g, a in zip(got, arrays)]
+
+
+def differences(payloads: Sequence[Mapping[str, Any]]) -> str:
     """`"--seeds: process 0 has 4, process 1 has 8; ..."` for the keys whose values are
     not the same in every payload (`""` if none)."""
-    first = payloads[0]
-    names = keys if keys is not None else sorted({k for p in payloads for k in p})
-    parts = []
-    for name in names:
+    first, parts = payloads[0], []
+    for name in sorted({k for p in payloads for k in p}):
         values = [p.get(name) for p in payloads]
         if any(v != values[0] for v in values):
             shown = ", ".join(
@@ -350,23 +306,35 @@ def differences(payloads: Sequence[Mapping[str, Any]], keys: Sequence[str] | Non
     return "; ".join(parts)
 
 
-def check_same(tag: str, payload: Mapping[str, Any], what: str) -> list[dict[str, Any]]:
-    """:func:`agree`, then :class:`InputError` (on every process) if the payloads differ."""
-    payloads = agree(tag, payload, what)
-    diff = differences(payloads)
+def refuse(message: str) -> InputError:
+    """The :class:`InputError` every process raises together after a collective: the processes
+    first leave the run side by side (:func:`finish`), so that none is ended by another's exit."""
+    finish()
+    return InputError(message)
+
+
+def check_same(payload: Mapping[str, Any]) -> None:
+    """:func:`gather_json`, then :class:`InputError` on every process if the payloads differ,
+    naming the differences."""
+    diff = differences(gather_json(payload))
     if diff:
-        raise InputError(f"the processes were started with different configurations ({diff})")
-    return payloads
+        raise refuse(f"the processes were started with different configurations ({diff})")
 
 
-def publish(key: str, value: str) -> None:
-    """Sets `ojax/KEY` in the coordinator's store (for :func:`wait_for`)."""
-    _client().key_value_set(f"{_PREFIX}/{key}", value, True)
+def first_error(action: Any) -> None:
+    """Runs `action()` on process 0 alone; an :class:`InputError` it raises is raised on every
+    process (the others' message says it is process 0's)."""
+    import jax
 
-
-def wait_published(key: str, process: int, what: str) -> str:
-    """:func:`wait_for` of a key set by :func:`publish`."""
-    return wait_for(f"{_PREFIX}/{key}", process, what)
+    error = ""
+    if jax.process_index() == 0:
+        try:
+            action()
+        except InputError as exc:
+            error = str(exc)
+    first = gather_json({"error": error})[0]["error"]
+    if first:
+        raise refuse(first if jax.process_index() == 0 else f"(process 0) {first}")
 
 
 # -------------------------------------------------------------------------- the output folder
@@ -376,7 +344,7 @@ class SharedFolder:
     """An output folder (:class:`ojax.app.run_folder.RunFolder`) of a multi-process run:
     every process first agrees on `options` (the run's identity and options: a process
     started differently is refused, naming the difference), then process 0 alone checks,
-    prepares and writes the folder; the others wait until it is ready (`writes` is False)."""
+    prepares and writes the folder (`writes` is False on the others)."""
 
     def __init__(self, folder: Any, options: Mapping[str, Any]) -> None:
         import jax
@@ -385,23 +353,11 @@ class SharedFolder:
         self.writes = jax.process_index() == 0
 
     def check(self) -> None:
-        check_same("run", self.options, "starting the run")
-        error = ""
-        if self.writes:
-            try:
-                self.folder.check()
-            except InputError as exc:
-                error = str(exc)
-        first = agree("folder", {"error": error}, "checking the output folder")[0]["error"]
-        if first:
-            raise InputError(first if self.writes else f"(process 0) {first}")
+        check_same(self.options)
+        first_error(self.folder.check)
 
     def __enter__(self) -> SharedFolder:
-        if self.writes:
-            self.folder.__enter__()
-            publish("folder-ready", "1")
-        else:
-            wait_published("folder-ready", 0, "preparing the output folder")
+        first_error(self.folder.__enter__)
         return self
 
     def __exit__(self, kind, exc, tb) -> None:
@@ -415,3 +371,26 @@ class SharedFolder:
     def finish(self, written: list) -> None:
         if self.writes:
             self.folder.finish(written)
+
+
+__all__ = [
+    "DEFAULT_PEER_TIMEOUT",
+    "PEER_LOST_STATUS",
+    "PeerLost",
+    "SharedFolder",
+    "across",
+    "active",
+    "broadcast",
+    "check_arguments",
+    "check_same",
+    "detected",
+    "differences",
+    "finish",
+    "first_error",
+    "gather_json",
+    "initialize",
+    "label",
+    "parse_coordinator",
+    "peer_timeout_from_env",
+    "refuse",
+]

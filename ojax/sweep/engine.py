@@ -4,6 +4,8 @@ A sweep is planned (its axes, keys and layout), sized (one combination's bytes, 
 chunk), given its store (the chunk folder, finished chunks loaded), then run chunk by chunk: a
 chunk is a vector of combination numbers, padded to the chunk size, from which one jitted
 function gathers its params, data and keys on the device, its batch axis sharded over the mesh.
+With several processes (:mod:`ojax.sweep.distributed`) the mesh holds every process's devices:
+each chunk is one program over all of them, its outputs all-gathered, and process 0 writes.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 from ojax.core import is_prng_key
-from ojax.sweep import distributed, processes
+from ojax.sweep import distributed
 from ojax.sweep.chunk import BATCH_AXIS, Layout, compile_chunk
 from ojax.sweep.fingerprint import configuration, describe, manifest
 from ojax.sweep.grid import Axis, as_arrays, grid_axes, leading_size
@@ -41,24 +43,37 @@ from ojax.sweep.store import open_store, prepare, save_chunk
 from ojax.validation import InputError, check_int
 
 
-def _put(value: np.ndarray, sharding: NamedSharding) -> jax.Array:
-    return jax.device_put(value, sharding)
+def _put(value: Any, sharding: NamedSharding) -> jax.Array:
+    """`value` placed with `sharding`; over several processes' devices, from host memory (the
+    same value on every process)."""
+    if sharding.is_fully_addressable:
+        return jax.device_put(value, sharding)
+    if jnp.issubdtype(getattr(value, "dtype", np.float32), jax.dtypes.prng_key):
+        data = _put(jax.random.key_data(value), sharding)
+        return jax.random.wrap_key_data(data, impl=jax.random.key_impl(value))
+    host = np.asarray(value)
+    return jax.make_array_from_callback(host.shape, sharding, lambda index: host[index])
 
 
 def _fetch(tree: Any) -> list[np.ndarray]:
-    return [np.asarray(a) for a in jax.tree.leaves(tree)]
+    """The leaves on the host (of a replicated array over several processes: the local copy)."""
+    leaves = jax.tree.leaves(tree)
+    return [np.asarray(a if a.is_fully_addressable else a.addressable_data(0)) for a in leaves]
 
 
 def _mesh(devices: int | None) -> Mesh:
-    """This process's first `devices` devices (`None`: all; each process of a multi-process
-    run computes its own chunks)."""
-    available = jax.local_devices()
-    if devices is not None and not 1 <= devices <= len(available):
+    """The first `devices` devices (`None`: all) of every process of the run, in process
+    order: one process's own devices, or with several processes one mesh over all of them."""
+    local = jax.local_devices()
+    if devices is not None and not 1 <= devices <= len(local):
         raise InputError(
-            f"options.devices must be in [1, {len(available)}] (the available devices), "
-            f"got {devices}"
+            f"options.devices must be in [1, {len(local)}] (the available devices), got {devices}"
         )
-    return Mesh(np.asarray(available[: devices or len(available)]), (BATCH_AXIS,))
+    by_process: dict[int, list] = {}
+    for device in jax.devices():
+        by_process.setdefault(device.process_index, []).append(device)
+    chosen = [d for p in sorted(by_process) for d in by_process[p][: devices or len(local)]]
+    return Mesh(np.asarray(chosen), (BATCH_AXIS,))
 
 
 def _keys(key: Any, num_seeds: int) -> jax.Array:
@@ -170,9 +185,8 @@ def _size(plan: _Plan, devices, memory_budget, chunk_size) -> _Sizing:
     )
     per_combination, out_struct, seconds = estimate(plan.fn, one_params, one_data, one(plan.keys))
     mesh = _mesh(devices)
-    budget = (
-        int(memory_budget) if memory_budget is not None else default_budget(list(mesh.devices.flat))
-    )
+    local = [d for d in mesh.devices.flat if d.process_index == jax.process_index()]
+    budget = int(memory_budget) if memory_budget is not None else default_budget(local)
     shared = tree_bytes((plan.hyper, plan.tasks, plan.data, plan.keys))
     chunk, derived = chunk_size_for(
         budget, shared, per_combination, mesh.devices.size, plan.layout.total, chunk_size
@@ -181,39 +195,63 @@ def _size(plan: _Plan, devices, memory_budget, chunk_size) -> _Sizing:
 
 
 class _Store(NamedTuple):
-    folder: Path | None
+    folder: Path | None  # the chunk folder (None without out_dir, and on processes other than 0)
     leaves: list[np.ndarray]  # every output leaf, (total, *shape), filled chunk by chunk
     done: np.ndarray  # (total,) bool: combinations loaded from finished chunks
     loaded: int  # chunks loaded
-    writer: bool  # this process writes the manifest (process 0)
     manifest: dict | None  # the chunk folder's sweep.json
+    error: str  # several processes: why process 0 could not open the folder ("" if it could)
 
 
 def _open(plan: _Plan, sizing: _Sizing, out_dir, resume: bool, config: Any) -> _Store:
     """The output arrays and, with `out_dir`, the configuration's chunk folder (its finished
-    chunks loaded)."""
+    chunks loaded); only process 0 of several opens the folder."""
     specs, treedef = jax.tree.flatten(sizing.out_struct)
     total = plan.layout.total
     check_output_memory(total, sum(math.prod(s.shape) * s.dtype.itemsize for s in specs))
     leaves = [np.empty((total, *s.shape), s.dtype) for s in specs]
     done = np.zeros(total, bool)
-    writer = jax.process_index() == 0
     if out_dir is None:
-        if jax.process_count() > 1:
-            raise InputError(
-                "out_dir is required when several processes run a sweep (a folder on a file "
-                "system every process sees: they exchange their chunks there)"
-            )
-        return _Store(None, leaves, done, 0, writer, None)
+        return _Store(None, leaves, done, 0, None, "")
     output = [str(treedef), [[list(s.shape), str(s.dtype)] for s in specs]]
     inputs = (plan.tasks, plan.data, plan.keys)
     described = configuration(
         plan.fn, config, plan.layout.kind, plan.axes, inputs, plan.layout.sizes[0], output
     )
     held = manifest(described, plan.name, plan.fn, config, plan.layout)
-    folder = open_store(Path(out_dir), plan.name, held["hash"], held, writer)
-    loaded = prepare(folder, resume, writer, leaves, done) if writer else 0
-    return _Store(folder, leaves, done, loaded, writer, held)
+    if jax.process_index() != 0:
+        return _Store(None, leaves, done, 0, held, "")
+    try:
+        folder = open_store(Path(out_dir), plan.name, held["hash"], held)
+        loaded = prepare(folder, resume, leaves, done)
+    except InputError as exc:
+        if jax.process_count() == 1:
+            raise
+        return _Store(None, leaves, done, 0, held, str(exc))  # raised on every process
+    return _Store(folder, leaves, done, loaded, held, "")
+
+
+def _shared(name: str, sizing: _Sizing, store: _Store) -> tuple[_Sizing, _Store]:
+    """Several processes: checks that every one runs this sweep (its manifest), then takes
+    process 0's budget and chunk size and the chunks process 0 loaded (broadcast)."""
+    parts = (store.manifest or {}).get("parts", {})
+    mine = {"parts": parts, "budget": sizing.budget, "chunk": sizing.chunk}
+    payloads = distributed.gather_json({**mine, "loaded": store.loaded, "error": store.error})
+    first = payloads[0]
+    if first["error"]:
+        own = jax.process_index() == 0
+        raise distributed.refuse(first["error"] if own else f"(process 0) {first['error']}")
+    diff = distributed.differences([p["parts"] for p in payloads])
+    if diff:
+        raise distributed.refuse(
+            f"sweep {name!r}: the processes run different configurations (digests of {diff}); "
+            "start every process with the same command"
+        )
+    sizing = sizing._replace(budget=first["budget"], chunk=first["chunk"])
+    if first["loaded"]:
+        done, *leaves = distributed.broadcast([store.done, *store.leaves])
+        store = store._replace(done=done, leaves=leaves, loaded=first["loaded"])
+    return sizing, store
 
 
 def _compiled_chunk(plan: _Plan, sizing: _Sizing, options: tuple):
@@ -240,17 +278,20 @@ def _compiled_chunk(plan: _Plan, sizing: _Sizing, options: tuple):
 def _progress_bar(name: str, loaded: int, count: int):
     from ojax.sweep.progress import progress_bar  # tqdm on a terminal, plain lines otherwise
 
-    who = distributed.label()  # several processes: each shows its own bar
-    desc = f"{name} [{who}]" if who else name
-    return progress_bar(desc=desc, total=loaded + count, initial=loaded, unit="chunk")
+    return progress_bar(desc=name, total=loaded + count, initial=loaded, unit="chunk")
 
 
 def _run_chunks(compiled, args, mesh, chunk, batches, store: _Store, bar, on_chunk) -> None:
-    """Runs every batch; stores one chunk while the next is computing."""
+    """Runs every batch; stores one chunk while the next is computing. Over several
+    processes, each chunk's outputs are all-gathered and process 0 stores them."""
     batch_sharding = NamedSharding(mesh, PartitionSpec(BATCH_AXIS))
+    several = not batch_sharding.is_fully_addressable
+    if several:
+        gather = jax.jit(lambda out: out, out_shardings=NamedSharding(mesh, PartitionSpec()))
 
     def finish(batch, out, number):
-        values = _fetch(out)
+        with distributed.across(f"at chunk {number + 1} of {len(batches)}"):
+            values = _fetch(out)
         for leaf, value in zip(store.leaves, values):
             leaf[batch] = value[: batch.size]
         path = None
@@ -266,7 +307,9 @@ def _run_chunks(compiled, args, mesh, chunk, batches, store: _Store, bar, on_chu
     for number, batch in enumerate(batches):
         padded = np.full(chunk, batch[-1], np.int32)
         padded[: batch.size] = batch
-        out = compiled(_put(padded, batch_sharding), *args)  # overlaps with storing the last
+        with distributed.across(f"at chunk {number + 1} of {len(batches)}"):
+            out = compiled(_put(padded, batch_sharding), *args)  # overlaps with storing the last
+            out = gather(out) if several else out
         if in_flight is not None:
             finish(*in_flight)
         in_flight = (batch, out, number)
@@ -286,39 +329,25 @@ def _split(pending: np.ndarray, chunk: int) -> list[np.ndarray]:
 
 
 def _compute(plan, sizing, store, options, show: bool, on_chunk) -> tuple[_Ran, _Store]:
-    """Compiles the chunk program (if anything is pending) and runs the pending chunks (this
-    process's share of them when there are several processes)."""
-    several = jax.process_count() > 1
-    if several:
-        sizing, store = processes.agreed(plan.name, sizing, store)
+    """Compiles the chunk program (if anything is pending) and runs the pending chunks."""
+    if jax.process_count() > 1:
+        sizing, store = _shared(plan.name, sizing, store)
+        show = show and jax.process_index() == 0  # one bar: every process runs every chunk
     pending = np.flatnonzero(~store.done).astype(np.int32)
-    chunk, seconds, built = sizing.chunk, sizing.estimate_seconds, None
-    # several processes: each compiles only if it has chunks; process 0 decides the chunk size
-    decides = store.writer and sizing.derived
-    if pending.size and (not several or decides or processes.mine(_split(pending, chunk))):
-        compiled, args, built, more = _compiled_chunk(plan, sizing, options)
-        chunk, seconds = built, seconds + more
-    if several and pending.size and sizing.derived:
-        chunk = processes.same_chunk(chunk, sizing.mesh.size)
-    batches = _split(pending, chunk)
-    if (processes.mine(batches) if several else batches) and built != chunk:
-        fixed = sizing._replace(chunk=chunk, derived=False)
-        compiled, args, built, more = _compiled_chunk(plan, fixed, options)
+    chunk, seconds = sizing.chunk, sizing.estimate_seconds
+    batches: list[np.ndarray] = []
+    if pending.size:
+        compiled, args, chunk, more = _compiled_chunk(plan, sizing, options)
         seconds += more
-    own = processes.mine(batches) if several else batches
-    bar = _progress_bar(plan.name, 0 if several else store.loaded, len(own)) if show else None
+        batches = _split(pending, chunk)
+    bar = _progress_bar(plan.name, store.loaded, len(batches)) if show else None
     try:
-        if own:
-            _run_chunks(compiled, args, sizing.mesh, chunk, own, store, bar, on_chunk)
+        if batches:
+            _run_chunks(compiled, args, sizing.mesh, chunk, batches, store, bar, on_chunk)
     finally:
         if bar is not None:
             bar.close()
-    if several:
-        assert store.folder is not None
-        more_loaded = processes.gather(plan.name, store.folder, store.leaves, store.done)
-        store = store._replace(loaded=store.loaded + more_loaded)
-    computed = sum(b.size for b in own)
-    return _Ran(chunk, len(own), int(computed), seconds), store
+    return _Ran(chunk, len(batches), int(pending.size), seconds), store
 
 
 def _result(plan, sizing, store, ran: _Ran, start: float, num_steps) -> SweepResult:
@@ -429,10 +458,8 @@ def sweep(
     xla = tuple(sorted((compiler_options or {}).items()))
     ran, store = _compute(plan, sizing, store, xla, not engine.quiet, on_chunk)
     result = _result(plan, sizing, store, ran, start, num_steps)
-    if not engine.quiet:
-        who = distributed.label()
-        line = result.stats.summary_line(plan.name)
-        print(f"{who}: {line}" if who else line, file=sys.stderr)
+    if not engine.quiet and jax.process_index() == 0:
+        print(result.stats.summary_line(plan.name), file=sys.stderr)
     return result
 
 

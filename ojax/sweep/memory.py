@@ -75,16 +75,15 @@ def check_output_memory(total: int, per_combination: int) -> None:
 
 
 def default_budget(devices: Sequence[Any]) -> int:
-    """Half a GPU's memory; on a CPU a quarter of the host memory shared by its devices."""
+    """Half a GPU's memory; on a CPU a quarter of the host memory shared by its devices
+    (`devices`: this process's devices of the mesh)."""
     try:
         stats = devices[0].memory_stats() or {}
     except Exception:  # pragma: no cover - backends without memory stats
         stats = {}
     if stats.get("bytes_limit"):
         return int(stats["bytes_limit"] * 0.5)
-    host = host_memory()
-    local = max(1, sum(1 for d in devices if d.process_index == jax.process_index()))
-    return int(host / 4 / local)
+    return int(host_memory() / 4 / max(1, len(devices)))
 
 
 class TooSmallBudget(InputError):

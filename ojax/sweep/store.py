@@ -97,8 +97,8 @@ def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("._") or "sweep"
 
 
-def open_store(out_dir: Path, name: str, digest: str, manifest: dict, writer: bool) -> Path:
-    """The chunk folder for this configuration (created by the writer).
+def open_store(out_dir: Path, name: str, digest: str, manifest: dict) -> Path:
+    """The chunk folder for this configuration (created if new).
 
     `out_dir` is either a parent of chunk folders (the folder is `NAME-HASH` inside it) or
     a chunk folder itself, which must hold the same configuration.
@@ -123,7 +123,7 @@ def open_store(out_dir: Path, name: str, digest: str, manifest: dict, writer: bo
                 f"{digest[:16]}); nothing was written. Point out_dir at the parent folder of "
                 "sweeps, or at a new folder."
             )
-    elif writer:
+    else:
         folder.mkdir(parents=True, exist_ok=True)
         atomic_json(path, manifest)
     return folder
@@ -136,19 +136,10 @@ def chunk_files(folder: Path) -> list[Path]:
     return sorted(p for p in folder.iterdir() if _CHUNK_RE.match(p.name))
 
 
-def load_chunks(
-    folder: Path,
-    total: int,
-    leaves: list[np.ndarray],
-    done: np.ndarray,
-    only: set[str] | None = None,
-) -> int:
-    """Scatters every finished chunk of `folder` (those named in `only`, if given) into
-    `leaves`; returns their count."""
+def load_chunks(folder: Path, total: int, leaves: list[np.ndarray], done: np.ndarray) -> int:
+    """Scatters every finished chunk of `folder` into `leaves`; returns their count."""
     count = 0
     for path in chunk_files(folder):
-        if only is not None and path.name not in only:
-            continue
         try:
             _check_sizes(path, total, leaves)
             with np.load(path, allow_pickle=False) as z:
@@ -191,17 +182,15 @@ def _check_sizes(path: Path, total: int, leaves: list[np.ndarray]) -> None:
                 )
 
 
-def prepare(folder: Path, resume: bool, writer: bool, leaves: list, done: np.ndarray) -> int:
+def prepare(folder: Path, resume: bool, leaves: list, done: np.ndarray) -> int:
     """Removes temporary files a killed writer left; loads the finished chunks (`resume`) or
-    deletes them (the writer, without `resume`). Returns the number of chunks loaded."""
-    if writer:
-        for stale in folder.glob(".tmp-*"):  # left by a killed writer; never renamed
-            stale.unlink(missing_ok=True)
+    deletes them. Returns the number of chunks loaded."""
+    for stale in folder.glob(".tmp-*"):  # left by a killed writer; never renamed
+        stale.unlink(missing_ok=True)
     if resume:
         return load_chunks(folder, done.size, leaves, done)
-    if writer:
-        for old in chunk_files(folder):
-            old.unlink()
+    for old in chunk_files(folder):
+        old.unlink()
     return 0
 
 
