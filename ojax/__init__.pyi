@@ -7,6 +7,7 @@ from . import (
     losses,
     meta,
     metrics,
+    nonstationary,
     oco,
     parameter_free,
     projections,

@@ -532,9 +532,11 @@ STREAMS: Registry[Callable[..., tuple]] = Registry(("ojax.envs",))
 """Stream name -> stream maker, filled by the data layer (:data:`ojax.envs.STREAMS` is this
 table): the learners name their data and never import it."""
 
-LEARNERS: Registry[LearnerEntry] = Registry(
-    ("ojax.oco", "ojax.parameter_free", "ojax.meta", "ojax.averaging", "ojax.transfer")
-)
+_FAMILIES = (
+    "ojax.oco", "ojax.parameter_free", "ojax.meta", "ojax.averaging", "ojax.transfer",
+    "ojax.nonstationary",
+)  # fmt: skip
+LEARNERS: Registry[LearnerEntry] = Registry(_FAMILIES)
 
 
 def register_learner(entry: LearnerEntry) -> LearnerEntry:

@@ -79,6 +79,8 @@ EXPECTED = {
         "d=0: regret",
         "d=50: regret",
         "True True 1000",  # T steps = T/2, saved, loaded, T/2 more
+        "Fixed Share: loss 30.6",  # a switching environment of one's own: tracked
+        "Hedge: loss 750.9",  # Hedge, which never forgets, pays most rounds after a switch
         "refused: a state of the learner ojax.adapters.linear_predictor(",
         "LinearPredictorState",
         "True\n(1000,) True\n(100, 1000)",  # blocks from disk; drawn in the scan; vmapped

@@ -11,7 +11,8 @@ import counts, a function-local one included):
    (SciPy imported on first use), the program store and compilation cache (``programs``),
    ``plotting`` and ``results`` (what an experiment returns, and a finished run's files read
    back);
-1. ``learners``: ``oco``, ``parameter_free``, ``averaging``, ``meta``, ``transfer``;
+1. ``learners``: ``oco``, ``parameter_free``, ``averaging``, ``meta``, ``transfer``,
+   ``nonstationary``;
 2. ``data``: ``envs``, ``datasets`` (streams read from disk in blocks included), ``state_io``
    (state files) (streams name the learners they feed; learners name their streams in
    ``ojax.core.STREAMS`` and never import them);
@@ -42,7 +43,7 @@ LAYERS = {
         "core", "losses", "projections", "validation", "tasks", "runner", "game", "adapters",
         "metrics", "sparse", "testing", "programs", "plotting", "results",
     ),
-    "learners": ("oco", "parameter_free", "averaging", "meta", "transfer"),
+    "learners": ("oco", "parameter_free", "averaging", "meta", "transfer", "nonstationary"),
     "data": ("envs", "datasets", "state_io"),
     "sweep": ("sweep",),
     "studies": ("experiments", "theory"),
@@ -70,6 +71,7 @@ SCANS: dict[str, tuple[int, str]] = {
         "sgd's own update on the expected gradient",
     ),
     "ojax.meta.simulate": (1, "IRLS iterations of a hindsight comparator (a solver, no data)"),
+    "ojax.envs.switching": (1, "a comparator's random walk with a set path length (no learner)"),
     "ojax.app.sweep_metrics": (
         1,
         "the running sums x x^T, x y of the least-squares comparator in hindsight (a metric)",

@@ -6,7 +6,7 @@ never import it (the data layer sits above the learners).
 """
 
 from ojax.core import STREAMS
-from ojax.envs import adversaries, kernel_pools, regression, streams
+from ojax.envs import adversaries, kernel_pools, regression, streams, switching
 from ojax.envs.multitask import (
     LowVarianceParams,
     low_variance_tasks,
@@ -30,6 +30,8 @@ STREAMS.update(
         "kernel_pool_source": kernel_pools.kernel_pool_source_stream,
         "kernel_two_views": kernel_pools.kernel_two_views_stream,
         "kernel_two_views_source": kernel_pools.kernel_two_views_source_stream,
+        "switching_experts": switching.switching_experts_stream,
+        "piecewise_regression": switching.piecewise_regression_stream,
     }
 )
 
@@ -41,5 +43,6 @@ __all__ = [
     "low_variance_tasks",
     "regression",
     "streams",
+    "switching",
     "synthetic_split",
 ]

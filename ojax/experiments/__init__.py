@@ -14,6 +14,7 @@ from ojax.experiments import (
     denevi2020,
     denevi2020_variance,
     neu_rosasco2018,
+    nonstationary,
     parameter_free_benchmark,
     theory,
     zhao_hoi2010,
@@ -33,6 +34,7 @@ SPECS: tuple[ExperimentSpec, ...] = (
     parameter_free_benchmark.SPEC,
     zhao_hoi2010.HOMOGENEOUS,
     zhao_hoi2010.HETEROGENEOUS,
+    nonstationary.SPEC,
 )
 """Every experiment shipped with ojax, in the order ``ojax list`` prints them."""
 

@@ -41,6 +41,7 @@ DOCUMENTS = (
     "zhao-hoi2010",
     "parameter-free",
     "baselines",
+    "nonstationary",
 )
 IDENTITY_TOLERANCE = 1e-9
 FALSIFIER = "falsifier:"
@@ -102,7 +103,13 @@ class Check:
 
     name: str
     document: Literal[
-        "notes", "denevi2020", "neu-rosasco2018", "zhao-hoi2010", "parameter-free", "baselines"
+        "notes",
+        "denevi2020",
+        "neu-rosasco2018",
+        "zhao-hoi2010",
+        "parameter-free",
+        "baselines",
+        "nonstationary",
     ]
     result: str
     statement: str
