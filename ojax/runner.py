@@ -395,8 +395,9 @@ def run(
         :class:`~ojax.core.MultiTaskLearner` (task blocks); static: it keys the compile cache.
       params: its hyperparameters (a pytree of arrays; new values never recompile).
       xs: `(n, ...)` inputs (any pytree with a leading axis: dense rows, sparse rows, kernel
-        points); with `order`, the pool `(N, ...)`; for a multi-task learner, task blocks
-        `(num_tasks, max_points, ...)`.
+        points; a SciPy sparse matrix becomes :class:`~ojax.sparse.SparseRows`, which
+        :func:`~ojax.adapters.linear_predictor` takes); with `order`, the pool `(N, ...)`;
+        for a multi-task learner, task blocks `(num_tasks, max_points, ...)`.
       ys: the labels, with the leading axes of `xs` and the shape of a prediction after them.
       loss: the loss recorded for each prediction (static).
       mask: `(n,)` (or `(num_tasks, max_points)`) bool; False steps are padding: they
@@ -437,6 +438,10 @@ def run(
       [0.5   2.    1.125]
     """
     _check_learner(learner, params)
+    if hasattr(xs, "tocsr") and hasattr(xs, "nnz"):  # SciPy sparse rows: padded index / value
+        from ojax.sparse import sparse_rows
+
+        xs = sparse_rows(xs, dtype=jnp.result_type(float))
     multi = _is_multi_task(learner)
     flags = (keep_predictions, task_sums, independent_tasks, order is not None, mask is not None)
     options = _Options(loss, record, task_record, *flags, check_int("unroll", unroll, low=1))
