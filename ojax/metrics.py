@@ -74,7 +74,7 @@ def rolling_mean(values: Array, window: int, mask: Array | None = None) -> Array
     rolling accuracy `1 - rolling_mean(mistakes(p, y), 500)`."""
     check_int("window", window, 1)
     values, weights = _masked(values, mask)
-    kind = jnp.result_type(values.dtype, float)
+    kind = values.dtype if jnp.issubdtype(values.dtype, jnp.inexact) else jnp.result_type(float)
     sums, count = jnp.cumsum(values.astype(kind), -1), jnp.cumsum(weights.astype(kind), -1)
     pad = [(0, 0)] * (sums.ndim - 1) + [(window, 0)]
     past_sums = jnp.pad(sums, pad)[..., : sums.shape[-1]]
