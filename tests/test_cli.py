@@ -235,7 +235,7 @@ def test_the_same_run_resumes_in_its_folder_with_header_line_table_and_best(old_
         assert after[name] == before[name]
     # what the resumed run prints: the header line, the table and the best value
     printed = capsys.readouterr()
-    assert "ojax: running sweep hedge: 2 seeds on " in printed.err
+    assert "ojax: running sweep hedge: 2 seeds, float32 on " in printed.err
     lines = printed.out.splitlines()
     assert lines[0].split() == ["dataset", "method", "metric", "mean", "std", "seeds"]
     with open(old_run / "results.csv", newline="") as f:
@@ -258,7 +258,7 @@ def test_quick_honours_seeds_with_a_header_and_unix_line_endings(tmp_path, capsy
     argv = ["run", "denevi2020-synthetic", "--quick", "--seeds", "5", "--out", str(out)]
     assert cli.main([*argv, "--quiet"]) == 0
     err = capsys.readouterr().err.splitlines()
-    assert err[0].startswith("ojax: running denevi2020-synthetic: 5 seeds, quick on ")
+    assert err[0].startswith("ojax: running denevi2020-synthetic: 5 seeds, quick, float32 on ")
     raw = (out / "results.csv").read_bytes()
     assert b"\r" not in raw and raw.endswith(b"\n")
     with open(out / "results.csv", newline="") as f:

@@ -871,7 +871,7 @@ def test_a_split_file_of_three_orders_is_reported_as_three_orders(tmp_path, caps
     argv = ["run", "zhao-hoi2010-homogeneous", "--quick", "--quiet", "--split", str(split)]
     assert cli.main([*argv, "--out", str(out)]) == 0
     err = capsys.readouterr().err
-    assert "ojax: running zhao-hoi2010-homogeneous: 3 orders, quick on " in err
+    assert "ojax: running zhao-hoi2010-homogeneous: 3 orders, quick, float32 on " in err
     assert json.loads((out / "config.json").read_text())["seeds"] == 3
     assert cli.main([*argv, "--seeds", "5", "--out", str(tmp_path / "other")]) == 2
     assert "the split file's 3 target orders are the runs" in _one_error_line(capsys)

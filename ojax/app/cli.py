@@ -238,7 +238,7 @@ def _write(folder, config: ExperimentConfig, result, wall: float) -> list[Path]:
 
 def _start(folder: RunFolder, label: str, runs: str, args: argparse.Namespace):
     """The last check (the output folder), then float64 if asked and the header line on stderr:
-    `ojax: running NAME: RUNS[, quick][, float64] on DEVICE` (`RUNS`: what the config's
+    `ojax: running NAME: RUNS[, quick], float32|float64 on DEVICE` (`RUNS`: what the config's
     :meth:`~ojax.experiments.ExperimentConfig.header` says, `N seeds` or e.g. `N orders of
     FILE` for a split file). Returns the folder (in a multi-process run, wrapped: the
     processes agree, process 0 writes)."""
@@ -257,7 +257,7 @@ def _start(folder: RunFolder, label: str, runs: str, args: argparse.Namespace):
         jax.config.update("jax_enable_x64", True)
     what = runs
     what += ", quick" if getattr(args, "quick", False) else ""
-    what += ", float64" if args.x64 else ""
+    what += ", float64" if args.x64 else ", float32"
     where = _device_label(args.devices)
     if distributed.active():
         where += f" ({distributed.label()}; process 0 writes the outputs)"

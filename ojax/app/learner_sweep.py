@@ -424,7 +424,7 @@ def check_sweep(
 
 def _size(data: Any, num_steps: int, dim: int) -> tuple[int, int]:
     """`(num_steps, dim)`: a data file's `(n, d)`, else as given."""
-    return (num_steps, dim) if data is None else tuple(data.xs.shape)  # type: ignore[return-value]
+    return (num_steps, dim) if data is None else (data.xs.shape[0], data.xs.shape[1])
 
 
 def best_line(result: ExperimentResult, rows: Sequence[Any]) -> str:

@@ -192,7 +192,7 @@ def sweep_metrics(
     if classify and entry.objective in CLASSIFIERS:
         ys, order = data[1], data[3]
         labels = ys if order is None else ys[order]
-        wrong = metrics.mistakes(trace.prediction, labels)
+        wrong = metrics.mistakes(trace.prediction, labels)  # type: ignore[arg-type]
         out["mistake_rate"] = metrics.mistake_rate(wrong)[take]
     return out
 

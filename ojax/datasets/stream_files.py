@@ -128,7 +128,8 @@ def _read_vw(path: Path) -> tuple[Any, np.ndarray, tuple[str, ...]]:
     """`label [importance] ['tag]|namespace feature[:value] ...`; columns in order of first
     appearance of each `namespace^feature` (importance and tag are not used)."""
     columns: dict[str, int] = {}
-    labels, indptr, indices, values = [], [0], [], []
+    labels: list[float] = []
+    indptr, indices, values = [0], [], []  # type: ignore[var-annotated]
     with open_text(path) as f:
         for line_no, line in enumerate(f, start=1):
             if not line.strip():
@@ -189,7 +190,9 @@ def read_stream(
         classes under `labels="binary"`.
     """
     path = Path(path)
-    fmt = file_format(path) if format is None else check_choice("format", format, list(FORMATS))
+    if format is not None:
+        check_choice("format", format, list(FORMATS))
+    fmt = file_format(path) if format is None else format
     check_choice("labels", labels, list(LABELS))
     if label_column is not None and fmt != "csv":
         raise InputError(f"label_column is for CSV files, not {fmt} ({str(path)!r})")
