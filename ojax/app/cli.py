@@ -80,7 +80,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--quick",
         action="store_true",
-        help="a small configuration (seconds); honours --seeds, else the experiment's quick seeds",
+        help="a small configuration (most of its time is compiling, once: later runs load the "
+        "programs from the compilation cache); honours --seeds, else the experiment's quick seeds",
     )
     options.add_overwrite(run)
     options.add_engine_options(run)
