@@ -17,6 +17,7 @@ import optax
 
 from ojax.core import Array, OCOLearner, Params, Predictor, Step, learner_factory
 from ojax.losses import Loss
+from ojax.sparse import SparseRows, sparse_dot
 
 
 class LinearPredictorState(NamedTuple):
@@ -33,6 +34,10 @@ class LinearPredictorState(NamedTuple):
 def linear_predictor(learner: OCOLearner, loss: Loss, x0: Array) -> Predictor:
     """A linear predictor `y_hat = <w, x>` driven by an OCO learner on `loss`.
 
+    `x` is a dense row `(d,)` or a sparse one (:class:`~ojax.sparse.SparseRows`' row, what
+    :func:`ojax.run` makes of a SciPy sparse matrix): `<w, x>` is then a gather and the
+    gradient a scatter into a dense `(d,)` vector.
+
     Args:
       learner: the OCO learner; its params are the predictor's params.
       loss: the convex loss whose subgradient `loss.grad(y_hat, y) * x` feeds the learner.
@@ -47,11 +52,16 @@ def linear_predictor(learner: OCOLearner, loss: Loss, x0: Array) -> Predictor:
         return LinearPredictorState(learner.init(params, x0))
 
     def predict(state: LinearPredictorState, params: Params, x: Array) -> Array:
-        return jnp.vdot(learner.iterate(state.learner, params), x)
+        w = learner.iterate(state.learner, params)
+        return sparse_dot(w, *x) if isinstance(x, SparseRows) else jnp.vdot(w, x)
 
     def update(state: LinearPredictorState, params: Params, x: Array, y: Array):
-        y_hat = predict(state, params, x)
-        return LinearPredictorState(learner.update(state.learner, params, loss.grad(y_hat, y) * x))
+        g = loss.grad(predict(state, params, x), y)
+        if isinstance(x, SparseRows):  # the gradient g x as a dense vector (a scatter)
+            grad = jnp.zeros_like(x0).at[x.indices].add(g * x.values.astype(x0.dtype))
+        else:
+            grad = g * x
+        return LinearPredictorState(learner.update(state.learner, params, grad))
 
     return Predictor(init, predict, update, learner.check_params)
 

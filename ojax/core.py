@@ -52,6 +52,7 @@ import dataclasses
 import functools
 import hashlib
 import importlib
+import importlib.metadata
 import inspect
 from collections.abc import Callable, Hashable, Iterator, MutableMapping
 from typing import Any, NamedTuple, TypeVar
@@ -232,12 +233,8 @@ Params = Any  # a pytree of arrays (usually a ``XxxParams`` NamedTuple)
 State = Any  # a pytree of arrays (usually a ``XxxState`` NamedTuple)
 
 
-def _no_check(params: Params) -> None:
-    del params
-
-
-def _no_check_start(params: Params, x0: Array) -> None:
-    del params, x0
+def _no_check(*args: Any) -> None:
+    """No check: the default `check_params` and `check_start` of the protocols."""
 
 
 def float_dtype(dtype: Any = None) -> Any:
@@ -279,7 +276,7 @@ class OCOLearner(NamedTuple):
     iterate: Callable[[State, Params], Array]
     update: Callable[[State, Params, Array], State]
     check_params: Callable[[Params], None] = _no_check
-    check_start: Callable[[Params, Array], None] = _no_check_start
+    check_start: Callable[[Params, Array], None] = _no_check
 
 
 class Predictor(NamedTuple):
@@ -354,10 +351,8 @@ class Environment(NamedTuple):
         steps late; :func:`ojax.run_env`).
       context: `(state, params) -> x`, the input a predictor sees before it predicts (`None`
         for an OCO learner: the default).
-      check_params: `(params) -> None`, as in :class:`OCOLearner`.
-
-    Data fixed in advance is the environment that ignores the play
-    (:func:`ojax.envs.adversaries.fixed`).
+      check_params: `(params) -> None`, as in :class:`OCOLearner`. (Data fixed in advance
+        is the environment that ignores the play: :func:`ojax.envs.adversaries.fixed`.)
     """
 
     init: Callable[[Array, Params], State]
@@ -416,10 +411,7 @@ predictor (a :class:`Predictor` over a pool of examples visited in an ``order``)
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class LearnerEntry:
-    """A registered learner: enough for tests, the CLI and the sweep engine to run it.
-
-    Built by keyword only. Required: `name`, `kind`, `make`, `default_params`,
-    `params_grid`, `stream`, `objective`; optional: `start`, `dtyped`.
+    """A registered learner (built by keyword): enough for tests, the CLI and sweeps to run it.
 
     Attributes:
       name: registry key.
@@ -493,20 +485,28 @@ V = TypeVar("V")
 
 
 class Registry(MutableMapping[str, V]):
-    """A table `name -> value` that the modules named in `modules` fill when they are imported,
-    which its first read does (by name: the table sits below the modules that fill it, and a
-    user's registration adds to it without loading anything)."""
+    """A table `name -> value` filled on its first read (a registration adds to it without
+    loading anything) by importing `modules` (by name: the table sits below the modules that
+    fill it), then by the plugins of the entry-point `group` (a module registers on import; a
+    :class:`LearnerEntry` is registered): :data:`LEARNERS`' group is `ojax.learners`, e.g.
+    `[project.entry-points."ojax.learners"] NAME = "package.module"` (or `"module:ENTRY"`)."""
 
-    def __init__(self, modules: tuple[str, ...]) -> None:
+    def __init__(self, modules: tuple[str, ...], group: str = "") -> None:
         self._data: dict[str, V] = {}
-        self._modules = modules
-        self._loaded = False
+        self._modules, self._group, self._loaded = modules, group, False
 
     def _load(self) -> dict[str, V]:
         if not self._loaded:
             self._loaded = True
             for module in self._modules:
                 importlib.import_module(module)
+            for point in importlib.metadata.entry_points(group=self._group):
+                try:
+                    value = point.load()
+                except Exception as exc:
+                    raise ImportError(f"{self._group} plugin {point.value!r}: {exc}") from exc
+                if isinstance(value, LearnerEntry) and value.name not in self._data:
+                    self._data[value.name] = value  # type: ignore[assignment]
         return self._data
 
     def __getitem__(self, name: str) -> V:
@@ -536,7 +536,7 @@ _FAMILIES = (
     "ojax.oco", "ojax.parameter_free", "ojax.meta", "ojax.averaging", "ojax.transfer",
     "ojax.nonstationary",
 )  # fmt: skip
-LEARNERS: Registry[LearnerEntry] = Registry(_FAMILIES)
+LEARNERS: Registry[LearnerEntry] = Registry(_FAMILIES, "ojax.learners")
 
 
 def register_learner(entry: LearnerEntry) -> LearnerEntry:

@@ -1,4 +1,5 @@
-"""Metrics of a run: running losses, regret, checkpoints, mistake rate.
+"""Metrics of a run: running losses, regret, checkpoints, mistakes and mistake rate, rolling
+means, log-loss and AUC of a classifier's scores.
 
 All functions take per-step arrays with time on the LAST axis (so a batch of runs `(..., n)`
 works unchanged) and an optional mask of real steps (boolean, or integers 0 / 1); padded steps
@@ -8,11 +9,13 @@ in float32: their own sums and counts saturate on long streams.
 
 from __future__ import annotations
 
+from typing import Any
+
 import jax.numpy as jnp
 import numpy as np
 
 from ojax.core import Array
-from ojax.validation import check_choice, check_mask
+from ojax.validation import InputError, check_choice, check_int, check_mask
 
 
 def _wide(values: Array) -> Array:
@@ -57,6 +60,51 @@ def average_loss(losses: Array, mask: Array | None = None) -> Array:
 def mistake_rate(mistakes: Array, mask: Array | None = None) -> Array:
     """Running fraction of mistakes (`mistakes` holds 0/1 per step)."""
     return average_loss(mistakes, mask)
+
+
+def mistakes(predictions: Array, ys: Array) -> Array:
+    """`1` where the sign of a real-valued prediction (a margin `<w, x>` of a surrogate-loss
+    run: logistic, hinge, square) disagrees with the label `y in {-1, +1}`, a prediction of
+    0 counting as a mistake; else `0` (int32, to feed :func:`mistake_rate`)."""
+    return (jnp.asarray(predictions) * jnp.asarray(ys) <= 0).astype(jnp.int32)
+
+
+def rolling_mean(values: Array, window: int, mask: Array | None = None) -> Array:
+    """The mean of the last `window` real steps up to each step (fewer at the start), e.g.
+    rolling accuracy `1 - rolling_mean(mistakes(p, y), 500)`."""
+    check_int("window", window, 1)
+    values, weights = _masked(values, mask)
+    kind = values.dtype if jnp.issubdtype(values.dtype, jnp.inexact) else jnp.result_type(float)
+    sums, count = jnp.cumsum(values.astype(kind), -1), jnp.cumsum(weights.astype(kind), -1)
+    pad = [(0, 0)] * (sums.ndim - 1) + [(window, 0)]
+    past_sums = jnp.pad(sums, pad)[..., : sums.shape[-1]]
+    past_count = jnp.pad(count, pad)[..., : count.shape[-1]]
+    return (sums - past_sums) / jnp.maximum(count - past_count, 1.0)
+
+
+def log_loss(margins: Array, ys: Array) -> Array:
+    """Per-step log-loss `-log p(y_t)` of the probability `p(+1) = sigmoid(m_t)` a margin
+    `m_t` gives, labels in {-1, +1}: `log(1 + exp(-y_t m_t))` (in nats; stable for large
+    margins). The logistic loss of a logistic run is its log-loss."""
+    return jnp.logaddexp(0.0, -jnp.asarray(ys) * jnp.asarray(margins))
+
+
+def auc(scores: Any, ys: Any) -> float:
+    """The area under the ROC curve of `scores` for labels in {-1, +1}: the probability that
+    a positive example scores above a negative one, ties counting one half (the Mann-Whitney
+    statistic from average ranks, as `sklearn.metrics.roc_auc_score`). NaN when one class is
+    absent."""
+    from scipy.stats import rankdata
+
+    scores, ys = np.asarray(scores, np.float64).ravel(), np.asarray(ys).ravel()
+    if scores.shape != ys.shape or not np.isin(ys, (-1, 1)).all():
+        raise InputError(f"ys must hold -1 / +1 labels, one per score, got {np.unique(ys)[:5]}")
+    positive = ys > 0
+    n_pos, n_neg = int(positive.sum()), int((~positive).sum())
+    if not n_pos or not n_neg:
+        return float("nan")
+    ranks = rankdata(scores)
+    return float((ranks[positive].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
 
 
 def doubling_checkpoints(num_steps: int) -> np.ndarray:

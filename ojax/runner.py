@@ -317,7 +317,13 @@ def _check_learner(learner: Any, params: Params) -> None:
 
 def _check_stream(
     learner, params, xs, ys, mask, order, state=None, first_task=0
-) -> tuple[Array, Array | None]:
+) -> tuple[Any, Array, Array | None]:
+    """`(xs, mask, order)` checked; a SciPy sparse matrix `xs` as padded index / value rows
+    (:class:`~ojax.sparse.SparseRows`, which :func:`~ojax.adapters.linear_predictor` takes)."""
+    if hasattr(xs, "tocsr") and hasattr(xs, "nnz"):
+        from ojax.sparse import sparse_rows
+
+        xs = sparse_rows(xs, dtype=jnp.result_type(float))
     if first_task != 0:
         raise InputError(f"first_task: task indices are for a MultiTaskLearner, got {first_task}")
     _check_start_state(learner, params, state)
@@ -334,7 +340,7 @@ def _check_stream(
     _check_values("xs", xs)
     _check_values("ys", ys)
     _check_fit(learner, params, xs, ys, 1)
-    return mask, order
+    return xs, mask, order
 
 
 def _check_tasks(learner, params, xs, ys, mask, task_data, state=None, first_task=0) -> Array:
@@ -394,9 +400,9 @@ def run(
       learner: a :class:`~ojax.core.Predictor` (a stream) or a
         :class:`~ojax.core.MultiTaskLearner` (task blocks); static: it keys the compile cache.
       params: its hyperparameters (a pytree of arrays; new values never recompile).
-      xs: `(n, ...)` inputs (any pytree with a leading axis: dense rows, sparse rows, kernel
-        points); with `order`, the pool `(N, ...)`; for a multi-task learner, task blocks
-        `(num_tasks, max_points, ...)`.
+      xs: `(n, ...)` inputs (a pytree with a leading axis: dense rows, sparse rows (a SciPy
+        matrix too), kernel points); with `order`, the pool `(N, ...)`; for a multi-task
+        learner, task blocks `(num_tasks, max_points, ...)`.
       ys: the labels, with the leading axes of `xs` and the shape of a prediction after them.
       loss: the loss recorded for each prediction (static).
       mask: `(n,)` (or `(num_tasks, max_points)`) bool; False steps are padding: they
@@ -447,7 +453,7 @@ def run(
         return _tasks(learner, params, xs, ys, mask, task_data, options, state, first_task)
     if task_data is not None or task_record is not None or task_sums or independent_tasks:
         raise InputError("task_data, task_record, task_sums, independent_tasks: multi-task only")
-    mask, order = _check_stream(learner, params, xs, ys, mask, order, state, first_task)
+    xs, mask, order = _check_stream(learner, params, xs, ys, mask, order, state, first_task)
     return _stream(learner, params, xs, ys, order, mask, options, state)
 
 

@@ -112,10 +112,15 @@ def checked(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _show(value: np.ndarray) -> str:
+    """A value as a message shows it: a number as the shortest text of its own dtype
+    (float32's `-0.1`, not the double `-0.10000000149011612`; `0.0`, not `np.float64(0.0)`),
+    an array by its shape and first values."""
+    value = np.asarray(value)
     if value.size == 1:
-        return repr(value.reshape(()).item())
-    bad = value.ravel()
-    return f"array of shape {value.shape} (first values {bad[:4].tolist()})"
+        scalar = value.reshape(())[()]
+        return str(scalar) if value.dtype.kind in "biuf" else repr(scalar.item())
+    first = ", ".join(str(v) for v in value.ravel()[:4])
+    return f"array of shape {value.shape} (first values [{first}])"
 
 
 def _values(name: str, value: Any) -> np.ndarray | None:
@@ -164,7 +169,7 @@ def check_finite(name: str, value: Any) -> None:
     if bad.any():
         where = tuple(int(i[0]) for i in np.nonzero(bad))
         raise InputError(
-            f"{name} must be finite, got {arr[where]!r} at index {where} "
+            f"{name} must be finite, got {_show(arr[where])} at index {where} "
             f"({int(bad.sum())} non-finite value(s) in shape {arr.shape})"
         )
 
@@ -331,13 +336,13 @@ def real_array(name: str, value: Any, dtype: Any = None) -> np.ndarray:
         given = raw[where]
         if raw.dtype.kind == "f" and not np.isfinite(given):  # as check_finite says it
             raise InputError(
-                f"{name} must be finite, got {given!r} at index {where} ({int(bad.sum())} "
+                f"{name} must be finite, got {_show(given)} at index {where} ({int(bad.sum())} "
                 f"non-finite value(s) in shape {raw.shape})"
             )
         largest = float(np.finfo(target).max)
         hint = "; rescale it or compute in float64" if target.itemsize < 8 else ""
         raise InputError(
-            f"{name}: {given.item()!r} at index {where} does not fit {target} (largest "
+            f"{name}: {_show(given)} at index {where} does not fit {target} (largest "
             f"{largest:.3g}){hint} ({int(bad.sum())} such value(s))"
         )
     return converted

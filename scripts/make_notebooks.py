@@ -539,7 +539,7 @@ print(f"{len(sweeps)} methods, compiled in {compile_seconds:.0f} s")
 print(f"{'method':18s} {'default':>8s} {'best':>8s} {'worst/best':>10s}")
 for method, sweep in sweeps.items():
     avg = sweep.outputs["a1a-logistic"]["average_loss"]  # (seeds, constants)
-    chosen = summary.chosen_index(method, sweep.grid, avg)
+    chosen = summary.chosen_index(sweep.default, sweep.grid, avg)
     means = avg.mean(axis=0)
     print(f"{method:18s} {means[chosen]:8.3f} {means.min():8.3f} "
           f"{(avg.max(axis=1) / avg.min(axis=1)).mean():10.1f}")

@@ -235,15 +235,17 @@ def test_the_same_run_resumes_in_its_folder_with_header_line_table_and_best(old_
         assert after[name] == before[name]
     # what the resumed run prints: the header line, the table and the best value
     printed = capsys.readouterr()
-    assert "ojax: running sweep hedge: 2 seeds on " in printed.err
+    assert "ojax: running sweep hedge: 2 seeds, float32 on " in printed.err
     lines = printed.out.splitlines()
     assert lines[0].split() == ["dataset", "method", "metric", "mean", "std", "seeds"]
     with open(old_run / "results.csv", newline="") as f:
         rows = [r for r in csv.DictReader(f) if r["metric"] == "average_loss"]
     assert [line.split()[1] for line in lines[1:3]] == [r["method"] for r in rows]
+    assert [line.split()[2] for line in lines[3:5]] == ["regret", "regret"]  # a comparator
     best = min(rows, key=lambda r: float(r["mean"]))["method"].partition("@")[2]
-    assert lines[3].startswith(f"ojax: best {best}: final average loss ")
-    assert lines[3].endswith(" of 2 seeds")
+    # better on 1 of the 2 seeds, within two standard errors: no best is named
+    assert lines[5].startswith(f"ojax: no best at 2 seeds: {best}: final average loss ")
+    assert "within 2 standard errors (best on 1 of 2 seeds)" in lines[5]
 
 
 def test_quick_honours_seeds_with_a_header_and_unix_line_endings(tmp_path, capsys, monkeypatch):
@@ -258,7 +260,7 @@ def test_quick_honours_seeds_with_a_header_and_unix_line_endings(tmp_path, capsy
     argv = ["run", "denevi2020-synthetic", "--quick", "--seeds", "5", "--out", str(out)]
     assert cli.main([*argv, "--quiet"]) == 0
     err = capsys.readouterr().err.splitlines()
-    assert err[0].startswith("ojax: running denevi2020-synthetic: 5 seeds, quick on ")
+    assert err[0].startswith("ojax: running denevi2020-synthetic: 5 seeds, quick, float32 on ")
     raw = (out / "results.csv").read_bytes()
     assert b"\r" not in raw and raw.endswith(b"\n")
     with open(out / "results.csv", newline="") as f:
@@ -304,7 +306,7 @@ def test_run_seeds_and_header(flags, seeds, header, tiny, tmp_path, capsys):
     assert cli.main(["run", "tiny", *flags, "--out", str(out), "--quiet"]) == 0
     printed = capsys.readouterr()
     err = printed.err.splitlines()
-    assert err[0].startswith(f"ojax: running tiny: {header} on ")
+    assert err[0].startswith(f"ojax: running tiny: {header}, float32 on ")
     # --quiet hides progress only: the results table still prints, under its header
     table = printed.out.splitlines()
     assert table[0].split() == ["dataset", "method", "metric", "mean", "std", "seeds"]

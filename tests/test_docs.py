@@ -43,6 +43,13 @@ EXPECTED = {
         "(4, 500)",
         "refused: xs must be finite",
         "refused: ys must have shape",
+        "csr_matrix (500, 4) (0.0, 1.0) [-1.  1.]",
+        "refused: labels='binary' needs exactly two distinct labels, found 3",
+        "mistake rate",
+        "AUC",
+        "(500, 4) (500, 8)",
+        "mine.libsvm  ogd@learning_rate=1    mistake_rate",
+        "exit 0",
         "(10, 11, 3) float64",
         "'best bias':",
         "['cumulative_error.png']",
@@ -61,6 +68,9 @@ EXPECTED = {
         # (never float32 as a double: 0.009999999776482582)
         "(6, 4, 750) (6, 750)",
         "final error by step:",
+        "unit_ball  adagrad_norm_guide@learning_rate=5     regret",  # ojax sweep, the regret
+        "exit 0",
+        "a1a-logistic                 adagrad_norm_guide  average_loss",
     ],
     "guides/add-a-dataset.md": [
         "tiny.npz\nrefused: data file 'tiny.npz' not found",

@@ -54,7 +54,7 @@ def test_own_features_run_as_the_same_rows_of_the_shipped_dataset(tmp_path, data
         argv = ["run", "zhao-hoi2010-homogeneous", "--quick", "--quiet", "--split", str(path)]
         assert cli.main([*argv, "--out", str(tmp_path / path.stem)]) == 0
     err = capsys.readouterr().err
-    assert err.count("ojax: running zhao-hoi2010-homogeneous: 3 orders, quick on") == 2
+    assert err.count("ojax: running zhao-hoi2010-homogeneous: 3 orders, quick, float32 on") == 2
     assert _rows(tmp_path / "named" / "results.csv") == _rows(tmp_path / "own" / "results.csv")
     with open(tmp_path / "own" / "results.csv") as f:
         assert {r["dataset"] for r in csv.DictReader(f)} == {"mine"}

@@ -54,7 +54,7 @@ def _regret(sweeps, method: str, norm: float, index: int | None = None) -> float
     sweep = sweeps[method]
     metrics = sweep.outputs[name]
     if index is None:
-        index = pfs.chosen_index(method, sweep.grid, metrics["average_loss"])
+        index = pfs.chosen_index(sweep.default, sweep.grid, metrics["average_loss"])
     return float(metrics["regret"][:, index].mean())
 
 

@@ -41,8 +41,9 @@ def test_the_sweep_example_prints_what_readme_says(tmp_path, capsys):
     rows = [line.split() for line in expected[1:] if not line.startswith("ojax:")]
     with open(tmp_path / "out" / "results.csv") as f:
         got = {(r["method"], r["metric"]): r for r in csv.DictReader(f)}
-    assert len(rows) == len(got) // 3  # every average_loss row, and only those (not
-    # cumulative_loss and regret)
+    assert len(rows) == 2 * len(got) // 3  # every average_loss and regret row, and only those
+    # (not cumulative_loss)
+    assert {metric for _, _, metric, *_ in rows} == {"average_loss", "regret"}
     for _, method, metric, mean, std, seeds in rows:
         row = got[(method, metric)]
         assert abs(float(row["mean"]) - float(mean)) <= 10.0 ** -_decimals(mean), method

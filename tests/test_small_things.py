@@ -1,6 +1,7 @@
 """Small things of issue 23, each with what it does now: a jit-ed `meta.cumulative_error` says
 why it cannot run there, label checks name a set of values, mistakes are integers, a float32
-best step prints as its shortest text."""
+best step and a refused value print as their shortest text, the header line states the
+precision."""
 
 from __future__ import annotations
 
@@ -72,3 +73,27 @@ def test_the_command_line_page_is_in_the_repository_and_cited():
     assert "experiment,dataset,method,metric,mean,std,n_seeds" in page
     cited = [p for p in (root / "ojax").rglob("*.py") if "INTERFACE.md" in p.read_text()]
     assert not cited, f"{cited} cite INTERFACE.md, which is not in the repository: cite docs/cli.md"
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        (jnp.float32(-0.1), "got -0.1"),  # float32's shortest text, not -0.10000000149011612
+        (np.float64(0.0), "got 0.0"),  # not np.float64(0.0)
+        (np.array([-0.1, -0.2], np.float32), "(first values [-0.1, -0.2])"),
+    ],
+)
+def test_a_refused_value_reads_as_its_own_dtype_prints_it(value, shown):
+    from ojax.validation import check_positive
+
+    with pytest.raises(InputError) as err:
+        check_positive("learning_rate", value)
+    assert str(err.value).endswith(shown) and "np.float" not in str(err.value), str(err.value)
+
+
+def test_the_header_line_states_the_precision(tmp_path, capsys):
+    from ojax.app import cli
+
+    argv = ["sweep", "ogd", "--seeds", "1", "--steps", "20", "--dim", "2", "--quiet"]
+    assert cli.main([*argv, "--out", str(tmp_path / "a")]) == 0
+    assert "ojax: running sweep ogd: 1 seed, float32 on " in capsys.readouterr().err

@@ -595,13 +595,39 @@ def test_wins_count_ties_and_nan_seeds_of_the_runner_up():
     from ojax.results import ExperimentResult
 
     result = ExperimentResult()
-    result.add("s", "ogd@learning_rate=0.1", "average_loss", np.array([[1.0], [2.0], [3.0]]))
-    result.add("s", "ogd@learning_rate=0.2", "average_loss", np.array([[1.0], [2.5], [3.5]]))
+    result.add("s", "ogd@learning_rate=0.1", "average_loss", np.array([[1.0], [2], [3], [4]]))
+    result.add("s", "ogd@learning_rate=0.2", "average_loss", np.array([[1.0], [2.5], [3.5], [4.5]]))
     line = best_line(result, result.rows)
-    assert line.endswith("best on 2 of 3 seeds (tied on 1)"), line
+    assert line.endswith("best on 3 of 4 seeds (tied on 1)"), line
     result.rows[1].mean = 2.5  # a runner-up whose seed diverged yet whose row says finite
     result.curves["s/ogd@learning_rate=0.2/average_loss"][2, -1] = np.nan
-    assert best_line(result, result.rows).endswith("best on 2 of 3 seeds (tied on 1)")
+    assert best_line(result, result.rows).endswith("best on 3 of 4 seeds (tied on 1)")
+
+
+@pytest.mark.parametrize(
+    ("best", "runner_up", "said"),
+    [
+        ([1.0, 2.0, 3.0], [1.1, 1.9, 3.1], "+- 0.067 (standard error), within 2 standard errors"),
+        ([1.0], [1.5], "0.5 (one seed: no standard error)"),
+        ([1.0, 2.0, 3.0, 4.0], [1.0, 2.5, 3.5, 4.5], None),  # 0.375 +- 0.125: told apart
+    ],
+)
+def test_no_best_is_named_where_the_seeds_cannot_tell_two_values_apart(best, runner_up, said):
+    """The best beats the runner-up on 2 of 3 seeds, yet the paired difference 0.033 is within
+    two standard errors (0.067 each): no best; one seed has no standard error: no best."""
+    from ojax.app.learner_sweep import best_line
+    from ojax.results import ExperimentResult
+
+    result = ExperimentResult()
+    result.add("s", "ogd@learning_rate=0.1", "average_loss", np.array(best)[:, None])
+    result.add("s", "ogd@learning_rate=0.2", "average_loss", np.array(runner_up)[:, None])
+    line = best_line(result, result.rows)
+    if said is None:
+        assert line.startswith("ojax: best learning_rate=0.1: "), line
+    else:
+        n = len(best)
+        assert line.startswith(f"ojax: no best at {n} seed"), line
+        assert said in line and "learning_rate=0.1: final average loss" in line, line
 
 
 def test_an_all_diverged_grid_writes_its_results_and_says_so(tmp_path, capsys):
@@ -848,7 +874,7 @@ def test_a_split_file_of_three_orders_is_reported_as_three_orders(tmp_path, caps
     argv = ["run", "zhao-hoi2010-homogeneous", "--quick", "--quiet", "--split", str(split)]
     assert cli.main([*argv, "--out", str(out)]) == 0
     err = capsys.readouterr().err
-    assert "ojax: running zhao-hoi2010-homogeneous: 3 orders, quick on " in err
+    assert "ojax: running zhao-hoi2010-homogeneous: 3 orders, quick, float32 on " in err
     assert json.loads((out / "config.json").read_text())["seeds"] == 3
     assert cli.main([*argv, "--seeds", "5", "--out", str(tmp_path / "other")]) == 2
     assert "the split file's 3 target orders are the runs" in _one_error_line(capsys)

@@ -66,6 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
     listing = commands.add_parser("list", help="list the experiments (or the learners)")
     text = "list the registered learners (what `ojax sweep` runs) and their fields"
     listing.add_argument("--learners", action="store_true", help=text)
+    options.add_import(listing)
     run = commands.add_parser(
         "run", help="run an experiment, write its results", epilog=options.OUT_RULE
     )
@@ -79,10 +80,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--quick",
         action="store_true",
-        help="a small configuration (seconds); honours --seeds, else the experiment's quick seeds",
+        help="a small configuration (most of its time is compiling, once: later runs load the "
+        "programs from the compilation cache); honours --seeds, else the experiment's quick seeds",
     )
     options.add_overwrite(run)
     options.add_engine_options(run)
+    options.add_import(run)
     sweep = commands.add_parser(
         "sweep",
         help="sweep a registered learner over seeds and a hyperparameter grid",
@@ -99,15 +102,34 @@ def build_parser() -> argparse.ArgumentParser:
         help="a hyperparameter axis (repeat for a Cartesian product)",
     )
     sweep.add_argument("--seeds", type=options.positive_int, default=10, help="number of seeds")
-    sweep.add_argument("--steps", type=options.positive_int, default=1000, help="steps per stream")
+    sweep.add_argument("--steps", type=options.positive_int, help="steps per stream (default 1000)")
     sweep.add_argument(
-        "--dim", type=options.positive_int, default=10, help="dimension of the stream"
+        "--dim", type=options.positive_int, help="dimension of the stream (default 10)"
+    )
+    sweep.add_argument(
+        "--data",
+        type=Path,
+        metavar="FILE",
+        help="play this file instead of the learner's stream (LIBSVM, CSV, .npz or Vowpal "
+        "Wabbit text, .gz too): one pass in a shuffled order per seed, progressive validation",
+    )
+    sweep.add_argument(
+        "--labels",
+        choices=("binary", "real"),
+        default="binary",
+        help="--data's labels: two classes mapped to -1/+1 (default), or numbers (regression)",
+    )
+    sweep.add_argument(
+        "--loss",
+        help="--data: the loss an OCO learner is played with as a linear predictor (default: "
+        "logistic for binary labels, square for real ones)",
     )
     sweep.add_argument("--key", type=options.seed, default=0, help="PRNG seed of the sweep")
     sweep.add_argument("--out", type=Path, help="output folder (default: results/sweep-NAME)")
     options.add_overwrite(sweep)
     sweep.add_argument("--chunk-size", type=options.positive_int, help="combinations per chunk")
     options.add_engine_options(sweep)
+    options.add_import(sweep)
     _add_plot_command(commands)
     return parser
 
@@ -220,7 +242,7 @@ def _write(folder, config: ExperimentConfig, result, wall: float) -> list[Path]:
 
 def _start(folder: RunFolder, label: str, runs: str, args: argparse.Namespace):
     """The last check (the output folder), then float64 if asked and the header line on stderr:
-    `ojax: running NAME: RUNS[, quick][, float64] on DEVICE` (`RUNS`: what the config's
+    `ojax: running NAME: RUNS[, quick], float32|float64 on DEVICE` (`RUNS`: what the config's
     :meth:`~ojax.experiments.ExperimentConfig.header` says, `N seeds` or e.g. `N orders of
     FILE` for a split file). Returns the folder (in a multi-process run, wrapped: the
     processes agree, process 0 writes)."""
@@ -239,7 +261,7 @@ def _start(folder: RunFolder, label: str, runs: str, args: argparse.Namespace):
         jax.config.update("jax_enable_x64", True)
     what = runs
     what += ", quick" if getattr(args, "quick", False) else ""
-    what += ", float64" if args.x64 else ""
+    what += ", float64" if args.x64 else ", float32"
     where = _device_label(args.devices)
     if distributed.active():
         where += f" ({distributed.label()}; process 0 writes the outputs)"
@@ -293,7 +315,28 @@ def _run_identity(
     return {**identity, "data_dir": folder, **(own or {})}
 
 
-def _run(args: argparse.Namespace) -> int:
+def _check_imported(spec, config: ExperimentConfig, imported: options.Imported) -> None:
+    """A learner `--import` registered is run by the experiment, or refused: named in its
+    `--methods`, or the experiment is one the import registered too (it reads them itself)."""
+    if not imported.learners or spec.name in imported.experiments:
+        return
+    if getattr(config, "methods", None) is not None:
+        return  # the methods the user chose
+    names = ", ".join(imported.learners)
+    takers = [s.name for s in options.methods_takers()]
+    if spec.name in takers:
+        hint = f"name it in --methods (e.g. --methods {imported.learners[0]},KT)"
+    else:
+        hint = (
+            f"it takes no --methods (only {', '.join(takers)} does); `ojax sweep "
+            f"{imported.learners[0]} --import ...` sweeps it"
+        )
+    raise InputError(
+        f"--import registered the learner(s) {names}, which {spec.name} would not run: {hint}"
+    )
+
+
+def _run(args: argparse.Namespace, imported: options.Imported = options.NOTHING) -> int:
     from ojax.experiments import EXPERIMENTS
 
     if args.name not in EXPERIMENTS:
@@ -304,6 +347,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.data_dir is not None and not args.data_dir.is_dir():
         raise InputError(f"--data-dir: {str(args.data_dir)!r} is not a folder")
     config, own = _experiment_config(spec, args)
+    _check_imported(spec, config, imported)
     identity = _run_identity(
         spec, config.seeds, args.quick, args.x64, args.data_dir, own, config.reads_data_files()
     )
@@ -322,6 +366,24 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _sweep_data(args: argparse.Namespace) -> Any:
+    """`--data FILE` read (:func:`ojax.datasets.read_stream`), or `None`; `--steps` and
+    `--dim` default to 1000 and 10 without it and are refused with it (the file's)."""
+    if args.data is None:
+        args.steps, args.dim = args.steps or 1000, args.dim or 10
+        for flag in ("labels", "loss"):
+            if getattr(args, flag) not in (None, "binary"):
+                raise InputError(f"--{flag} is for a sweep on --data FILE")
+        return None
+    if args.steps is not None or args.dim is not None:
+        raise InputError("--steps and --dim: with --data the file gives them (its rows, columns)")
+    from ojax.datasets import read_stream
+
+    stream = read_stream(args.data, labels=args.labels)
+    args.steps, args.dim = stream.xs.shape
+    return stream
+
+
 def _sweep(args: argparse.Namespace) -> int:
     grid: dict[str, list[str]] = {}
     for field, values in args.grid:
@@ -336,6 +398,7 @@ def _sweep(args: argparse.Namespace) -> int:
         )
     out = args.out or Path("results") / f"sweep-{args.learner}"
     formats = options.figure_formats(args.figure_format)
+    data = _sweep_data(args)
     config = ExperimentConfig(
         name="sweep", seeds=args.seeds, out=out, figure_formats=formats, **_engine_options(args)
     )
@@ -349,6 +412,10 @@ def _sweep(args: argparse.Namespace) -> int:
         "key": args.key,
         "x64": args.x64,
     }
+    if data is not None:
+        from ojax.sweep.experiment import file_identity
+
+        identity.update(data=file_identity(args.data), labels=args.labels, loss=args.loss)
     from ojax.app.learner_sweep import best_line, check_sweep, sweep_learner
 
     enable_compilation_cache(args.compile_cache)  # before the checks compile anything
@@ -356,9 +423,12 @@ def _sweep(args: argparse.Namespace) -> int:
         import jax
 
         jax.config.update("jax_enable_x64", True)
-    check_sweep(args.learner, grid or None, num_steps=args.steps, dim=args.dim)
+    check_sweep(
+        args.learner, grid or None, num_steps=args.steps, dim=args.dim, data=data, loss=args.loss
+    )
     folder = RunFolder(out, identity, args.overwrite)
     runs = f"{args.seeds} seed{'' if args.seeds == 1 else 's'}"
+    runs += "" if data is None else f" (orders) of {args.data.name}"
     folder = _start(folder, f"sweep {args.learner}", runs, args)
 
     with folder:
@@ -373,13 +443,16 @@ def _sweep(args: argparse.Namespace) -> int:
             options=config.engine_options(),
             chunk_size=args.chunk_size,
             out_dir=out / CHUNK_STORE,
+            data=data,
+            loss=args.loss,
         )
         wall = time.perf_counter() - start
         written = _write(folder, config, result, wall)
         folder.finish(written)
     metric = result.extra_config["metric"]  # average_loss, or cumulative_error for task blocks
     rows = [r for r in result.rows if r.metric == metric]
-    print("\n".join(results_table(rows)))  # the other metrics (regret, ...) are in results.csv
+    shown = [r for m in (metric, "regret", "mistake_rate") for r in result.rows if r.metric == m]
+    print("\n".join(results_table(shown)))  # cumulative_loss, ... are in results.csv
     if result.extra_config.get("grid"):
         print(best_line(result, rows))
     print(f"ojax: wrote {out}/ ({', '.join(p.name for p in written)})")
@@ -405,14 +478,16 @@ def _main(argv: Sequence[str] | None) -> int:
     except SystemExit as exc:  # argparse: --help (0) or a bad option (2)
         return int(exc.code or 0)
     try:
-        if args.command == "list":
-            return _list(args.learners)
         if args.command == "plot":
             return _plot_command(args.out, args.figure_format)
-        _join(args)
+        if args.command != "list":
+            _join(args)  # before anything else uses JAX (an --import may)
+        imported = options.import_modules(args.imports)
+        if args.command == "list":
+            return _list(args.learners)
         if args.command == "sweep":
             return _sweep(args)
-        return _run(args)
+        return _run(args, imported)
     except InputError as exc:
         print(f"ojax: error: {exc}", file=sys.stderr)
         return 2
@@ -423,6 +498,11 @@ def _main(argv: Sequence[str] | None) -> int:
             raise
         print(f"\nojax: error: {exc}", file=sys.stderr)
         return PEER_LOST_STATUS
+    except ImportError as exc:  # a plugin of ojax.learners that does not load
+        if not str(exc).startswith("ojax.learners plugin"):
+            raise
+        print(f"ojax: error: {exc}", file=sys.stderr)
+        return 2
     except _Finished as done:
         from ojax.sweep import distributed
 

@@ -1,6 +1,10 @@
 """A registered learner on its own synthetic stream, over seeds and a grid of its
 hyperparameters: what `ojax sweep` runs, as the rows of docs/cli.md, curves and figures.
 
+With `data` (a :class:`ojax.datasets.Stream`, what `ojax sweep --data FILE` reads), the
+learner plays the file instead, by progressive validation over a shuffled order of its rows per
+seed: an OCO learner as a linear predictor on `loss`, a predictor as it is (:func:`data_entry`).
+
 The grid's values are parsed exactly (numbers, or numeric text as the command line passes it),
 checked before anything runs (finite, fitting the dtype of the learner's params, accepted by the
 learner's `check_params` one by one and in every combination) and reported as given.
@@ -128,13 +132,73 @@ def _check_grid(learner: Any, base: Any, axes: Mapping, given: Mapping) -> None:
 
 def _learner_run(entry: LearnerEntry, learner: Any, base: Any, num_steps: int, dim: int):
     """`(params, data, key) -> {metric: curve at the checkpoints}`
-    (`ojax.app.sweep_metrics`)."""
+    (`ojax.app.sweep_metrics`); `data`: a file's `(xs, ys)` (played in the order `key`
+    draws), or `None` (the entry's stream)."""
 
     def learner_run(params, data, key):
         p = _with(base, params or {})
-        return sweep_metrics(entry, learner, p, entry.make_stream(key, num_steps, dim))
+        if data is None:
+            return sweep_metrics(entry, learner, p, entry.make_stream(key, num_steps, dim))
+        return sweep_metrics(entry, learner, p, shuffled(data, key), classify=True)
 
     return learner_run
+
+
+def shuffled(pool: tuple, key: jax.Array) -> tuple:
+    """`(xs, ys, mask, order)`: the rows of `pool = (xs, ys)` in the order `key` draws (a
+    permutation: one pass, every row once), for :func:`ojax.run`."""
+    xs, ys = pool
+    return xs, ys, None, jax.random.permutation(key, ys.shape[0])
+
+
+def data_entry(entry: LearnerEntry, data: Any, loss: str | None = None) -> LearnerEntry:
+    """`entry` playing the stream `data` (:class:`ojax.datasets.Stream`) by progressive
+    validation: an OCO learner as :func:`ojax.linear_predictor` on `loss` (default:
+    logistic for -1 / +1 labels, else square), a predictor as it is (its own loss; `loss`
+    must then be `None`). Multi-task and kernel learners have no such stream: refused."""
+    from ojax.adapters import linear_predictor
+    from ojax.losses import LOSSES
+
+    if entry.kind not in ("oco", "predictor"):
+        raise InputError(
+            f"--data: {entry.name} is a {entry.kind} learner; a stream file is for OCO learners "
+            "(as linear predictors) and predictors"
+        )
+    binary = bool(np.isin(np.asarray(data.ys), (-1.0, 1.0)).all())
+    if entry.kind == "predictor":
+        if loss is not None:
+            raise InputError(
+                f"--loss: {entry.name} is a predictor with its own loss ({entry.objective}); "
+                "--loss is for OCO learners"
+            )
+        loss = entry.objective
+    loss = loss or ("logistic" if binary else "square")
+    if loss not in LOSSES:
+        raise InputError(f"--loss must be one of {sorted(LOSSES)}, got {loss!r}")
+    pool = to_pool(data)
+
+    def stream(key, num_steps, dim):
+        return shuffled(pool, key)
+
+    stream.__name__ = data.source or "data"
+    make = entry.make
+    if entry.kind == "oco":
+
+        def make(dim: int) -> Any:
+            x0 = jnp.zeros(dim, jnp.result_type(float))
+            return linear_predictor(entry.make(dim), LOSSES[loss], x0)
+
+    return dataclasses.replace(entry, kind="predictor", make=make, stream=stream, objective=loss)
+
+
+def to_pool(data: Any) -> tuple:
+    """`(xs, ys)` of a :class:`ojax.datasets.Stream` as device arrays in the default float
+    dtype: dense rows, or :class:`ojax.sparse.SparseRows` for a sparse matrix."""
+    from ojax.sparse import issparse, sparse_rows
+
+    dtype = jnp.result_type(float)
+    xs = sparse_rows(data.xs, dtype=dtype) if issparse(data.xs) else jnp.asarray(data.xs, dtype)
+    return xs, jnp.asarray(data.ys, dtype)
 
 
 def _stream_shape(entry: LearnerEntry, num_steps: int, dim: int) -> tuple:
@@ -286,13 +350,17 @@ def _experiment_result(
     return result
 
 
-def _prepare(name: str, grid: Any, num_steps: Any, dim: Any, x0: str):
+def _prepare(name: str, grid: Any, num_steps: Any, dim: Any, x0: str, data=None, loss=None):
     """`(entry, learner, base params, axes, values as given)`, every option checked."""
     if name not in LEARNERS:
         raise InputError(
             f"unknown learner {name!r}; choose one of: {', '.join(sorted(LEARNERS)) or '(none)'}"
         )
     entry = LEARNERS[name]
+    if data is not None:
+        entry = data_entry(entry, data, loss)
+    elif loss is not None:
+        raise InputError("--loss is for a sweep on --data")
     check_int("num_steps", num_steps, 1)
     check_int("dim", dim, 1)
     if num_steps > _MAX_STEPS:
@@ -325,11 +393,18 @@ def check_sweep(
     num_steps: int = 1000,
     dim: int = 10,
     x0: str = "auto",
+    data: Any = None,
+    loss: str | None = None,
 ) -> None:
     """The checks :func:`sweep_learner` runs first (the learner, the stream's length and
     dimension, every grid value alone and in every combination), without running anything:
     `ojax sweep` calls it before it writes anything. Raises :class:`InputError`."""
-    _prepare(name, grid, num_steps, dim, x0)
+    _prepare(name, grid, *_size(data, num_steps, dim), x0, data, loss)
+
+
+def _size(data: Any, num_steps: int, dim: int) -> tuple[int, int]:
+    """`(num_steps, dim)`: a data file's `(n, d)`, else as given."""
+    return (num_steps, dim) if data is None else (data.xs.shape[0], data.xs.shape[1])
 
 
 def best_line(result: ExperimentResult, rows: Sequence[Any]) -> str:
@@ -337,7 +412,12 @@ def best_line(result: ExperimentResult, rows: Sequence[Any]) -> str:
     seeds`: the lowest mean final average loss, the runner-up, and how often (paired over the
     seeds, which draw the same streams) the best beats it. A diverged value (NaN or infinite
     final loss) ranks last and is never named best; a diverged runner-up loses on every seed;
-    when every value diverged, the line says so."""
+    when every value diverged, the line says so.
+
+    No best is named where the seeds cannot tell the two apart: when the mean paired
+    difference (runner-up minus best, seed by seed) is not above two of its standard errors
+    (`std / sqrt(n)`, the seeds' `ddof=1` std), or with one seed (no standard error), the line
+    says `ojax: no best at n seeds: ...` with the difference and its standard error."""
     ranked = sorted(
         rows, key=lambda r: (bool(np.isnan(r.mean)), 0.0 if np.isnan(r.mean) else r.mean)
     )
@@ -363,9 +443,33 @@ def best_line(result: ExperimentResult, rows: Sequence[Any]) -> str:
         final = [result.curves[f"{r.dataset}/{r.method}/{r.metric}"][:, -1] for r in ranked[:2]]
         wins = int((~(final[1] <= final[0])).sum())  # a NaN of the runner-up is a win
         ties = int((final[0] == final[1]).sum())
-        line += f"; next {shown(ranked[1])}; best on {wins} of {len(final[0])} seeds"
-        line += f" (tied on {ties})" if ties else ""
+        count = f"best on {wins} of {len(final[0])} seeds" + (f" (tied on {ties})" if ties else "")
+        told = _told_apart(final[0], final[1])
+        if told is not None:
+            label = finite[0].metric.replace("_", " ")
+            return (
+                f"ojax: no best at {len(final[0])} seed{'s' * (len(final[0]) > 1)}: "
+                f"{shown(ranked[0])}; next {shown(ranked[1])}; the paired difference of the "
+                f"final {label} is {told} ({count}); more seeds, or the grid's values are alike"
+            )
+        line += f"; next {shown(ranked[1])}; {count}"
     return line
+
+
+def _told_apart(best: np.ndarray, runner_up: np.ndarray) -> str | None:
+    """`None` where the runner-up is worse than the best by more than two standard errors of
+    the paired differences (a diverged seed of the runner-up counting as worse); else the
+    difference `D +- SE` (within 2 SE), or `D (one seed: no standard error)`."""
+    diff = runner_up - best
+    if not np.isfinite(diff).all():
+        return None if np.isnan(diff).any() or (diff > 0).all() else "not finite"
+    mean = float(diff.mean())
+    if len(diff) < 2:
+        return f"{mean:.3g} (one seed: no standard error)"
+    error = float(diff.std(ddof=1) / np.sqrt(len(diff)))
+    if mean > 2.0 * error:
+        return None
+    return f"{mean:.3g} +- {error:.2g} (standard error), within 2 standard errors"
 
 
 def sweep_learner(
@@ -380,6 +484,8 @@ def sweep_learner(
     options: EngineOptions | None = None,
     chunk_size: int | None = None,
     out_dir: str | os.PathLike | None = None,
+    data: Any = None,
+    loss: str | None = None,
 ) -> tuple[ExperimentResult, SweepResult]:
     """Sweeps a registered learner (:data:`ojax.core.LEARNERS`) over seeds and a grid of its
     hyperparameters on its own synthetic stream; what `ojax sweep` runs.
@@ -408,6 +514,11 @@ def sweep_learner(
         budget, resume, quiet), as in :func:`ojax.sweep.sweep`.
       chunk_size: as in :func:`ojax.sweep.sweep`.
       out_dir: as in :func:`ojax.sweep.sweep`.
+      data: a stream of one's own (:func:`ojax.datasets.read_stream`) played instead of the
+        entry's, one pass in a shuffled order per seed (`num_steps` and `dim` are then its
+        `(n, d)`); curves as above, with `mistake_rate` for a classifier's loss.
+      loss: with `data`, an OCO learner's loss (default: logistic for -1 / +1 labels, else
+        square); see :func:`data_entry`.
 
     Returns:
       `(ExperimentResult, SweepResult)`: the rows (dataset: the stream's name, method
@@ -416,19 +527,23 @@ def sweep_learner(
     Raises:
       InputError: an unknown learner or field, a bad option, a grid value refused (above).
     """
-    entry, learner, base, axes, given = _prepare(name, grid, num_steps, dim, x0)
+    num_steps, dim = _size(data, num_steps, dim)
+    entry, learner, base, axes, given = _prepare(name, grid, num_steps, dim, x0, data, loss)
+    pool = None if data is None else entry.make_stream(jax.random.key(0), num_steps, dim)[:2]
     try:
         res = sweep(
             _learner_run(entry, learner, base, num_steps, dim),
             {f: jnp.asarray(v) for f, v in axes.items()} or None,
             num_seeds=num_seeds,
             key=key,
+            data=pool,
             options=options,
             chunk_size=chunk_size,
             out_dir=out_dir,
             name=f"sweep-{name}",
             num_steps=num_steps,
-            config={"learner": name, "num_steps": num_steps, "dim": dim},
+            config={"learner": name, "num_steps": num_steps, "dim": dim}
+            | ({} if data is None else {"data": data.source, "loss": entry.objective}),
         )
     except TooSmallBudget as exc:  # what makes one combination large: its stream
         raise InputError(

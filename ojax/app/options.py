@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ojax.validation import InputError
 
@@ -211,3 +211,89 @@ def grid_axis(text: str) -> tuple[str, list[str]]:
         except InputError as exc:
             raise argparse.ArgumentTypeError(f"{field}={item}: {exc}; {usage}") from None
     return field, items
+
+
+def add_import(parser: argparse.ArgumentParser) -> None:
+    """`--import MODULE` (of `ojax list`, `run` and `sweep`), repeatable."""
+    parser.add_argument(
+        "--import",
+        dest="imports",
+        action="append",
+        default=[],
+        metavar="MODULE",
+        help="import a module first (a dotted name importable from the current folder, or a "
+        ".py file): the learners (ojax.register_learner) and experiments it registers join "
+        "the built-in ones; plugins of the entry-point group ojax.learners load by themselves",
+    )
+
+
+class Imported(NamedTuple):
+    """What `--import` registered: new learner and experiment names."""
+
+    learners: tuple[str, ...] = ()
+    experiments: tuple[str, ...] = ()
+
+
+NOTHING = Imported()
+
+
+def methods_takers() -> list[Any]:
+    """The experiments that take `--methods` (a list of methods, a user's learner included)."""
+    from ojax.experiments import EXPERIMENTS, own_options
+
+    return [s for s in EXPERIMENTS.values() if "methods" in {f.name for f in own_options(s.config)}]
+
+
+def _import(name: str) -> None:
+    """Imports the module `name` or the file `name` (`.py`)."""
+    import importlib
+    import importlib.util
+    import sys
+
+    path = Path(name)
+    if not name.endswith(".py"):
+        importlib.import_module(name)
+        return
+    if not path.is_file():
+        raise InputError(f"--import: {name!r} is not a file")
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    sys.modules[path.stem] = module  # a dataclass of the file needs its module
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+
+
+def import_modules(names: Sequence[str]) -> Imported:
+    """Imports `names` (`--import`: a dotted module name, the current folder first on the path
+    as `python -m` has it, or a `.py` file) and returns what they registered (new names of
+    :data:`ojax.core.LEARNERS` and :data:`ojax.experiments.EXPERIMENTS`). Raises
+    :class:`InputError` naming a module that cannot be found or fails on import."""
+    import os
+    import sys
+
+    if not names:
+        return NOTHING
+    from ojax.core import LEARNERS
+    from ojax.experiments import EXPERIMENTS
+
+    learners, experiments = set(LEARNERS), set(EXPERIMENTS)
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    for name in names:
+        try:
+            _import(name)
+        except InputError:
+            raise
+        except ModuleNotFoundError as exc:
+            if exc.name is None or not name.startswith(exc.name):
+                raise InputError(f"--import {name}: importing it failed: {exc}") from None
+            raise InputError(
+                f"--import: no module named {name!r} (give a module importable from the "
+                "current folder or $PYTHONPATH, or a path ending in .py)"
+            ) from None
+        except Exception as exc:
+            raise InputError(
+                f"--import {name}: importing it failed: {type(exc).__name__}: {exc}"
+            ) from None
+    return Imported(
+        tuple(sorted(set(LEARNERS) - learners)), tuple(sorted(set(EXPERIMENTS) - experiments))
+    )

@@ -153,9 +153,17 @@ def _run_tasks(entry: LearnerEntry, learner: Any, params: Any, data: tuple, scor
     return run(learner, params, xs, ys, LOSSES[entry.objective], task_record=record, **options)[1]
 
 
-def sweep_metrics(entry: LearnerEntry, learner: Any, params: Any, data: tuple) -> Metrics:
+CLASSIFIERS = ("hinge", "logistic", "zero_one")
+"""The losses of classifiers (labels -1 / +1, the prediction a margin) whose run on a data file
+also records `mistake_rate`."""
+
+
+def sweep_metrics(
+    entry: LearnerEntry, learner: Any, params: Any, data: tuple, classify: bool = False
+) -> Metrics:
     """The curves `ojax sweep` records of one run of `learner` with `params` on `data` (its
-    entry's stream; see the module's docstring)."""
+    entry's stream; see the module's docstring); `classify`: also `mistake_rate`, the running
+    fraction of sign mistakes, for a loss of :data:`CLASSIFIERS` (`ojax sweep --data`)."""
     if entry.kind == "multi_task":
         scored = _held_out(entry, learner, params, data)
         trace = _run_tasks(entry, learner, params, data, scored)
@@ -181,6 +189,11 @@ def sweep_metrics(entry: LearnerEntry, learner: Any, params: Any, data: tuple) -
     }
     if comparator(entry, data) is not None:
         out["regret"] = _regret(entry, data, values, take)
+    if classify and entry.objective in CLASSIFIERS:
+        ys, order = data[1], data[3]
+        labels = ys if order is None else ys[order]
+        wrong = metrics.mistakes(trace.prediction, labels)  # type: ignore[arg-type]
+        out["mistake_rate"] = metrics.mistake_rate(wrong)[take]
     return out
 
 
@@ -189,4 +202,11 @@ def primary_metric(kind: str) -> str:
     return "cumulative_error" if kind == "multi_task" else "average_loss"
 
 
-__all__ = ["LINEAR_SETS", "checkpoints", "comparator", "primary_metric", "sweep_metrics"]
+__all__ = [
+    "CLASSIFIERS",
+    "LINEAR_SETS",
+    "checkpoints",
+    "comparator",
+    "primary_metric",
+    "sweep_metrics",
+]

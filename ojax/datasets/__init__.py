@@ -1,4 +1,5 @@
-"""Loaders for the real datasets, with clear errors for missing or malformed files."""
+"""Loaders for the real datasets and one's own stream files (:func:`read_stream`), with clear
+errors for missing or malformed files."""
 
 from ojax.datasets import transfer
 from ojax.datasets.multitask import (
@@ -9,16 +10,26 @@ from ojax.datasets.multitask import (
     split_tasks,
 )
 from ojax.datasets.paths import DataError, data_file, packaged_data_dir, resolve_data_dir
+from ojax.datasets.stream_files import (
+    Stream,
+    hash_features,
+    read_stream,
+    running_standardize,
+)
 
 __all__ = [
     "DataError",
     "PooledTasks",
+    "Stream",
     "data_file",
+    "hash_features",
     "load_lenk",
     "load_schools",
     "load_tasks_file",
     "packaged_data_dir",
+    "read_stream",
     "resolve_data_dir",
+    "running_standardize",
     "split_tasks",
     "transfer",
 ]

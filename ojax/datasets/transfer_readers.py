@@ -32,7 +32,7 @@ Features = Any  # np.ndarray or scipy.sparse.csr_matrix
 
 
 @contextlib.contextmanager
-def _open_text(path: Path) -> Iterator[Any]:
+def open_text(path: Path) -> Iterator[Any]:
     """The text of `path` (gunzipped for `.gz`); a corrupt or truncated file (a bad gzip
     stream, a file cut short, bytes that are not UTF-8) is a :class:`DataError` naming it."""
     try:
@@ -143,7 +143,7 @@ def _read_spambase(path_name: str, mtime_ns: int, size: int) -> tuple[np.ndarray
     del mtime_ns, size  # in the cache key only: a changed file is read again
     path = Path(path_name)
     rows, labels = [], []
-    with _open_text(path) as f:
+    with open_text(path) as f:
         reader = csv.reader(f)
         header = next(reader, None)
         if header is None:
@@ -176,17 +176,27 @@ def load_libsvm(
     """A LIBSVM text file (`label index:value ...`, 1-based indices) as CSR and +-1 labels.
 
     Labels `+1` / `1` / `-1` are accepted (and `0` / `2` of two-class files are NOT:
-    they raise, so a multi-class file is not silently read as binary).
+    they raise, so a multi-class file is not silently read as binary; the labels as they are
+    come from :func:`read_libsvm`, or mapped to -1 / +1 from :func:`ojax.datasets.read_stream`).
 
     Args:
       num_features: the dimension (default: the largest index in the file); larger indices
         raise.
     """
+    features, labels = read_libsvm(path, num_features)
+    return features, _check_labels(path, labels)
+
+
+def read_libsvm(
+    path: str | os.PathLike, num_features: int | None = None
+) -> tuple[Features, np.ndarray]:
+    """A LIBSVM text file as CSR features and its labels as they are (float64); as
+    :func:`load_libsvm` otherwise."""
     path = Path(path)
     if not path.is_file():
         raise DataError(f"data file {str(path)!r} not found (expected a LIBSVM text file)")
     labels, indptr, indices, values = [], [0], [], []
-    with _open_text(path) as f:
+    with open_text(path) as f:
         try:
             for line_no, line in enumerate(f, start=1):
                 line = line.split("#", 1)[0].strip()
@@ -234,7 +244,7 @@ def load_libsvm(
         shape=(len(labels), width),
     )
     _check_finite(path, features)
-    return features, _check_labels(path, np.asarray(labels))
+    return features, np.asarray(labels, np.float64)
 
 
 def load_mushrooms_keel(path: str | os.PathLike) -> tuple[np.ndarray, np.ndarray]:
@@ -246,7 +256,7 @@ def load_mushrooms_keel(path: str | os.PathLike) -> tuple[np.ndarray, np.ndarray
     path = Path(path)
     if not path.is_file():
         raise DataError(f"data file {str(path)!r} not found (expected the KEEL mushroom CSV)")
-    with _open_text(path) as f:
+    with open_text(path) as f:
         rows = [row for row in csv.reader(f) if row]
     if not rows:
         raise DataError(f"{path}: empty file (expected 23 comma-separated categorical columns)")
@@ -273,4 +283,6 @@ __all__ = [
     "load_mat_stream",
     "load_mushrooms_keel",
     "load_spambase",
+    "open_text",
+    "read_libsvm",
 ]

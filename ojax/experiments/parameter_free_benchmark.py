@@ -37,10 +37,17 @@ at its default constant (OGD / AdaGrad: at the step best in hindsight on the see
 divided by the best; 1 is perfectly parameter-free). A run that diverges (the square loss's
 coins outside `[-1, 1]` blow the bettors' wealth up) has NaN rows, and makes its method's
 sensitivity `inf`; it is never chosen as the best.
+
+`--methods M1,M2,...` runs some of them, or a learner of one's own beside them: a registered OCO
+learner (a plugin's, or one `--import MODULE` registers) joins as a parameter-free method
+(:func:`~ojax.experiments.parameter_free_methods.method_spec`), in the rows, the figures and
+the regret panel.
 """
 
 from __future__ import annotations
 
+import argparse
+import dataclasses
 import time
 from typing import Any
 
@@ -48,7 +55,7 @@ import numpy as np
 
 from ojax.experiments import parameter_free_methods as pfm
 from ojax.results import ExperimentResult, split_key
-from ojax.sweep.experiment import ExperimentConfig, ExperimentSpec
+from ojax.sweep.experiment import ExperimentConfig, ExperimentSpec, option
 
 FIXED_NORM = 1.0  # OGD-fixed: the step best in hindsight at ||u|| = 1, kept at every norm
 REGRET_METHODS = ("KT", "ONS", "KT-coordinate", "COCOB", "DoG", "OGD")
@@ -64,10 +71,10 @@ def best_index(average_loss: np.ndarray) -> int:
     return int(np.argmin(finite(average_loss.mean(axis=0))))
 
 
-def chosen_index(method: str, grid: np.ndarray, average_loss: np.ndarray) -> int:
-    """The grid point a method's summary row reports: its default constant, or (a baseline)
-    the point of the lowest mean average loss over seeds (best in hindsight)."""
-    default = pfm.METHODS[method].default
+def chosen_index(default: float | None, grid: np.ndarray, average_loss: np.ndarray) -> int:
+    """The grid point a method's summary row reports: its `default` constant, or (a baseline,
+    `default` None) the point of the lowest mean average loss over seeds (best in
+    hindsight)."""
     if default is None:
         return best_index(average_loss)
     return int(np.argmin(np.abs(np.log(grid / default))))
@@ -84,7 +91,7 @@ def _add_method(result: ExperimentResult, method: str, sweep: Any) -> None:
             name = pfm.label(method, float(constant))
             result.add(dataset, name, "average_loss", avg[:, c])
             result.add(dataset, name, other, metrics[other][:, c])
-        idx = chosen_index(method, sweep.grid, avg)
+        idx = chosen_index(sweep.default, sweep.grid, avg)
         result.add(dataset, method, "average_loss", avg[:, idx])
         result.add(dataset, method, other, metrics[other][:, idx])
         result.add(dataset, method, "best_average_loss", avg[:, best_index(avg)])
@@ -122,11 +129,7 @@ def build_result(sweeps: dict[str, Any], size: pfm.Size) -> ExperimentResult:
         {
             "size": size._asdict(),
             "grids": {
-                m: {
-                    "constant": pfm.METHODS[m].constant,
-                    "values": s.grid.tolist(),
-                    "default": pfm.METHODS[m].default,
-                }
+                m: {"constant": s.constant, "values": s.grid.tolist(), "default": s.default}
                 for m, s in sweeps.items()
             },
         }
@@ -179,7 +182,8 @@ def sweeps_of(run) -> tuple[dict[str, pfm.Sweep], pfm.Size]:
                 if all(k in run.curves for k in keys):
                     columns = [run.curves[k].values[:, -1] for k in keys]
                     outputs.setdefault(name, {})[metric] = np.stack(columns, axis=1)
-        sweeps[method] = pfm.Sweep(grid, outputs, 0.0)
+        spec = grids[method]
+        sweeps[method] = pfm.Sweep(grid, outputs, 0.0, spec["constant"], spec["default"])
     return sweeps, size
 
 
@@ -194,7 +198,7 @@ def sensitivity_figure(sweeps: dict[str, Any], datasets: list[str], loss: str) -
     for ax, dataset in zip(axes.flat, datasets, strict=False):
         for i, (method, sweep) in enumerate(sweeps.items()):
             avg = sweep.outputs[dataset]["average_loss"]
-            ref = sweep.grid[chosen_index(method, sweep.grid, avg)]
+            ref = sweep.grid[chosen_index(sweep.default, sweep.grid, avg)]
             ax.plot(
                 sweep.grid / ref,
                 avg.mean(axis=0),
@@ -217,17 +221,16 @@ def sensitivity_figure(sweeps: dict[str, Any], datasets: list[str], loss: str) -
 
 def regret_curves(sweeps: dict[str, Any], size: pfm.Size, loss: str) -> dict[str, np.ndarray]:
     """Mean regret over seeds against `||u||` (`(len(norms),)`) of the methods of
-    :data:`REGRET_METHODS` at their chosen point (OGD: tuned per norm) and of OGD-fixed."""
+    :data:`REGRET_METHODS` and of one's own at their chosen point (OGD: tuned per norm) and
+    of OGD-fixed."""
     names = [pfm.regression_name(loss, n) for n in size.norms]
     out: dict[str, np.ndarray] = {}
-    for method in REGRET_METHODS:
-        if method not in sweeps:
-            continue
+    for method in [m for m in sweeps if m in REGRET_METHODS or m not in pfm.METHODS]:
         sweep = sweeps[method]
         values = []
         for name in names:
             metrics = sweep.outputs[name]
-            idx = chosen_index(method, sweep.grid, metrics["average_loss"])
+            idx = chosen_index(sweep.default, sweep.grid, metrics["average_loss"])
             values.append(metrics["regret"][:, idx].mean())
         out[method if method != "OGD" else "OGD (tuned per norm)"] = np.asarray(values)
     fixed = fixed_step_index(sweeps["OGD"], loss, size.norms) if "OGD" in sweeps else None
@@ -260,11 +263,39 @@ def regret_figure(sweeps: dict[str, Any], size: pfm.Size) -> Any:
     return fig
 
 
+def method_list(text: str) -> tuple[str, ...]:
+    """`--methods`: `"KT,COCOB,adagrad_norm"` -> the names (checked when the run starts, after
+    `--import` registered one's own)."""
+    names = tuple(n.strip() for n in text.split(","))
+    if not all(names):
+        raise argparse.ArgumentTypeError(f"must be names separated by commas, got {text!r}")
+    return names
+
+
+@dataclasses.dataclass(frozen=True)
+class BenchmarkConfig(ExperimentConfig):
+    """`parameter-free-benchmark`'s options: `--methods`."""
+
+    methods: tuple[str, ...] | None = option(
+        help="the methods to run, comma-separated (default: every one of the table): KT, ONS, "
+        "KT-coordinate, COCOB, DoG, Prodigy, D-Adapt-SGD, Mechanic, Schedule-Free-SGD, OGD, "
+        "AdaGrad, or a registered OCO learner (`ojax list --learners`; one's own with --import)",
+        metavar="M1,M2,...",
+        type=method_list,
+    )
+
+    def check(self, seeds_given: bool = True) -> tuple[ExperimentConfig, dict[str, Any]]:
+        if self.methods is not None:
+            pfm.check_methods(self.methods)
+        return super().check(seeds_given)
+
+
 def run_benchmark(config: ExperimentConfig) -> ExperimentResult:
-    """`ojax run parameter-free-benchmark`: every method, constant, dataset and seed."""
+    """`ojax run parameter-free-benchmark`: every method (or those of `--methods`), constant,
+    dataset and seed."""
     start = time.perf_counter()
     size = pfm.QUICK if config.quick else pfm.FULL
-    sweeps, compile_s = pfm.run_sweeps(config, size)
+    sweeps, compile_s = pfm.run_sweeps(config, size, getattr(config, "methods", None))
     result = build_result(sweeps, size)
     result.extra_config.update(
         {
@@ -285,6 +316,7 @@ SPEC = ExperimentSpec(
     "linear models, each hidden constant swept over 8 decades (one sweep per method and loss)",
     run=run_benchmark,
     plot=figures,
+    config=BenchmarkConfig,
     default_seeds=30,
     quick_seeds=2,
     data_files=("a1a.libsvm.gz", "spambase.csv.gz", "mushrooms_keel.csv.gz", "usenet2.mat"),

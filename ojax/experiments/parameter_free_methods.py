@@ -1,6 +1,12 @@
 """The methods, sizes, streams and sweeps of `parameter-free-benchmark`
 (:mod:`ojax.experiments.parameter_free_benchmark`): :data:`METHODS` with each hidden constant
-and its grid, the classification and regression streams, and one sweep per method and loss."""
+and its grid, the classification and regression streams, and one sweep per method and loss.
+
+A method is a row of :data:`METHODS` (read when a run starts: a row added to it runs) or a
+registered OCO learner (:data:`ojax.core.LEARNERS`: one of ojax's, a plugin's, or one a script
+or `ojax run --import` registered): :func:`method_spec` makes it a parameter-free method whose
+hidden constant is the first scalar field its `params_grid` varies, swept over :data:`SPAN`
+times its default (9 values, 8 decades)."""
 
 from __future__ import annotations
 
@@ -34,13 +40,14 @@ DATA_FILES = ("a1a.libsvm.gz", "spambase.csv.gz", "mushrooms_keel.csv.gz", "usen
 
 class Method(NamedTuple):
     """A benchmarked learner: its factory, the name of its hidden constant, the grid of it,
-    the default, and `params(constant, dtype)`."""
+    the default, `params(constant, dtype)`, and whether the factory takes the dimension."""
 
-    make: Any  # () -> OCOLearner (static)
+    make: Any  # () -> OCOLearner, or (dim) -> OCOLearner when `by_dim` (static)
     constant: str
     grid: np.ndarray
     default: float | None  # None: tuned in hindsight over the grid (a baseline)
     params: Any  # (constant: Array, dtype) -> params
+    by_dim: bool = False
 
 
 def _dm(c, dtype):
@@ -123,6 +130,55 @@ METHODS: dict[str, Method] = {
 
 PARAMETER_FREE = tuple(name for name, m in METHODS.items() if m.default is not None)
 BASELINES = tuple(name for name, m in METHODS.items() if m.default is None)
+SPAN = 10.0 ** np.arange(-4.0, 5.0)
+"""A registered learner's grid: its constant's default times these (1e-4 .. 1e4)."""
+
+
+def _registered(name: str) -> Method:
+    """A registered OCO learner as a parameter-free method (the module's docstring)."""
+    from ojax.core import LEARNERS
+
+    entry = LEARNERS[name]
+    if entry.kind != "oco":
+        raise InputError(
+            f"method {name!r} is a {entry.kind} learner; the benchmark runs OCO learners (as "
+            "linear predictors)"
+        )
+    base, grid = entry.default_params(), entry.params_grid()
+    fields = base._asdict() if hasattr(base, "_asdict") else dict(base)
+    rows = grid._asdict() if hasattr(grid, "_asdict") else dict(grid)
+    varied = [f for f, v in fields.items() if np.ndim(v) == 0 and np.ptp(np.asarray(rows[f]))]
+    if not varied or not float(fields[varied[0]]) > 0:
+        raise InputError(
+            f"method {name!r}: the benchmark sweeps the first scalar field its params_grid varies "
+            f"(its hidden constant, > 0 by default), found {varied or 'none'}"
+        )
+    field, default = varied[0], float(fields[varied[0]])
+
+    def params(constant, dtype):  # the defaults in `dtype`, the constant replaced
+        floats = {
+            k: jnp.asarray(v, dtype)
+            for k, v in fields.items()
+            if jnp.isdtype(jnp.result_type(v), "real floating")
+        }
+        values = {**fields, **floats, field: constant}
+        return base._replace(**values) if hasattr(base, "_replace") else values
+
+    learner, dtype = entry.make(REGRESSION_DIM), jnp.result_type(float)
+    for value in default * SPAN:
+        try:
+            learner.check_params(params(jnp.asarray(value, dtype), dtype))
+        except InputError as exc:
+            raise InputError(
+                f"method {name!r}: the benchmark sweeps {field} over {default:g} x 1e-4 .. 1e4; "
+                f"{field}={value:g} is refused: {exc}"
+            ) from None
+    return Method(entry.make, field, default * SPAN, default, params, by_dim=True)
+
+
+def method_spec(name: str) -> Method:
+    """The method `name`: its row of :data:`METHODS`, else the registered learner (above)."""
+    return METHODS[name] if name in METHODS else _registered(name)
 
 
 class Size(NamedTuple):
@@ -166,7 +222,7 @@ def regression_name(loss: str, norm: float) -> str:
 
 def grid_of(method: str, size: Size) -> np.ndarray:
     """The constants a run sweeps for `method` (the default always among them)."""
-    spec = METHODS[method]
+    spec = method_spec(method)
     grid = np.asarray(spec.grid, np.float64)
     if size.grid_points is None or size.grid_points >= len(grid):
         return grid
@@ -234,20 +290,19 @@ LOSSES = {
 # ------------------------------------------------------------------------------- cells
 
 
-@functools.lru_cache(maxsize=64)
-def _learner(method: str) -> OCOLearner:
-    return METHODS[method].make()
+def _learner(spec: Method, dim: int) -> OCOLearner:
+    return spec.make(dim) if spec.by_dim else spec.make()
 
 
 @functools.lru_cache(maxsize=64)
 def classification_cell(method: str, loss_name: str):
     """`(params, stream, key) -> (average_loss, mistake_rate)` of one learner on one stream
     in the order `key` draws (compiled once per method and loss)."""
-    learner, loss = _learner(method), LOSSES[loss_name]
+    spec, loss = method_spec(method), LOSSES[loss_name]
 
     def cell(params, stream, key):
         xs, ys, length = stream
-        n = xs.shape[0]
+        n, learner = xs.shape[0], _learner(spec, xs.shape[1])
         valid = jnp.arange(n) < length
         order = jnp.argsort(jnp.where(valid, jax.random.uniform(key, (n,)), 2.0))
         predictor = linear_predictor(learner, loss, jnp.zeros(xs.shape[1], xs.dtype))
@@ -275,7 +330,7 @@ def regression_cell(method: str, loss_name: str, num_steps: int, dim: int):
     """`(params, norm, key) -> (average_loss, regret)` on the synthetic stream of `||u|| =
     norm` that `key` draws (the comparator `u` has loss 0: the regret is the learner's
     cumulative loss)."""
-    learner, loss = _learner(method), LOSSES[loss_name]
+    learner, loss = _learner(method_spec(method), dim), LOSSES[loss_name]
 
     def cell(params, norm, key):
         xs, ys, _ = regression_stream(key, norm, num_steps, dim, norm.dtype)
@@ -289,17 +344,20 @@ def regression_cell(method: str, loss_name: str, num_steps: int, dim: int):
 
 def stacked_params(method: str, grid: np.ndarray, dtype):
     """The method's params at each constant of `grid`, stacked on a leading axis."""
-    spec = METHODS[method]
+    spec = method_spec(method)
     points = [spec.params(jnp.asarray(c, dtype), dtype) for c in grid]
     return jax.tree.map(lambda *a: jnp.stack(a), *points)
 
 
 class Sweep(NamedTuple):
-    """One method's outputs: name -> dataset -> metric -> `(S, C)` (seed, constant)."""
+    """One method's outputs: name -> dataset -> metric -> `(S, C)` (seed, constant), with
+    its grid's constant and default (`None`: a baseline, tuned in hindsight)."""
 
     grid: np.ndarray
     outputs: dict[str, dict[str, np.ndarray]]
     compile_seconds: float
+    constant: str
+    default: float | None
 
 
 def sweep_method(
@@ -344,25 +402,39 @@ def sweep_method(
         for k, norm in enumerate(size.norms):
             name = regression_name(loss, norm)
             outputs[name] = {"average_loss": avg[:, :, k], "regret": regret[:, :, k]}
-    return Sweep(grid, outputs, compile_s)
+    spec = method_spec(method)
+    return Sweep(grid, outputs, compile_s, spec.constant, spec.default)
 
 
 def check_methods(methods: Any) -> tuple[str, ...]:
-    """`methods` as a tuple of known names (raises :class:`InputError` naming the bad one)."""
+    """`methods` as a tuple of known names: rows of :data:`METHODS` or registered OCO
+    learners (raises :class:`InputError` naming the bad one)."""
+    from ojax.core import LEARNERS
+
     if isinstance(methods, str) or not methods:
         raise InputError(
-            f"methods must be a non-empty list of names of {list(METHODS)}, got {methods!r}"
+            f"methods must be a non-empty list of names of {list(METHODS)} or of registered OCO "
+            f"learners, got {methods!r}"
         )
     for method in methods:
-        check_choice("method", method, list(METHODS))
+        if method not in METHODS and method not in LEARNERS:
+            raise InputError(
+                f"method must be one of {list(METHODS)} or a registered OCO learner (`ojax list "
+                f"--learners`; one's own with --import or the ojax.learners entry points), got "
+                f"{method!r}"
+            )
+        method_spec(method)  # a registered learner the benchmark cannot run is refused here
+    if len(set(methods)) < len(methods):
+        raise InputError(f"methods must name each method once, got {list(methods)}")
     return tuple(methods)
 
 
 def run_sweeps(
-    config: ExperimentConfig, size: Size, methods: Any = tuple(METHODS)
+    config: ExperimentConfig, size: Size, methods: Any = None
 ) -> tuple[dict[str, Sweep], float]:
-    """Every method of `methods` on `size`: `(method -> Sweep, compile seconds)`."""
-    methods = check_methods(methods)
+    """Every method of `methods` (default: every row of :data:`METHODS`, read now) on `size`:
+    `(method -> Sweep, compile seconds)`."""
+    methods = check_methods(tuple(METHODS) if methods is None else methods)
     check_int("seeds", config.seeds, 1)
     for dataset in size.datasets:
         check_choice("dataset", dataset, CLASSIFICATION)

@@ -243,10 +243,11 @@ def grid_score(
 def cumulative_error(
     errors: ArrayLike, mask: ArrayLike, points: ArrayLike | None = None
 ) -> np.ndarray:
-    """The cumulative error curve: the running mean of the online errors of the real points,
-    concatenated over tasks in order (`(..., T, n)` -> `(..., N)`, `N` real points), in
-    float64; with `points` (1-based numbers of real points, increasing), only its values
-    there (`(..., len(points))`: the same numbers, less memory for many runs).
+    """The cumulative error curve (Denevi et al., 2020's name for it; a mean, not a sum): the
+    running mean of the online errors of the real points, concatenated over tasks in order
+    (`(..., T, n)` -> `(..., N)`, `N` real points), in float64; with `points` (1-based
+    numbers of real points, increasing), only its values there (`(..., len(points))`: the
+    same numbers, less memory for many runs).
 
     Every batch element must have the same number of real points. Host (NumPy) code: its
     length is the number of real points, a value, so it cannot run inside `jax.jit` or
