@@ -38,6 +38,7 @@ import numpy as np
 from ojax.core import FactoryKey, factory_key
 from ojax.datasets.npz import read_arrays
 from ojax.datasets.paths import DataError
+from ojax.fileio import atomic_write, open_zip
 from ojax.programs import imported_named_tuple
 
 FORMAT = "ojax-state"
@@ -170,7 +171,8 @@ def save_state(path: str | Path, state: Any, *, learner: Any = None) -> Path:
     """Writes `state` (a learner's state pytree) to `path` in the format of the module doc.
 
     Args:
-      path: the file to write (conventionally `*.ojax-state`; replaced if it exists).
+      path: the file to write (conventionally `*.ojax-state`; replaced if it exists, a link
+        there replaced, never written through; its folder must exist).
       state: NamedTuples, tuples, lists, dicts of `str` and `None` over arrays.
       learner: the learner the state belongs to: its identity is recorded, and
         :func:`load_state` given another learner refuses the file.
@@ -193,15 +195,18 @@ def save_state(path: str | Path, state: Any, *, learner: Any = None) -> Path:
             for i, a in enumerate(arrays)
         ],
     }
-    partial = path.with_name(path.name + ".partial")
-    with zipfile.ZipFile(partial, "w", zipfile.ZIP_STORED) as archive:
-        archive.writestr(DESCRIPTION, json.dumps(description, indent=1))
-        for i, arr in enumerate(arrays):
-            buffer = io.BytesIO()
-            np.lib.format.write_array(buffer, np.asarray(arr, order="C"), allow_pickle=False)
-            archive.writestr(f"leaf_{i:05d}.npy", buffer.getvalue())
-    partial.replace(path)  # a reader never sees half a file
-    return path
+
+    def write(f: Any) -> None:
+        with zipfile.ZipFile(f, "w", zipfile.ZIP_STORED) as archive:
+            archive.writestr(DESCRIPTION, json.dumps(description, indent=1))
+            for i, arr in enumerate(arrays):
+                buffer = io.BytesIO()
+                np.lib.format.write_array(buffer, np.asarray(arr, order="C"), allow_pickle=False)
+                archive.writestr(f"leaf_{i:05d}.npy", buffer.getvalue())
+
+    # a fresh temporary file renamed over `path`: a reader never sees half a file, and a
+    # link planted at the path or beside it is never written through
+    return atomic_write(path, write, prefix=f".{path.name}.partial-")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -214,7 +219,7 @@ def _fail(path: Path, message: str) -> StateFileError:
 
 def _read_description(path: Path) -> dict:
     try:
-        with zipfile.ZipFile(path) as archive:
+        with open_zip(path, what="state file") as archive:
             info = archive.getinfo(DESCRIPTION)
             if info.file_size > MAX_DESCRIPTION_BYTES:
                 raise _fail(path, f"{DESCRIPTION} declares {info.file_size} bytes (limit 16 MiB)")

@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ojax.sweep.store import read_json
+from ojax.fileio import read_json
 from ojax.validation import InputError
 
 try:  # POSIX; elsewhere the pid check alone decides
