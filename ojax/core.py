@@ -395,10 +395,6 @@ def _no_context(state: State, params: Params) -> None:
     del state, params
 
 
-def _no_horizon(params: Params) -> None:
-    return None
-
-
 class Environment(NamedTuple):
     """An environment that answers the learner's play (an adversary, a bandit, a fixed stream).
 
@@ -413,9 +409,8 @@ class Environment(NamedTuple):
       context: `(state, params) -> x`, the input a predictor sees before it predicts (`None`
         for an OCO learner: the default).
       check_params: `(params) -> None`, as in :class:`OCOLearner`.
-      horizon: `(params) -> int | None`, the most rounds it can answer (data fixed in
-        advance holds as many as its rows; from shapes only), `None` for no limit (the
-        default); :func:`ojax.run_env` refuses a longer run.
+      horizon: `(params) -> int | None` (from shapes), the most rounds it can answer (the
+        rows of data fixed in advance; `None`: no limit); `run_env` refuses a longer run.
 
     Data fixed in advance is the environment that ignores the play
     (:func:`ojax.envs.adversaries.fixed`).
@@ -425,7 +420,7 @@ class Environment(NamedTuple):
     step: Callable[[State, Params, Any, Array], tuple[State, Any]]
     context: Callable[[State, Params], Any] = _no_context
     check_params: Callable[[Params], None] = _no_check
-    horizon: Callable[[Params], int | None] = _no_horizon
+    horizon: Callable[[Params], int | None] = _no_check  # no limit
 
 
 class Step(NamedTuple):

@@ -81,7 +81,9 @@ class _Game(NamedTuple):
 def _not_finite(tree: Any) -> Array:
     """Whether a floating leaf of `tree` holds NaN or +-Inf (a traced bool)."""
     leaves = [a for a in jax.tree.leaves(tree) if jnp.issubdtype(jnp.result_type(a), jnp.inexact)]
-    return jnp.any(jnp.stack([~jnp.all(jnp.isfinite(a)) for a in leaves])) if leaves else False
+    if not leaves:
+        return jnp.asarray(False)
+    return jnp.any(jnp.stack([~jnp.all(jnp.isfinite(a)) for a in leaves]))
 
 
 def not_a_distribution(w: Array) -> Array:
@@ -301,8 +303,16 @@ def _check_round(learner, params, x0, env, env_params, key, game: _Game) -> None
         raise InputError("env: an update on its answer changes the learner state's shapes/dtypes")
 
 
-def _check_horizon(env: Environment, env_params: Params, num_steps: int) -> None:
-    """An environment of data fixed in advance answers only as many rounds as it holds."""
+def _check_env(env: Environment, env_params: Params, num_steps: int) -> None:
+    """The environment's params (its own check; the data it holds finite and not
+    overflowing); data fixed in advance answers only as many rounds as it holds."""
+    env.check_params(env_params)
+    leaves = jax.tree.leaves(env_params)
+    for i, leaf in enumerate(leaves):
+        if jnp.issubdtype(jnp.result_type(leaf), jnp.inexact):
+            label = "env_params" if len(leaves) == 1 else f"env_params[leaf {i}]"
+            check_finite(label, leaf)
+            check_magnitude(label, leaf)
     horizon = env.horizon(env_params)  # from shapes: known under a trace too
     if horizon is not None and num_steps > horizon:
         raise InputError(
@@ -337,7 +347,7 @@ def _values(w: Array) -> str:
     return "[" + ", ".join(f"{v:.4g}" for v in flat) + (", ...]" if jnp.size(w) > 6 else "]")
 
 
-def _check_rounds(first: Array, feedback: str, shape: tuple | None) -> None:
+def _check_rounds(first: Array, what: str) -> None:
     """Raises for the first round whose play was not a distribution (bandit feedback) or
     whose answer from the environment was NaN or infinite (a poisoned learner)."""
     if isinstance(first, jax.core.Tracer):
@@ -352,7 +362,6 @@ def _check_rounds(first: Array, feedback: str, shape: tuple | None) -> None:
             "arm can be drawn from it; play a learner that stays on the simplex"
         )
     if not_finite >= 0:
-        what = "z_t" if shape is not None else "label"
         raise InputError(
             f"env: its answer ({what}) at round {not_finite} is NaN or infinite; a learner "
             "told it is poisoned for the rest of the run: the environment must answer finite "
@@ -421,13 +430,7 @@ def run_env(
     if isinstance(learner, OCOLearner) and x0 is not None:  # (oco: checked above)
         learner.check_start(params, x0)
         x0 = jnp.asarray(x0)
-    env.check_params(env_params)
-    leaves = jax.tree.leaves(env_params)
-    for i, leaf in enumerate(leaves):  # the data an environment holds: finite, not overflowing
-        if jnp.issubdtype(jnp.result_type(leaf), jnp.inexact):
-            label = "env_params" if len(leaves) == 1 else f"env_params[leaf {i}]"
-            check_finite(label, leaf)
-            check_magnitude(label, leaf)
+    _check_env(env, env_params, num_steps)
     _check_key(key)
     if mask is not None:
         check_shape("mask", mask, (num_steps,))
@@ -435,13 +438,12 @@ def run_env(
         mask = jnp.asarray(mask, bool)
     game = _Game(loss, feedback, delay, record, keep_predictions, mask is not None, oco)
     _check_round(learner, params, x0, env, env_params, key, game)
-    _check_horizon(env, env_params, num_steps)
-    if feedback == "bandit":
+    if feedback == "bandit" and isinstance(learner, OCOLearner) and x0 is not None:
         _check_first_play(learner, params, x0)
     full = jnp.ones((num_steps,), bool) if mask is None else mask
     state, env_state, trace, first = _game(
         learner, params, x0, env, env_params, key, full, num_steps, game
     )
-    _check_rounds(first, feedback, jnp.shape(x0) if oco else None)
+    _check_rounds(first, "z_t" if oco else "label")
     check_state_finite(state, num_steps)
     return state, env_state, trace

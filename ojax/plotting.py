@@ -16,6 +16,7 @@ every label inside the figure; :func:`save_figure` writes PNG at :data:`DPI` dpi
 
 from __future__ import annotations
 
+import functools
 import sys
 import textwrap
 from collections.abc import Iterable, Mapping, Sequence
@@ -144,15 +145,18 @@ def save_figure(fig: Figure, folder: str | Path, stem: str, formats: Sequence[st
             fmt, {"Date": None}
         )
         with plt.rc_context({"svg.hashsalt": "ojax"}):  # SVG ids the same from run to run
-            if fmt == "png":
-                atomic_write(path, lambda f, m=metadata: _save_png(fig, f, m))
-            else:
-                atomic_write(
-                    path, lambda f, t=fmt, m=metadata: fig.savefig(f, format=t, dpi=DPI, metadata=m)
-                )
+            atomic_write(path, functools.partial(_save, fig, fmt, metadata))
         paths.append(path)
     plt.close(fig)
     return paths
+
+
+def _save(fig: Figure, fmt: str, metadata: dict[str, Any], file: Any) -> None:
+    """`fig` into the open `file` in `fmt` (what :func:`save_figure` hands the writer)."""
+    if fmt == "png":
+        _save_png(fig, file, metadata)
+    else:
+        fig.savefig(file, format=fmt, dpi=DPI, metadata=metadata)
 
 
 def _save_png(fig: Figure, path: Any, metadata: dict[str, Any]) -> None:
@@ -305,9 +309,14 @@ def band(
     """Plots the mean of `curves` (`(n_seeds, len(x))`) and shades the band between the
     `quantiles` over seeds (none for one seed); returns `(mean, low, high)`."""
     mean, low, high = quantile_band(curves, quantiles)
-    if not np.isfinite(mean).any():  # a diverged method: listed, nothing to mark along a line
+    diverged = not np.isfinite(mean).any()
+    if diverged:  # listed in the legend; nothing to mark along its line
         line_style = {**line_style, "markevery": None}
     (line,) = ax.plot(x, mean, label=label, **line_style)
+    if diverged:  # its x range still spans the axis (a figure of diverged methods only)
+        finite_x = np.asarray(x, np.float64)[np.isfinite(np.asarray(x, np.float64))]
+        ax.update_datalim(np.column_stack([finite_x, np.zeros_like(finite_x)]), updatey=False)
+        ax.autoscale_view()
     if np.atleast_2d(curves).shape[0] > 1:
         zorder = line.get_zorder() - 0.5
         ax.fill_between(x, low, high, color=line.get_color(), alpha=0.15, lw=0, zorder=zorder)

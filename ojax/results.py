@@ -67,6 +67,8 @@ class Row:
       std: `float`
       n_seeds: `int`
       shared: one measurement shared by these methods (e.g. "PA+OTL"), else ""
+      detail: a row of detail (one point of a method's grid): in results.csv, not in the
+        console table
     """
 
     dataset: str
@@ -76,6 +78,7 @@ class Row:
     std: float
     n_seeds: int
     shared: str = ""  # one measurement shared by these methods (e.g. "PA+OTL"), else ""
+    detail: bool = False  # in results.csv only, not in the console table
 
 
 @dataclasses.dataclass
@@ -102,12 +105,15 @@ class ExperimentResult:
         curves: np.ndarray,
         shared: str = "",
         steps: Any = None,
+        detail: bool = False,
     ) -> None:
         """Records `curves` (`(n_seeds, length)`, or `(n_seeds,)` for a single value), their
         positions `steps` (`(length,)`; default `1..length`) and the row of their final
         values (mean and std over seeds). `shared` names the methods
         that one measurement covers (e.g. a time of several methods run in one scan): the
-        console table prints it once for them; results.csv keeps a row per method."""
+        console table prints it once for them; results.csv keeps a row per method. A
+        `detail` row (one point of a grid the method chose from) is written to results.csv
+        but not printed."""
         curves = np.asarray(curves, dtype=np.float64)
         if curves.ndim == 1:
             curves = curves[:, None]
@@ -124,6 +130,7 @@ class ExperimentResult:
                 float(final.std()),
                 len(final),
                 shared,
+                detail,
             )
         )
 

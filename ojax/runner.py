@@ -18,10 +18,9 @@ Inputs are checked on concrete values (shapes against what the learner predicts,
 against its state, NaN / Inf and magnitudes that would overflow, params of the wrong class),
 then a jitted scan runs that compiles once per static configuration (learner, loss, hooks,
 flags, shapes and dtypes): other hyperparameter values, other data of the same shape or another
-seed never recompile. A start state must be finite, and so must the final state: a learner
-whose state overflowed (a sum of squares past float32's range) stops the run with a
-:class:`~ojax.validation.DivergedError` instead of freezing without a word (checked on
-concrete values; under a caller's `jit` / `vmap` the final state is the caller's to check).
+seed never recompile. A start state must be finite, and so must the final state: a learner whose
+state overflowed stops the run with a :class:`~ojax.validation.DivergedError` instead of freezing
+without a word (on concrete values; under a caller's `jit` / `vmap` it is the caller's check).
 
 vmap recipes (`in_axes` follow the argument order `(learner, params, data...)`)::
 
@@ -79,12 +78,10 @@ TaskRecord = Callable[[State, Params, TaskInfo], Any]
 
 
 def opaque_start(state: State) -> State:
-    """The start state of a scan, opaque to the compiler (`lax.optimization_barrier`): a
-    state made by `init` inside the program has constant counters XLA would specialise the
-    loop on (a step count known to start at 0 is folded into the loop's own index, and the
-    arithmetic derived from it rounds differently), so a run from `init` and a run continued
-    from a state given as an argument compile to the same loop: `T` steps equal `k` steps
-    continued over `T - k`, bit for bit."""
+    """The start state of a scan, opaque to the compiler (`lax.optimization_barrier`): XLA
+    would specialise a loop on the constant counters of a state `init` made inside the program
+    (a count known to start at 0 becomes the loop's index; what is derived from it rounds
+    otherwise), so a run from `init` and one continued from a given state are one loop."""
     return jax.lax.optimization_barrier(state)
 
 
@@ -314,6 +311,12 @@ def _check_start_state(learner, params: Params, state: Any, *init_args: Any) -> 
         check_state_finite(state)
 
 
+def _finite(out: tuple[State, Trace], mask: Array) -> tuple[State, Trace]:
+    """`out`, its final state checked finite (:func:`check_state_finite`; not under a trace)."""
+    check_state_finite(out[0], int(np.prod(jnp.shape(mask))))
+    return out
+
+
 def _is_multi_task(learner: Any) -> bool:
     return isinstance(learner, MultiTaskLearner) or hasattr(learner, "begin_task")
 
@@ -438,10 +441,8 @@ def run(
         steps, the last bit of the arithmetic may differ (1, the default, is the reference).
 
     Returns:
-      The final state and the :class:`~ojax.core.Trace`; :class:`~ojax.validation.InputError`
-      on shapes, dtypes or values the learner cannot take (see the module doc), a
-      :class:`~ojax.validation.DivergedError` when the learner's state ends NaN or infinite
-      (an overflowed sum: checked on the final state when it is concrete).
+      The final state and the :class:`~ojax.core.Trace`; an `InputError` on shapes, dtypes or
+      values the learner cannot take, a `DivergedError` on a final state not finite.
 
     Examples:
       >>> import jax.numpy as jnp
@@ -455,22 +456,18 @@ def run(
       [0.5   2.    1.125]
     """
     _check_learner(learner, params)
-    multi = _is_multi_task(learner)
     flags = (keep_predictions, task_sums, independent_tasks, order is not None, mask is not None)
     options = _Options(loss, record, task_record, *flags, check_int("unroll", unroll, low=1))
-    if multi:
+    if _is_multi_task(learner):
         if order is not None:
             raise InputError("order: pools with an order are for streams, not task blocks")
         mask = _check_tasks(learner, params, xs, ys, mask, task_data, state, first_task)
         out = _tasks(learner, params, xs, ys, mask, task_data, options, state, first_task)
-        check_state_finite(out[0], int(np.prod(jnp.shape(mask))))
-        return out
+        return _finite(out, mask)
     if task_data is not None or task_record is not None or task_sums or independent_tasks:
         raise InputError("task_data, task_record, task_sums, independent_tasks: multi-task only")
     mask, order = _check_stream(learner, params, xs, ys, mask, order, state, first_task)
-    out = _stream(learner, params, xs, ys, order, mask, options, state)
-    check_state_finite(out[0], jnp.shape(mask)[0])
-    return out
+    return _finite(_stream(learner, params, xs, ys, order, mask, options, state), mask)
 
 
 class OCOParams(NamedTuple):
@@ -568,9 +565,7 @@ def run_oco(
     flags = (store_iterates, False, False, False, masked, check_int("unroll", unroll, low=1))
     options = _Options(objective_loss(objective), None, None, *flags)
     start = OCOParams(params, jnp.asarray(x0))
-    out = _stream(predictor, start, zs, None, None, mask, options, state)
-    check_state_finite(out[0], jnp.shape(zs)[0])
-    return out
+    return _finite(_stream(predictor, start, zs, None, None, mask, options, state), mask)
 
 
 def entry_start(entry: LearnerEntry, zs: Array) -> Array:

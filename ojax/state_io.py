@@ -174,13 +174,21 @@ def save_state(path: str | Path, state: Any, *, learner: Any = None) -> Path:
       path: the file to write (conventionally `*.ojax-state`; replaced if it exists, a link
         there replaced, never written through; its folder must exist).
       state: NamedTuples, tuples, lists, dicts of `str` and `None` over arrays.
-      learner: the learner the state belongs to: its identity is recorded, and
+      learner: the learner the state belongs to (built by an ojax.learner_factory: anything
+        else, its name included, is refused): its identity is recorded, and
         :func:`load_state` given another learner refuses the file.
 
     Returns:
       The path written.
     """
     path = Path(path)
+    identity = None if learner is None else learner_identity(learner)
+    if learner is not None and identity is None:
+        raise StateFileError(
+            f"learner: {type(learner).__name__} {str(learner)[:80]!r} has no identity to "
+            "record (only a learner built by an ojax.learner_factory, e.g. ojax.oco.ogd(), "
+            "carries one; a name is not a learner): pass the learner itself, or learner=None"
+        )
     leaves: list[tuple[str, Any]] = []
     tree = _describe(state, leaves, "")
     arrays = [_leaf_array(where, leaf) for where, leaf in leaves]
@@ -188,7 +196,7 @@ def save_state(path: str | Path, state: Any, *, learner: Any = None) -> Path:
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "ojax_version": _version(),
-        "learner": None if learner is None else learner_identity(learner),
+        "learner": identity,
         "tree": tree,
         "leaves": [
             {"name": f"leaf_{i:05d}", "dtype": a.dtype.name, "shape": list(a.shape)}

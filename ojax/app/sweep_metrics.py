@@ -156,7 +156,9 @@ def _run_tasks(entry: LearnerEntry, learner: Any, params: Any, data: tuple, scor
 def _finite_state(state: Any) -> jax.Array:
     """Whether every floating leaf of `state` is finite (a traced bool)."""
     leaves = [a for a in jax.tree.leaves(state) if jnp.issubdtype(a.dtype, jnp.inexact)]
-    return jnp.all(jnp.stack([jnp.all(jnp.isfinite(a)) for a in leaves])) if leaves else True
+    if not leaves:
+        return jnp.asarray(True)
+    return jnp.all(jnp.stack([jnp.all(jnp.isfinite(a)) for a in leaves]))
 
 
 def sweep_metrics(entry: LearnerEntry, learner: Any, params: Any, data: tuple) -> Metrics:

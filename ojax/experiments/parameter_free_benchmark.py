@@ -82,8 +82,8 @@ def _add_method(result: ExperimentResult, method: str, sweep: Any) -> None:
         avg, other = metrics["average_loss"], _other_metric(metrics)
         for c, constant in enumerate(sweep.grid):
             name = pfm.label(method, float(constant))
-            result.add(dataset, name, "average_loss", avg[:, c])
-            result.add(dataset, name, other, metrics[other][:, c])
+            result.add(dataset, name, "average_loss", avg[:, c], detail=True)
+            result.add(dataset, name, other, metrics[other][:, c], detail=True)
         idx = chosen_index(method, sweep.grid, avg)
         result.add(dataset, method, "average_loss", avg[:, idx])
         result.add(dataset, method, other, metrics[other][:, idx])

@@ -165,6 +165,7 @@ def _header(path: Path, key: str, member: IO) -> tuple[tuple[int, ...], bool, np
 
 def _member(path: Path, archive: zipfile.ZipFile, key: str, info: zipfile.ZipInfo) -> np.ndarray:
     try:
+        member: Any
         with archive.open(info) as member:
             shape, fortran, dtype = _header(path, key, member)
             if dtype.hasobject:
