@@ -86,7 +86,7 @@ def _not_finite(tree: Any) -> Array:
     return jnp.any(jnp.stack([~jnp.all(jnp.isfinite(a)) for a in leaves]))
 
 
-def not_a_distribution(w: Array) -> Array:
+def _not_a_distribution(w: Array) -> Array:
     """Whether `w` is not a distribution over its arms: a negative or non-finite entry, or a
     sum off 1 by more than the square root of its dtype's epsilon (a traced bool)."""
     tol = float(np.sqrt(jnp.finfo(jnp.result_type(w)).eps))
@@ -112,7 +112,7 @@ def _play(learner, params, x0, env, env_params, game: _Game):
             env_state, z = env.step(env_state, env_params, arm, k_env)
             paid = z[arm]
             told = jax.nn.one_hot(arm, w.shape[-1], dtype=z.dtype) * paid
-            problems = jnp.stack([not_a_distribution(w), _not_finite(z)])
+            problems = jnp.stack([_not_a_distribution(w), _not_finite(z)])
             return env_state, arm, z, told, paid, told, problems
         env_state, z = env.step(env_state, env_params, w, key)
         problems = jnp.stack([jnp.asarray(False), _not_finite(z)])
@@ -332,7 +332,7 @@ def _check_first_play(learner: OCOLearner, params: Params, x0: Array) -> None:
         return
     with jax.ensure_compile_time_eval():
         w = learner.iterate(learner.init(params, x0), params)
-        bad = bool(not_a_distribution(w))
+        bad = bool(_not_a_distribution(w))
     if bad:
         raise InputError(
             f"feedback='bandit': the learner's first play {_values(w)} is not a distribution "

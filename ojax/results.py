@@ -67,8 +67,8 @@ class Row:
       std: `float`
       n_seeds: `int`
       shared: one measurement shared by these methods (e.g. "PA+OTL"), else ""
-      detail: a row of detail (one point of a method's grid): in results.csv, not in the
-        console table
+      detail: a row of detail (one point of a method's grid, a secondary metric): in
+        results.csv, not in the console table
     """
 
     dataset: str
@@ -112,8 +112,8 @@ class ExperimentResult:
         values (mean and std over seeds). `shared` names the methods
         that one measurement covers (e.g. a time of several methods run in one scan): the
         console table prints it once for them; results.csv keeps a row per method. A
-        `detail` row (one point of a grid the method chose from) is written to results.csv
-        but not printed."""
+        `detail` row (one point of a grid, a secondary metric) is written to results.csv but
+        not printed."""
         curves = np.asarray(curves, dtype=np.float64)
         if curves.ndim == 1:
             curves = curves[:, None]

@@ -63,7 +63,7 @@ def results_table(rows: Iterable[Row]) -> list[str]:
     (dataset, method, metric, mean, std over seeds, seeds); values rounded to what their std
     supports; no std (`-`) where the value is the same for every seed, with a note below; a
     measurement `shared` by several methods once, after its dataset's rows; rows of `detail`
-    (each point of a grid) counted in a last line, not printed."""
+    (each point of a grid, secondary metrics) counted in a last line, not printed."""
     body: list[tuple[str, ...]] = []
     shared: dict[tuple[str, str, str], Row] = {}  # printed once, after the dataset's rows
 
@@ -95,7 +95,7 @@ def results_table(rows: Iterable[Row]) -> list[str]:
     if any(cells[4] == "-" for cells in body):
         lines.append("(std -: the same value for every seed)")
     if details:
-        lines.append(f"({details} more rows, each point of the methods' grids, in results.csv)")
+        lines.append(f"({details} more rows in results.csv)")
     return lines
 
 

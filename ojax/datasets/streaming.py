@@ -40,7 +40,7 @@ from ojax.datasets.paths import DataError
 from ojax.fileio import open_regular
 from ojax.losses import Loss
 from ojax.runner import run
-from ojax.validation import InputError, check_int
+from ojax.validation import InputError, check_int, check_state_finite
 
 Draw = Callable[[Any, jax.Array, int], tuple[Any, jax.Array]]
 
@@ -330,11 +330,13 @@ def run_drawn(
 
     if state is None:
         state = learner.init(params)
+    check_state_finite(state)
     state, trace = jax.lax.scan(body, state, jnp.arange(full, dtype=jnp.int32))
     trace = jax.tree.map(lambda a: a.reshape((full * block,) + a.shape[2:]), trace)
     if rest:
         state, last = one(state, jnp.int32(full * block), rest)
         trace = jax.tree.map(lambda a, b: jnp.concatenate([a, b]), trace, last)
+    check_state_finite(state, num_steps)  # (called outside jit: the blocks' runs are traced)
     return state, trace
 
 

@@ -36,7 +36,8 @@ at its default constant (OGD / AdaGrad: at the step best in hindsight on the see
 (the best grid point) and `sensitivity` (per seed, the worst over the grid's average loss
 divided by the best; 1 is perfectly parameter-free). A run that diverges (the square loss's
 coins outside `[-1, 1]` blow the bettors' wealth up) has NaN rows, and makes its method's
-sensitivity `inf`; it is never chosen as the best.
+sensitivity `inf`; it is never chosen as the best. The console table shows each method's
+`average_loss` and `sensitivity` (the headline); the other rows are in `results.csv` only.
 """
 
 from __future__ import annotations
@@ -86,8 +87,8 @@ def _add_method(result: ExperimentResult, method: str, sweep: Any) -> None:
             result.add(dataset, name, other, metrics[other][:, c], detail=True)
         idx = chosen_index(method, sweep.grid, avg)
         result.add(dataset, method, "average_loss", avg[:, idx])
-        result.add(dataset, method, other, metrics[other][:, idx])
-        result.add(dataset, method, "best_average_loss", avg[:, best_index(avg)])
+        result.add(dataset, method, other, metrics[other][:, idx], detail=True)
+        result.add(dataset, method, "best_average_loss", avg[:, best_index(avg)], detail=True)
         # per seed worst / best; a diverged grid point (NaN) makes it inf
         result.add(
             dataset, method, "sensitivity", finite(avg).max(axis=1) / finite(avg).min(axis=1)
@@ -117,7 +118,7 @@ def build_result(sweeps: dict[str, Any], size: pfm.Size) -> ExperimentResult:
                 name = pfm.regression_name(loss, norm)
                 metrics = sweeps["OGD"].outputs[name]
                 result.add(name, "OGD-fixed", "average_loss", metrics["average_loss"][:, idx])
-                result.add(name, "OGD-fixed", "regret", metrics["regret"][:, idx])
+                result.add(name, "OGD-fixed", "regret", metrics["regret"][:, idx], detail=True)
     result.extra_config.update(
         {
             "size": size._asdict(),
