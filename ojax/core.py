@@ -351,14 +351,19 @@ class Environment(NamedTuple):
         steps late; :func:`ojax.run_env`).
       context: `(state, params) -> x`, the input a predictor sees before it predicts (`None`
         for an OCO learner: the default).
-      check_params: `(params) -> None`, as in :class:`OCOLearner`. (Data fixed in advance
-        is the environment that ignores the play: :func:`ojax.envs.adversaries.fixed`.)
+      check_params: `(params) -> None`, as in :class:`OCOLearner`.
+      horizon: `(params) -> int | None` (from shapes), the most rounds it can answer (the
+        rows of data fixed in advance; `None`: no limit); `run_env` refuses a longer run.
+
+    Data fixed in advance is the environment that ignores the play
+    (:func:`ojax.envs.adversaries.fixed`).
     """
 
     init: Callable[[Array, Params], State]
     step: Callable[[State, Params, Any, Array], tuple[State, Any]]
     context: Callable[[State, Params], Any] = _no_context
     check_params: Callable[[Params], None] = _no_check
+    horizon: Callable[[Params], int | None] = _no_check  # no limit
 
 
 class Step(NamedTuple):

@@ -37,6 +37,7 @@ from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from ojax.core import (
     Array,
@@ -51,7 +52,7 @@ from ojax.core import (
     tree_where,
 )
 from ojax.losses import Loss, Objective
-from ojax.runner import Record
+from ojax.runner import Record, opaque_start
 from ojax.validation import (
     InputError,
     check_finite,
@@ -59,6 +60,7 @@ from ojax.validation import (
     check_mask,
     check_params_type,
     check_shape,
+    check_state_finite,
 )
 
 FEEDBACK_KINDS = ("full", "bandit")
@@ -77,8 +79,24 @@ class _Game(NamedTuple):
     oco: bool
 
 
+def _not_finite(tree: Any) -> Array:
+    """Whether a floating leaf of `tree` holds NaN or +-Inf (a traced bool)."""
+    leaves = [a for a in jax.tree.leaves(tree) if jnp.issubdtype(jnp.result_type(a), jnp.inexact)]
+    if not leaves:
+        return jnp.asarray(False)
+    return jnp.any(jnp.stack([~jnp.all(jnp.isfinite(a)) for a in leaves]))
+
+
+def _not_a_distribution(w: Array) -> Array:
+    """Whether `w` is not a distribution over its arms: a negative or non-finite entry, or a
+    sum off 1 by more than the square root of its dtype's epsilon (a traced bool)."""
+    tol = float(np.sqrt(jnp.finfo(jnp.result_type(w)).eps))
+    return ~(jnp.all(jnp.isfinite(w) & (w >= 0)) & (jnp.abs(jnp.sum(w) - 1) <= tol))
+
+
 def _play(learner, params, x0, env, env_params, game: _Game):
-    """`(state, env_state, key) -> (play, x, told pieces)` and the learner's update."""
+    """`(state, env_state, key) -> (env_state, play, x, y, loss, told, problems)` and the
+    learner's update; `problems`: `(not a distribution, a non-finite answer)` (bools)."""
 
     def play(state, env_state, key):
         """One round: the play, the environment's answer, the loss, and what is told."""
@@ -86,7 +104,8 @@ def _play(learner, params, x0, env, env_params, game: _Game):
             x = env.context(env_state, env_params)
             y_hat = learner.predict(state, params, x)
             env_state, y = env.step(env_state, env_params, y_hat, key)
-            return env_state, y_hat, x, y, game.loss.value(y_hat, y), (x, y)
+            problems = jnp.stack([jnp.asarray(False), _not_finite(y)])
+            return env_state, y_hat, x, y, game.loss.value(y_hat, y), (x, y), problems
         w = learner.iterate(state, params)
         if game.feedback == "bandit":
             k_env, k_arm = jax.random.split(key)
@@ -94,9 +113,11 @@ def _play(learner, params, x0, env, env_params, game: _Game):
             env_state, z = env.step(env_state, env_params, arm, k_env)
             paid = z[arm]
             told = jax.nn.one_hot(arm, w.shape[-1], dtype=z.dtype) * paid
-            return env_state, arm, z, told, paid, told
+            problems = jnp.stack([_not_a_distribution(w), _not_finite(z)])
+            return env_state, arm, z, told, paid, told, problems
         env_state, z = env.step(env_state, env_params, w, key)
-        return env_state, w, z, z, game.loss.value(w, z), game.loss.grad(w, z)
+        problems = jnp.stack([jnp.asarray(False), _not_finite(z)])
+        return env_state, w, z, z, game.loss.value(w, z), game.loss.grad(w, z), problems
 
     def learn(state, told):
         if game.oco:
@@ -112,8 +133,11 @@ def _scan_step(learner, params, x0, env, env_params, game: _Game):
 
     def step(carry, inputs):
         key, real = inputs if game.masked else (inputs, None)
-        state, env_state, queue, count = carry
-        new_env, action, x, y, value, told = play(state, env_state, key)
+        state, env_state, queue, count, first = carry
+        new_env, action, x, y, value, told, problems = play(state, env_state, key)
+        if game.masked:
+            problems = problems & real
+        first = jnp.where(problems & (first < 0), count, first)  # the first round of each
         if game.delay:
             slot = count % game.delay
             late = jax.tree.map(lambda q: q[slot], queue)
@@ -131,7 +155,8 @@ def _scan_step(learner, params, x0, env, env_params, game: _Game):
             value = jnp.asarray(value).astype(jnp.result_type(value, 0.0))
             count = count + 1
         seen = None if game.record is None else game.record(Step(state, params, x, y, action, new))
-        return (new, new_env, queue_new, count), (value, action if game.keep else None, seen)
+        out = (value, action if game.keep else None, seen)
+        return (new, new_env, queue_new, count, first), out
 
     return step
 
@@ -139,19 +164,21 @@ def _scan_step(learner, params, x0, env, env_params, game: _Game):
 @functools.partial(jax.jit, static_argnames=("learner", "env", "num_steps", "game"))
 def _game(learner, params, x0, env, env_params, key, mask, num_steps: int, game: _Game):
     k_init, k_steps = jax.random.split(key)
-    state = learner.init(params, x0) if game.oco else learner.init(params)
+    state = opaque_start(learner.init(params, x0) if game.oco else learner.init(params))
     env_state = env.init(k_init, env_params)
     keys = jax.random.split(k_steps, num_steps)
     queue = None
-    if game.delay:
+    if game.delay:  # the last `delay` rounds' feedback (no more than the run has)
         play, _ = _play(learner, params, x0, env, env_params, game)
-        told = jax.eval_shape(lambda: play(state, env_state, keys[0])[-1])
-        queue = jax.tree.map(lambda t: jnp.zeros((game.delay, *t.shape), t.dtype), told)
-    carry = (state, env_state, queue, jnp.zeros((), jnp.int32))
+        told = jax.eval_shape(lambda: play(state, env_state, keys[0])[-2])
+        size = min(game.delay, num_steps)
+        queue = jax.tree.map(lambda t: jnp.zeros((size, *t.shape), t.dtype), told)
+    first = jnp.full((2,), -1, jnp.int32)
+    carry = (state, env_state, queue, jnp.zeros((), jnp.int32), first)
     step = _scan_step(learner, params, x0, env, env_params, game)
     inputs = (keys, mask) if game.masked else keys
-    (state, env_state, _, _), (losses, plays, seen) = jax.lax.scan(step, carry, inputs)
-    return state, env_state, Trace(losses, plays, seen, mask)
+    (state, env_state, _, _, first), (losses, plays, seen) = jax.lax.scan(step, carry, inputs)
+    return state, env_state, Trace(losses, plays, seen, mask), first
 
 
 # ----------------------------------------------------------------------------------------------
@@ -226,13 +253,22 @@ def _check_round(learner, params, x0, env, env_params, key, game: _Game) -> None
             action = jnp.zeros((), jnp.int32)
         else:
             action = learner.iterate(state, params)
-        return state, action, env.step(env_state, env_params, action, key)[1]
+        return state, action, env.step(env_state, env_params, action, key)
 
     try:
-        state, action, y = jax.eval_shape(answer)
+        state, action, answered = jax.eval_shape(answer)
     except (TypeError, ValueError, IndexError) as exc:
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise InputError(f"env: it cannot answer the learner's play ({first})") from None
+    if not (isinstance(answered, tuple) and len(answered) == 2):
+        if hasattr(answered, "shape"):
+            got = f"an array of shape {answered.shape}"
+        elif isinstance(answered, (tuple, list)):
+            got = f"a {type(answered).__name__} of {len(answered)}"
+        else:
+            got = type(answered).__name__
+        raise InputError(f"env: its step must return the pair (env_state, feedback), got {got}")
+    y = answered[1]
     if game.oco and y.shape != jnp.shape(x0):
         raise InputError(f"env: its z_t must have x0's shape {jnp.shape(x0)}, got {y.shape}")
     if not game.oco and y.shape != action.shape:
@@ -251,7 +287,7 @@ def _check_round(learner, params, x0, env, env_params, key, game: _Game) -> None
 
     def one():
         state = learner.init(params, x0) if game.oco else learner.init(params)
-        env_state, action, x, y, value, told = play(state, env.init(key, env_params), key)
+        env_state, action, x, y, value, told, _ = play(state, env.init(key, env_params), key)
         return state, action, y, told, learn(state, told)
 
     try:
@@ -266,6 +302,72 @@ def _check_round(learner, params, x0, env, env_params, key, game: _Game) -> None
     weak = any(getattr(a, "weak_type", False) for a in jax.tree.leaves(state))
     if kinds(state, weak) != kinds(new, weak):
         raise InputError("env: an update on its answer changes the learner state's shapes/dtypes")
+
+
+def _check_env(env: Environment, env_params: Params, num_steps: int) -> None:
+    """The environment's params (its own check; the data it holds finite and not
+    overflowing); data fixed in advance answers only as many rounds as it holds."""
+    env.check_params(env_params)
+    leaves = jax.tree.leaves(env_params)
+    for i, leaf in enumerate(leaves):
+        if jnp.issubdtype(jnp.result_type(leaf), jnp.inexact):
+            label = "env_params" if len(leaves) == 1 else f"env_params[leaf {i}]"
+            check_finite(label, leaf)
+            check_magnitude(label, leaf)
+    horizon = env.horizon(env_params)  # from shapes: known under a trace too
+    if horizon is not None and num_steps > horizon:
+        raise InputError(
+            f"num_steps={num_steps}: the environment holds {horizon} rounds of data (its "
+            f"params' leading axis); give num_steps <= {horizon} or more rows"
+        )
+
+
+def _is_traced(tree: Any) -> bool:
+    return any(isinstance(a, jax.core.Tracer) for a in jax.tree.leaves(tree))
+
+
+def _check_first_play(learner: OCOLearner, params: Params, x0: Array) -> None:
+    """Under bandit feedback the learner's iterate is the distribution its arm is drawn from:
+    the first one is looked at before anything runs."""
+    if _is_traced((params, x0)):
+        return
+    with jax.ensure_compile_time_eval():
+        w = learner.iterate(learner.init(params, x0), params)
+        bad = bool(_not_a_distribution(w))
+    if bad:
+        raise InputError(
+            f"feedback='bandit': the learner's first play {_values(w)} is not a distribution "
+            "over the arms (entries >= 0 summing to 1) to draw an arm from; play a learner "
+            "over the simplex (ojax.oco.exp3(), a projection onto the simplex) from a "
+            "distribution x0"
+        )
+
+
+def _values(w: Array) -> str:
+    flat = [float(v) for v in jnp.ravel(w)[:6]]
+    return "[" + ", ".join(f"{v:.4g}" for v in flat) + (", ...]" if jnp.size(w) > 6 else "]")
+
+
+def _check_rounds(first: Array, what: str) -> None:
+    """Raises for the first round whose play was not a distribution (bandit feedback) or
+    whose answer from the environment was NaN or infinite (a poisoned learner)."""
+    if isinstance(first, jax.core.Tracer):
+        return
+    not_distribution, not_finite = (int(v) for v in first)
+    if not_finite >= 0 and not_distribution >= 0 and not_finite < not_distribution:
+        not_distribution = -1  # the answer came first (and spoilt the plays after it)
+    if not_distribution >= 0:
+        raise InputError(
+            f"feedback='bandit': the learner's play at round {not_distribution} is not a "
+            "distribution over the arms (a negative or non-finite entry, or a sum off 1): no "
+            "arm can be drawn from it; play a learner that stays on the simplex"
+        )
+    if not_finite >= 0:
+        raise InputError(
+            f"env: its answer ({what}) at round {not_finite} is NaN or infinite; a learner "
+            "told it is poisoned for the rest of the run: the environment must answer finite "
+            "values"
+        )
 
 
 # ----------------------------------------------------------------------------------------------
@@ -329,13 +431,7 @@ def run_env(
     if isinstance(learner, OCOLearner) and x0 is not None:  # (oco: checked above)
         learner.check_start(params, x0)
         x0 = jnp.asarray(x0)
-    env.check_params(env_params)
-    leaves = jax.tree.leaves(env_params)
-    for i, leaf in enumerate(leaves):  # the data an environment holds: finite, not overflowing
-        if jnp.issubdtype(jnp.result_type(leaf), jnp.inexact):
-            label = "env_params" if len(leaves) == 1 else f"env_params[leaf {i}]"
-            check_finite(label, leaf)
-            check_magnitude(label, leaf)
+    _check_env(env, env_params, num_steps)
     _check_key(key)
     if mask is not None:
         check_shape("mask", mask, (num_steps,))
@@ -343,5 +439,12 @@ def run_env(
         mask = jnp.asarray(mask, bool)
     game = _Game(loss, feedback, delay, record, keep_predictions, mask is not None, oco)
     _check_round(learner, params, x0, env, env_params, key, game)
+    if feedback == "bandit" and isinstance(learner, OCOLearner) and x0 is not None:
+        _check_first_play(learner, params, x0)
     full = jnp.ones((num_steps,), bool) if mask is None else mask
-    return _game(learner, params, x0, env, env_params, key, full, num_steps, game)
+    state, env_state, trace, first = _game(
+        learner, params, x0, env, env_params, key, full, num_steps, game
+    )
+    _check_rounds(first, "z_t" if oco else "label")
+    check_state_finite(state, num_steps)
+    return state, env_state, trace

@@ -16,6 +16,7 @@ every label inside the figure; :func:`save_figure` writes PNG at :data:`DPI` dpi
 
 from __future__ import annotations
 
+import functools
 import sys
 import textwrap
 from collections.abc import Iterable, Mapping, Sequence
@@ -33,6 +34,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.layout_engine import ConstrainedLayoutEngine
 
+from ojax.fileio import atomic_write, plain_name
 from ojax.validation import InputError
 
 QUANTILES = (0.1, 0.9)
@@ -122,7 +124,20 @@ def parse_figure_formats(values: str | Iterable[str]) -> tuple[str, ...]:
 def save_figure(fig: Figure, folder: str | Path, stem: str, formats: Sequence[str] = ("png",)):
     """Writes `fig` as `folder/stem.FORMAT` for each format (PNG at :data:`DPI` dpi; no
     time stamp in the files, fixed SVG ids: the same figure gives the same file) and closes
-    it; returns the paths."""
+    it; returns the paths. Each file is written whole, never through a link
+    (:func:`ojax.fileio.atomic_write`).
+
+    Raises:
+      InputError: `stem` is not a plain file name (:func:`ojax.fileio.plain_name`: a stem
+        read from a results folder is data, never a path), or a format outside
+        :data:`FIGURE_FORMATS`.
+    """
+    if not plain_name(stem):
+        plt.close(fig)
+        raise InputError(
+            f"figure name {str(stem)[:200]!r} is not a plain file name (no folder, no '..', not "
+            "hidden): a figure is written only inside its folder"
+        )
     paths = []
     for fmt in parse_figure_formats(formats):
         path = Path(folder) / f"{stem}.{fmt}"
@@ -130,16 +145,21 @@ def save_figure(fig: Figure, folder: str | Path, stem: str, formats: Sequence[st
             fmt, {"Date": None}
         )
         with plt.rc_context({"svg.hashsalt": "ojax"}):  # SVG ids the same from run to run
-            if fmt == "png":
-                _save_png(fig, path, metadata)
-            else:
-                fig.savefig(path, format=fmt, dpi=DPI, metadata=metadata)
+            atomic_write(path, functools.partial(_save, fig, fmt, metadata))
         paths.append(path)
     plt.close(fig)
     return paths
 
 
-def _save_png(fig: Figure, path: Path, metadata: dict[str, Any]) -> None:
+def _save(fig: Figure, fmt: str, metadata: dict[str, Any], file: Any) -> None:
+    """`fig` into the open `file` in `fmt` (what :func:`save_figure` hands the writer)."""
+    if fmt == "png":
+        _save_png(fig, file, metadata)
+    else:
+        fig.savefig(file, format=fmt, dpi=DPI, metadata=metadata)
+
+
+def _save_png(fig: Figure, path: Any, metadata: dict[str, Any]) -> None:
     """`fig.savefig` as PNG at :data:`DPI` dpi with a constrained layout computed once, at that
     resolution, before the one drawing (`savefig` itself draws the whole figure twice: once,
     not rendered, for the layout, then for the file; the same pixels)."""
@@ -289,7 +309,14 @@ def band(
     """Plots the mean of `curves` (`(n_seeds, len(x))`) and shades the band between the
     `quantiles` over seeds (none for one seed); returns `(mean, low, high)`."""
     mean, low, high = quantile_band(curves, quantiles)
+    diverged = not np.isfinite(mean).any()
+    if diverged:  # listed in the legend; nothing to mark along its line
+        line_style = {**line_style, "markevery": None}
     (line,) = ax.plot(x, mean, label=label, **line_style)
+    if diverged:  # its x range still spans the axis (a figure of diverged methods only)
+        finite_x = np.asarray(x, np.float64)[np.isfinite(np.asarray(x, np.float64))]
+        ax.update_datalim(np.column_stack([finite_x, np.zeros_like(finite_x)]), updatey=False)
+        ax.autoscale_view()
     if np.atleast_2d(curves).shape[0] > 1:
         zorder = line.get_zorder() - 0.5
         ax.fill_between(x, low, high, color=line.get_color(), alpha=0.15, lw=0, zorder=zorder)

@@ -33,12 +33,13 @@ from __future__ import annotations
 
 import csv
 import dataclasses
-import json
+import io
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
 
+from ojax.fileio import DataError, read_arrays, read_bytes, read_json
 from ojax.validation import InputError
 
 STEPS_SUFFIX = ":steps"
@@ -49,6 +50,9 @@ FILES = ("results.csv", "curves.npz", "config.json")
 
 RESULT_COLUMNS = ("experiment", "dataset", "method", "metric", "mean", "std", "n_seeds")
 """The columns of ``results.csv`` (docs/cli.md)."""
+
+TABLE_LIMIT = 2**28
+"""The largest ``results.csv`` read back (256 MiB: a million rows)."""
 
 
 @dataclasses.dataclass
@@ -63,6 +67,8 @@ class Row:
       std: `float`
       n_seeds: `int`
       shared: one measurement shared by these methods (e.g. "PA+OTL"), else ""
+      detail: a row of detail (one point of a method's grid, a secondary metric): in
+        results.csv, not in the console table
     """
 
     dataset: str
@@ -72,6 +78,7 @@ class Row:
     std: float
     n_seeds: int
     shared: str = ""  # one measurement shared by these methods (e.g. "PA+OTL"), else ""
+    detail: bool = False  # in results.csv only, not in the console table
 
 
 @dataclasses.dataclass
@@ -98,12 +105,15 @@ class ExperimentResult:
         curves: np.ndarray,
         shared: str = "",
         steps: Any = None,
+        detail: bool = False,
     ) -> None:
         """Records `curves` (`(n_seeds, length)`, or `(n_seeds,)` for a single value), their
         positions `steps` (`(length,)`; default `1..length`) and the row of their final
         values (mean and std over seeds). `shared` names the methods
         that one measurement covers (e.g. a time of several methods run in one scan): the
-        console table prints it once for them; results.csv keeps a row per method."""
+        console table prints it once for them; results.csv keeps a row per method. A
+        `detail` row (one point of a grid, a secondary metric) is written to results.csv but
+        not printed."""
         curves = np.asarray(curves, dtype=np.float64)
         if curves.ndim == 1:
             curves = curves[:, None]
@@ -120,6 +130,7 @@ class ExperimentResult:
                 float(final.std()),
                 len(final),
                 shared,
+                detail,
             )
         )
 
@@ -185,26 +196,55 @@ def curve_positions(curves: dict[str, np.ndarray], steps: dict[str, Any]) -> dic
 
 def read_curves(path: str | Path) -> dict[str, Curve]:
     """`curves.npz` as `KEY -> Curve` (positions `1..length` for a file written before
-    they were stored)."""
-    with np.load(path, allow_pickle=False) as data:
-        arrays = {k: np.asarray(data[k]) for k in data.files}
+    they were stored). Its arrays' declared sizes are checked before anything is inflated
+    (:func:`ojax.fileio.read_arrays`); a curve that is not `(n_seeds, length)` numbers with
+    `length` positions is a :class:`~ojax.fileio.DataError` naming the file and the key."""
+    arrays = read_arrays(path)
     curves = {}
     for key, values in arrays.items():
         if key.endswith(STEPS_SUFFIX):
             continue
         steps = arrays.get(key + STEPS_SUFFIX)
-        curves[key] = Curve(np.arange(1, values.shape[-1] + 1) if steps is None else steps, values)
+        if values.ndim != 2 or values.dtype.kind not in "biuf":
+            raise DataError(
+                f"{str(path)!r}: curve {key!r} must be (n_seeds, length) numbers, got "
+                f"{values.dtype}{list(values.shape)}"
+            )
+        length = values.shape[-1]
+        if steps is not None and (steps.shape != (length,) or steps.dtype.kind not in "biuf"):
+            raise DataError(
+                f"{str(path)!r}: {key + STEPS_SUFFIX!r} must be ({length},) numbers (one position "
+                f"per column of {key!r}), got {steps.dtype}{list(steps.shape)}"
+            )
+        curves[key] = Curve(np.arange(1, length + 1) if steps is None else steps, values)
     return curves
+
+
+def _rows(path: Path, text: str) -> list[dict[str, Any]]:
+    rows = list(csv.DictReader(io.StringIO(text, newline="")))
+    for i, row in enumerate(rows):
+        try:
+            row["mean"], row["std"] = float(row["mean"]), float(row["std"])
+            row["n_seeds"] = int(row["n_seeds"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise DataError(
+                f"{str(path)!r}: row {i + 2} is not a row of {', '.join(RESULT_COLUMNS)} "
+                f"({type(exc).__name__}: {exc})"
+            ) from None
+    return rows
+
+
+def _text(path: Path, limit: int) -> str:
+    try:
+        return read_bytes(path, limit, "results file").decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DataError(f"{str(path)!r} is not UTF-8 text ({exc.reason})") from None
 
 
 def read_table(path: str | Path) -> list[dict[str, Any]]:
     """`results.csv` as a list of dicts (`mean`, `std` floats; `n_seeds` an int)."""
-    with open(path, newline="") as f:
-        rows = list(csv.DictReader(f))
-    for row in rows:
-        row["mean"], row["std"] = float(row["mean"]), float(row["std"])
-        row["n_seeds"] = int(row["n_seeds"])
-    return rows
+    path = Path(path)
+    return _rows(path, _text(path, TABLE_LIMIT))
 
 
 def _pandas(wanted: bool | None):
@@ -231,7 +271,8 @@ def load(out: str | Path, *, pandas: bool | None = None) -> Results:
 
     Raises:
       InputError: `out` is not a folder, or lacks one of `results.csv`, `curves.npz`,
-        `config.json`.
+        `config.json`; a :class:`~ojax.fileio.DataError` (an `InputError`) naming the file
+        when one is not what a run writes (not a regular file, too large, malformed).
     """
     folder = Path(out)
     if not folder.is_dir():
@@ -243,12 +284,17 @@ def load(out: str | Path, *, pandas: bool | None = None) -> Results:
             f"writes {', '.join(FILES)})"
         )
     module = _pandas(pandas)
+    table_path, config_path = folder / "results.csv", folder / "config.json"
+    rows = read_table(table_path)  # checked row by row: a bad file is named
+    table: Any = rows
     if module is not None:
-        table = module.read_csv(folder / "results.csv", keep_default_na=False, na_values=[])
-        table["mean"] = table["mean"].astype(float)
-        table["std"] = table["std"].astype(float)
-    else:
-        table = read_table(folder / "results.csv")
-    with open(folder / "config.json") as f:
-        config = json.load(f)
+        table = module.DataFrame(rows, columns=list(rows[0]) if rows else list(RESULT_COLUMNS))
+    try:
+        config = read_json(config_path, what="config file")
+    except OSError as exc:
+        raise DataError(f"{str(config_path)!r} cannot be read ({exc.strerror})") from None
+    if not isinstance(config, dict):
+        raise DataError(
+            f"{str(config_path)!r} must hold a JSON object, got {type(config).__name__}"
+        )
     return Results(folder, table, read_curves(folder / "curves.npz"), config)

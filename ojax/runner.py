@@ -18,7 +18,9 @@ Inputs are checked on concrete values (shapes against what the learner predicts,
 against its state, NaN / Inf and magnitudes that would overflow, params of the wrong class),
 then a jitted scan runs that compiles once per static configuration (learner, loss, hooks,
 flags, shapes and dtypes): other hyperparameter values, other data of the same shape or another
-seed never recompile.
+seed never recompile. A start state must be finite, and so must the final state: a learner whose
+state overflowed stops the run with a :class:`~ojax.validation.DivergedError` instead of freezing
+without a word (on concrete values; under a caller's `jit` / `vmap` it is the caller's check).
 
 vmap recipes (`in_axes` follow the argument order `(learner, params, data...)`)::
 
@@ -64,6 +66,7 @@ from ojax.validation import (
     check_params_type,
     check_shape,
     check_state,
+    check_state_finite,
 )
 
 Record = Callable[[Step], Any]
@@ -72,6 +75,14 @@ TaskRecord = Callable[[State, Params, TaskInfo], Any]
 
 # ----------------------------------------------------------------------------------------------
 # the scan
+
+
+def opaque_start(state: State) -> State:
+    """The start state of a scan, opaque to the compiler (`lax.optimization_barrier`): XLA
+    would specialise a loop on the constant counters of a state `init` made inside the program
+    (a count known to start at 0 becomes the loop's index; what is derived from it rounds
+    otherwise), so a run from `init` and one continued from a given state are one loop."""
+    return jax.lax.optimization_barrier(state)
 
 
 def _step(learner, params: Params, loss: Loss, record: Record | None, keep: bool, fetch, masked):
@@ -135,7 +146,7 @@ def _stream(learner, params, xs, ys, order, mask, options: _Options, state=None)
     )
     items = order if options.pooled else xs if ys is None else (xs, ys)
     inputs = (items, mask) if options.masked else items
-    start = learner.init(params) if state is None else state
+    start = opaque_start(learner.init(params) if state is None else state)
     state, (losses, preds, seen) = jax.lax.scan(step, start, inputs, unroll=options.unroll)
     return state, Trace(losses, preds, seen, mask)
 
@@ -165,7 +176,7 @@ def _tasks(learner, params, xs, ys, mask, task_data, options: _Options, state=No
         return state, (losses, preds, seen, done)
 
     blocks = (indices, sizes, xs, ys, mask, task_data)
-    init = learner.init(params) if state is None else state
+    init = opaque_start(learner.init(params) if state is None else state)
     if options.independent_tasks:
         state, out = jax.vmap(task, in_axes=(None, 0))(init, blocks)
     else:
@@ -293,9 +304,17 @@ def _check_order(order: Any, pool: int) -> Array:
 
 
 def _check_start_state(learner, params: Params, state: Any, *init_args: Any) -> None:
-    """A start state must have the structure, shapes and dtypes `learner.init` gives."""
+    """A start state must have the structure, shapes and dtypes `learner.init` gives, and
+    finite values."""
     if state is not None:
         check_state(learner, params, state, *init_args)
+        check_state_finite(state)
+
+
+def _finite(out: tuple[State, Trace], mask: Array) -> tuple[State, Trace]:
+    """`out`, its final state checked finite (:func:`check_state_finite`; not under a trace)."""
+    check_state_finite(out[0], int(np.prod(jnp.shape(mask))))
+    return out
 
 
 def _is_multi_task(learner: Any) -> bool:
@@ -428,8 +447,8 @@ def run(
         steps, the last bit of the arithmetic may differ (1, the default, is the reference).
 
     Returns:
-      The final state and the :class:`~ojax.core.Trace`; :class:`~ojax.validation.InputError`
-      on shapes, dtypes or values the learner cannot take (see the module doc).
+      The final state and the :class:`~ojax.core.Trace`; an `InputError` on shapes, dtypes or
+      values the learner cannot take, a `DivergedError` on a final state not finite.
 
     Examples:
       >>> import jax.numpy as jnp
@@ -443,18 +462,18 @@ def run(
       [0.5   2.    1.125]
     """
     _check_learner(learner, params)
-    multi = _is_multi_task(learner)
     flags = (keep_predictions, task_sums, independent_tasks, order is not None, mask is not None)
     options = _Options(loss, record, task_record, *flags, check_int("unroll", unroll, low=1))
-    if multi:
+    if _is_multi_task(learner):
         if order is not None:
             raise InputError("order: pools with an order are for streams, not task blocks")
         mask = _check_tasks(learner, params, xs, ys, mask, task_data, state, first_task)
-        return _tasks(learner, params, xs, ys, mask, task_data, options, state, first_task)
+        out = _tasks(learner, params, xs, ys, mask, task_data, options, state, first_task)
+        return _finite(out, mask)
     if task_data is not None or task_record is not None or task_sums or independent_tasks:
         raise InputError("task_data, task_record, task_sums, independent_tasks: multi-task only")
     xs, mask, order = _check_stream(learner, params, xs, ys, mask, order, state, first_task)
-    return _stream(learner, params, xs, ys, order, mask, options, state)
+    return _finite(_stream(learner, params, xs, ys, order, mask, options, state), mask)
 
 
 class OCOParams(NamedTuple):
@@ -552,7 +571,7 @@ def run_oco(
     flags = (store_iterates, False, False, False, masked, check_int("unroll", unroll, low=1))
     options = _Options(objective_loss(objective), None, None, *flags)
     start = OCOParams(params, jnp.asarray(x0))
-    return _stream(predictor, start, zs, None, None, mask, options, state)
+    return _finite(_stream(predictor, start, zs, None, None, mask, options, state), mask)
 
 
 def entry_start(entry: LearnerEntry, zs: Array) -> Array:
@@ -567,10 +586,17 @@ def entry_start(entry: LearnerEntry, zs: Array) -> Array:
 def run_entry(entry: LearnerEntry, learner: Any, params: Params, data: tuple) -> Trace:
     """Runs a registered learner on `data = entry.make_stream(key, num_steps, dim)` with the
     entry's objective or loss; returns the :class:`~ojax.core.Trace` (what tests, sweeps and the
-    CLI run for every kind of learner)."""
+    CLI run for every kind of learner; :func:`run_entry_state` also returns the final state)."""
+    return run_entry_state(entry, learner, params, data)[1]
+
+
+def run_entry_state(
+    entry: LearnerEntry, learner: Any, params: Params, data: tuple
+) -> tuple[State, Trace]:
+    """:func:`run_entry` with the final state: `(state, trace)`."""
     xs, ys, *extra = data
     if entry.kind == "oco":
         zs = xs
-        return run_oco(learner, params, entry_start(entry, zs), zs, OBJECTIVES[entry.objective])[1]
+        return run_oco(learner, params, entry_start(entry, zs), zs, OBJECTIVES[entry.objective])
     names = ("mask", "order", "task_data")
-    return run(learner, params, xs, ys, LOSSES[entry.objective], **dict(zip(names, extra)))[1]
+    return run(learner, params, xs, ys, LOSSES[entry.objective], **dict(zip(names, extra)))

@@ -36,6 +36,7 @@ import numpy as np
 from ojax.core import factory_key, is_prng_key
 from ojax.datasets.npz import read_arrays
 from ojax.datasets.paths import DataError
+from ojax.fileio import atomic_write, open_zip
 from ojax.programs.identity import ojax_version
 
 FORMAT = "ojax-state"
@@ -115,15 +116,24 @@ def save_state(path: str | Path, state: Any, *, learner: Any = None) -> Path:
     """Writes `state` (a learner's state pytree) to `path` in the format of the module doc.
 
     Args:
-      path: the file to write (conventionally `*.ojax-state`; replaced if it exists).
+      path: the file to write (conventionally `*.ojax-state`; replaced if it exists, a link
+        there replaced, never written through; its folder must exist).
       state: NamedTuples, tuples, lists, dicts of `str` and `None` over arrays.
-      learner: the learner the state belongs to: its identity is recorded, and
+      learner: the learner the state belongs to (built by an ojax.learner_factory: anything
+        else, its name included, is refused): its identity is recorded, and
         :func:`load_state` given another learner refuses the file.
 
     Returns:
       The path written.
     """
     path = Path(path)
+    identity = None if learner is None else learner_identity(learner)
+    if learner is not None and identity is None:
+        raise StateFileError(
+            f"learner: {type(learner).__name__} {str(learner)[:80]!r} has no identity to "
+            "record (only a learner built by an ojax.learner_factory, e.g. ojax.oco.ogd(), "
+            "carries one; a name is not a learner): pass the learner itself, or learner=None"
+        )
     leaves: list[tuple[str, Any]] = []
     tree = _describe(state, leaves, "")
     arrays = [_leaf_array(where, leaf) for where, leaf in leaves]
@@ -131,22 +141,25 @@ def save_state(path: str | Path, state: Any, *, learner: Any = None) -> Path:
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "ojax_version": ojax_version(),
-        "learner": None if learner is None else learner_identity(learner),
+        "learner": identity,
         "tree": tree,
         "leaves": [
             {"name": f"leaf_{i:05d}", "dtype": a.dtype.name, "shape": list(a.shape)}
             for i, a in enumerate(arrays)
         ],
     }
-    partial = path.with_name(path.name + ".partial")
-    with zipfile.ZipFile(partial, "w", zipfile.ZIP_STORED) as archive:
-        archive.writestr(DESCRIPTION, json.dumps(description, indent=1))
-        for i, arr in enumerate(arrays):
-            buffer = io.BytesIO()
-            np.lib.format.write_array(buffer, np.asarray(arr, order="C"), allow_pickle=False)
-            archive.writestr(f"leaf_{i:05d}.npy", buffer.getvalue())
-    partial.replace(path)  # a reader never sees half a file
-    return path
+
+    def write(f: Any) -> None:
+        with zipfile.ZipFile(f, "w", zipfile.ZIP_STORED) as archive:
+            archive.writestr(DESCRIPTION, json.dumps(description, indent=1))
+            for i, arr in enumerate(arrays):
+                buffer = io.BytesIO()
+                np.lib.format.write_array(buffer, np.asarray(arr, order="C"), allow_pickle=False)
+                archive.writestr(f"leaf_{i:05d}.npy", buffer.getvalue())
+
+    # a fresh temporary file renamed over `path`: a reader never sees half a file, and a
+    # link planted at the path or beside it is never written through
+    return atomic_write(path, write, prefix=f".{path.name}.partial-")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -159,7 +172,7 @@ def _fail(path: Path, message: str) -> StateFileError:
 
 def _read_description(path: Path) -> dict:
     try:
-        with zipfile.ZipFile(path) as archive:
+        with open_zip(path, what="state file") as archive:
             info = archive.getinfo(DESCRIPTION)
             if info.file_size > MAX_DESCRIPTION_BYTES:
                 raise _fail(path, f"{DESCRIPTION} declares {info.file_size} bytes (limit 16 MiB)")

@@ -431,6 +431,49 @@ def check_state(learner: Any, params: Any, state: Any, *init_args: Any) -> None:
             )
 
 
+class DivergedError(InputError):
+    """A run whose learner state became NaN or infinite: from then on its numbers are not the
+    algorithm's (a sum overflowed its dtype, a step diverged)."""
+
+
+def nonfinite_leaves(tree: Any) -> list[str] | None:
+    """The paths (e.g. `.sum_squares`) of the floating leaves of `tree` that hold NaN or
+    +-Inf; `None` when a leaf is traced (nothing can be looked at)."""
+    found = []
+    for path, leaf in jax.tree_util.tree_leaves_with_path(tree):
+        if _is_tracer(leaf):
+            return None
+        if not jnp.issubdtype(jnp.result_type(leaf), jnp.inexact) or not jnp.size(leaf):
+            continue
+        with jax.ensure_compile_time_eval():
+            if not bool(_all_finite(jnp.asarray(leaf))):
+                found.append(jax.tree_util.keystr(path))
+    return found
+
+
+def check_state_finite(state: Any, num_steps: int | None = None) -> None:
+    """Raises unless every floating leaf of a learner's `state` is finite (concrete values;
+    nothing is checked under a trace): a start state (`num_steps` None) with an
+    :class:`InputError`, a run's final state (after `num_steps` steps) with a
+    :class:`DivergedError`: a learner whose state overflowed stops the run instead of
+    freezing or playing NaN without a word."""
+    bad = nonfinite_leaves(state)
+    if not bad:
+        return
+    where = ", ".join(f"state{p}" for p in bad[:4]) + (", ..." if len(bad) > 4 else "")
+    if num_steps is None:
+        raise InputError(
+            f"state: the start state holds NaN or infinite values ({where}); a learner starts "
+            "from finite numbers: pass its init's state or a finite earlier run's"
+        )
+    raise DivergedError(
+        f"the learner's state became NaN or infinite during the run of {num_steps} steps "
+        f"({where}): a sum overflowed its dtype or a step diverged, so the numbers are no "
+        "longer the algorithm's; rescale the data, take smaller hyperparameters or compute in "
+        "float64 (jax_enable_x64)"
+    )
+
+
 def _short(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."

@@ -475,6 +475,16 @@ def test_results_table_header_noise_and_shared_rows():
     assert len({len(line) for line in lines[:-1]}) == 1  # aligned columns
 
 
+def test_rows_of_detail_are_counted_not_printed():
+    from ojax.app.output import results_table
+    from ojax.results import Row
+
+    grid = [Row("d", f"OGD@{c}", "average_loss", c, 0.1, 2, detail=True) for c in range(50)]
+    lines = results_table([*grid, Row("d", "OGD", "average_loss", 3.0, 0.1, 2)])
+    assert [line.split()[:2] for line in lines[1:-1]] == [["d", "OGD"]]
+    assert lines[-1] == "(50 more rows in results.csv)"
+
+
 def test_plain_progress_lines_when_stderr_is_not_a_terminal(monkeypatch):
     import io
 

@@ -35,6 +35,7 @@ LEARNERS = [
     "online_newton",  # OCO, a matrix in the state
     "coin_betting_kt",  # parameter-free
     "mechanic",  # parameter-free over a nested learner
+    "schedule_free_sgd",  # a step count in the arithmetic: 1 / (t + 1), from a counter
     "optax_cocob",  # optax's own state classes
     "least_squares_sgd_geometric",  # SGD with a geometric average in the state
     "halving",  # integer state

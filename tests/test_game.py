@@ -353,3 +353,91 @@ def test_check_learner_passes_for_the_bandit_learners():
 
     for name in ("exp3", "exp3_ix"):
         assert "float32" in check_learner(ojax.LEARNERS[name])
+
+
+def _bandit(learner, params, x0, env=None, env_params=None, num_steps=30):
+    env = adversaries.bernoulli_arms() if env is None else env
+    if env_params is None:
+        env_params = adversaries.BernoulliArms(jnp.array([0.2, 0.5, 0.8]))
+    return ojax.run_env(
+        learner, params, env, env_params, KEY, num_steps, losses.linear_objective, x0=x0,
+        feedback="bandit",
+    )  # fmt: skip
+
+
+def test_a_bandit_play_that_is_not_a_distribution_is_refused():
+    ogd, params = oco.ogd("none"), oco.OGDParams(jnp.float32(0.1), jnp.float32(1.0))
+    with pytest.raises(ojax.InputError, match=r"first play \[0, 0, 0\] is not a distribution"):
+        _bandit(ogd, params, jnp.zeros(3))  # before anything runs
+    # from the uniform point, OGD without a projection leaves the simplex at its first step
+    with pytest.raises(ojax.InputError, match="play at round 1 is not a distribution"):
+        _bandit(ogd, params, jnp.full(3, 1 / 3))
+    projected = oco.ogd("simplex")  # the same steps kept on the simplex: played to the end
+    assert _bandit(projected, params, jnp.full(3, 1 / 3))[2].loss.shape == (30,)
+
+
+def _poisoned_at(round_: int) -> ojax.core.Environment:
+    def init(key, params):
+        return jnp.zeros((), jnp.int32)
+
+    def step(t, params, play, key):
+        return t + 1, jnp.where(t == round_, jnp.nan, 0.5) * jnp.ones(3, jnp.float32)
+
+    return ojax.core.Environment(init, step)
+
+
+def test_a_non_finite_loss_from_the_environment_is_refused_naming_its_round():
+    x0 = jnp.full(3, 1 / 3)
+    with pytest.raises(ojax.InputError, match=r"answer \(z_t\) at round 7 is NaN or infinite"):
+        _bandit(oco.exp3(), oco.EXP3Params.default(), x0, _poisoned_at(7), None)
+    with pytest.raises(ojax.InputError, match=r"answer \(z_t\) at round 4 is NaN or infinite"):
+        ojax.run_env(
+            oco.hedge(), oco.HedgeParams(jnp.float32(0.5)), _poisoned_at(4), None, KEY, 10,
+            losses.linear_objective, x0=x0,
+        )  # fmt: skip
+    mask = jnp.arange(10) < 4  # padded rounds' answers (NaN from round 4 on) are not looked at
+    ojax.run_env(
+        oco.hedge(), oco.HedgeParams(jnp.float32(0.5)), _poisoned_at(4), None, KEY, 10,
+        losses.linear_objective, x0=x0, mask=mask,
+    )  # fmt: skip
+
+
+def test_fixed_data_shorter_than_the_run_is_refused():
+    zs = jnp.ones((5, 2))
+    _refused(r"num_steps=6: the environment holds 5 rounds", env=adversaries.fixed(),
+             env_params=zs, num_steps=6)  # fmt: skip
+    predictor = ojax.linear_predictor(oco.ogd("none"), losses.square, jnp.zeros(2))
+    _refused(
+        r"num_steps=6: the environment holds 5 rounds",
+        learner=predictor,
+        x0=None,
+        loss=losses.square,
+        env=adversaries.examples(),
+        env_params=(zs, jnp.ones(5)),
+        num_steps=6,
+    )
+
+
+def test_a_step_returning_the_answer_alone_is_named():
+    def step(state, params, w, key):
+        return jnp.ones(2)  # not (state, z)
+
+    env = ojax.core.Environment(lambda key, params: None, step)
+    _refused(r"step must return the pair \(env_state, feedback\), got an array of shape \(2,\)",
+             env=env)  # fmt: skip
+
+
+def test_a_delay_longer_than_the_run_keeps_a_queue_of_the_run_only():
+    from ojax.game import _Game, _game
+
+    zs = jnp.ones((4, 2))
+    args = (oco.ogd(), oco.OGDParams(jnp.float32(0.1), jnp.float32(1.0)), jnp.zeros(2))
+    game = _Game(losses.linear_objective, "full", 10**9, None, False, False, True)
+    mask = jnp.ones(4, bool)
+    program = _game.lower(*args, adversaries.fixed(), zs, KEY, mask, 4, game).as_text()
+    assert "4x2xf32" in program and "1000000000x" not in program  # d rows would fit no memory
+    state, _, trace = ojax.run_env(
+        *args[:2], adversaries.fixed(), zs, KEY, 4, losses.linear_objective, x0=args[2],
+        delay=10**9,
+    )  # fmt: skip
+    np.testing.assert_array_equal(state.point, jnp.zeros(2))  # nothing arrived within the run

@@ -114,3 +114,48 @@ def test_checked_reports_bad_values_inside_vmap():
         ojax.checked(batched)(steps.at[1].set(-0.5), xs, ys)
     with pytest.raises(InputError, match=r"xs must be finite, got nan"):
         ojax.checked(batched)(steps, xs.at[3, 2].set(jnp.nan), ys)
+
+
+@pytest.mark.parametrize("value", [np.nan, np.inf])
+def test_a_start_state_that_is_not_finite_is_refused(value):
+    xs, ys = _stream(n=20)
+    learner = _learner()
+    state = learner.init(PARAMS)
+    bad = jax.tree.map(lambda a: a.at[..., 0].set(value) if a.dtype == jnp.float32 else a, state)
+    with pytest.raises(InputError, match=r"state: the start state holds NaN or infinite values"):
+        ojax.run(learner, PARAMS, xs, ys, losses.square, state=bad)
+    with pytest.raises(
+        InputError, match=r"start state holds NaN or infinite values \(state\.point"
+    ):
+        ojax.run_oco(oco.ogd(), PARAMS, jnp.zeros(3), jnp.ones((4, 3)), losses.linear_objective,
+                     state=oco.ogd().init(PARAMS, jnp.zeros(3))._replace(
+                         point=jnp.array([0.0, value, 0.0], jnp.float32)))  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "name, target, steps, field",
+    [
+        ("adagrad", 1e18, 400, "sum_squares"),  # 400 gradients of 1e18: past 3.4e38
+        ("dog", 1e18, 400, None),
+        ("prodigy", 1e18, 50, None),
+        ("mechanic", 1e9, 2000, "sum_squares"),
+    ],
+)
+def test_a_state_that_overflows_stops_the_run(name, target, steps, field):
+    """Gradients that pass the magnitude check (below ~1.8e19) still overflow a float32 sum of
+    squares: the learner's state turns infinite while its losses stay finite and it stops
+    moving. The run refuses to return such numbers; in float64 the same run is fine."""
+    from ojax.losses import OBJECTIVES
+    from ojax.validation import DivergedError
+
+    entry = ojax.LEARNERS[name]
+    zs = jnp.full((steps, 3), target, jnp.float32)
+    with pytest.raises(DivergedError, match=rf"during the run of {steps} steps \(state\S*") as err:
+        ojax.run_oco(entry.make(3), entry.default_params(), jnp.zeros(3), zs,
+                     OBJECTIVES["quadratic"])  # fmt: skip
+    assert field is None or field in str(err.value)
+    with jax.enable_x64(True):  # float64 holds the sums: the same run ends finite
+        params64 = jax.tree.map(lambda a: jnp.asarray(a, jnp.float64), entry.default_params())
+        state, _ = ojax.run_oco(entry.make(3), params64, jnp.zeros(3, jnp.float64),
+                                zs.astype(jnp.float64), OBJECTIVES["quadratic"])  # fmt: skip
+        assert all(np.isfinite(np.asarray(a)).all() for a in jax.tree.leaves(state))

@@ -8,7 +8,8 @@ import counts, a function-local one included):
 0. ``base``: the protocols and what every layer shares: ``core``, ``losses``, ``projections``,
    ``validation``, the shared data types (``tasks``), the runner (``runner``, and ``game`` for
    learners against environments) and its adapters, metrics and testing helpers, ``sparse``
-   (SciPy imported on first use), the program store and compilation cache (``programs``),
+   (SciPy imported on first use), the one reader and writer of files (``fileio``), the
+   program store and compilation cache (``programs``),
    ``plotting`` and ``results`` (what an experiment returns, and a finished run's files read
    back);
 1. ``learners``: ``oco``, ``parameter_free``, ``averaging``, ``meta``, ``transfer``,
@@ -41,7 +42,7 @@ ROOT = Path(ojax.__file__).resolve().parent
 LAYERS = {
     "base": (
         "core", "losses", "projections", "validation", "tasks", "runner", "game", "adapters",
-        "metrics", "sparse", "testing", "programs", "plotting", "results",
+        "metrics", "sparse", "testing", "fileio", "programs", "plotting", "results",
     ),
     "learners": ("oco", "parameter_free", "averaging", "meta", "transfer", "nonstationary"),
     "data": ("envs", "datasets", "state_io"),

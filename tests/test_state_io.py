@@ -254,3 +254,14 @@ def _nested(depth: int) -> dict:
     for _ in range(depth):
         node = {"kind": "tuple", "items": [node]}
     return node
+
+
+def test_a_learner_without_an_identity_is_refused_when_saving(tmp_path):
+    state = oco.ogd().init(oco.OGDParams(jnp.float32(0.1), jnp.float32(1.0)), jnp.zeros(2))
+    own = oco.ogd()._replace(init=lambda params, x0: state)  # not built by a factory
+    for learner in ("ogd", own):
+        with pytest.raises(StateFileError, match="has no identity to record"):
+            save_state(tmp_path / "s", state, learner=learner)
+    assert not (tmp_path / "s").exists()
+    path = save_state(tmp_path / "s", state, learner=oco.ogd())
+    assert load_state(path, learner=oco.ogd()).point.shape == (2,)

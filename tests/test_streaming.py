@@ -155,3 +155,53 @@ def test_bad_files_are_refused_naming_the_file(tmp_path):
     reader = BlockReader.from_npy(tmp_path / "cut.npy", tmp_path / "y.npy")
     with pytest.raises(DataError, match="cut.npy.*truncated"):
         list(reader.blocks(2))
+
+
+@pytest.mark.parametrize("how", ["rewritten", "replaced"])
+@pytest.mark.parametrize("kind", ["npy", "npz", "npz compressed"])
+def test_a_file_changed_while_it_is_read_is_refused(tmp_path, monkeypatch, how, kind):
+    import os
+    import time
+
+    from ojax.datasets import streaming
+
+    xs = np.arange(20.0 * D, dtype=np.float32).reshape(20, D) / (20 * D)
+    ys = np.arange(20.0, dtype=np.float32)
+    reader = _readers(tmp_path, xs, ys)[kind]
+    path = tmp_path / {"npy": "xs.npy", "npz": "stored.npz", "npz compressed": "packed.npz"}[kind]
+    real_run, calls = streaming.run, []
+
+    def run_then_change(*args, **kwargs):  # the file changes after the first block is read
+        if not calls:
+            time.sleep(0.05)  # past the file system's clock tick
+            if kind == "npy":
+                np.save(tmp_path / "new.npy", -xs)  # the same size, other rows
+            else:
+                np.savez(tmp_path / "new.npz", xs=-xs, ys=ys)
+            new = tmp_path / ("new.npy" if kind == "npy" else "new.npz")
+            if how == "replaced":
+                os.replace(new, path)
+            else:
+                path.write_bytes(new.read_bytes())
+        calls.append(1)
+        return real_run(*args, **kwargs)
+
+    monkeypatch.setattr(streaming, "run", run_then_change)
+    learner, params = _learners(jnp.float32)[0]
+    with pytest.raises(DataError, match=r"changed while it was read .* rows 5\.\.9 were read"):
+        run_blocks(learner, params, reader, losses.square, block=5)
+    assert len(calls) == 1  # the first block ran; the second, read after the change, did not
+
+
+def test_bad_rows_are_named_by_their_row_in_the_whole_stream(tmp_path):
+    xs = np.ones((30, D), np.float32)
+    xs[23, 1] = np.nan
+    ys = np.zeros(30, np.float32)
+    ys[7] = 1e30  # its square overflows float32
+    learner, params = _learners(jnp.float32)[0]
+    reader = BlockReader.from_arrays(xs, ys)
+    with pytest.raises(ojax.InputError, match=r"ys: row 7 of the stream is too large"):
+        run_blocks(learner, params, reader, losses.square, block=10)
+    ys[7] = 0.0
+    with pytest.raises(ojax.InputError, match=r"xs: row 23 of the stream must be finite, got nan"):
+        run_blocks(learner, params, reader, losses.square, block=10)

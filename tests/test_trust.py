@@ -11,6 +11,7 @@ import hashlib
 import json
 import os
 import pickle
+import re
 import shutil
 import signal
 import socket
@@ -525,8 +526,8 @@ def test_an_npz_bomb_is_refused_before_it_inflates(tmp_path, monkeypatch, capsys
     import tracemalloc
     import zipfile
 
+    from ojax import fileio as npz_module
     from ojax.datasets import DataError, load_tasks_file
-    from ojax.datasets import npz as npz_module
     from ojax.datasets.transfer import load_split_file
 
     good = _tasks(tmp_path / "good.npz")
@@ -1124,3 +1125,234 @@ def test_attack_20_a_tasks_file_that_is_a_folder_or_a_pipe(tmp_path, capsys):
         argv = ["run", "denevi2020-lenk", "--quick", "--tasks", str(path), "--out", str(out)]
         assert cli.main(argv) == 2
         assert "expected a file" in _one_error_line(capsys) and not out.exists()
+
+
+# ------------------------------------------- names read from a results folder are data, not paths
+
+
+def _rename_curves(out: Path, metric: str) -> None:
+    """Renames every ``.../average_loss`` curve of ``out`` to ``.../METRIC`` and names
+    ``metric`` in its config.json (what a crafted results folder holds)."""
+    with np.load(out / "curves.npz") as data:
+        arrays = {k.replace("/average_loss", f"/{metric}"): data[k] for k in data.files}
+    np.savez(out / "curves.npz", **arrays)
+    config = json.loads((out / "config.json").read_text())
+    (out / "config.json").write_text(json.dumps({**config, "metric": metric}))
+
+
+@pytest.mark.parametrize("where", ["relative", "absolute"])
+def test_attack_21_plot_never_writes_a_figure_outside_its_folder(
+    tmp_path, capsys, finished_sweep, where
+):
+    out = _finished(finished_sweep, tmp_path / "deep" / "run")
+    victim = tmp_path / "deep" / "victim.png"  # ../victim from the run, ../../ from its tmp
+    victim.write_bytes(b"the user's figure")
+    metric = "../../victim" if where == "relative" else str(tmp_path / "deep" / "victim")
+    _rename_curves(out, metric)
+    before = _snapshot(tmp_path)
+    capsys.readouterr()
+    assert cli.main(["plot", str(out)]) == 2
+    line = _one_error_line(capsys)
+    assert "'metric' must be a plain name" in line and "config.json" in line, line
+    assert _snapshot(tmp_path) == before  # nothing written, moved or overwritten
+    from ojax.plotting import new_figure, save_figure
+    from ojax.validation import InputError
+
+    for stem in (metric, ".hidden", "a/b", ""):  # the shared writer of figures refuses too
+        with pytest.raises(InputError, match="not a plain file name"):
+            save_figure(new_figure()[0], tmp_path, stem)
+    assert _snapshot(tmp_path) == before
+
+
+def test_attack_22_no_file_is_written_through_a_planted_link(tmp_path):
+    import jax.numpy as jnp
+
+    from ojax import fileio
+    from ojax.state_io import load_state, save_state
+
+    victim = tmp_path / "victim"
+    victim.write_bytes(b"the user's")
+    state = {"w": jnp.arange(3.0)}
+    target = tmp_path / "s.ojax-state"
+    (tmp_path / "s.ojax-state.partial").symlink_to(victim)  # the old fixed temporary name
+    save_state(target, state)
+    assert victim.read_bytes() == b"the user's"
+    target.unlink()
+    target.symlink_to(victim)  # a link at the target itself is replaced, not followed
+    save_state(target, state)
+    assert victim.read_bytes() == b"the user's" and not target.is_symlink()
+    np.testing.assert_array_equal(load_state(target)["w"], state["w"])
+    for name in ("results.csv", "c.npz", "config.json"):
+        (tmp_path / name).symlink_to(victim)
+    fileio.atomic_write(tmp_path / "results.csv", lambda f: f.write("a,b\n"), binary=False)
+    fileio.atomic_savez(tmp_path / "c.npz", {"x": np.zeros(2)})
+    fileio.atomic_json(tmp_path / "config.json", {"a": 1})
+    assert victim.read_bytes() == b"the user's"
+    assert not any(p.is_symlink() for p in tmp_path.iterdir() if p.name != "s.ojax-state.partial")
+    with pytest.raises(FileNotFoundError, match=r"the folder .*missing' does not exist"):
+        save_state(tmp_path / "missing" / "s.ojax-state", state)  # named, not a temporary file
+
+
+def _writes(path: Path) -> list[str]:
+    """The calls of ``path`` that create or write a file by name (``open(.., "w")``,
+    ``write_text`` / ``write_bytes``, ``np.save*``, ``savefig``, ``mkstemp``, a ``ZipFile``
+    opened for writing)."""
+    import ast
+
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if not isinstance(node, ast.Call):
+            continue
+        name = getattr(node.func, "attr", getattr(node.func, "id", ""))
+        texts = [*node.args, *(k.value for k in node.keywords)]
+        modes = [t.value for t in texts if isinstance(t, ast.Constant) and isinstance(t.value, str)]
+        writing = any(set(m) & set("wax") and len(m) <= 3 for m in modes)
+        if (
+            name in ("write_text", "write_bytes", "save", "savez", "savez_compressed", "mkstemp")
+            or (name in ("open", "ZipFile", "fdopen") and writing)
+            or (name == "savefig" and path.name != "plotting.py")
+        ):
+            found.append(f"{path.relative_to(ROOT)}:{node.lineno} {name}")
+    return found
+
+
+WRITERS_ELSEWHERE = {
+    "ojax/programs/cache.py mkstemp": "a probe that the cache folder is writable, removed",
+    "ojax/state_io.py ZipFile": "the archive written into the file atomic_write opened",
+}
+"""Calls outside :mod:`ojax.fileio` that :func:`_writes` finds, and why each is no writer of
+its own."""
+
+
+def test_every_file_ojax_writes_goes_through_the_one_writer():
+    """Only :mod:`ojax.fileio` creates files by name (the lock file, opened without following
+    links, is locked in place and never replaced; plotting's ``savefig`` writes into the file
+    object the shared writer gives it)."""
+    found = {
+        call.replace(call.split()[0], call.split()[0].rpartition(":")[0])
+        for path in sorted((ROOT / "ojax").rglob("*.py"))
+        if "fileio" not in path.parts
+        for call in _writes(path)
+    }
+    assert found == set(WRITERS_ELSEWHERE), found
+    assert _writes(ROOT / "ojax" / "fileio" / "__init__.py")  # the check finds writers
+
+
+# --------------------------------------------------- readers never wait on a pipe, never inflate
+
+
+def _returns_soon(call, seconds: float = 20.0):
+    """``call()``'s exception (or None), failing if it has not returned in ``seconds`` (a
+    reader blocked on a pipe never would)."""
+    import threading
+
+    box: list = []
+
+    def target():
+        try:
+            call()
+            box.append(None)
+        except BaseException as exc:  # noqa: BLE001 - returned to the test
+            box.append(exc)
+
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert box, f"{call} still blocked after {seconds} s"
+    return box[0]
+
+
+def test_attack_23_every_reader_refuses_a_pipe_at_once(tmp_path):
+    from ojax import fileio
+    from ojax.datasets.streaming import BlockReader
+    from ojax.state_io import StateFileError, load_state
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    np.save(tmp_path / "y.npy", np.zeros(3))
+    calls = {
+        "from_npy": lambda: BlockReader.from_npy(fifo, tmp_path / "y.npy"),
+        "from_npz": lambda: BlockReader.from_npz(fifo),
+        "load_state": lambda: load_state(fifo),
+        "read_arrays": lambda: fileio.read_arrays(fifo),
+        "read_json": lambda: fileio.read_json(fifo),
+    }
+    for name, call in calls.items():
+        exc = _returns_soon(call)
+        assert isinstance(exc, fileio.DataError), (name, exc)
+        assert "fifo' is a pipe, a device or a socket" in str(exc), (name, exc)
+    assert isinstance(_returns_soon(calls["load_state"]), StateFileError)
+
+
+def _bomb_curves(out: Path, declared: int) -> None:
+    """``out/curves.npz`` with its own curves and one deflated member declaring ``declared``
+    bytes of zeros."""
+    import zipfile
+
+    with np.load(out / "curves.npz") as data:
+        arrays = {k: data[k] for k in data.files}
+    with zipfile.ZipFile(out / "curves.npz", "w", zipfile.ZIP_DEFLATED) as archive:
+        for key, value in arrays.items():
+            with archive.open(f"{key}.npy", "w") as member:
+                np.lib.format.write_array(member, value)
+        _npy_member(archive, "x/junk/average_loss.npy", (declared // 8,), declared)
+
+
+def test_attack_24_a_curves_file_that_inflates_is_refused_unread(
+    tmp_path, capsys, monkeypatch, finished_sweep
+):
+    import tracemalloc
+
+    from ojax import fileio, results
+
+    out = _finished(finished_sweep, tmp_path / "run")
+    _bomb_curves(out, 2**26)  # 64 MiB of zeros in a file of well under 1 MiB
+    assert (out / "curves.npz").stat().st_size < 2**20
+    monkeypatch.setattr(fileio, "size_limit", lambda: 2**24)  # a 16 MiB host
+    tracemalloc.start()
+    with pytest.raises(fileio.DataError, match=r"curves.npz.*declares 64\.0 MiB.*above the limit"):
+        results.load(out, pandas=False)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 2**22, peak
+    capsys.readouterr()
+    assert cli.main(["plot", str(out)]) == 2
+    assert "above the limit" in _one_error_line(capsys)
+
+
+@pytest.mark.parametrize(
+    "file, content, message",
+    [
+        ("config.json", "[1, 2]", "config.json' must hold a JSON object, got list"),
+        ("config.json", "{", "config.json' is not valid JSON"),
+        ("results.csv", "experiment,mean\nsweep,x\n", "results.csv': row 2 is not a row of"),
+        ("results.csv", b"\xff\xfe", "results.csv' is not UTF-8 text"),
+        ("curves.npz", "not a zip", "curves.npz': cannot read as a zip"),
+        ("curves.npz", {"a/b/average_loss": np.zeros(3)}, "curve 'a/b/average_loss' must be"),
+        (
+            "curves.npz",
+            {"a/b/average_loss": np.zeros((1, 3)), "a/b/average_loss:steps": np.zeros(2)},
+            "'a/b/average_loss:steps' must be \\(3,\\) numbers",
+        ),
+        ("config.json", {"grid": {"lr": ["x", "y"]}}, "cannot be drawn \\(ValueError"),
+    ],
+)
+def test_attack_25_a_crafted_results_folder_is_one_line_naming_the_file(
+    tmp_path, capsys, finished_sweep, file, content, message
+):
+    out = _finished(finished_sweep, tmp_path / "run")
+    path = out / file
+    if isinstance(content, dict) and file == "curves.npz":
+        np.savez(path, **content)
+    elif isinstance(content, dict):  # a grid of one axis whose values are not numbers
+        config = json.loads(path.read_text())
+        with np.load(out / "curves.npz") as data:
+            keys = [k for k in data.files if k.endswith("/average_loss")]
+        content = {"grid": {"lr": ["x"] * len(keys)}}
+        path.write_text(json.dumps({**config, **content}))
+    else:
+        path.write_bytes(content if isinstance(content, bytes) else content.encode())
+    capsys.readouterr()
+    assert cli.main(["plot", str(out)]) == 2
+    line = _one_error_line(capsys)
+    assert re.search(message, line), line

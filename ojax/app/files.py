@@ -33,12 +33,12 @@ from ojax.app import learner_sweep
 from ojax.app.output import TMP_PREFIX, environment_info, peak_rss_gib
 from ojax.app.run_folder import RUN_RECORD, RunFolder
 from ojax.experiments import EXPERIMENTS
+from ojax.fileio import DataError, atomic_savez, atomic_write, read_json
 from ojax.plotting import parse_figure_formats, save_figure
 from ojax.programs import log as compile_log
 from ojax.programs.identity import jsonable
 from ojax.results import RESULT_COLUMNS, ExperimentResult, curve_positions
 from ojax.sweep.experiment import ExperimentConfig
-from ojax.sweep.store import read_json
 from ojax.validation import InputError
 
 
@@ -97,25 +97,19 @@ def write_result(
     out.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=TMP_PREFIX, dir=out))
     try:
-        with open(tmp / "results.csv", "w", newline="") as f:
+
+        def table(f: Any) -> None:
             writer = csv.writer(f, lineterminator="\n")
             writer.writerow(RESULT_COLUMNS)
             for r in result.rows:
-                writer.writerow(
-                    [
-                        config.name,
-                        r.dataset,
-                        r.method,
-                        r.metric,
-                        repr(r.mean),
-                        repr(r.std),
-                        r.n_seeds,
-                    ]
-                )
+                row = (r.dataset, r.method, r.metric, repr(r.mean), repr(r.std), r.n_seeds)
+                writer.writerow([config.name, *row])
+
+        atomic_write(tmp / "results.csv", table, binary=False)
         arrays = curve_positions(result.curves, result.steps)
         # stored, not deflated: the curves are floats deflate shrinks by a fifth at most, for
         # seconds of a warm run (and again when the figures read them back)
-        np.savez(tmp / "curves.npz", **arrays)
+        atomic_savez(tmp / "curves.npz", arrays)
         formats = tuple(getattr(config, "figure_formats", None) or ("png",))
         for name, fig in result.figures.items():
             save_figure(fig, tmp, Path(name).stem, formats)
@@ -129,8 +123,11 @@ def write_result(
             "programs": compile_log.summary(),
             "peak_rss_gib": peak_rss_gib(),
         }
-        with open(tmp / "config.json", "w") as f:
-            json.dump(info, f, indent=2, sort_keys=True)
+        atomic_write(
+            tmp / "config.json",
+            lambda f: json.dump(info, f, indent=2, sort_keys=True),
+            binary=False,
+        )
         write_figures(tmp, formats, missing_ok=True)  # what `ojax plot` draws, from the files
         if before_move is not None:
             before_move(sorted(path.name for path in tmp.iterdir()))
@@ -192,7 +189,15 @@ def plot(out: str | Path, formats: Sequence[str] = ("png",)) -> list[Path]:
     with folder:
         tmp = Path(tempfile.mkdtemp(prefix=TMP_PREFIX, dir=out))
         try:
-            drawn = write_figures(out, formats, into=tmp)
+            try:
+                drawn = write_figures(out, formats, into=tmp)
+            except (ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
+                if isinstance(exc, InputError):
+                    raise
+                raise DataError(  # files edited or crafted: one line naming the folder
+                    f"{str(out)!r}: its files cannot be drawn ({type(exc).__name__}: "
+                    f"{str(exc)[:200]}); they are not what the run wrote"
+                ) from None
             names = [p.name for p in drawn]
             folder.record(names)
             for path in drawn:

@@ -24,6 +24,7 @@ import numpy as np
 from ojax.app.output import format_mean_std
 from ojax.app.sweep_metrics import checkpoints, comparator, primary_metric, sweep_metrics
 from ojax.core import LEARNERS, LearnerEntry
+from ojax.fileio import DataError, plain_name
 from ojax.results import ExperimentResult, split_key
 from ojax.sweep import EngineOptions, SweepResult, sweep
 from ojax.sweep.grid import fit_values, parse_number, shown
@@ -232,6 +233,11 @@ def figures(run) -> dict[str, Any]:
     from ojax.plotting import band, curves_figure, legend, new_figure, style
 
     metric = run.config.get("metric", "average_loss")  # cumulative_error for task blocks
+    if not plain_name(metric):  # it names the figure's file: data, never a path
+        raise DataError(
+            f"{str(run.folder / 'config.json')!r}: 'metric' must be a plain name (it names the "
+            f"figure's file), got {str(metric)[:200]!r}"
+        )
     label = metric.replace("_", " ")
     found = {k: c for k, c in run.curves.items() if k.endswith(f"/{metric}")}
     if not found:

@@ -23,7 +23,7 @@ from typing import Any
 import filelock
 
 from ojax.app.output import TMP_PREFIX
-from ojax.sweep.store import atomic_json, read_json
+from ojax.fileio import atomic_json, read_json
 from ojax.validation import InputError
 
 LOCK = ".ojax-lock"

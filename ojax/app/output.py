@@ -61,7 +61,8 @@ def results_table(rows: Iterable[Row]) -> list[str]:
     """The console table of `ojax run` / `ojax sweep`: a header row, then one line per row
     (dataset, method, metric, mean, std over seeds, seeds); values rounded to what their std
     supports; no std (`-`) where the value is the same for every seed, with a note below; a
-    measurement `shared` by several methods once, after its dataset's rows."""
+    measurement `shared` by several methods once, after its dataset's rows; rows of `detail`
+    (each point of a grid, secondary metrics) counted in a last line, not printed."""
     body: list[tuple[str, ...]] = []
     shared: dict[tuple[str, str, str], Row] = {}  # printed once, after the dataset's rows
 
@@ -69,7 +70,11 @@ def results_table(rows: Iterable[Row]) -> list[str]:
         body.extend(_cells(r, f"{r.shared} (together)") for r in shared.values())
         shared.clear()
 
+    rows = list(rows)
+    details = sum(r.detail for r in rows)
     for r in rows:
+        if r.detail:
+            continue
         if body and r.dataset != body[-1][0]:
             flush()
         if r.shared:
@@ -88,6 +93,8 @@ def results_table(rows: Iterable[Row]) -> list[str]:
     lines = [line(header), *(line(cells) for cells in body)]
     if any(cells[4] == "-" for cells in body):
         lines.append("(std -: the same value for every seed)")
+    if details:
+        lines.append(f"({details} more rows in results.csv)")
     return lines
 
 

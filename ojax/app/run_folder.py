@@ -12,8 +12,8 @@ from typing import Any
 
 from ojax.app.lock import LOCK, OWNER, FolderLock, check_free
 from ojax.app.output import TMP_PREFIX
+from ojax.fileio import atomic_json, plain_name, read_json
 from ojax.programs.identity import jsonable
-from ojax.sweep.store import atomic_json, read_json
 from ojax.validation import InputError
 
 RUN_RECORD = ".ojax-run.json"
@@ -55,18 +55,6 @@ def check_out_folder(out: Path) -> None:
         raise InputError(f"--out: cannot create {_show(out)}: {_show(above)} is not a folder")
     if not os.access(above, os.W_OK | os.X_OK):
         raise InputError(f"--out: cannot create {_show(out)}: {_show(above)} is not writable")
-
-
-def plain_file_name(name: Any) -> bool:
-    """Whether `name` is a plain, visible file name (no folder separator, not `.` or
-    `..`, not hidden, not absolute): what a run may record as one of its files."""
-    return (
-        isinstance(name, str)
-        and bool(name)
-        and not name.startswith(".")
-        and not any(c in name for c in "/\\\0")
-        and not os.path.isabs(name)
-    )
 
 
 def _real_folder(path: Path) -> bool:
@@ -223,7 +211,7 @@ class RunFolder:
                 f"--out {_show(self.out)}: its {RUN_RECORD} lists its files as a "
                 f"{type(files).__name__}, not a list of file names: {edited}"
             )
-        bad = [f for f in files if not plain_file_name(f)]
+        bad = [f for f in files if not plain_name(f)]
         if bad:
             raise InputError(
                 f"--out {_show(self.out)}: its {RUN_RECORD} lists {_listing(bad)} among the files "
@@ -303,14 +291,14 @@ class RunFolder:
 
     def record(self, names: list[str]) -> None:
         """Records `names` (about to be moved into `out`) as this run's files."""
-        self._recorded = [n for n in names if plain_file_name(n)]
+        self._recorded = [n for n in names if plain_name(n)]
         self._write_record(sorted({*self._previous, *names}))
 
     def finish(self, written: list[Path]) -> None:
         """Removes the files an earlier pass of the same run wrote and this one did not."""
         names = [p.name for p in written]
         for name in sorted(set(self._previous) - set(names)):
-            if plain_file_name(name) and not _real_folder(self.out / name):
+            if plain_name(name) and not _real_folder(self.out / name):
                 _remove(self.out / name)
         self._previous = names
         self._write_record(names)

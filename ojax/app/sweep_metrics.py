@@ -40,7 +40,7 @@ from ojax import metrics
 from ojax.core import LearnerEntry, TaskInfo, Trace
 from ojax.losses import LOSSES
 from ojax.meta import TestPoints, task_summary
-from ojax.runner import run, run_entry
+from ojax.runner import run, run_entry_state
 from ojax.validation import InputError
 
 LINEAR_SETS = {"unit_ball": "l2_ball", "expert_losses": "simplex"}
@@ -153,6 +153,14 @@ def _run_tasks(entry: LearnerEntry, learner: Any, params: Any, data: tuple, scor
     return run(learner, params, xs, ys, LOSSES[entry.objective], task_record=record, **options)[1]
 
 
+def _finite_state(state: Any) -> jax.Array:
+    """Whether every floating leaf of `state` is finite (a traced bool)."""
+    leaves = [a for a in jax.tree.leaves(state) if jnp.issubdtype(a.dtype, jnp.inexact)]
+    if not leaves:
+        return jnp.asarray(True)
+    return jnp.all(jnp.stack([jnp.all(jnp.isfinite(a)) for a in leaves]))
+
+
 CLASSIFIERS = ("hinge", "logistic", "zero_one")
 """The losses of classifiers (labels -1 / +1, the prediction a margin) whose run on a data file
 also records `mistake_rate`."""
@@ -174,7 +182,7 @@ def sweep_metrics(
             )
         take = checkpoints(trace.loss.shape[0]) - 1
         return _multi_task(trace, take, trace.task.test_error if scored else None)
-    trace = run_entry(entry, learner, params, data)
+    state, trace = run_entry_state(entry, learner, params, data)
     num_steps = trace.loss.shape[0]
     if trace.loss.ndim != 1:
         raise InputError(
@@ -183,6 +191,9 @@ def sweep_metrics(
         )
     take = checkpoints(num_steps) - 1
     values = trace.loss.astype(jnp.result_type(float))
+    # a learner whose state overflowed (NaN / inf) diverged, whatever its losses say: its
+    # curves are NaN, so it is never named best
+    values = jnp.where(_finite_state(state), values, jnp.nan)
     out = {
         "average_loss": metrics.average_loss(values)[take],
         "cumulative_loss": metrics.cumulative_loss(values)[take],

@@ -31,6 +31,7 @@ import numpy as np
 from ojax.core import Array
 from ojax.datasets.npz import members, read_arrays
 from ojax.datasets.paths import DataError, check_regular, data_file
+from ojax.fileio import open_regular
 from ojax.tasks import TaskBlock, pad_bytes, pad_tasks
 from ojax.validation import InputError, real_array
 
@@ -48,7 +49,8 @@ def _loadmat(path) -> dict:
     import scipy.io
 
     try:
-        return scipy.io.loadmat(str(path))
+        with open_regular(path, what="data file") as f:
+            return scipy.io.loadmat(f)
     except Exception as exc:  # scipy raises several types on a corrupt file
         raise DataError(f"{str(path)!r} is not a readable MATLAB .mat file ({exc})") from exc
 

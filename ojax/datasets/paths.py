@@ -12,7 +12,7 @@ import importlib.resources
 import os
 from pathlib import Path
 
-from ojax.validation import InputError
+from ojax.fileio import DataError
 
 PACKAGED_FILES = (
     "schools.mat",
@@ -26,10 +26,6 @@ PACKAGED_FILES = (
     "mushrooms_keel.csv.gz",
 )
 """The dataset files shipped with ojax (LIBSVM ``w7a`` is not among them)."""
-
-
-class DataError(InputError):
-    """A missing or malformed data file; the message names the file and what was expected."""
 
 
 def packaged_data_dir() -> Path:

@@ -22,7 +22,9 @@ compiles once (a last, shorter block once more).
 
 from __future__ import annotations
 
+import contextlib
 import math
+import os
 import struct
 import zipfile
 from collections.abc import Callable, Iterator
@@ -35,48 +37,65 @@ import numpy as np
 
 from ojax.core import Params, State, Trace
 from ojax.datasets.paths import DataError
+from ojax.fileio import open_regular
 from ojax.losses import Loss
 from ojax.runner import run
-from ojax.validation import InputError, check_int
+from ojax.validation import InputError, check_int, check_state_finite
 
 Draw = Callable[[Any, jax.Array, int], tuple[Any, jax.Array]]
 
 
+def _identity(info: os.stat_result) -> tuple[int, ...]:
+    """What changes when a file is rewritten or replaced: its device, inode, size and times
+    (the status change time cannot be set back by a writer)."""
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+
+
 class _Member:
     """One array of a file, read by rows: `(path, offset)` of its data when stored as is,
-    else a member of a compressed `.npz` read forward."""
+    else a member of a compressed `.npz` read forward. The file is a regular file
+    (:func:`ojax.fileio.open_regular`) and must stay as it was when the reader was built."""
 
     def __init__(self, path: Path, key: str | None):
         self.path, self.key = path, key
-        with self._open() as f:
+        self.name = str(path) + ("" if key is None else f"[{key}]")
+        self.offset: int | None = None
+        with self._open() as (f, raw):
             self.shape, self.dtype = self._header(f)
-            self.offset = f.tell() if key is None else None
-        if key is not None:
-            with zipfile.ZipFile(path) as archive:
-                info = archive.getinfo(f"{key}.npy")
-                if info.compress_type == zipfile.ZIP_STORED:  # rows at a fixed file offset
-                    with open(path, "rb") as raw:
-                        raw.seek(info.header_offset)
-                        head = raw.read(30)
-                        name_len, extra_len = struct.unpack("<HH", head[26:30])
-                        raw.seek(info.header_offset + 30 + name_len + extra_len)
-                        self._header(raw)
-                        self.offset = raw.tell()
+            self.identity = _identity(os.fstat(raw.fileno()))
+            if f is raw:
+                self.offset = raw.tell()
         self.row_bytes = math.prod(self.shape[1:]) * self.dtype.itemsize
 
-    def _open(self):
-        if self.key is None:
-            return open(self.path, "rb")
-        try:
-            archive = zipfile.ZipFile(self.path)
-            return archive.open(f"{self.key}.npy")
-        except KeyError:
-            raise DataError(f"{str(self.path)!r}: no array {self.key!r} in the .npz") from None
-        except (zipfile.BadZipFile, OSError) as exc:
-            raise DataError(f"{str(self.path)!r}: cannot read as an .npz file ({exc})") from None
+    @contextlib.contextmanager
+    def _open(self) -> Iterator[tuple[Any, Any]]:
+        """`(reader at the array's header, the file)`: the file itself for a `.npy` or a
+        stored `.npz` member (positioned at it), the inflating member of a compressed one."""
+        with open_regular(self.path, what="stream file") as raw:
+            if self.key is None:
+                yield raw, raw
+                return
+            try:
+                archive = zipfile.ZipFile(raw)
+                info = archive.getinfo(f"{self.key}.npy")
+            except KeyError:
+                raise DataError(f"{str(self.path)!r}: no array {self.key!r} in the .npz") from None
+            except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
+                raise DataError(
+                    f"{str(self.path)!r}: cannot read as an .npz file ({exc})"
+                ) from None
+            with archive:
+                if info.compress_type == zipfile.ZIP_STORED:  # rows at a fixed file offset
+                    raw.seek(info.header_offset)
+                    head = raw.read(30)
+                    name_len, extra_len = struct.unpack("<HH", head[26:30])
+                    raw.seek(info.header_offset + 30 + name_len + extra_len)
+                    yield raw, raw
+                else:
+                    with archive.open(info) as member:
+                        yield member, raw
 
     def _header(self, f) -> tuple[tuple[int, ...], np.dtype]:
-        name = str(self.path) + ("" if self.key is None else f"[{self.key}]")
         try:
             version = np.lib.format.read_magic(f)
             read = (
@@ -86,18 +105,34 @@ class _Member:
             )
             shape, fortran, dtype = read(f)
         except Exception as exc:
-            raise DataError(f"{name!r}: not a readable .npy array ({exc})") from None
+            raise DataError(f"{self.name!r}: not a readable .npy array ({exc})") from None
         if dtype.hasobject:
-            raise DataError(f"{name!r}: holds Python objects (dtype {dtype}), never unpickled")
+            raise DataError(f"{self.name!r}: holds Python objects (dtype {dtype}), never unpickled")
         if fortran and len(shape) > 1:
-            raise DataError(f"{name!r}: Fortran order cannot be read by rows; save it C-ordered")
+            raise DataError(
+                f"{self.name!r}: Fortran order cannot be read by rows; save it C-ordered"
+            )
         if len(shape) < 1:
-            raise DataError(f"{name!r}: needs a leading time axis, got shape {shape}")
+            raise DataError(f"{self.name!r}: needs a leading time axis, got shape {shape}")
         return tuple(shape), dtype
+
+    def _check_same(self, raw, start: int, stop: int) -> None:
+        """Refuses a file rewritten or replaced since the reader was built: its rows would mix
+        two files without a word."""
+        try:
+            now = {_identity(os.fstat(raw.fileno())), _identity(os.stat(self.path))}
+        except OSError:
+            now = set()
+        if now != {self.identity}:
+            raise DataError(
+                f"{str(self.path)!r} changed while it was read (rewritten or replaced by the time "
+                f"rows {start}..{stop - 1} were read): the rows would mix two files; rerun on a "
+                "file that stays as it is while ojax reads it"
+            )
 
     def blocks(self, size: int) -> Iterator[np.ndarray]:
         n, row = self.shape[0], self.shape[1:]
-        with open(self.path, "rb") if self.offset is not None else self._open() as f:
+        with self._open() as (f, raw):
             if self.offset is None:
                 self._header(f)  # a compressed member: read forward past its header
             for start in range(0, n, size):
@@ -105,6 +140,7 @@ class _Member:
                 if self.offset is not None:
                     f.seek(self.offset + start * self.row_bytes)
                 data = f.read(rows * self.row_bytes)
+                self._check_same(raw, start, start + rows)
                 if len(data) != rows * self.row_bytes:
                     raise DataError(f"{str(self.path)!r}: truncated at row {start}")
                 yield np.frombuffer(data, self.dtype).reshape((rows,) + row)
@@ -162,6 +198,24 @@ def _rows(source: Any, size: int) -> Iterator[np.ndarray]:
             yield np.asarray(source[start : start + size])
 
 
+def _check_rows(name: str, block: np.ndarray, start: int) -> None:
+    """Refuses NaN / Inf and values whose square overflows in the block of rows `start ...`,
+    naming the row of the whole stream (the runner's own check would name the block's)."""
+    if not np.issubdtype(block.dtype, np.floating) or not block.size:
+        return
+    flat = block.reshape(len(block), -1)
+    with np.errstate(over="ignore", invalid="ignore"):
+        bad = ~np.isfinite(flat) | (np.abs(flat) > np.sqrt(np.finfo(block.dtype).max))
+    if bad.any():
+        row, col = (int(i[0]) for i in np.nonzero(bad))
+        value = flat[row, col]
+        what = "must be finite" if not np.isfinite(value) else "is too large (its square overflows)"
+        raise InputError(
+            f"{name}: row {start + row} of the stream {what}, got {float(value)!r} (column {col}); "
+            f"{int(bad.sum())} such value(s) in rows {start} to {start + len(block) - 1}"
+        )
+
+
 def _join(traces: list[Trace]) -> Trace:
     """One trace of the blocks' traces, on the host."""
 
@@ -206,9 +260,13 @@ def run_blocks(
     """
     block = check_int("block", block, low=1)
     traces = []
+    start = 0
     for xs, ys in reader.blocks(block):
         if dtype is not None:
             xs, ys = xs.astype(dtype), ys.astype(dtype)
+        _check_rows("xs", xs, start)
+        _check_rows("ys", ys, start)
+        start += len(xs)
         state, trace = run(
             learner,
             params,
@@ -272,11 +330,13 @@ def run_drawn(
 
     if state is None:
         state = learner.init(params)
+    check_state_finite(state)
     state, trace = jax.lax.scan(body, state, jnp.arange(full, dtype=jnp.int32))
     trace = jax.tree.map(lambda a: a.reshape((full * block,) + a.shape[2:]), trace)
     if rest:
         state, last = one(state, jnp.int32(full * block), rest)
         trace = jax.tree.map(lambda a, b: jnp.concatenate([a, b]), trace, last)
+    check_state_finite(state, num_steps)  # (called outside jit: the blocks' runs are traced)
     return state, trace
 
 

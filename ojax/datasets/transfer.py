@@ -34,6 +34,7 @@ from ojax.datasets.transfer_readers import (
     load_mushrooms_keel,
     load_spambase,
 )
+from ojax.fileio import open_regular
 from ojax.sparse import issparse, scipy_sparse
 from ojax.validation import InputError
 
@@ -158,7 +159,8 @@ def shipped_orders(name: str, data_dir: Any = None) -> np.ndarray:
     try:  # ID_ALL alone: the compressed data is not inflated
         import scipy.io  # here: SciPy's import is paid only by a run that reads a .mat file
 
-        mat = scipy.io.loadmat(path, variable_names=["ID_ALL"])
+        with open_regular(path, what="data file") as f:
+            mat = scipy.io.loadmat(f, variable_names=["ID_ALL"])
     except Exception as exc:
         raise DataError(f"{path}: cannot read as a MATLAB .mat file ({exc})") from exc
     if "ID_ALL" not in mat:

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from ojax.datasets.paths import DataError
+from ojax.fileio import open_regular
 from ojax.sparse import issparse, scipy_sparse
 
 Features = Any  # np.ndarray or scipy.sparse.csr_matrix
@@ -36,12 +37,11 @@ def open_text(path: Path) -> Iterator[Any]:
     """The text of `path` (gunzipped for `.gz`); a corrupt or truncated file (a bad gzip
     stream, a file cut short, bytes that are not UTF-8) is a :class:`DataError` naming it."""
     try:
-        handle: Any = (
-            io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8", errors="strict")
-            if str(path).endswith(".gz")
-            else open(path, encoding="utf-8")
-        )
-        with handle:
+        with contextlib.ExitStack() as stack:
+            raw: Any = stack.enter_context(open_regular(path, what="data file"))
+            if str(path).endswith(".gz"):
+                raw = stack.enter_context(gzip.GzipFile(fileobj=raw, mode="rb"))
+            handle = stack.enter_context(io.TextIOWrapper(raw, encoding="utf-8", errors="strict"))
             yield handle
     except (OSError, EOFError, zlib.error, UnicodeDecodeError) as exc:
         kind = "a gzip-compressed text file" if str(path).endswith(".gz") else "a UTF-8 text file"
@@ -97,7 +97,8 @@ def _read_mat(
     try:
         import scipy.io  # here: SciPy's import is paid only by a run that reads a .mat file
 
-        mat = scipy.io.loadmat(path, variable_names=["data"])
+        with open_regular(path, what="data file") as f:
+            mat = scipy.io.loadmat(f, variable_names=["data"])
     except Exception as exc:
         raise DataError(f"{path}: cannot read as a MATLAB .mat file ({exc})") from exc
     if "data" not in mat:

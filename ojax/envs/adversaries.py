@@ -36,12 +36,18 @@ def _counter(key: Array, params: object) -> Array:
 
 @learner_factory
 def fixed() -> Environment:
-    """The data `zs[t]` at step `t` whatever the play (params: `zs`, `(T, ...)`)."""
+    """The data `zs[t]` at step `t` whatever the play (params: `zs`, `(T, ...)`; a run of
+    more than `T` rounds is refused)."""
 
     def step(t: Array, zs: Array, play: Array, key: Array) -> tuple[Array, Array]:
         return t + 1, zs[t]
 
-    return Environment(_counter, step)
+    return Environment(_counter, step, horizon=_rows)
+
+
+def _rows(params: object) -> int:
+    """The rounds data fixed in advance holds: its rows (the leading axis)."""
+    return min(jnp.shape(leaf)[0] for leaf in jax.tree.leaves(params))
 
 
 def _row(t: Array, params: tuple) -> Array:
@@ -51,12 +57,12 @@ def _row(t: Array, params: tuple) -> Array:
 @learner_factory
 def examples() -> Environment:
     """The examples `(xs[t], ys[t])` of a predictor's stream whatever it predicts (params:
-    `(xs, ys)`; `run_env` on it is `ojax.run`)."""
+    `(xs, ys)`; `run_env` on it is `ojax.run`; a run of more rounds than rows is refused)."""
 
     def step(t: Array, params: tuple, y_hat: Array, key: Array) -> tuple[Array, Array]:
         return t + 1, params[1][t]
 
-    return Environment(_counter, step, _row)
+    return Environment(_counter, step, _row, horizon=_rows)
 
 
 @learner_factory

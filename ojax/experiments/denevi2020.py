@@ -46,6 +46,7 @@ import numpy as np
 from ojax import meta
 from ojax.core import Params
 from ojax.datasets import multitask as mt_data
+from ojax.datasets.npz import read_arrays
 from ojax.experiments.denevi2020_methods import (  # noqa: F401 (re-exported)
     BEST_BIAS,
     PF_METHODS,
@@ -364,7 +365,7 @@ class DeneviConfig(ExperimentConfig):
     def header(self) -> str:
         if self.tasks is None:
             return super().header()
-        count = len(np.unique(np.load(self.tasks)["task"]))
+        count = len(np.unique(read_arrays(self.tasks, ["task"])["task"]))  # checked at check()
         return f"{super().header()} of your {count} tasks in {Path(self.tasks).name} ({NO_ORACLE})"
 
 

@@ -41,7 +41,8 @@ sensitivity `inf`; it is never chosen as the best.
 `--methods M1,M2,...` runs some of them, or a learner of one's own beside them: a registered OCO
 learner (a plugin's, or one `--import MODULE` registers) joins as a parameter-free method
 (:func:`~ojax.experiments.parameter_free_methods.method_spec`), in the rows, the figures and
-the regret panel.
+the regret panel. The console table shows each method's `average_loss` and `sensitivity` (the
+headline); the other rows are in `results.csv` only.
 """
 
 from __future__ import annotations
@@ -89,12 +90,12 @@ def _add_method(result: ExperimentResult, method: str, sweep: Any) -> None:
         avg, other = metrics["average_loss"], _other_metric(metrics)
         for c, constant in enumerate(sweep.grid):
             name = pfm.label(method, float(constant))
-            result.add(dataset, name, "average_loss", avg[:, c])
-            result.add(dataset, name, other, metrics[other][:, c])
+            result.add(dataset, name, "average_loss", avg[:, c], detail=True)
+            result.add(dataset, name, other, metrics[other][:, c], detail=True)
         idx = chosen_index(sweep.default, sweep.grid, avg)
         result.add(dataset, method, "average_loss", avg[:, idx])
-        result.add(dataset, method, other, metrics[other][:, idx])
-        result.add(dataset, method, "best_average_loss", avg[:, best_index(avg)])
+        result.add(dataset, method, other, metrics[other][:, idx], detail=True)
+        result.add(dataset, method, "best_average_loss", avg[:, best_index(avg)], detail=True)
         # per seed worst / best; a diverged grid point (NaN) makes it inf
         result.add(
             dataset, method, "sensitivity", finite(avg).max(axis=1) / finite(avg).min(axis=1)
@@ -124,7 +125,7 @@ def build_result(sweeps: dict[str, Any], size: pfm.Size) -> ExperimentResult:
                 name = pfm.regression_name(loss, norm)
                 metrics = sweeps["OGD"].outputs[name]
                 result.add(name, "OGD-fixed", "average_loss", metrics["average_loss"][:, idx])
-                result.add(name, "OGD-fixed", "regret", metrics["regret"][:, idx])
+                result.add(name, "OGD-fixed", "regret", metrics["regret"][:, idx], detail=True)
     result.extra_config.update(
         {
             "size": size._asdict(),

@@ -31,13 +31,13 @@ import functools
 import hashlib
 import os
 import sys
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import jax
 
+from ojax.fileio import DataError, atomic_write, open_regular
 from ojax.programs.identity import describe, digest, ojax_source_digest
 
 FOLDER = "ojax-programs"
@@ -119,20 +119,18 @@ def _write(path: Path, data: bytes) -> None:
     """Atomic: a concurrent reader sees the whole file or none."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        handle, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
-        with os.fdopen(handle, "wb") as f:
-            f.write(hashlib.sha256(data).digest() + data)
-        os.replace(tmp, path)
+        atomic_write(path, lambda f: f.write(hashlib.sha256(data).digest() + data))
     except OSError:  # a read-only or full disk: the programs are only a speed-up
         pass
 
 
 def _read(path: Path | None) -> bytes | None:
-    if path is None or not path.is_file():
+    if path is None:
         return None
     try:
-        raw = path.read_bytes()
-    except OSError:
+        with open_regular(path) as f:  # a pipe or a device planted there is never waited on
+            raw = f.read()
+    except (OSError, DataError):
         return None
     check, data = raw[:32], raw[32:]
     return data if hashlib.sha256(data).digest() == check else None  # a torn file: ignore

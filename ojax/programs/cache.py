@@ -26,6 +26,7 @@ import warnings
 import zlib
 from pathlib import Path
 
+from ojax.fileio import DataError, open_regular
 from ojax.validation import InputError
 
 ENV_VAR = "OJAX_COMPILATION_CACHE"
@@ -124,10 +125,12 @@ def remove_unreadable_entries(folder: str | os.PathLike, program: str) -> list[P
     name = glob.escape(program)  # a module name (``jit_stage``) or a whole key
     for path in [*Path(folder).glob(f"{name}-*-cache"), *Path(folder).glob(f"{name}-cache")]:
         try:
-            if not _decompresses(path.read_bytes()):
+            with open_regular(path) as f:  # a pipe planted in the cache is never waited on
+                data = f.read()
+            if not _decompresses(data):
                 path.unlink()
                 removed.append(path)
-        except OSError:  # gone meanwhile, or not ours to remove: JAX keeps warning
+        except (OSError, DataError):  # gone meanwhile, not a file, or not ours to remove
             continue
     return removed
 

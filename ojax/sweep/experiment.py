@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
+from ojax.fileio import open_regular
 from ojax.sweep.options import EngineOptions
 
 
@@ -84,7 +85,11 @@ def own_options(config: type[ExperimentConfig]) -> list[dataclasses.Field]:
 
 def file_identity(path: Any) -> str:
     """`"/abs/path (sha256 0123456789abcdef)"`: a file in a run's identity."""
-    digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
+    h = hashlib.sha256()
+    with open_regular(path, what="file") as f:  # a pipe or a device is refused, never read
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    digest = h.hexdigest()[:16]
     return f"{Path(path).resolve()} (sha256 {digest})"
 
 

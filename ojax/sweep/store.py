@@ -1,96 +1,27 @@
 """The chunk store: `out_dir/NAME-HASH/` holds a `sweep.json` manifest and one
 `chunk-<first index>.npz` per finished chunk (its combination numbers and outputs).
 
-Every file is written all or nothing (a temporary file in the same folder, fsync, then
-`os.replace`), so a killed run leaves whole chunks or none; a folder holding another
-configuration is refused before anything is written.
+Every file is written all or nothing (:func:`ojax.fileio.atomic_write`: a temporary file in
+the same folder, fsync, then `os.replace`), so a killed run leaves whole chunks or none; a
+folder holding another configuration is refused before anything is written.
 """
 
 from __future__ import annotations
 
-import json
-import os
 import re
-import stat
-import tempfile
 import zipfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
+from ojax.fileio import atomic_json, atomic_savez, open_regular, read_arrays, read_json
 from ojax.validation import InputError
 
 MANIFEST = "sweep.json"
 """The manifest's file name in a chunk folder."""
 
 _CHUNK_RE = re.compile(r"^chunk-(\d{10})\.npz$")
-
-
-def _file_mode() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return 0o666 & ~mask
-
-
-def atomic_write(
-    path: Path, write: Callable[[Any], None], binary: bool, prefix: str = ".tmp-"
-) -> None:
-    """Writes `path` all or nothing: a temporary file (named `prefix...`) in the same
-    folder, fsync, os.replace."""
-    fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=path.suffix, dir=path.parent)
-    try:
-        os.fchmod(fd, _file_mode())
-        with os.fdopen(fd, "wb" if binary else "w") as f:
-            write(f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def atomic_savez(path: Path, arrays: Mapping[str, np.ndarray]) -> None:
-    """`np.savez` of `arrays` into `path`, all or nothing."""
-    # numpy's stubs match **arrays against savez's allow_pickle: bool too
-    atomic_write(path, lambda f: np.savez(f, **arrays), binary=True)  # type: ignore[arg-type]
-
-
-def atomic_json(path: Path, value: Any, prefix: str = ".tmp-") -> None:
-    """`value` as indented JSON into `path`, all or nothing."""
-    atomic_write(
-        path,
-        lambda f: json.dump(value, f, indent=2, sort_keys=True, default=repr),
-        binary=False,
-        prefix=prefix,
-    )
-
-
-JSON_LIMIT = 2**24
-"""The largest JSON file ojax reads back from a folder (its own records are a few KiB)."""
-
-
-def read_json(path: Path, limit: int = JSON_LIMIT) -> Any:
-    """The JSON value of `path`: a regular file (a link to one is followed) of at most
-    `limit` bytes; `ValueError` otherwise (a device, a pipe, a folder, a huge file, text
-    nested too deep, not JSON) and `OSError` when it cannot be read. Nothing waits on a pipe
-    or reads a device without end."""
-    info = os.stat(path)
-    if not stat.S_ISREG(info.st_mode):
-        raise ValueError(f"{str(path)!r} is not a regular file")
-    if info.st_size > limit:
-        raise ValueError(f"{str(path)!r} holds {info.st_size} bytes, more than {limit}")
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    with os.fdopen(fd, "rb") as f:
-        data = f.read(limit + 1)
-    if len(data) > limit:
-        raise ValueError(f"{str(path)!r} holds more than {limit} bytes")
-    try:
-        return json.loads(data)
-    except RecursionError:
-        raise ValueError(f"{str(path)!r} is nested too deep") from None
 
 
 def _safe(name: str) -> str:
@@ -142,9 +73,9 @@ def load_chunks(folder: Path, total: int, leaves: list[np.ndarray], done: np.nda
     for path in chunk_files(folder):
         try:
             _check_sizes(path, total, leaves)
-            with np.load(path, allow_pickle=False) as z:
-                index = z["index"]
-                values = [z[f"out{i}"] for i in range(len(leaves))]
+            arrays = read_arrays(path, ["index", *(f"out{i}" for i in range(len(leaves)))])
+            index = arrays["index"]
+            values = [arrays[f"out{i}"] for i in range(len(leaves))]
         except InputError:
             raise
         except Exception as exc:
@@ -172,7 +103,7 @@ def _check_sizes(path: Path, total: int, leaves: list[np.ndarray]) -> None:
     """Refuses a chunk file whose members declare more data than the whole sweep's outputs
     (checked before anything is inflated: a planted file could otherwise inflate to any size)."""
     limits = {"index.npy": 8 * total, **{f"out{i}.npy": a.nbytes for i, a in enumerate(leaves)}}
-    with zipfile.ZipFile(path) as archive:
+    with zipfile.ZipFile(open_regular(path, what="chunk file")) as archive:
         for info in archive.infolist():
             if info.filename in limits and info.file_size > limits[info.filename] + 4096:
                 raise InputError(
@@ -201,3 +132,13 @@ def save_chunk(folder: Path, batch: np.ndarray, values: Sequence[np.ndarray]) ->
     arrays.update({f"out{i}": v[: batch.size] for i, v in enumerate(values)})
     atomic_savez(path, arrays)
     return path
+
+
+__all__ = [
+    "MANIFEST",
+    "chunk_files",
+    "load_chunks",
+    "open_store",
+    "prepare",
+    "save_chunk",
+]
