@@ -264,4 +264,4 @@ def test_a_learner_without_an_identity_is_refused_when_saving(tmp_path):
             save_state(tmp_path / "s", state, learner=learner)
     assert not (tmp_path / "s").exists()
     path = save_state(tmp_path / "s", state, learner=oco.ogd())
-    assert load_state(path, learner=oco.ogd()).point.shape == (2,)
+    assert load_state(path, like=state, learner=oco.ogd()).point.shape == (2,)

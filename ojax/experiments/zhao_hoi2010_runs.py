@@ -16,8 +16,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ojax import losses, run, transfer
+from ojax import losses, transfer
 from ojax.core import learner_factory
+from ojax.runner import run
 from ojax.sweep import sweep_experiment
 from ojax.sweep.experiment import ExperimentConfig
 from ojax.sweep.fingerprint import shape_signature
