@@ -346,10 +346,3 @@ def test_bad_input_is_refused_before_anything_runs():
             env_params=jnp.ones((5, 2), jnp.float64),
             x0=jnp.zeros(2, jnp.float32),
         )
-
-
-def test_check_learner_passes_for_the_bandit_learners():
-    from ojax.testing import check_learner
-
-    for name in ("exp3", "exp3_ix"):
-        assert "float32" in check_learner(ojax.LEARNERS[name])
