@@ -34,7 +34,7 @@ import numpy as np
 
 from ojax.core import LearnerEntry
 from ojax.losses import LOSSES, OBJECTIVES
-from ojax.runner import OCOParams, entry_start, objective_loss, oco_predictor, run, run_entry
+from ojax.runner import entry_start, run, run_entry, run_oco
 from ojax.validation import InputError
 
 NUM_STEPS, DIM = 40, 5
@@ -79,14 +79,12 @@ def _data(entry: LearnerEntry, seed: int) -> tuple:
 
 def _run(entry: LearnerEntry, learner: Any, params: Any, data: tuple, mask: Any = None):
     """`(final state, trace)` of the entry's run; with `mask` the stream's steps (the order
-    of a pool, the points of task blocks) are masked by it (an OCO learner runs as the predictor
-    of its iterate, :func:`ojax.runner.oco_predictor`)."""
+    of a pool, the points of task blocks) are masked by it. Without `mask` it is the program of
+    :func:`ojax.runner.run_entry`: the checks share one compilation per dtype."""
     xs, ys, *extra = data
     if entry.kind == "oco":
-        objective = OBJECTIVES[entry.objective]
-        predictor = oco_predictor(learner, objective)
-        start = OCOParams(params, entry_start(entry, xs))
-        return run(predictor, start, xs, xs, objective_loss(objective), mask=mask)
+        start = entry_start(entry, xs)
+        return run_oco(learner, params, start, xs, OBJECTIVES[entry.objective], mask=mask)
     options = dict(zip(("mask", "order", "task_data"), extra))
     if mask is not None:
         options["mask"] = mask

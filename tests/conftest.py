@@ -11,26 +11,37 @@ import jax
 import pytest
 
 from ojax.datasets.paths import packaged_data_dir
+from ojax.programs.cache import enable_compilation_cache
 
 # Tests never write the user's compilation cache (tests/test_cache.py sets its own folder).
 os.environ["OJAX_COMPILATION_CACHE"] = "off"
 
-# One compilation cache for the whole test run's subprocesses (`ojax run`, workers, scripts):
-# a folder of this session (0700), made by the first process (pytest itself, or the xdist
-# controller: its workers and their subprocesses inherit the variable), removed at its end.
-# Set OJAX_TEST_COMPILATION_CACHE to keep one across runs. In-process tests keep the cache off
-# (some count their traces).
+# One compilation cache for the whole test run, in-process and in its subprocesses (`ojax run`,
+# workers, scripts, notebook kernels): a folder of this session (0700), made by the first process
+# (pytest itself, or the xdist controller: its workers and their subprocesses inherit the
+# variable), removed at its end. A program compiled once (by either xdist worker, by a subprocess,
+# by an earlier test building the same program through another function) is then read from disk.
+# Set OJAX_TEST_COMPILATION_CACHE to keep one across runs.
 _CACHE_VAR = "OJAX_TEST_COMPILATION_CACHE"
 _OWN_CACHE = not os.environ.get(_CACHE_VAR)
 if _OWN_CACHE:
     os.environ[_CACHE_VAR] = tempfile.mkdtemp(prefix="ojax-test-cache-")
 COMPILATION_CACHE = Path(os.environ[_CACHE_VAR])
+# In-process the program store (ojax.programs, kept beside the cache) stays off: a stored program
+# is loaded instead of traced, so what a test counts would depend on which tests ran before it.
+# Tests of the store point it at their own folder. The cache itself changes no count: JAX traces,
+# lowers and reports a compilation (`backend_compile_duration`) whether XLA compiles the program
+# or reads it from disk (`/jax/compilation_cache/cache_hits`).
+os.environ["OJAX_PROGRAM_CACHE"] = "off"
+enable_compilation_cache(COMPILATION_CACHE)
 
 
 def subprocess_env(base: dict[str, str] | None = None, **extra: str) -> dict[str, str]:
-    """``base`` (default ``os.environ``) with the session's compilation cache, and ``extra``."""
+    """``base`` (default ``os.environ``) with the session's compilation cache and the program
+    store on (as a user's `ojax` has it), and ``extra``."""
     env = dict(os.environ if base is None else base)
     env["OJAX_COMPILATION_CACHE"] = str(COMPILATION_CACHE)
+    env.pop("OJAX_PROGRAM_CACHE", None)
     env.update(extra)
     return env
 
@@ -47,6 +58,15 @@ jax.config.update("jax_numpy_dtype_promotion", "strict")
 ROOT = Path(__file__).resolve().parents[1]
 # The datasets shipped inside the package, unless OJAX_DATA_DIR points elsewhere.
 DATA_DIR = Path(os.environ.get("OJAX_DATA_DIR") or packaged_data_dir()).resolve()
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _fresh_jax_caches():
+    """Empties JAX's in-memory caches after each test module: a worker would otherwise keep
+    every program the modules before compiled (gigabytes over the suite). A later module that
+    needs one again reads it from the session's compilation cache on disk."""
+    yield
+    jax.clear_caches()
 
 
 @pytest.fixture

@@ -44,6 +44,7 @@ print("TRACED", *sorted(map(str, traced)))
 def _counts(out: Path, cache: str) -> tuple[int, int, set[str]]:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "JAX_PLATFORMS": "cpu"}
     env.pop("OJAX_COMPILATION_CACHE", None)
+    env.pop("OJAX_PROGRAM_CACHE", None)  # off in the test process (conftest), on for a user
     done = subprocess.run(
         [sys.executable, "-c", SCRIPT, str(out), cache],
         capture_output=True,
@@ -117,7 +118,7 @@ def test_program_store_names_and_files(tmp_path, monkeypatch):
     from ojax import programs
     from ojax.experiments import denevi2020 as den
 
-    assert programs.folder() is None  # the tests run with the cache off: nothing is named
+    assert programs.folder() is None  # the tests run with the store off: nothing is named
     assert programs.entry_name("chunk", den.curve_points, [1]) is None
     monkeypatch.setattr(programs, "folder", lambda: tmp_path / "store")
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -115,6 +114,17 @@ def second_half(folder: Path) -> None:
         np.save(folder / f"{name}.losses.npy", np.asarray(trace.loss))
 
 
+# before the new process: it compiles the float32 second halves the child then reads from
+# the session's compilation cache
+def test_in_process_halves_equal_the_whole_run_for_every_kind(halves):
+    for name in LEARNERS:
+        _, (state, trace), (mid, first) = halves(name, False)
+        _, (final, second) = _run(name, "second", mid)
+        for got, want in zip(_leaves(final), _leaves(state)):
+            assert np.array_equal(got, want), name
+        np.testing.assert_array_equal(np.concatenate([first.loss, second.loss]), trace.loss)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("x64", [False, True], ids=["float32", "float64"])
 def test_half_saved_loaded_in_a_new_process_and_continued_equals_the_whole_run(
@@ -125,8 +135,9 @@ def test_half_saved_loaded_in_a_new_process_and_continued_equals_the_whole_run(
         for name in LEARNERS:
             learner, whole[name], firsts[name] = halves(name, x64)
             ojax.save_state(tmp_path / f"{name}.first", firsts[name][0], learner=learner)
-    env = dict(os.environ, PYTHONPATH=str(ROOT), JAX_ENABLE_X64=str(x64), JAX_PLATFORMS="cpu")
-    env["OJAX_COMPILATION_CACHE"] = "off"
+    from conftest import subprocess_env  # here: the child process imports this module
+
+    env = subprocess_env(PYTHONPATH=str(ROOT), JAX_ENABLE_X64=str(x64), JAX_PLATFORMS="cpu")
     done = subprocess.run(
         [sys.executable, str(Path(__file__)), "second", str(tmp_path)],
         env=env,
@@ -146,15 +157,6 @@ def test_half_saved_loaded_in_a_new_process_and_continued_equals_the_whole_run(
             )
             np.testing.assert_array_equal(losses_, np.asarray(trace.loss), err_msg=name)
             assert losses_.dtype == np.asarray(trace.loss).dtype
-
-
-def test_in_process_halves_equal_the_whole_run_for_every_kind(halves):
-    for name in LEARNERS:
-        _, (state, trace), (mid, first) = halves(name, False)
-        _, (final, second) = _run(name, "second", mid)
-        for got, want in zip(_leaves(final), _leaves(state)):
-            assert np.array_equal(got, want), name
-        np.testing.assert_array_equal(np.concatenate([first.loss, second.loss]), trace.loss)
 
 
 def test_record_hooks_see_the_counters_of_the_state_continue():
@@ -206,6 +208,9 @@ def test_a_start_state_of_another_learner_is_refused_before_anything_runs():
 
 
 if __name__ == "__main__" and sys.argv[1:2] == ["second"]:
+    from ojax.programs.cache import enable_compilation_cache
+
+    enable_compilation_cache()  # the test session's (its $OJAX_COMPILATION_CACHE)
     jax.config.update("jax_numpy_rank_promotion", "raise")
     jax.config.update("jax_numpy_dtype_promotion", "strict")
     second_half(Path(sys.argv[2]))

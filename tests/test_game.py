@@ -348,13 +348,6 @@ def test_bad_input_is_refused_before_anything_runs():
         )
 
 
-def test_check_learner_passes_for_the_bandit_learners():
-    from ojax.testing import check_learner
-
-    for name in ("exp3", "exp3_ix"):
-        assert "float32" in check_learner(ojax.LEARNERS[name])
-
-
 def _bandit(learner, params, x0, env=None, env_params=None, num_steps=30):
     env = adversaries.bernoulli_arms() if env is None else env
     if env_params is None:

@@ -10,6 +10,7 @@ from pathlib import Path
 import nbclient
 import nbformat
 import pytest
+from conftest import COMPILATION_CACHE
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -57,7 +58,15 @@ def test_notebook_executes(path, tmp_path, monkeypatch):
             cell.outputs, cell.execution_count = [], None
     path_now = os.environ.get("PYTHONPATH")
     monkeypatch.setenv("PYTHONPATH", str(ROOT) + (os.pathsep + path_now if path_now else ""))
-    monkeypatch.setenv("OJAX_COMPILATION_CACHE", "off")
+    # the kernel reads and writes the session's compilation cache (JAX's own variables: a
+    # notebook does not call ojax's enable_compilation_cache), e.g. the programs of the quick
+    # experiment it shares with tests/test_denevi2020.py
+    for name, value in (
+        ("JAX_COMPILATION_CACHE_DIR", str(COMPILATION_CACHE)),
+        ("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0"),
+        ("JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES", "0"),
+    ):
+        monkeypatch.setenv(name, value)
     client = nbclient.NotebookClient(
         notebook,
         timeout=600,

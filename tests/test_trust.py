@@ -51,6 +51,7 @@ def _env() -> dict:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
     env["OJAX_COMPILATION_CACHE"] = "off"
+    env.pop("OJAX_PROGRAM_CACHE", None)  # off in the test process (conftest), on for a user
     return env
 
 
