@@ -462,10 +462,10 @@ class Trace(NamedTuple):
     task: Any = None
 
 
-LEARNER_KINDS = ("oco", "predictor", "multi_task", "kernel")
-"""The kinds of registered learners: an :class:`OCOLearner` (gradients in), a
-:class:`Predictor` (examples in), a :class:`MultiTaskLearner` (task blocks in) and a kernel
-predictor (a :class:`Predictor` over a pool of examples visited in an ``order``)."""
+LEARNER_KINDS = ("oco", "predictor", "multi_task", "kernel", "contextual")
+"""The kinds of registered learners: an :class:`OCOLearner` (gradients in), a :class:`Predictor`
+(examples in), a :class:`MultiTaskLearner` (task blocks in), a kernel predictor (over a pool
+visited in an ``order``) and a contextual bandit (:func:`ojax.contextual.run_contextual`)."""
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -586,9 +586,8 @@ STREAMS: Registry[Callable[..., tuple]] = Registry(("ojax.envs",))
 """Stream name -> stream maker, filled by the data layer (:data:`ojax.envs.STREAMS` is this
 table): the learners name their data and never import it."""
 
-LEARNERS: Registry[LearnerEntry] = Registry(
-    ("ojax.oco", "ojax.parameter_free", "ojax.meta", "ojax.averaging", "ojax.transfer")
-)
+_FAMILIES = ("oco", "parameter_free", "meta", "averaging", "transfer", "contextual")
+LEARNERS: Registry[LearnerEntry] = Registry(tuple(f"ojax.{name}" for name in _FAMILIES))
 
 
 def register_learner(entry: LearnerEntry) -> LearnerEntry:
