@@ -148,3 +148,16 @@ def test_conversion_of_labels_and_of_a_cost_matrix():
 def test_bad_input_is_refused(call, match):
     with pytest.raises(InputError, match=match):
         call()
+
+
+def test_shipped_data_as_a_bandit_problem():
+    from ojax.datasets import bandit_problem, load_classes
+
+    x, y, k = load_classes("usenet2")
+    data = bandit_problem(x, y, num_classes=k)
+    assert k == 2 and data.contexts.shape == (1500, 100) and data.costs.shape == (1500, 2)
+    norms = np.linalg.norm(np.asarray(data.contexts), axis=1)
+    assert norms.max() == pytest.approx(1.0, rel=1e-6) and norms.min() > 0
+    np.testing.assert_array_equal(np.asarray(data.costs)[np.arange(1500), y], 0.0)
+    with pytest.raises(InputError, match="dataset must be one of"):
+        load_classes("no_such_set")

@@ -1,6 +1,7 @@
 """Loaders for the real datasets, with clear errors for missing or malformed files."""
 
-from ojax.datasets import transfer
+from ojax.datasets import classes, transfer
+from ojax.datasets.classes import bandit_problem, load_classes
 from ojax.datasets.multitask import (
     PooledTasks,
     load_lenk,
@@ -12,6 +13,9 @@ from ojax.datasets.paths import DataError, data_file, packaged_data_dir, resolve
 
 __all__ = [
     "DataError",
+    "bandit_problem",
+    "classes",
+    "load_classes",
     "PooledTasks",
     "data_file",
     "load_lenk",

@@ -193,6 +193,7 @@ CHECK_MODULES = (
     "parameter_free_baselines",
     "baselines",
     "bandits",
+    "contextual",
 )
 """The modules of :mod:`ojax.theory` whose ``CHECKS`` ``ojax run theory`` runs, in order
 (imported when first needed: computing some checks' constants takes seconds)."""
