@@ -41,3 +41,12 @@ def test_the_bake_off_is_registered_with_its_figure():
     assert spec.plot is bake.figures and spec.seeds(quick=True) < spec.seeds(quick=False) == 30
     assert set(bake.LEARNERS) == {"greedy", "epsilon-greedy", "SquareCB", "LinUCB",
                                   "linear-TS", "EXP4"}  # fmt: skip
+
+
+def test_ojax_sweep_names_the_way_to_run_a_contextual_learner(tmp_path, capsys):
+    from ojax.app import cli
+
+    assert cli.main(["sweep", "linucb", "--out", str(tmp_path / "x"), "--steps", "50"]) != 0
+    assert "is a contextual bandit, played by ojax.contextual.run_contextual" in (
+        capsys.readouterr().err
+    )

@@ -313,6 +313,11 @@ def _prepare(name: str, grid: Any, num_steps: Any, dim: Any, x0: str):
             f"unknown learner {name!r}; choose one of: {', '.join(sorted(LEARNERS)) or '(none)'}"
         )
     entry = LEARNERS[name]
+    if entry.kind == "contextual":
+        raise InputError(
+            f"learner {name!r} is a contextual bandit, played by ojax.contextual.run_contextual "
+            "(ojax run contextual-bake-off), not swept by ojax sweep"
+        )
     check_int("num_steps", num_steps, 1)
     check_int("dim", dim, 1)
     if num_steps > _MAX_STEPS:
