@@ -3,6 +3,7 @@
 from . import (
     adapters,
     averaging,
+    contextual,
     envs,
     losses,
     meta,

@@ -408,10 +408,10 @@ class Trace(NamedTuple):
     task: Any = None
 
 
-LEARNER_KINDS = ("oco", "predictor", "multi_task", "kernel")
-"""The kinds of registered learners: an :class:`OCOLearner` (gradients in), a
-:class:`Predictor` (examples in), a :class:`MultiTaskLearner` (task blocks in) and a kernel
-predictor (a :class:`Predictor` over a pool of examples visited in an ``order``)."""
+LEARNER_KINDS = ("oco", "predictor", "multi_task", "kernel", "contextual")
+"""The kinds of registered learners: an :class:`OCOLearner` (gradients in), a :class:`Predictor`
+(examples in), a :class:`MultiTaskLearner` (task blocks in), a kernel predictor (over a pool
+visited in an ``order``) and a contextual bandit (:func:`ojax.contextual.run_contextual`)."""
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -539,7 +539,7 @@ table): the learners name their data and never import it."""
 
 _FAMILIES = (
     "ojax.oco", "ojax.parameter_free", "ojax.meta", "ojax.averaging", "ojax.transfer",
-    "ojax.nonstationary",
+    "ojax.nonstationary", "ojax.contextual",
 )  # fmt: skip
 LEARNERS: Registry[LearnerEntry] = Registry(_FAMILIES, "ojax.learners")
 

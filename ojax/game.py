@@ -14,6 +14,10 @@
    * `"full"`: the gradient `grad f(w_t; z_t)` (OCO) or the example `(x_t, y_t)`;
    * `"bandit"`: only the played arm's loss, as the vector `z_{t, I_t} e_{I_t}` (zero on
      the arms not played; the learner divides by its own probabilities: EXP3, EXP3-IX);
+     for a predictor (a contextual bandit: its prediction on `x_t` is a distribution `p_t`
+     over the `K` arms, the environment's answer the losses `z_t` of the arms), the arm
+     `I_t ~ p_t` is drawn, its loss `z_{t, I_t}` recorded, and the learner is told
+     `update(state, params, x_t, BanditFeedback(I_t, z_{t, I_t}, p_{t, I_t}))`;
 
    and `delay = d` hands it over `d` steps late: the update at step `t` uses what step
    `t - d` revealed (nothing in the first `d` steps), while the loss is still recorded at
@@ -67,6 +71,21 @@ FEEDBACK_KINDS = ("full", "bandit")
 """What the learner is told: the full information of the round, or the played arm's loss."""
 
 
+class BanditFeedback(NamedTuple):
+    """What a contextual bandit learner (a :class:`~ojax.core.Predictor` whose prediction is a
+    distribution over the arms) is told as its label under `feedback="bandit"`.
+
+    Attributes:
+      arm: `I_t`, the arm drawn from the played distribution, int32 shape ()
+      loss: `l_{t, I_t}`, its loss, shape ()
+      probability: `p_{t, I_t}`, the probability it was played with, shape ()
+    """
+
+    arm: Array  # I_t, int32 shape ()
+    loss: Array  # l_{t, I_t}, shape ()
+    probability: Array  # p_{t, I_t}, shape ()
+
+
 class _Game(NamedTuple):
     """The static configuration of a game (hashed into the compile cache)."""
 
@@ -103,6 +122,12 @@ def _play(learner, params, x0, env, env_params, game: _Game):
         if not game.oco:
             x = env.context(env_state, env_params)
             y_hat = learner.predict(state, params, x)
+            if game.feedback == "bandit":  # a contextual bandit: y_hat is p_t over the arms
+                k_env, k_arm = jax.random.split(key)
+                arm = jax.random.categorical(k_arm, jnp.log(y_hat))
+                env_state, z = env.step(env_state, env_params, arm, k_env)
+                told = BanditFeedback(arm, z[arm], y_hat[arm])
+                return env_state, arm, x, z, z[arm], (x, told)
             env_state, y = env.step(env_state, env_params, y_hat, key)
             problems = jnp.stack([jnp.asarray(False), _not_finite(y)])
             return env_state, y_hat, x, y, game.loss.value(y_hat, y), (x, y), problems
@@ -230,15 +255,40 @@ def _check_options(learner, env, loss, x0, feedback, delay, num_steps) -> bool:
         raise InputError(f"loss: a Predictor is scored with a Loss, got {type(loss).__name__}")
     if x0 is not None:
         raise InputError("x0: a Predictor has no start point (x0 is for an OCOLearner)")
-    if feedback == "bandit":
-        raise InputError(
-            "feedback='bandit' needs an OCOLearner over the arms (its iterate a distribution "
-            "over them, e.g. ojax.oco.exp3()), got a Predictor"
-        )
+    if feedback == "bandit" and delay:
+        raise InputError(f"delay={delay} with feedback='bandit': use delay=0")
     return False
 
 
 def _check_round(learner, params, x0, env, env_params, key, game: _Game) -> None:
+    """:func:`_round_checks` on the abstract values of the arguments, cached per signature
+    (a second call with other values traces nothing)."""
+    leaves, treedef = jax.tree.flatten((params, x0, env_params, key))
+    types = tuple(
+        (jnp.shape(a), jnp.result_type(a), bool(getattr(a, "weak_type", False))) for a in leaves
+    )
+    problem = _round_problem(learner, env, game, treedef, types)
+    if problem is not None:
+        raise InputError(problem)
+
+
+@functools.lru_cache(maxsize=512)
+def _round_problem(learner, env, game: _Game, treedef, types) -> str | None:
+    """The message of the first problem :func:`_round_checks` finds, or `None`."""
+    structs = [jax.ShapeDtypeStruct(s, d, weak_type=w) for s, d, w in types]
+
+    def check(*leaves: Any) -> None:  # traced: the arguments are abstract values
+        params, x0, env_params, key = jax.tree.unflatten(treedef, leaves)
+        _round_checks(learner, params, x0, env, env_params, key, game)
+
+    try:
+        jax.eval_shape(check, *structs)
+    except InputError as exc:
+        return str(exc)
+    return None
+
+
+def _round_checks(learner, params, x0, env, env_params, key, game: _Game) -> None:
     """Abstractly plays one round: the environment's answer must fit the learner (the shape
     of `x0` / of a prediction, no dtype wider than the learner's state) and an update must
     keep the state's shapes and dtypes."""
@@ -247,6 +297,10 @@ def _check_round(learner, params, x0, env, env_params, key, game: _Game) -> None
     def answer():  # the environment's answer alone (before the loss is taken of it)
         state = learner.init(params, x0) if game.oco else learner.init(params)
         env_state = env.init(key, env_params)
+        if not game.oco and game.feedback == "bandit":  # the play p_t, the answer to an arm
+            p = learner.predict(state, params, env.context(env_state, env_params))
+            arm = jnp.zeros((), jnp.int32)
+            return state, p, env.step(env_state, env_params, arm, key)[1]
         if not game.oco:
             action = learner.predict(state, params, env.context(env_state, env_params))
         elif game.feedback == "bandit":
@@ -271,7 +325,14 @@ def _check_round(learner, params, x0, env, env_params, key, game: _Game) -> None
     y = answered[1]
     if game.oco and y.shape != jnp.shape(x0):
         raise InputError(f"env: its z_t must have x0's shape {jnp.shape(x0)}, got {y.shape}")
-    if not game.oco and y.shape != action.shape:
+    if not game.oco and game.feedback == "bandit":
+        if y.ndim != 1 or action.shape != y.shape:
+            raise InputError(
+                f"env: under feedback='bandit' a predictor's play is a distribution over the "
+                f"arms and the environment's answer their losses, of one shape; got a play of "
+                f"shape {action.shape} and an answer of shape {y.shape}"
+            )
+    elif not game.oco and y.shape != action.shape:
         raise InputError(
             f"env: its label must have a prediction's shape {action.shape}, got {y.shape}"
         )

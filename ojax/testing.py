@@ -14,7 +14,8 @@ its own stream; `tests/test_learners_common.py` runs them for every entry of
 * `bad_params`: params of the wrong structure, or NaN in every floating hyperparameter, are
   refused with :class:`~ojax.validation.InputError` before anything runs;
 * `padding`: a masked (padded) step between every two real steps changes nothing: the same
-  losses at the real steps, 0 at the padded ones, the same final state.
+  losses at the real steps, 0 at the padded ones, the same final state (not for a contextual
+  bandit: the game draws each round's arm from that round's key).
 
 Examples:
   >>> from ojax import LEARNERS
@@ -32,6 +33,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ojax.contextual.supervised import contextual_data, run_contextual
 from ojax.core import LearnerEntry
 from ojax.losses import LOSSES, OBJECTIVES
 from ojax.runner import entry_start, run, run_entry, run_oco
@@ -82,6 +84,9 @@ def _run(entry: LearnerEntry, learner: Any, params: Any, data: tuple, mask: Any 
     of a pool, the points of task blocks) are masked by it. Without `mask` it is the program of
     :func:`ojax.runner.run_entry`: the checks share one compilation per dtype."""
     xs, ys, *extra = data
+    if entry.kind == "contextual":  # contexts and the costs of the arms, bandit feedback
+        cb = contextual_data(xs, ys)
+        return run_contextual(learner, params, cb, jax.random.key(0), mask=mask)
     if entry.kind == "oco":
         start = entry_start(entry, xs)
         return run_oco(learner, params, start, xs, OBJECTIVES[entry.objective], mask=mask)
@@ -89,6 +94,13 @@ def _run(entry: LearnerEntry, learner: Any, params: Any, data: tuple, mask: Any 
     if mask is not None:
         options["mask"] = mask
     return run(learner, params, xs, ys, LOSSES[entry.objective], **options)
+
+
+def _run_entry(entry: LearnerEntry, learner: Any, params: Any, data: tuple) -> Any:
+    """:func:`ojax.runner.run_entry`, a contextual bandit played by its game."""
+    if entry.kind == "contextual":
+        return _run(entry, learner, params, data)[1]
+    return run_entry(entry, learner, params, data)
 
 
 def _floats(tree: Any) -> set[str]:
@@ -127,9 +139,9 @@ def _by_value(entry: LearnerEntry) -> None:
         "ojax.learner_factory (else each build compiles again)"
     )
     data, params = _data(entry, 0), entry.default_params()
-    run_entry(entry, learner, params, data)
+    _run_entry(entry, learner, params, data)
     before = _TRACES[0]
-    run_entry(entry, again, params, data)
+    _run_entry(entry, again, params, data)
     assert _TRACES[0] == before, f"the second learner traced {_TRACES[0] - before} times more"
 
 
@@ -151,7 +163,7 @@ def _no_retrace(entry: LearnerEntry) -> None:
     traces = []
     for i, seed in enumerate((1, 2, 3)):
         params = _pick(grid, i % 2) if leaves else grid
-        run_entry(entry, learner, params, _data(entry, seed))
+        _run_entry(entry, learner, params, _data(entry, seed))
         traces.append(count[0])
     # traced on the first call; other values of params and data trace nothing more
     assert traces[0] >= 1, "update was never traced"
@@ -165,8 +177,8 @@ def _vmap_equals_loop(entry: LearnerEntry) -> None:
     sizes = {leaf.shape[0] for leaf in jax.tree.leaves(grid)}
     assert len(sizes) == 1 and min(sizes) >= 2, f"params_grid needs one leading axis >= 2: {sizes}"
     learner, data = _make(entry), _data(entry, 7)
-    batched = np.asarray(jax.vmap(lambda p: run_entry(entry, learner, p, data).loss)(grid))[:2]
-    looped = np.stack([run_entry(entry, learner, _pick(grid, i), data).loss for i in range(2)])
+    batched = np.asarray(jax.vmap(lambda p: _run_entry(entry, learner, p, data).loss)(grid))[:2]
+    looped = np.stack([_run_entry(entry, learner, _pick(grid, i), data).loss for i in range(2)])
     scale = float(np.max(np.abs(looped))) or 1.0
     np.testing.assert_allclose(batched, looped, rtol=1e-5, atol=1e-6 * scale)
     assert not np.allclose(batched[0], batched[1]), "distinct grid points gave the same run"
@@ -184,7 +196,7 @@ def _bad_params(entry: LearnerEntry) -> None:
     )
     for label, bad in (("NaN hyperparameters", nan), ("a plain tuple", tuple(leaves))):
         try:
-            run_entry(entry, learner, bad, data)
+            _run_entry(entry, learner, bad, data)
         except InputError:
             continue
         raise AssertionError(f"params given as {label} were not refused with an InputError")
@@ -196,6 +208,8 @@ def _interleave(tree: Any, axis: int) -> Any:
 
 
 def _padding(entry: LearnerEntry) -> None:
+    if entry.kind == "contextual":  # the game draws its arms from one key per round
+        raise _Skip("a padded game has other rounds, so other draws of the arms")
     learner, params, data = _make(entry), entry.default_params(), _data(entry, 5)
     xs, ys, *extra = data
     real = extra[0] if extra and extra[0] is not None else None

@@ -13,6 +13,7 @@ from tolerances import scaled_atol
 
 import ojax
 from ojax import losses, oco
+from ojax.contextual import contextual_data, supervised_env
 from ojax.envs import adversaries
 from ojax.envs.streams import unit_ball_stream
 
@@ -332,11 +333,13 @@ def test_bad_input_is_refused_before_anything_runs():
         feedback="bandit",
     )
     predictor = ojax.linear_predictor(oco.ogd("none"), losses.square, jnp.zeros(2))
-    _refused(
-        "needs an OCOLearner over the arms",
+    _refused(  # a contextual bandit plays a distribution over the arms: not one number
+        "a predictor's play is a distribution over the",
         learner=predictor,
         x0=None,
         loss=losses.square,
+        env=supervised_env(),
+        env_params=contextual_data(jnp.ones((5, 2)), jnp.zeros((5, 3))),
         feedback="bandit",
     )
     with jax.enable_x64(True):

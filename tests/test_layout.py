@@ -7,16 +7,17 @@ import counts, a function-local one included):
 
 0. ``base``: the protocols and what every layer shares: ``core``, ``losses``, ``projections``,
    ``validation``, the shared data types (``tasks``), the runner (``runner``, and ``game`` for
-   learners against environments) and its adapters, metrics and testing helpers, ``sparse``
+   learners against environments) and its adapters, metrics, ``sparse``
    (SciPy imported on first use), the one reader and writer of files (``fileio``), the
    program store and compilation cache (``programs``),
    ``plotting`` and ``results`` (what an experiment returns, and a finished run's files read
    back);
 1. ``learners``: ``oco``, ``parameter_free``, ``averaging``, ``meta``, ``transfer``,
-   ``nonstationary``;
+   ``nonstationary``, ``contextual``;
 2. ``data``: ``envs``, ``datasets`` (streams read from disk in blocks included), ``state_io``
-   (state files) (streams name the learners they feed; learners name their streams in
-   ``ojax.core.STREAMS`` and never import them);
+   (state files), ``testing`` (the common checks, which run every kind of learner) (streams
+   name the learners they feed; learners name their streams in ``ojax.core.STREAMS`` and
+   never import them);
 3. ``sweep``: the engine, its experiment specs, progress and processes;
 4. ``studies``: ``experiments``, ``theory``;
 5. ``app``: the application (the command, run folders, outputs and figures, learner sweeps).
@@ -42,10 +43,12 @@ ROOT = Path(ojax.__file__).resolve().parent
 LAYERS = {
     "base": (
         "core", "losses", "projections", "validation", "tasks", "runner", "game", "adapters",
-        "metrics", "sparse", "testing", "fileio", "programs", "plotting", "results",
+        "metrics", "sparse", "fileio", "programs", "plotting", "results",
     ),
-    "learners": ("oco", "parameter_free", "averaging", "meta", "transfer", "nonstationary"),
-    "data": ("envs", "datasets", "state_io"),
+    "learners": (
+        "oco", "parameter_free", "averaging", "meta", "transfer", "nonstationary", "contextual",
+    ),
+    "data": ("envs", "datasets", "state_io", "testing"),
     "sweep": ("sweep",),
     "studies": ("experiments", "theory"),
     "app": ("app",),

@@ -367,6 +367,11 @@ def _prepare(name: str, grid: Any, num_steps: Any, dim: Any, x0: str, data=None,
         entry = data_entry(entry, data, loss)
     elif loss is not None:
         raise InputError("--loss is for a sweep on --data")
+    if entry.kind == "contextual":
+        raise InputError(
+            f"learner {name!r} is a contextual bandit, played by ojax.contextual.run_contextual "
+            "(ojax run contextual-bake-off), not swept by ojax sweep"
+        )
     check_int("num_steps", num_steps, 1)
     check_int("dim", dim, 1)
     if num_steps > _MAX_STEPS:

@@ -1,7 +1,8 @@
 """Loaders for the real datasets and one's own stream files (:func:`read_stream`), with clear
 errors for missing or malformed files."""
 
-from ojax.datasets import transfer
+from ojax.datasets import classes, transfer
+from ojax.datasets.classes import bandit_problem, load_classes
 from ojax.datasets.multitask import (
     PooledTasks,
     load_lenk,
@@ -19,6 +20,9 @@ from ojax.datasets.stream_files import (
 
 __all__ = [
     "DataError",
+    "bandit_problem",
+    "classes",
+    "load_classes",
     "PooledTasks",
     "Stream",
     "data_file",

@@ -5,6 +5,7 @@ registry's entries are meant for (`LearnerEntry.stream`): the learners name thei
 never import it (the data layer sits above the learners).
 """
 
+from ojax.contextual.supervised import linear_classes_stream
 from ojax.core import STREAMS
 from ojax.envs import adversaries, kernel_pools, regression, streams, switching
 from ojax.envs.multitask import (
@@ -32,6 +33,7 @@ STREAMS.update(
         "kernel_two_views_source": kernel_pools.kernel_two_views_source_stream,
         "switching_experts": switching.switching_experts_stream,
         "piecewise_regression": switching.piecewise_regression_stream,
+        "linear_classes": linear_classes_stream,
     }
 )
 

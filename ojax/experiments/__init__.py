@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ojax.experiments import (
     basics,
+    contextual_bake_off,
     denevi2020,
     denevi2020_variance,
     neu_rosasco2018,
@@ -35,6 +36,7 @@ SPECS: tuple[ExperimentSpec, ...] = (
     zhao_hoi2010.HOMOGENEOUS,
     zhao_hoi2010.HETEROGENEOUS,
     nonstationary.SPEC,
+    contextual_bake_off.SPEC,
 )
 """Every experiment shipped with ojax, in the order ``ojax list`` prints them."""
 

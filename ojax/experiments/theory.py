@@ -194,6 +194,7 @@ CHECK_MODULES = (
     "baselines",
     "bandits",
     "nonstationary",
+    "contextual",
 )
 """The modules of :mod:`ojax.theory` whose ``CHECKS`` ``ojax run theory`` runs, in order
 (imported when first needed: computing some checks' constants takes seconds)."""
