@@ -73,7 +73,6 @@ Record = Callable[[Step], Any]
 TaskRecord = Callable[[State, Params, TaskInfo], Any]
 
 
-# ----------------------------------------------------------------------------------------------
 # the scan
 
 
@@ -185,7 +184,6 @@ def _tasks(learner, params, xs, ys, mask, task_data, options: _Options, state=No
     return state, Trace(losses, preds, seen, mask, done)
 
 
-# ----------------------------------------------------------------------------------------------
 # checks (concrete values; shapes and dtypes also under a trace)
 
 
@@ -390,7 +388,6 @@ def _check_tasks(learner, params, xs, ys, mask, task_data, state=None, first_tas
     return mask
 
 
-# ----------------------------------------------------------------------------------------------
 # entry points
 
 
