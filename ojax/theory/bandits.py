@@ -217,6 +217,7 @@ CHECKS: tuple[Check, ...] = (
         falsifier="the uniform player (no learning) on the same sequences: regret linear in T",
         note="at the largest horizon the bound is sqrt(2 T K ln K); measured: the mean over the "
         "learner's runs of sum_t <p_t, z_t> (the expected loss paid) minus the best arm's",
+        shares="bandits",
     ),
     Check(
         "neu2015-thm1-exp3-ix",
@@ -237,6 +238,7 @@ CHECKS: tuple[Check, ...] = (
         "run (the verdict asks every row). The uniform player does not break it on the "
         "Bernoulli sequence at these horizons (regret 0.36 T), so it is checked on the "
         "switching one only",
+        shares="bandits",
     ),
     Check(
         "delayed-ogd",

@@ -129,7 +129,9 @@ class Check:
     `"identity"` and `"inequality"`); `variant`: what each variant is (required for an
     `"inequality"`); `rate`: the expected log-log slope (`"rate"` checks); `constant`: the
     largest ratio to the bound's form a `"shape"` check states (its bound is the form times
-    it); `note`: e.g. why this instance, where a constant comes from.
+    it); `note`: e.g. why this instance, where a constant comes from; `shares`: checks that
+    give the same name share their PRNG seed, hence their instance and the runs on it (one
+    draw and one run of the learners for a family of results), default the check's own name.
     """
 
     name: str
@@ -147,6 +149,12 @@ class Check:
     note: str = ""
     variant: str = ""
     constant: float | None = None
+    shares: str = ""
+
+    @property
+    def seed_name(self) -> str:
+        """The name the check's seed is drawn from (:attr:`shares`, else :attr:`name`)."""
+        return self.shares or self.name
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:

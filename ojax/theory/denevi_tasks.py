@@ -19,7 +19,7 @@ non-learner pays, `n E|<x, u - h>|`, once `n` is in the hundreds (and the label 
 the Lazy meta term `n B(||m||, T) / T` only once `T` is too. So the informative instance is
 the same environment in `d = 2` (`E|x_1| = 2/pi` on the circle, against about 0.25 in
 `d = 10`), with :data:`POINTS` = 300 online points per task, a small label noise (std
-:data:`NOISE` = 0.25, against a signal std of about 4) and up to 1024 (quick) or 2048 tasks. The
+:data:`NOISE` = 0.25, against a signal std of about 4) and up to 512 (quick) or 2048 tasks. The
 comparators are the true task vectors `u_t = w_t` (every bound holds for every comparator; the
 best point in hindsight would only raise the measured regret), the risk `R_t` is estimated on
 each task's held-out points.
@@ -87,7 +87,7 @@ def _draw(num_tasks: int, held_out: int, dtype: Any):
 def tasks(config: CheckConfig, stream: int = 0) -> Tasks:
     """The instance of the module docstring, one block of tasks per seed; `stream` 1 draws
     other tasks of the same environment (the new tasks of the transfer risk)."""
-    horizons = powers_of_two(2, 10 if config.quick else 11)
+    horizons = powers_of_two(2, 9 if config.quick else 11)
     held_out = 50 if config.quick else 100
     with precision_context(config):
         key = jax.random.fold_in(jax.random.key(config.seed), stream) if stream else None
@@ -370,7 +370,7 @@ def _prop7(config: CheckConfig) -> Outcome:
 
 _INSTANCE = (
     "the paper's environment (w_t = 4 * 1 + N(0, I), x uniform on the sphere, absolute loss) "
-    "in d = 2 with n = 300 online points per task and label noise std 0.25, up to 1024 "
+    "in d = 2 with n = 300 online points per task and label noise std 0.25, up to 512 "
     "(quick) / 2048 tasks (seeds); comparators u_t = w_t, the true task vectors"
 )
 _WHY = (
@@ -402,6 +402,7 @@ CHECKS: tuple[Check, ...] = (
             "tighter form (the root-mean-square Var_h form follows by Jensen, B(sqrt(s), n) "
             "being concave in s)." + _WHY
         ),
+        shares="denevi-tasks",
     ),
     Check(
         name="denevi-thm5",
@@ -423,6 +424,7 @@ CHECKS: tuple[Check, ...] = (
             "and directions), bounded by Props. 1 and 2: the within-task ones against u_t - "
             "theta give term A, the meta ones against theta over all n T gradients term B." + _WHY
         ),
+        shares="denevi-tasks",
     ),
     Check(
         name="denevi-lazy",
@@ -442,9 +444,10 @@ CHECKS: tuple[Check, ...] = (
             "L R), each weighing n points: n times its Prop. 3 bound. Meta term O(||m|| / "
             "sqrt(T)) per point against Aggressive's O(||m|| / sqrt(n T)) (the paper's "
             "'standard rates' against 'faster rates'). That term keeps the bound above what "
-            "w = 0 pays until T is past about 200 at n = 300: the horizons run to 1024 tasks "
+            "w = 0 pays until T is past about 200 at n = 300: the horizons run to 512 tasks "
             "(quick) / 2048." + _WHY
         ),
+        shares="denevi-tasks",
     ),
     Check(
         name="denevi-thm6",
@@ -469,6 +472,7 @@ CHECKS: tuple[Check, ...] = (
             "sequence of target vectors'. The bound holds in expectation; it is compared per "
             "seed." + _WHY
         ),
+        shares="denevi-tasks",
     ),
     Check(
         name="denevi-prop7",
@@ -493,6 +497,7 @@ CHECKS: tuple[Check, ...] = (
             "sees only earlier points, so E l_ti(w_ti) = E R_t(w_ti)); the paper says it applies "
             "to the Lazy variant too. An expectation bound, compared per seed." + _WHY
         ),
+        shares="denevi-tasks",
     ),
     Check(
         name="denevi-lazy-transfer",
@@ -525,5 +530,6 @@ CHECKS: tuple[Check, ...] = (
             "new tasks: task t of an independent stream, one per bias, whose mean over t "
             "estimates the mean transfer risk. An expectation bound, compared per seed." + _WHY
         ),
+        shares="denevi-tasks",
     ),
 )

@@ -398,6 +398,7 @@ CHECKS: tuple[Check, ...] = (
         "only the leader's sequence satisfies; on the adversarial instances FTL's stability sum "
         "is about twice its regret and no learner of interest exceeds it, so the falsifier is "
         "run on the stochastic instance",
+        shares="notes-ftl",
     ),
     Check(
         "notes-ftl-quadratic",
@@ -410,6 +411,7 @@ CHECKS: tuple[Check, ...] = (
         _ftl_quadratic,
         falsifier="the constant w = e_1 (no learning) on both instances: its regret 0.5 T "
         "||e_1 - mean z||^2 is linear in T, above the logarithmic bound",
+        shares="notes-ftl",
     ),
     Check(
         "notes-ftrl-lemma",
@@ -425,6 +427,7 @@ CHECKS: tuple[Check, ...] = (
         "against R(u) - R(w_1) + its own stability sum at lambda = 1",
         note="on example 4 every learner's regret is at most about T while FTRL's stability "
         "sum is of that order too: the falsifier runs on the stochastic instance",
+        shares="notes-ftrl",
     ),
     Check(
         "notes-ftrl-linear",
@@ -440,6 +443,7 @@ CHECKS: tuple[Check, ...] = (
         note="at lambda = 1 the bound is 1/2 + T, above the regret of any learner on example 4 "
         "(about T): no falsifier there; on the drifting stochastic instance FTL-like learners "
         "do well, so the falsifier runs on example 4",
+        shares="notes-ftrl",
     ),
     Check(
         "notes-ftrl-gd",
@@ -466,6 +470,7 @@ CHECKS: tuple[Check, ...] = (
         falsifier="the constant w = 0 (no learning) against the adaptive adversary (which "
         "answers e_1 there): regret T against the bound 1/(2 eta) + eta T / 2 at each step",
         note="the adaptive adversary attains the bound at even T (ratio 1 up to rounding)",
+        shares="notes-ogd",
     ),
     Check(
         "notes-ogd-ball",
@@ -477,5 +482,6 @@ CHECKS: tuple[Check, ...] = (
         "T",
         _ogd_ball,
         falsifier="as notes-ogd: w = 0 against the adaptive adversary",
+        shares="notes-ogd",
     ),
 )

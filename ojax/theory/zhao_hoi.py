@@ -543,6 +543,7 @@ CHECKS: tuple[Check, ...] = (
             "'following the similar technique described at Section 3.3' of Cesa-Bianchi & "
             "Lugosi)." + _USENET2
         ),
+        shares="zhao-hoi-otl",
     ),
     Check(
         name="zhao-hoi-thm1",
@@ -567,6 +568,7 @@ CHECKS: tuple[Check, ...] = (
             "deterministic bound for any sequence. tests/test_transfer.py checks the same "
             "inequality at the full horizon on usenet2, spambase and usenet1." + _USENET2
         ),
+        shares="zhao-hoi-otl",
     ),
     Check(
         name="zhao-hoi-remark",
@@ -593,6 +595,7 @@ CHECKS: tuple[Check, ...] = (
             "(on usenet2 it makes the mistakes of sign(h), nearly attaining min(M_h, M_f) = "
             "M_h)." + _USENET2
         ),
+        shares="zhao-hoi-otl",
     ),
     Check(
         name="zhao-hoi-lemma1",
@@ -625,6 +628,7 @@ CHECKS: tuple[Check, ...] = (
             "(10)), summed: the differences telescope to the right-hand side minus the final "
             "distances."
         ),
+        shares="zhao-hoi-cotl",
     ),
     Check(
         name="zhao-hoi-thm2",
@@ -661,6 +665,7 @@ CHECKS: tuple[Check, ...] = (
             "rho <= (gamma1/2) ||h - g1||^2 + (gamma2/2) ||g2||^2 + C sum_t l_t(g), and 'the "
             "theorem follows directly by multiplying 2/rho on both sides'."
         ),
+        shares="zhao-hoi-cotl",
     ),
     Check(
         name="zhao-hoi-prop2",
@@ -691,6 +696,7 @@ CHECKS: tuple[Check, ...] = (
             "lands within about 1e-12 of the closed form and never beats its objective "
             "beyond its own feasibility slack; trust-constr stops at 1e-7 to 1e-10."
         ),
+        shares="zhao-hoi-cotl",
     ),
 )
 
