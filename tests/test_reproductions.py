@@ -239,12 +239,12 @@ def test_theory_status_comes_from_every_horizon(pages):
     assert "| falsifier:no-bet | 2 | breaks it |" in denevi
     assert "| variant:no log | 2.5 | breaks it |" in denevi
     assert "| vacuous:no-bet@paper | 0.1 | under its bound: vacuous here |" in denevi
-    assert "none is vacuous on its instance" in denevi
+    assert "none is vacuous on the instance it is checked on" in denevi
     # the summary: the size, the weakest falsifier (non-learner) apart from the variant, the
     # document's own instance
     assert (
         "| `denevi-prop1` | bound | k = 16 .. 256 (3), 2 rows | 0.5 (KT) | 2 (no-bet) | "
-        "2.5 (no log) | 0.1 (no-bet@paper): vacuous there |"
+        "2.5 (no log) | 0.1 (no-bet@paper): under the bound, vacuous there |"
     ) in denevi
     assert "From `ojax run theory --x64` at full size." in denevi
     zhao = (pages / "zhao-hoi2010.md").read_text()

@@ -305,9 +305,9 @@ def verdict(check: Check, outcome: Outcome, x64: bool = True) -> Verdict:
     if not sound:
         if not needs.get(check.kind, bool(falsifiers)):
             reasons.append("no falsifier" if check.kind != "inequality" else "no variant")
-        for label, value in (("falsifier", weakest), ("variant", variant)):
-            if not math.isnan(value) and not value > threshold:
-                reasons.append(f"a {label} does not break it ({what.format(value)})")
+        for label, number in (("falsifier", weakest), ("variant", variant)):
+            if not math.isnan(number) and not number > threshold:
+                reasons.append(f"a {label} does not break it ({what.format(number)})")
     return Verdict(
         bool(holds), bool(sound), float(learner), float(weakest), "; ".join(reasons), variant
     )

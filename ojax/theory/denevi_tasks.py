@@ -90,8 +90,10 @@ def tasks(config: CheckConfig, stream: int = 0) -> Tasks:
     horizons = powers_of_two(2, 9 if config.quick else 11)
     held_out = 50 if config.quick else 100
     with precision_context(config):
-        key = jax.random.fold_in(jax.random.key(config.seed), stream) if stream else None
-        keys = jax.random.split(key if stream else jax.random.key(config.seed), config.num_seeds)
+        key = jax.random.key(config.seed)
+        if stream:
+            key = jax.random.fold_in(key, stream)
+        keys = jax.random.split(key, config.num_seeds)
         block, w, noise = _draw(int(horizons[-1]), held_out, check_dtype(config))(keys)
     noise = np.asarray(noise, np.float64)
     return Tasks(

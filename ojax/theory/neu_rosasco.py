@@ -140,12 +140,13 @@ def _prop31(config: CheckConfig) -> Outcome:
         runs = config.num_seeds * monte_carlo_runs(config)
         keys = jax.random.split(jax.random.key(config.seed), runs).reshape(config.num_seeds, -1)
         stats = _ridge_sgd_means(tuple(int(h) for h in horizons))
-        means, errors = zip(*(stats(k, gammas, lams, w0, problem) for k in keys))
-    means, errors = np.asarray(means), np.asarray(errors)  # (S, L, H, d)
-    cov, w0_ = np.asarray(cov), np.asarray(w0)
+        pairs = [stats(k, gammas, lams, w0, problem) for k in keys]
+    means = np.asarray([mean for mean, _ in pairs])  # (S, L, H, d)
+    errors = np.asarray([error for _, error in pairs])
+    sigma, w0_ = np.asarray(cov), np.asarray(w0)
     methods = {}
     for i, (lam, gamma) in enumerate(zip(MONTE_CARLO_LAMBDAS, np.asarray(gammas))):
-        step = np.eye(len(w0_)) - gamma * (cov + lam * np.eye(len(w0_)))
+        step = np.eye(len(w0_)) - gamma * (sigma + lam * np.eye(len(w0_)))
         exact = np.array([np.linalg.norm(np.linalg.matrix_power(step, int(n)) @ (w0_ - ridge[i]))
                           for n in horizons])  # fmt: skip
         bound = exact[None, :] + SIGMAS * np.linalg.norm(errors[:, i], axis=-1)  # (S, H)
