@@ -51,6 +51,8 @@ SLOPE_TOLERANCE = 0.15  # ojax.theory.SLOPE_TOLERANCE (checked by tests/test_rep
 BOUND_RTOL = 1e-9  # ojax.theory.BOUND_RTOL (idem)
 FLOAT32_RTOL = 1e-5  # ojax.theory.FLOAT32_RTOL (idem): a bound attained exactly, in float32
 FALSIFIER = "falsifier:"  # ojax.theory.FALSIFIER (idem): the prefix of a falsifier's method
+VARIANT = "variant:"  # ojax.theory.VARIANT (idem): a wrong formula or parameter
+VACUOUS = "vacuous:"  # ojax.theory.VACUOUS (idem): a non-learner on the document's instance
 VERDICT = "verdict"  # ojax.experiments.theory.VERDICT (idem): a check's decision rows
 MAX_WIDTH = 900  # pixels of a copied figure
 X64 = ("theory",)  # run in float64 by --run (its tests check it so: an attained bound)
@@ -244,34 +246,49 @@ def theory_rows(theory: Results, document: str) -> list[tuple[str, dict, str]]:
     return out
 
 
+def role(method: str) -> str:
+    """``ojax.theory.role``: a method's role from its prefix."""
+    for prefix, name in ((FALSIFIER, "falsifier"), (VARIANT, "variant"), (VACUOUS, "vacuous")):
+        if method.startswith(prefix):
+            return name
+    return "learner"
+
+
+def _last_ratios(theory: Results, check: str, method: str) -> np.ndarray | None:
+    """``measured / bound`` at the largest horizon, one per seed (from ``curves.npz``; the mean
+    row without it)."""
+    curves = _theory_curves(theory, check, method)
+    if curves is not None:
+        measured, bound = curves
+        return measured[:, -1] / np.broadcast_to(bound, measured.shape)[:, -1]
+    ratio = theory.rows.get((check, method, "ratio"))
+    return None if ratio is None else np.array([ratio[0]])
+
+
 def theory_status(theory: Results, check: str, kind: str, method: str) -> tuple[str, str]:
     """The value shown (ratio at the largest horizon, the largest difference, or the fitted
-    slope) and the status: a learner holds or fails, a falsifier breaks the result or not."""
+    slope) and the status: a learner holds or fails, a falsifier or a variant breaks the
+    result or not, a non-learner on the document's own instance is under its bound or not."""
     rows = theory.rows
-    falsifier = method.startswith(FALSIFIER)
-    if kind in ("rate", "shape"):
+    which = role(method)
+    if kind == "rate":
         slope = rows.get((check, method, "slope"))
         expected = rows.get((check, method, "expected_slope"))
         if slope is None or expected is None:
             return "n/a", "no slope"
         above = slope[0] > expected[0] + SLOPE_TOLERANCE
         shown = f"slope {slope[0]:.3f} (limit {expected[0] + SLOPE_TOLERANCE:g})"
-        if kind == "shape" and (check, method, "ratio") in rows:
-            shown = f"ratio {mean_std(rows[(check, method, 'ratio')])}, {shown}"
-        if falsifier:
-            return shown, "breaks it" if above else "**does not break it**"
-        return shown, "**fails**" if above else "holds"
+        if which == "learner":
+            return shown, "**fails**" if above else "holds"
+        return shown, _breaks(which, above)
     ratio = rows.get((check, method, "ratio"))
     if ratio is None:
         return "n/a", "no bound"
+    if which != "learner":
+        ratios = _last_ratios(theory, check, method)
+        above = bool(np.all(ratios > 1.0)) if ratios is not None else ratio[0] - ratio[1] > 1.0
+        return mean_std(ratio), _breaks(which, above)
     curves = _theory_curves(theory, check, method)
-    if falsifier:
-        if curves is not None:
-            measured, bound = curves
-            broken = bool(np.all(measured[:, -1] > bound[:, -1]))
-        else:
-            broken = ratio[0] - ratio[1] > 1.0
-        return mean_std(ratio), "breaks it" if broken else "**does not break it**"
     rtol = BOUND_RTOL if theory.config.get("x64") else FLOAT32_RTOL
     if curves is not None:
         measured, bound = curves
@@ -283,6 +300,12 @@ def theory_status(theory: Results, check: str, kind: str, method: str) -> tuple[
     else:
         shown = mean_std(ratio)
     return shown, "holds" if ok else "**fails**"
+
+
+def _breaks(which: str, above: bool) -> str:
+    if which == "vacuous":
+        return "over its bound" if above else "under its bound: vacuous here"
+    return "breaks it" if above else "**does not break it**"
 
 
 def _theory_curves(theory: Results, check: str, method: str) -> tuple | None:
@@ -305,9 +328,101 @@ def check_verdicts(theory: Results, checks: list[str]) -> tuple[list[str], list[
     return failing, unsound
 
 
+def _size(entry: dict, rows: int | None) -> str:
+    """The horizons a check ran over and its rows (seeds), e.g. ``T = 10 .. 10000 (12), 10
+    rows``."""
+    horizons = entry.get("horizons") or []
+    label = str(entry.get("horizon", "")).split(" (")[0] or "horizon"
+    span = f"{label} = {horizons[0]:g} .. {horizons[-1]:g} ({len(horizons)})" if horizons else "?"
+    count = entry.get("rows", rows)
+    return f"{span}, {count} row{'s' if count != 1 else ''}" if count else span
+
+
+def _extreme(theory: Results, check: str, kind: str, methods: list[str], largest: bool):
+    """``(method, value)``: the largest (or smallest) deciding value among ``methods`` (a rate's
+    slope, else the ratio at the largest horizon over seeds), or ``None``."""
+    found = []
+    for method in methods:
+        if kind == "rate":
+            slope = theory.rows.get((check, method, "slope"))
+            value = None if slope is None else slope[0]
+        else:
+            ratios = _last_ratios(theory, check, method)
+            value = None if ratios is None else float(ratios.max() if largest else ratios.min())
+        if value is not None and np.isfinite(value):
+            found.append((value, method))
+    if not found:
+        return None
+    value, method = max(found) if largest else min(found)
+    return method, value
+
+
+def _shown(found, kind: str) -> str:
+    if found is None:
+        return "-"
+    method, value = found
+    number = f"slope {value:.3f}" if kind == "rate" else f"{value:.3g}"
+    name = method if role(method) == "learner" else method.split(":", 1)[1]
+    return f"{number} ({name})"
+
+
+def _vacuous(theory: Results, check: str, kind: str, methods: list[str]) -> str:
+    """The non-learners on the document's own instance: their ratios' range over rows (the
+    largest method), and whether they stay under the bound there."""
+    if not methods:
+        return "-"
+    low = _extreme(theory, check, kind, methods, largest=False)
+    high = _extreme(theory, check, kind, methods, largest=True)
+    if low is None or high is None:
+        return "-"
+    name = high[0].split(":", 1)[1]
+    if high[1] <= 1.0:
+        return f"{high[1]:.3g} ({name}): under the bound, vacuous there"
+    return f"{low[1]:.3g} .. {high[1]:.3g} ({name}): not separated there"
+
+
+def summary_table(theory: Results, found: list[tuple[str, dict, str]]) -> list[str]:
+    """One row per check: its size, the learners' worst value, the weakest falsifier
+    (non-learner), the weakest variant (a wrong formula or parameter) and the non-learner on
+    the document's own instance where the bound is vacuous."""
+    lines = _header([
+        "check", "kind", "size", "learners' worst", "weakest falsifier", "weakest variant",
+        "the document's own instance",
+    ])  # fmt: skip
+    by_check: dict[str, list[str]] = {}
+    for check, _, method in found:
+        by_check.setdefault(check, []).append(method)
+    entries = {check: entry for check, entry, _ in found}
+    for check, methods in by_check.items():
+        entry, kind = entries[check], entries[check]["kind"]
+        rows = max(theory.rows.get((check, m, "measured"), (0, 0, 0))[2] for m in methods)
+        roles: dict[str, list[str]] = {}
+        for method in methods:
+            roles.setdefault(role(method), []).append(method)
+        learners = roles.get("learner", [])
+        worst = _extreme(theory, check, kind, learners, largest=True)
+        if kind == "identity" and worst is not None:
+            measured = max(theory.rows[(check, m, "measured")][0] for m in learners)
+            learner = f"{measured:.2e} (tolerance 1e-9)"
+        else:
+            learner = _shown(worst, kind)
+        weakest = _extreme(theory, check, kind, roles.get("falsifier", []), largest=False)
+        falsifier = _shown(weakest, kind)
+        if weakest is None:
+            falsifier = {"identity": "none needed", "inequality": "none (no learner)"}.get(
+                kind, "**none**"
+            )
+        variant = _shown(_extreme(theory, check, kind, roles.get("variant", []), False), kind)
+        document = _vacuous(theory, check, kind, roles.get("vacuous", []))
+        lines.append(_row([f"`{check}`", kind, _size(entry, rows), learner, falsifier,
+                           variant, document]))  # fmt: skip
+    return lines
+
+
 def theory_section(theory: Results | None, document: str, out: Path) -> list[str]:
     """The document's numbered results checked by the ``theory`` experiment, each with its
-    falsifiers (learners or instances that should break it)."""
+    falsifiers (non-learners that should break it), variants and, where the document's own
+    instance makes the bound vacuous, the non-learner there."""
     lines = ["## The document's numbered results (`ojax run theory`)", ""]
     if theory is None:
         return lines + ["The `theory` experiment has no results here: not run.", ""]
@@ -315,19 +430,26 @@ def theory_section(theory: Results | None, document: str, out: Path) -> list[str
     if not found:
         return lines + [f"The `theory` experiment holds no check of `{document}`.", ""]
     tolerance = "1e-9" if theory.config.get("x64") else f"{FLOAT32_RTOL:g} (float32)"
+    size = "quick size (`--quick`)" if theory.config.get("quick") else "full size"
     lines += [
-        "Each result is run for the learner it is about and for its **falsifiers** (methods "
-        "`falsifier:...`: a learner that does not learn, the wrong step, the wrong instance): "
-        "a result is checked only if every falsifier breaks it. Value: measured / bound at the "
-        "largest horizon (mean +- std over seeds); for an identity the largest difference; for "
-        "a rate the fitted log-log slope (for a shape, bound without its constant, the ratio "
-        "and its slope). Status of a learner: the bound holds at every horizon and seed "
-        f"(relative slack {tolerance}), the slope is at most the expected one + "
-        f"{SLOPE_TOLERANCE}. Status of a falsifier: it breaks the result when its ratio at the "
-        "largest horizon exceeds 1 on every seed (its slope exceeds the limit). Identities "
-        "need no falsifier.",
+        f"From `{_command('theory', theory).split(' --out')[0]}` at {size}. Each result is "
+        "run for the learner it is about and for its **falsifiers** (methods `falsifier:...`: "
+        "a non-learner on the same instance: no learning, a constant, the wrong step): a bound, "
+        "shape or rate is checked only if a falsifier breaks it. **Variants** (`variant:...`: "
+        "the bound with a wrong formula or parameter, an instance outside the hypothesis) must "
+        "break it too and are reported apart; an inequality without a learner has only "
+        "variants. Where the document's own instance makes the bound vacuous, its non-learner "
+        "is shown beside (`vacuous:...`). Value: measured / bound at the largest horizon "
+        "(mean +- std over rows; the weakest and worst values below are over rows); for an "
+        "identity the largest difference; for a rate the fitted log-log slope; a shape's bound "
+        "is its stated constant times the bound's form. Status of a learner: the bound holds "
+        f"at every horizon and row (relative slack {tolerance}), the slope is at most the "
+        f"expected one + {SLOPE_TOLERANCE}. A falsifier or variant breaks the result when its "
+        "ratio at the largest horizon exceeds 1 on every row (its slope exceeds the limit).",
+        "",
     ]
-    lines += [""] + _header(["check", "result", "statement", "kind", "method", "value", "status"])
+    lines += summary_table(theory, found) + [""]
+    lines += _header(["check", "result", "statement", "kind", "method", "value", "status"])
     previous = None
     for check, entry, method in found:
         shown, status = theory_status(theory, check, entry["kind"], method)
@@ -342,8 +464,10 @@ def theory_section(theory: Results | None, document: str, out: Path) -> list[str
     lines += [""]
     if not unsound and not failing:
         lines.append(
-            f"Every result holds, and each of the {len(set(bounds))} bounds, rates and shapes "
-            "is broken by its falsifiers: none is vacuous on its instance."
+            f"Every result holds, and each of the {len(set(bounds))} bounds, shapes, rates and "
+            "inequalities is broken by its falsifiers (inequalities: by their variants): none "
+            "is vacuous on the instance it is checked on (where the document's own instance "
+            "makes it vacuous, the summary shows it beside)."
         )
     for label, which in (
         ("Results that do not hold", failing),
@@ -357,17 +481,42 @@ def theory_section(theory: Results | None, document: str, out: Path) -> list[str
 
 
 def fill(text: str, loaded: dict[str, Results | None]) -> str:
-    """Replaces each ``{EXPERIMENT:DATASET/METHOD/METRIC}`` with that row's mean +- std."""
+    """Replaces each ``{EXPERIMENT:DATASET/METHOD/METRIC}`` with that row's mean +- std, and
+    each ``{EXPERIMENT:DATASET/METHOD/METRIC#STEP}`` with the curve's mean +- std over seeds
+    at that step (``curves.npz``)."""
 
     def one(match: re.Match) -> str:
         experiment, path = match.group(1), match.group(2)
+        step = None
+        if re.search(r"#\d+$", path):
+            path, step = path.rsplit("#", 1)
         dataset, rest = path.split("/", 1)
         method, metric = rest.rsplit("/", 1)
         res = loaded.get(experiment)
-        value = None if res is None else res.rows.get((dataset, method, metric))
+        if res is not None and step is not None:
+            value = curve_at(res, f"{dataset}/{method}/{metric}", int(step))
+        else:
+            value = None if res is None else res.rows.get((dataset, method, metric))
         return "(not in these results)" if value is None else mean_std(value)
 
     return PLACEHOLDER.sub(one, text)
+
+
+def curve_at(res: Results, key: str, step: int) -> tuple[float, float, int] | None:
+    """``(mean, std, n_seeds)`` of the curve ``key`` at the column whose step is ``step``."""
+    path = res.folder / "curves.npz"
+    if not path.is_file():
+        return None
+    with np.load(path) as z:
+        if key not in z:
+            return None
+        values = np.atleast_2d(z[key])
+        steps = z[key + ":steps"] if key + ":steps" in z else np.arange(1, values.shape[1] + 1)
+    where = np.flatnonzero(np.asarray(steps) == step)
+    if not len(where):
+        return None
+    column = values[:, where[0]]
+    return float(column.mean()), float(column.std()), len(column)
 
 
 def claims_section(claims: tuple[Claim, ...], loaded: dict[str, Results | None]) -> list[str]:

@@ -88,7 +88,7 @@ def _referenced() -> list[tuple[str, str, str, str]]:
         for experiment, path in make.PLACEHOLDER.findall(claim.shows):
             dataset, rest = path.split("/", 1)
             method, metric = rest.rsplit("/", 1)
-            found.append((experiment, dataset, method, metric))
+            found.append((experiment, dataset, method, metric.split("#")[0]))  # #STEP: a curve
     for experiment, published in content.PUBLISHED.items():
         found += [(experiment, *key) for key in published.values]
     return found
@@ -117,6 +117,9 @@ def test_the_scripts_tolerances_are_the_librarys():
     assert make.BOUND_RTOL == theory.BOUND_RTOL
     assert make.FLOAT32_RTOL == theory.FLOAT32_RTOL
     assert make.FALSIFIER == theory.FALSIFIER and make.VERDICT == VERDICT
+    assert make.VARIANT == theory.VARIANT and make.VACUOUS == theory.VACUOUS
+    for method in ("KT", "falsifier:w=0", "variant:no term", "vacuous:w=0@paper"):
+        assert make.role(method) == theory.role(method)
 
 
 def _write_run(folder: Path, rows: list[tuple], config: dict, curves: dict | None = None) -> None:
@@ -140,12 +143,15 @@ def pages(tmp_path):
         for m in ("ITL", "Aggressive")
         for k in content.DENEVI_METRICS
     ]
-    _write_run(results / "denevi2020-synthetic", rows, full)
+    curve = {"synthetic/Aggressive/cumulative_error": np.array([[4.0, 3.7], [4.2, 3.9]]),
+             "synthetic/Aggressive/cumulative_error:steps": np.array([1000, 2000])}  # fmt: skip
+    _write_run(results / "denevi2020-synthetic", rows, full, curve)
     rows = [("newsgroup4", m, "mistake_rate", 40.0, 1.0, 20) for m in ("PA", "OTL")]
     _write_run(results / "zhao-hoi2010-homogeneous", rows, full | {"quick": True, "seeds": 3})
     checks = {
         "denevi-prop1": {"document": "denevi2020", "result": "Proposition 1", "kind": "bound",
-                         "statement": "regret <= B"},
+                         "statement": "regret <= B", "horizon": "k (coins)",
+                         "horizons": [16, 64, 256], "rows": 2},
         "zhao-hoi-prop1": {"document": "zhao-hoi2010", "result": "Proposition 1",
                            "kind": "bound", "statement": "M <= 4 S"},
     }  # fmt: skip
@@ -154,6 +160,12 @@ def pages(tmp_path):
         ("denevi-prop1", "KT", "ratio", 0.5, 0.1, 2),
         ("denevi-prop1", "falsifier:no-bet", "measured", 4.0, 0.0, 2),
         ("denevi-prop1", "falsifier:no-bet", "ratio", 2.0, 0.0, 2),
+        ("denevi-prop1", "falsifier:w=0", "measured", 6.0, 0.0, 2),
+        ("denevi-prop1", "falsifier:w=0", "ratio", 3.0, 0.0, 2),
+        ("denevi-prop1", "variant:no log", "measured", 5.0, 0.0, 2),
+        ("denevi-prop1", "variant:no log", "ratio", 2.5, 0.0, 2),
+        ("denevi-prop1", "vacuous:no-bet@paper", "measured", 0.2, 0.0, 2),
+        ("denevi-prop1", "vacuous:no-bet@paper", "ratio", 0.1, 0.0, 2),
         ("denevi-prop1", "verdict", "holds", 1.0, 0.0, 1),
         ("denevi-prop1", "verdict", "sound", 1.0, 0.0, 1),
         ("zhao-hoi-prop1", "OTL", "measured", 3.0, 0.0, 1),
@@ -168,6 +180,12 @@ def pages(tmp_path):
         "denevi-prop1/KT/bound": np.full((2, 3), 2.0),
         "denevi-prop1/falsifier:no-bet/measured": np.full((2, 3), 4.0),
         "denevi-prop1/falsifier:no-bet/bound": np.full((2, 3), 2.0),
+        "denevi-prop1/falsifier:w=0/measured": np.full((2, 3), 6.0),
+        "denevi-prop1/falsifier:w=0/bound": np.full((2, 3), 2.0),
+        "denevi-prop1/variant:no log/measured": np.full((2, 3), 5.0),
+        "denevi-prop1/variant:no log/bound": np.full((2, 3), 2.0),
+        "denevi-prop1/vacuous:no-bet@paper/measured": np.full((2, 3), 0.2),
+        "denevi-prop1/vacuous:no-bet@paper/bound": np.full((2, 3), 2.0),
         "zhao-hoi-prop1/OTL/measured": np.full((1, 3), 3.0),
         "zhao-hoi-prop1/OTL/bound": np.full((1, 3), 2.0),
         "zhao-hoi-prop1/falsifier:uniform/measured": np.full((1, 3), 1.6),
@@ -204,6 +222,7 @@ def test_pages_put_the_documents_numbers_beside_ours(pages):
         assert small.size == (make.MAX_WIDTH, make.MAX_WIDTH // 2) and small.mode == "P"
         assert small.convert("RGB").getpixel((10, 10)) == (255, 0, 0)
     assert "ITL 4.600 +- 0.030" in denevi  # a claim's placeholder filled from the results
+    assert "after 2000 points is Aggressive 3.800 +- 0.100" in denevi  # a curve at its step
     assert "Lazy (not in these results)" in denevi
     zhao = (pages / "zhao-hoi2010.md").read_text()
     assert "| newsgroup4 | OTL | 37.58 | 40.0 +- 1.0 |" in zhao
@@ -218,7 +237,16 @@ def test_theory_status_comes_from_every_horizon(pages):
         r"\| `denevi-prop1` \| Proposition 1 \| .* \| KT \| 0\.5\d* \+- 0\.1\d* \| holds", denevi
     )
     assert "| falsifier:no-bet | 2 | breaks it |" in denevi
-    assert "none is vacuous on its instance" in denevi
+    assert "| variant:no log | 2.5 | breaks it |" in denevi
+    assert "| vacuous:no-bet@paper | 0.1 | under its bound: vacuous here |" in denevi
+    assert "none is vacuous on the instance it is checked on" in denevi
+    # the summary: the size, the weakest falsifier (non-learner) apart from the variant, the
+    # document's own instance
+    assert (
+        "| `denevi-prop1` | bound | k = 16 .. 256 (3), 2 rows | 0.5 (KT) | 2 (no-bet) | "
+        "2.5 (no log) | 0.1 (no-bet@paper): under the bound, vacuous there |"
+    ) in denevi
+    assert "From `ojax run theory --x64` at full size." in denevi
     zhao = (pages / "zhao-hoi2010.md").read_text()
     assert "| OTL | 1.5 | **fails** |" in zhao
     assert "| falsifier:uniform | 0.8 | **does not break it** |" in zhao

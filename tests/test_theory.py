@@ -24,7 +24,7 @@ from ojax.theory import (
     Outcome,
     as_measured,
     fitted_slope,
-    is_falsifier,
+    role,
     verdict,
     within_bound,
 )
@@ -66,12 +66,12 @@ def test_check_holds_at_quick_sizes(theory_run, name):
     horizons = np.asarray(config["checks"][name]["horizons"], np.float64)
     assert horizons.ndim == 1 and len(horizons) >= 3 and np.all(np.diff(horizons) > 0)
     methods = _methods(rows, name)
-    learners = [m for m in methods if not is_falsifier(m) and m != VERDICT]
+    learners = [m for m in methods if role(m) == "learner" and m != VERDICT]
     assert learners
     for method in learners:
         measured = curves[f"{name}/{method}/measured"]
         assert np.all(np.isfinite(measured)), method
-        if check.kind == "bound":
+        if check.kind in ("bound", "shape", "inequality"):
             bound = curves[f"{name}/{method}/bound"]
             assert measured.shape == bound.shape and measured.shape[1] == len(horizons), method
             bad = ~within_bound(measured, bound)
@@ -91,19 +91,24 @@ def test_check_holds_at_quick_sizes(theory_run, name):
 
 @pytest.mark.parametrize("name", NOTES)
 def test_every_bound_is_broken_by_its_falsifier(theory_run, name):
-    """The check is sound: each falsifier's ratio at the largest horizon exceeds 1 on every
-    seed (a bound that a non-learner satisfies checks nothing); identities need none."""
+    """The check is sound: each falsifier's (a non-learner's) and variant's ratio at the
+    largest horizon exceeds 1 on every seed (a bound that a non-learner satisfies checks
+    nothing); a bound has a falsifier, an inequality (no learner) a variant; identities need
+    none."""
     _, rows, curves, config = theory_run
     check = CHECKS[name]
-    falsifiers = [m for m in _methods(rows, name) if is_falsifier(m)]
-    assert bool(falsifiers) == (check.kind != "identity"), falsifiers
-    for method in falsifiers:
+    falsifiers = [m for m in _methods(rows, name) if role(m) == "falsifier"]
+    variants = [m for m in _methods(rows, name) if role(m) == "variant"]
+    assert bool(falsifiers) == (check.kind in ("bound", "shape", "rate")), falsifiers
+    assert bool(variants) == bool(check.variant), variants
+    for method in falsifiers + variants:
         ratio = curves[f"{name}/{method}/ratio"][:, -1]
         assert np.all(ratio > 1.0), (method, ratio)
     assert curves[f"{name}/{VERDICT}/sound"][0, 0] == 1.0
-    if falsifiers:
-        smallest = min(curves[f"{name}/{m}/ratio"][:, -1].min() for m in falsifiers)
-        assert curves[f"{name}/{VERDICT}/falsifier_ratio"][0, 0] == pytest.approx(smallest)
+    for label, found in (("falsifier", falsifiers), ("variant", variants)):
+        if found:
+            smallest = min(curves[f"{name}/{m}/ratio"][:, -1].min() for m in found)
+            assert curves[f"{name}/{VERDICT}/{label}_ratio"][0, 0] == pytest.approx(smallest)
     assert config["checks"][name]["verdict"]["sound"] is True
 
 
@@ -117,7 +122,7 @@ def test_verdict_fails_a_vacuous_or_broken_bound():
     learner = as_measured([[1.0, 2.0, 3.0]], bound)
     check = _check("bound", falsifier="w = 0")
     sound = Outcome(horizons, {"L": learner, "falsifier:w=0": as_measured([[5, 9, 11.0]], bound)})
-    assert verdict(check, sound) == (True, True, 0.3, 1.1, "")
+    assert verdict(check, sound)[:5] == (True, True, 0.3, 1.1, "")
     vacuous = Outcome(horizons, {"L": learner, "falsifier:w=0": as_measured([[5, 9, 9.0]], bound)})
     decided = verdict(check, vacuous)
     assert decided.holds and not decided.sound and "does not break" in decided.reason
@@ -128,6 +133,18 @@ def test_verdict_fails_a_vacuous_or_broken_bound():
     # every seed of a falsifier must break it at the largest horizon
     two = as_measured([[5, 9, 11.0], [5, 9, 9.0]], bound)
     assert not verdict(check, Outcome(horizons, {"L": learner, "falsifier:w=0": two})).sound
+    # a variant alone does not make a bound sound; it must break it too; vacuous rows are
+    # reported, not counted
+    wrong = as_measured([[5, 9, 12.0]], bound)
+    only_variant = verdict(check, Outcome(horizons, {"L": learner, "variant:no term": wrong}))
+    assert not only_variant.sound and only_variant.variant == pytest.approx(1.2)
+    both = {"L": learner, "falsifier:w=0": as_measured([[5, 9, 11.0]], bound),
+            "variant:no term": as_measured([[1, 1, 1.0]], bound),
+            "vacuous:w=0@paper": as_measured([[1, 1, 1.0]], bound)}  # fmt: skip
+    decided = verdict(check, Outcome(horizons, both))
+    assert not decided.sound and "a variant does not break it" in decided.reason
+    del both["variant:no term"]
+    assert verdict(check, Outcome(horizons, both)).sound  # the vacuous row is not counted
 
 
 def test_verdict_of_rates_shapes_and_identities():
@@ -139,11 +156,21 @@ def test_verdict_of_rates_shapes_and_identities():
     assert verdict(rate, Outcome(horizons, {"L": decaying, "falsifier:f": flat})).sound
     assert not verdict(rate, Outcome(horizons, {"L": decaying, "falsifier:f": decaying})).sound
     assert not verdict(rate, Outcome(horizons, {"L": flat, "falsifier:f": flat})).holds
-    shape = _check("shape", falsifier="last iterate")
-    form = 3.0 / horizons  # the bound's form: the learner at a constant times it
-    methods = {"L": as_measured(0.5 * form, form), "falsifier:f": as_measured(np.ones(3), form)}
+    shape = _check("shape", falsifier="last iterate", constant=2.0)
+    form = 3.0 / horizons  # the bound is the stated constant times the form
+    methods = {
+        "L": as_measured(1.5 * form, 2 * form),
+        "falsifier:f": as_measured(np.ones(3), 2 * form),
+    }
     ok = verdict(shape, Outcome(horizons, methods))
-    assert ok.holds and ok.sound and ok.learner == pytest.approx(0.0, abs=1e-9)
+    assert ok.holds and ok.sound and ok.learner == pytest.approx(0.75)
+    methods["L"] = as_measured(2.5 * form, 2 * form)  # over the stated constant
+    assert not verdict(shape, Outcome(horizons, methods)).holds
+    inequality = _check("inequality", variant="outside the hypothesis")
+    under = as_measured([[0.5, 0.9, 1.0]], np.ones(3))
+    out = {"f": under, "variant:v": as_measured([[2.0, 2, 2]], np.ones(3))}
+    assert verdict(inequality, Outcome(horizons, out)).sound  # no falsifier needed
+    assert not verdict(inequality, Outcome(horizons, {"f": under})).sound
     identity = _check("identity")
     exact = as_measured([[1e-12, 1e-13]], np.full(2, IDENTITY_TOLERANCE))
     assert verdict(identity, Outcome(horizons[:2], {"L": exact})).sound  # needs no falsifier
@@ -156,14 +183,21 @@ def test_a_bound_check_must_name_its_falsifier():
     with pytest.raises(ValueError, match="needs a falsifier"):
         _check("bound")
     with pytest.raises(ValueError, match="needs a falsifier"):
-        _check("shape")
+        _check("shape", constant=2.0)
+    with pytest.raises(ValueError, match="needs a variant"):
+        _check("inequality")
+    with pytest.raises(ValueError, match="constant"):
+        _check("shape", falsifier="f")  # a shape states its largest ratio
+    with pytest.raises(ValueError, match="constant"):
+        _check("bound", falsifier="f", constant=2.0)
     assert _check("identity").falsifier == ""
 
 
 def test_every_registered_check_follows_the_convention():
     assert len(CHECKS) >= 30
     for name, check in CHECKS.items():
-        assert check.kind == "identity" or check.falsifier, name
+        assert check.kind in ("identity", "inequality") or check.falsifier, name
+        assert check.kind != "inequality" or check.variant, name
         assert check.statement and check.instance and check.result, name
         assert check.document in theory_base.DOCUMENTS and check.name == name, name
 
@@ -178,6 +212,7 @@ def test_cli_writes_every_selected_check(theory_run):
         assert config["checks"][name]["statement"] == check.statement
         assert config["checks"][name]["kind"] == check.kind
         assert config["checks"][name]["falsifier"] == check.falsifier
+        assert config["checks"][name]["variant"] == check.variant
         metrics = {
             row["metric"] for row in rows if row["dataset"] == name and row["method"] != VERDICT
         }
@@ -188,14 +223,15 @@ def test_cli_writes_every_selected_check(theory_run):
         decided = {
             row["metric"] for row in rows if row["dataset"] == name and row["method"] == VERDICT
         }
-        value = "slope" if check.kind in ("rate", "shape") else "ratio"
-        assert decided == {"holds", "sound", f"learner_{value}", f"falsifier_{value}"}
+        value = "slope" if check.kind == "rate" else "ratio"
+        assert decided == {"holds", "sound", *(f"{r}_{value}" for r in ("learner", "falsifier",
+                                                                         "variant"))}  # fmt: skip
     for row in rows:
         key = f"{row['dataset']}/{row['method']}/{row['metric']}"
         assert curves[key].shape[0] == int(row["n_seeds"])
         final = curves[key][:, -1].mean()
-        if np.isnan(final):  # an identity's falsifier_ratio: it has none
-            assert row["metric"] == "falsifier_ratio" and CHECKS[row["dataset"]].kind == "identity"
+        if np.isnan(final):  # no falsifier (an identity, an inequality) or no variant
+            assert row["metric"] in ("falsifier_ratio", "variant_ratio"), row
             continue
         assert float(row["mean"]) == pytest.approx(final)
 
@@ -224,10 +260,10 @@ def test_notes_bounds_are_attained_or_close(theory_run):
         np.testing.assert_allclose(measured[0, even], bound[0, even], rtol=1e-12)
     for name in ("notes-ftl-btl", "notes-ftrl-lemma", "notes-ols", "notes-omd"):
         for method in _methods(rows, name):
-            if "stochastic" in method and not is_falsifier(method):
+            if "stochastic" in method and role(method) == "learner":
                 assert np.max(curves[f"{name}/{method}/ratio"]) > 1 / 3, (name, method)
     for name in ("notes-follow-best", "notes-halving"):  # attained: ratio 1 at the end
-        (learner,) = [m for m in _methods(rows, name) if not is_falsifier(m) and m != VERDICT]
+        (learner,) = [m for m in _methods(rows, name) if role(m) == "learner" and m != VERDICT]
         np.testing.assert_allclose(curves[f"{name}/{learner}/ratio"][0, -1], 1.0, rtol=1e-12)
 
 

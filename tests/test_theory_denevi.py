@@ -24,14 +24,15 @@ from ojax.experiments.theory import CHECKS
 from ojax.parameter_free import CoinBettingParams, coin_betting
 from ojax.runner import run_oco
 from ojax.theory import denevi, denevi_tasks
-from ojax.theory.base import CheckConfig, fitted_slope, is_falsifier, verdict
+from ojax.theory.base import CheckConfig, fitted_slope, role, verdict
 
 sys.path.insert(0, str(Path(__file__).parent))
 import reference_denevi as ref  # noqa: E402
 from tolerances import scaled_atol
 
 QUICK = CheckConfig(quick=True, num_seeds=3, seed=0, x64=True)
-NAMES = ("prop1", "prop2", "prop3", "cor4", "thm5", "lazy", "thm6", "prop7")
+NAMES = ("prop1", "prop2", "prop3", "cor4", "thm5", "lazy", "thm6", "prop7", "lazy-transfer")
+PAPER_INSTANCE = ("cor4", "thm5", "lazy", "thm6", "lazy-transfer")  # with vacuous rows
 
 
 @functools.cache
@@ -52,9 +53,10 @@ def test_every_result_is_a_registered_bound_check():
 def test_bound_holds_and_its_falsifier_breaks_it(name):
     result = outcome(name)
     assert np.all(np.diff(result.horizons) > 0)
-    learners = [m for m in result.methods if not is_falsifier(m)]
-    falsifiers = [m for m in result.methods if is_falsifier(m)]
-    assert learners and falsifiers
+    learners = [m for m in result.methods if role(m) == "learner"]
+    falsifiers = [m for m in result.methods if role(m) == "falsifier"]
+    vacuous = [m for m in result.methods if role(m) == "vacuous"]
+    assert learners and falsifiers and bool(vacuous) == (name in PAPER_INSTANCE)
     for method, m in result.methods.items():
         h = len(result.horizons)
         assert m.measured.shape[1:] == (h,) and m.bound.shape[-1] == h, method
@@ -62,6 +64,8 @@ def test_bound_holds_and_its_falsifier_breaks_it(name):
         ratio = m.measured / m.bound
         if method in learners:
             assert np.all(ratio <= 1.0), (method, ratio.max())
+        elif method in vacuous:  # the paper's instance: the non-learner stays far under
+            assert "@paper (d=10, n=25" in method and np.all(ratio < 0.5), (method, ratio.max())
         else:  # on every seed at the largest horizon: the bound is not vacuous
             assert np.all(ratio[..., -1] > 1.0), (method, ratio[..., -1])
     decided = verdict(CHECKS[f"denevi-{name}"], result)
@@ -104,7 +108,7 @@ def test_kt_regret_is_the_regret_of_the_played_points():
 
 
 def _learners(result):
-    return [m for k, m in result.methods.items() if not is_falsifier(k)]
+    return [m for k, m in result.methods.items() if role(k) == "learner"]
 
 
 def test_kt_worst_regret_grows_like_sqrt_t_log_t():
@@ -154,7 +158,7 @@ def test_direction_adversary_gets_the_sqrt_rate():
     result = outcome("prop2")
     for name, m in result.methods.items():
         slope = fitted_slope(result.horizons, m.measured)
-        if is_falsifier(name):  # the constant step: linear regret
+        if role(name) == "falsifier":  # the constant step: linear regret
             assert 0.95 <= slope <= 1.05, (name, slope)
         else:
             assert 0.45 <= slope <= 0.55, (name, slope)
@@ -262,16 +266,18 @@ def test_a_learned_or_true_bias_beats_no_bias():
     assert np.all(share[:, 4] < 0.5 * share[:, 0])
 
 
-def test_the_papers_instance_is_vacuous():
-    """Why the instance: in the paper's d = 10, n = 25, SNR 1 environment w = 0 stays under
-    Corollary 4's bound (the issue's finding), at n = 300 in d = 2 with low noise it breaks it."""
-    rng = np.random.default_rng(0)
-    w = 4.0 + rng.normal(size=(200, 10))
-    x = rng.normal(size=(200, 25, 10))
-    x /= np.linalg.norm(x, axis=-1, keepdims=True)
-    clean = np.einsum("tnd,td->tn", x, w)
-    noise = rng.normal(size=clean.shape) * clean.std(axis=1, keepdims=True)  # SNR 1
-    paid = np.abs(clean + noise).sum(1) - np.abs(noise).sum(1)  # w = 0 against u_t = w_t
-    bound = denevi.within_bound(np.linalg.norm(w, axis=1), 25)
-    assert paid.mean() < 0.2 * bound.mean()
-    assert outcome("cor4").methods["falsifier:w=h=0"].measured[:, -1].min() > 0
+def test_the_papers_instance_is_the_stated_one():
+    """The vacuous rows' tasks are the paper's environment: w_t = 4 * 1 + N(0, I_10), inputs
+    on the unit sphere, the noise scaled per task to a signal-to-noise ratio of exactly 1 over
+    its 50 points (the spec's rule), 25 online and 25 held-out points; the comparator w_t pays
+    only the noise (regret 0 for w = w_t)."""
+    data = denevi_tasks.paper_tasks(QUICK, 64)
+    assert data.vectors.shape == (QUICK.num_seeds, 64, 10) and data.x_train.shape[2:] == (25, 10)
+    np.testing.assert_allclose(np.linalg.norm(data.x_test, axis=-1), 1.0, rtol=1e-12)
+    assert abs(data.vectors.mean() - denevi.TASK_MEAN) < 0.1
+    x = np.concatenate([data.x_train, data.x_test], axis=2)
+    y = np.concatenate([data.y_train, data.y_test], axis=2)
+    clean = np.einsum("stnd,std->stn", x, data.vectors)
+    np.testing.assert_allclose((y - clean).var(axis=-1), clean.var(axis=-1), rtol=1e-10)
+    online, test = denevi_tasks.paper_constant(data, data.vectors[0, 0])
+    assert abs(online[0, 0]) < 1e-9 and abs(test[0, 0]) < 1e-12

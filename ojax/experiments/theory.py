@@ -3,19 +3,21 @@ right-hand side, measured against its bound over a range of horizons (:func:`che
 of the modules :data:`SPEC` lists).
 
 One dataset per result (its name, e.g. `notes-ogd`), one method per learner and instance,
-and one per falsifier (`falsifier:<what>`: a learner or instance that should break the result,
-see :mod:`ojax.theory.base`). Metrics: `measured`, `bound` and `ratio` (measured / bound)
-as curves `(n_seeds, H)` over the horizons; an identity gives single values (the largest
-difference over every horizon, the tolerance 1e-9 and their ratio); a result whose constant is
-not explicit (`rate`) gives `measured`, the fitted log-log `slope` of its mean and the
-`expected_slope` instead of a bound; a `shape` check gives both (the slope of its mean
-ratio). The method `verdict` of each result holds the decision (:func:`ojax.theory.verdict`):
-`holds` and `sound` (1 or 0) and the deciding values, `learner_ratio` /
-`falsifier_ratio` (the learners' largest and the falsifiers' smallest ratio at the largest
-horizon) or `learner_slope` / `falsifier_slope`. A result that does not hold, or that no
-falsifier breaks, is named on stderr and in `config.json` (`checks/NAME/verdict`). One figure
-per result: the measured quantity (median over seeds, a 10-90% quantile band, positive values
-only on the log axes) with its bound dashed in the same colour; falsifiers dotted, with crosses.
+one per falsifier (`falsifier:<what>`: a non-learner that should break the result), per variant
+(`variant:<what>`: a wrong formula or parameter) and per non-learner on the document's own
+instance where the bound is vacuous (`vacuous:<what>`), see :mod:`ojax.theory.base`. Metrics:
+`measured`, `bound` and `ratio` (measured / bound) as curves `(n_seeds, H)` over the horizons;
+an identity gives single values (the largest difference over every horizon, the tolerance 1e-9
+and their ratio); a result whose constant is not explicit (`rate`) gives `measured`, the fitted
+log-log `slope` of its mean and the `expected_slope` instead of a bound; a `shape` check's bound
+is its stated constant times the bound's form. The method `verdict` of each result holds the
+decision (:func:`ojax.theory.verdict`): `holds` and `sound` (1 or 0) and the deciding values,
+`learner_ratio` / `falsifier_ratio` / `variant_ratio` (the learners' largest, the falsifiers'
+and the variants' smallest ratio at the largest horizon) or the same `_slope`s. A result that
+does not hold, or that no falsifier breaks, is named on stderr and in `config.json`
+(`checks/NAME/verdict`). One figure per result: the measured quantity (median over seeds, a
+10-90% quantile band, positive values only on the log axes) with its bound dashed in the same
+colour; falsifiers dotted with crosses, variants dotted with pluses, vacuous rows dash-dotted.
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ from ojax.theory import (
     CheckConfig,
     Outcome,
     Verdict,
-    is_falsifier,
+    role,
     slope_of,
     verdict,
 )
@@ -55,7 +57,8 @@ VERDICT = "verdict"
 
 
 def check_seed(name: str) -> int:
-    """The integer seed of a check: a hash of its name (stable, independent of the others)."""
+    """The integer seed of a check: a hash of its :attr:`~ojax.theory.Check.seed_name` (stable;
+    the checks of a family that share an instance share it, the others are independent)."""
     return zlib.crc32(name.encode()) % (2**31)
 
 
@@ -86,6 +89,14 @@ def figures(run) -> dict[str, Figure]:
     return out
 
 
+_STYLES = {  # role -> (marker, line style)
+    "learner": ("o", "-"),
+    "falsifier": ("x", ":"),
+    "variant": ("+", ":"),
+    "vacuous": ("d", "-."),
+}
+
+
 def check_figure(check: Check, horizons, methods) -> Figure:
     """Measured (median and 10-90% band over seeds) and bound against the horizon, log-log;
     `methods`: method -> `(measured, bound or None)`, each `(n_seeds, len(horizons))`."""
@@ -96,10 +107,9 @@ def check_figure(check: Check, horizons, methods) -> Figure:
     for method, (measured, bound) in methods.items():
         measured = np.atleast_2d(measured)
         median = _positive(np.median(measured, axis=0))
-        if is_falsifier(method):
-            (line,) = ax.plot(x, median, marker="x", ms=4, ls=":", label=method)
-        else:
-            (line,) = ax.plot(x, median, marker="o", ms=3, label=method)
+        marker, style = _STYLES[role(method)]
+        (line,) = ax.plot(x, median, marker=marker, ms=3 if marker == "o" else 4, ls=style,
+                          label=method)  # fmt: skip
         if measured.shape[0] > 1:
             _, low, high = quantile_band(measured)  # the band every ojax figure draws
             ax.fill_between(x, _positive(low), _positive(high), color=line.get_color(), alpha=0.2)
@@ -109,11 +119,12 @@ def check_figure(check: Check, horizons, methods) -> Figure:
         elif check.rate is not None:  # a reference line of the expected slope
             start = np.nanmedian(measured[:, 0])
             ax.plot(x, start * (x / x[0]) ** check.rate, "-.", color=line.get_color(), lw=1)
-    guide = {
-        "bound": "dashed: bound",
-        "identity": "dashed: tolerance",
-        "shape": "dashed: the bound's form, constant 1",
-    }.get(check.kind, f"dash-dot: slope {check.rate:g}" if check.rate is not None else "")
+    if check.kind == "shape":
+        guide = f"dashed: {check.constant:g} x the bound's form"
+    elif check.kind == "rate":
+        guide = f"dash-dot: slope {check.rate:g}"
+    else:
+        guide = "dashed: tolerance" if check.kind == "identity" else "dashed: bound"
     title = f"{check.name}: {check.result} ({check.document})"
     instance = textwrap.shorten(check.instance, 160)
     heading = f"{textwrap.fill(title, 100)}\n{textwrap.fill(instance, 100)}"
@@ -123,7 +134,8 @@ def check_figure(check: Check, horizons, methods) -> Figure:
     ax.set(xlabel=check.horizon, ylabel=f"measured ({guide})")
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.grid(alpha=0.3, which="both")
+    ax.minorticks_off()  # the decades only: a log axis's minor ticks cost half the figure's time
+    ax.grid(alpha=0.3)
     legend(fig, ax)
     return fig
 
@@ -136,7 +148,7 @@ def add_outcome(
     for method, curves in outcome.methods.items():
         measured = np.atleast_2d(np.asarray(curves.measured, np.float64))
         bound = np.broadcast_to(np.asarray(curves.bound, np.float64), measured.shape)
-        if check.kind in ("rate", "shape"):
+        if check.kind == "rate":
             slope = slope_of(check.kind, horizons, curves)
             result.add(check.name, method, "slope", np.array([slope]))
             result.add(check.name, method, "expected_slope", np.array([check.expected_slope]))
@@ -153,12 +165,13 @@ def add_outcome(
             result.add(check.name, method, "bound", bound, steps=steps)
             result.add(check.name, method, "ratio", measured / bound, steps=steps)
     decided = verdict(check, outcome, x64)
-    value = "slope" if check.kind in ("rate", "shape") else "ratio"
+    value = "slope" if check.kind == "rate" else "ratio"
     for metric, number in (
         ("holds", float(decided.holds)),
         ("sound", float(decided.sound)),
         (f"learner_{value}", decided.learner),
         (f"falsifier_{value}", decided.falsifier),
+        (f"variant_{value}", decided.variant),
     ):
         result.add(check.name, VERDICT, metric, np.array([number]))
     return decided
@@ -174,8 +187,11 @@ def describe(check: Check, outcome: Outcome, decided: Verdict) -> dict:
         "kind": check.kind,
         "horizon": check.horizon,
         "horizons": np.asarray(outcome.horizons).tolist(),
+        "rows": max(np.atleast_2d(c.measured).shape[0] for c in outcome.methods.values()),
         "rate": check.rate,
+        "constant": check.constant,
         "falsifier": check.falsifier,
+        "variant": check.variant,
         "note": check.note,
         "verdict": decided._asdict(),
     }
@@ -262,7 +278,8 @@ def run_theory(config: TheoryConfig) -> ExperimentResult:
     result = ExperimentResult()
     described = {}
     for check in config.progress(selected_checks(config.dataset), desc="theory"):
-        settings = CheckConfig(config.quick, config.seeds, check_seed(check.name), config.x64)
+        seed = check_seed(check.seed_name)
+        settings = CheckConfig(config.quick, config.seeds, seed, config.x64)
         outcome = check.compute(settings)
         decided = add_outcome(result, check, outcome, config.x64)
         described[check.name] = describe(check, outcome, decided)

@@ -1,9 +1,10 @@
 """The source documents' numbered results, checked numerically (`ojax run theory`).
 
 Each module of checks (`notes`, `denevi`, ...) exposes a tuple `CHECKS` of :class:`Check`;
-every bound, rate or shape check carries falsifiers (methods `falsifier:<what>`) and
-:func:`verdict` decides whether it holds and is sound (see :mod:`ojax.theory.base`). The
-experiments' registry lists the modules (the `checks` of the `theory` experiment's spec,
+every bound, shape or rate check carries falsifiers (non-learners, methods
+`falsifier:<what>`), an inequality variants (`variant:<what>`), and :func:`verdict` decides
+whether it holds and is sound (see :mod:`ojax.theory.base`). The experiments' registry lists
+the modules (the `checks` of the `theory` experiment's spec,
 :data:`ojax.experiments.theory.SPEC`), and :func:`ojax.experiments.theory.checks` collects them.
 """
 
@@ -15,6 +16,8 @@ from ojax.theory.base import (
     FLOAT32_RTOL,
     IDENTITY_TOLERANCE,
     SLOPE_TOLERANCE,
+    VACUOUS,
+    VARIANT,
     Check,
     CheckConfig,
     Measured,
@@ -24,6 +27,7 @@ from ojax.theory.base import (
     fitted_slope,
     is_falsifier,
     log_horizons,
+    role,
     slope_of,
     verdict,
     within_bound,
@@ -35,6 +39,8 @@ __all__ = [
     "FLOAT32_RTOL",
     "IDENTITY_TOLERANCE",
     "SLOPE_TOLERANCE",
+    "VACUOUS",
+    "VARIANT",
     "Check",
     "CheckConfig",
     "Measured",
@@ -44,6 +50,7 @@ __all__ = [
     "fitted_slope",
     "is_falsifier",
     "log_horizons",
+    "role",
     "slope_of",
     "verdict",
     "within_bound",

@@ -21,9 +21,9 @@ each played against an :class:`ojax.core.Environment` by :func:`ojax.run_env`.
   `||u||^2 / (2 eta) + eta / 2 sum ||g_t||^2`; every step moves `w` by at most
   `eta G`, so the second is at most `eta d G^2` per round.
 
-Falsifiers: the uniform player (no learning) on a sequence whose best arm stands out; the
-point `w = 0` against the adversary that answers along the play; and, for the delay, the
-bound without its delay term (`B G sqrt(T)`) against the runs with the longest delay.
+Falsifiers (non-learners): the uniform player on a sequence whose best arm stands out; the
+point `w = 0` against the adversary that answers along the play. Variant (a wrong formula): the
+delay bound without its delay term (`B G sqrt(T)`) against the runs with the longest delay.
 """
 
 from __future__ import annotations
@@ -189,7 +189,7 @@ def _delayed(config: CheckConfig) -> Outcome:
             free = delayed_ogd_bound(steps, RADIUS / math.sqrt(t_max), 0)
             for instance, regret in (("stochastic", _ball_regret(losses, zs, steps)),
                                      ("adversarial", adversarial)):  # fmt: skip
-                methods[f"falsifier:bound without delay,d={delay}@{instance}"] = as_measured(
+                methods[f"variant:bound without delay,d={delay}@{instance}"] = as_measured(
                     regret, free
                 )
         still = np.zeros((1, t_max, 5))
@@ -217,6 +217,7 @@ CHECKS: tuple[Check, ...] = (
         falsifier="the uniform player (no learning) on the same sequences: regret linear in T",
         note="at the largest horizon the bound is sqrt(2 T K ln K); measured: the mean over the "
         "learner's runs of sum_t <p_t, z_t> (the expected loss paid) minus the best arm's",
+        shares="bandits",
     ),
     Check(
         "neu2015-thm1-exp3-ix",
@@ -237,6 +238,7 @@ CHECKS: tuple[Check, ...] = (
         "run (the verdict asks every row). The uniform player does not break it on the "
         "Bernoulli sequence at these horizons (regret 0.36 T), so it is checked on the "
         "switching one only",
+        shares="bandits",
     ),
     Check(
         "delayed-ogd",
@@ -251,8 +253,9 @@ CHECKS: tuple[Check, ...] = (
         "T (rounds)",
         _delayed,
         falsifier="w = 0 (no learning) against the adaptive adversary: z_t = e_1 every round, "
-        f"regret B G T; and the bound without its delay term (d = 0's B G sqrt(T)) against the "
-        f"runs with d = {DELAYS[-1]}: the delay costs more than it allows",
+        "regret B G T",
+        variant=f"the bound without its delay term (d = 0's B G sqrt(T)) against the runs with "
+        f"d = {DELAYS[-1]}: the delay costs more than it allows",
         note="the proof is in ojax.theory.bandits' docstring (the papers' own statements use "
         "other constants and are not restated); d = 0 is OGD's B G sqrt(T)",
     ),

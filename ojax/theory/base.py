@@ -2,23 +2,40 @@
 
 A :class:`Check` names the result and computes, on the instance the result is about, the measured
 quantity and its bound over a range of horizons (`T`, `n` or the number of tasks), for the
-learner the result is about and for its **falsifiers**: learners (or instances) that should break
-the result, reported as methods named `falsifier:<what>` (:data:`FALSIFIER`). A check is
-*sound* only if every falsifier breaks it at the largest horizon: a bound that nothing breaks
-checks nothing. Four kinds:
+learner the result is about and for the methods that should break it. A method's name says its
+role (:func:`role`):
 
-- `"bound"`: the document's right-hand side is explicit; the learner's measured values must
-  lie under it at every horizon and seed; each falsifier's `measured / bound` at the largest
-  horizon must exceed 1 (on every seed).
+- a **learner** (no prefix): what the result is about; it must satisfy the result;
+- a **falsifier** (`falsifier:<what>`, :data:`FALSIFIER`): something that does not learn on the
+  same instance (no learning, a constant, the wrong step, the learner without the mechanism the
+  result is about); it must break the result at the largest horizon. A bound, shape or rate
+  check is *sound* only if it has one and every one breaks it: a bound that no non-learner
+  breaks checks nothing;
+- a **variant** (`variant:<what>`, :data:`VARIANT`): the bound with a wrong formula or a wrong
+  parameter, or an instance outside the result's hypothesis; it must break the result too, and
+  is reported apart (it shows that a term or a hypothesis matters, not that the bound is
+  informative);
+- **vacuous** (`vacuous:<what>`, :data:`VACUOUS`): a non-learner on the document's own instance
+  where the bound is vacuous (it stays under it); reported beside the informative instance,
+  neither required to break the result nor counted in the verdict.
+
+Five kinds:
+
+- `"bound"`: the document's right-hand side is explicit; the learners' measured values must
+  lie under it at every horizon and seed; each falsifier's (and variant's) `measured / bound` at
+  the largest horizon must exceed 1 (on every seed).
+- `"shape"`: the bound's form is known but not its constant (the document's display is lost):
+  `bound` is :attr:`Check.constant` times the form, a largest ratio stated in the check, tested
+  over a wide window of horizons as a `"bound"` is.
 - `"rate"`: no explicit constant; `bound` is NaN and the log-log slope of the mean measured
   value against the horizon must not exceed `Check.rate` (plus :data:`SLOPE_TOLERANCE`); each
-  falsifier's slope must exceed it.
-- `"shape"`: the bound's form is known but not its constant; `bound` is that form (constant
-  1) and the log-log slope of the mean `measured / bound` must not exceed 0 (plus the
-  tolerance: the ratio stays bounded); each falsifier's ratio must grow faster than that.
+  falsifier's (and variant's) slope must exceed it.
+- `"inequality"`: a property of functions or constants, with no learner (a lemma on the
+  weights, a convex-analysis inequality): tested as a `"bound"`; sound when its variants (a
+  function outside the hypothesis, the formula without a term) break it.
 - `"identity"`: an exact identity (float64); `measured` is the largest absolute difference
   and `bound` the tolerance (:data:`IDENTITY_TOLERANCE`). It needs no falsifier (there is no
-  slack to hide in); one may be given (a wrong formula), and must then exceed the tolerance.
+  slack to hide in); one given (a wrong formula) must exceed the tolerance.
 
 :func:`verdict` decides both (`holds` and `sound`) for every kind; `ojax run theory`
 records it as the method `verdict` of each check's rows.
@@ -33,7 +50,7 @@ from typing import Any, Literal, NamedTuple
 
 import numpy as np
 
-KINDS = ("bound", "rate", "shape", "identity")
+KINDS = ("bound", "shape", "rate", "inequality", "identity")
 DOCUMENTS = (
     "notes",
     "denevi2020",
@@ -45,12 +62,25 @@ DOCUMENTS = (
 )
 IDENTITY_TOLERANCE = 1e-9
 FALSIFIER = "falsifier:"
-"""The prefix of a falsifier's method name, e.g. ``"falsifier:w=0"``."""
+"""The prefix of a falsifier's method name, e.g. ``"falsifier:w=0"``: a non-learner."""
+VARIANT = "variant:"
+"""The prefix of a variant's method name, e.g. ``"variant:bound without delay"``."""
+VACUOUS = "vacuous:"
+"""The prefix of a non-learner on the document's own instance where the bound is vacuous."""
+ROLES = ("learner", "falsifier", "variant", "vacuous")
 
 
 def is_falsifier(method: str) -> bool:
-    """Whether `method` names a falsifier (`falsifier:<what>`)."""
+    """Whether `method` names a falsifier (`falsifier:<what>`): a non-learner."""
     return method.startswith(FALSIFIER)
+
+
+def role(method: str) -> str:
+    """`"falsifier"`, `"variant"`, `"vacuous"` (from the method's prefix) or `"learner"`."""
+    for prefix, name in ((FALSIFIER, "falsifier"), (VARIANT, "variant"), (VACUOUS, "vacuous")):
+        if method.startswith(prefix):
+            return name
+    return "learner"
 
 
 class CheckConfig(NamedTuple):
@@ -97,8 +127,12 @@ class Check:
     `kind`: see the module docstring; `horizon`: what the horizons count; `compute`: the
     outcome for a :class:`CheckConfig`, learners and falsifiers; `falsifier`: what each
     falsifier is and why it should break the result (required for every kind but
-    `"identity"`); `rate`: the expected log-log slope (`"rate"` checks); `note`: e.g. why
-    this instance, where a constant comes from.
+    `"identity"` and `"inequality"`); `variant`: what each variant is (required for an
+    `"inequality"`); `rate`: the expected log-log slope (`"rate"` checks); `constant`: the
+    largest ratio to the bound's form a `"shape"` check states (its bound is the form times
+    it); `note`: e.g. why this instance, where a constant comes from; `shares`: checks that
+    give the same name share their PRNG seed, hence their instance and the runs on it (one
+    draw and one run of the learners for a family of results), default the check's own name.
     """
 
     name: str
@@ -114,12 +148,20 @@ class Check:
     result: str
     statement: str
     instance: str
-    kind: Literal["bound", "rate", "shape", "identity"]
+    kind: Literal["bound", "shape", "rate", "inequality", "identity"]
     horizon: str
     compute: Callable[[CheckConfig], Outcome]
     falsifier: str = ""
     rate: float | None = None
     note: str = ""
+    variant: str = ""
+    constant: float | None = None
+    shares: str = ""
+
+    @property
+    def seed_name(self) -> str:
+        """The name the check's seed is drawn from (:attr:`shares`, else :attr:`name`)."""
+        return self.shares or self.name
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -130,16 +172,26 @@ class Check:
             )
         if (self.kind == "rate") != (self.rate is not None):
             raise ValueError(f"Check {self.name!r}: a rate is given exactly for kind 'rate'")
-        if self.kind != "identity" and not self.falsifier:
+        if (self.kind == "shape") != (self.constant is not None):
             raise ValueError(
-                f"Check {self.name!r}: a {self.kind!r} check needs a falsifier (what should "
-                "break it, reported as methods 'falsifier:<what>')"
+                f"Check {self.name!r}: a constant (the largest ratio to the bound's form) is "
+                "given exactly for kind 'shape'"
+            )
+        if self.kind in ("bound", "shape", "rate") and not self.falsifier:
+            raise ValueError(
+                f"Check {self.name!r}: a {self.kind!r} check needs a falsifier (a non-learner "
+                "that should break it, reported as methods 'falsifier:<what>')"
+            )
+        if self.kind == "inequality" and not (self.variant or self.falsifier):
+            raise ValueError(
+                f"Check {self.name!r}: an 'inequality' check needs a variant (what should "
+                "break it, reported as methods 'variant:<what>')"
             )
 
     @property
     def expected_slope(self) -> float | None:
-        """The slope a `"rate"` (`rate`) or `"shape"` (0: a bounded ratio) check tests."""
-        return {"rate": self.rate, "shape": 0.0}.get(self.kind)
+        """The slope a `"rate"` check tests (`rate`); `None` for the other kinds."""
+        return self.rate if self.kind == "rate" else None
 
 
 def as_measured(measured: Any, bound: Any) -> Measured:
@@ -183,10 +235,12 @@ class Verdict(NamedTuple):
 
     `holds`: every learner satisfies the result (under its bound at every horizon and seed;
     slope at most the expected one + tolerance; identity within tolerance). `sound`: every
-    falsifier breaks it (an identity without falsifiers is sound). `learner`: the learners'
+    falsifier and variant breaks it, and a bound, shape or rate check has a falsifier (an
+    inequality a falsifier or a variant; an identity needs neither). `learner`: the learners'
     worst value (largest ratio at the largest horizon, largest slope, largest difference);
     `falsifier`: the falsifiers' weakest value (smallest ratio at the largest horizon over
-    seeds, smallest slope; NaN without falsifiers). `reason`: one line when not both.
+    seeds, smallest slope; NaN without falsifiers); `variant`: the same of the variants.
+    `reason`: one line when not both.
     """
 
     holds: bool
@@ -194,6 +248,7 @@ class Verdict(NamedTuple):
     learner: float
     falsifier: float
     reason: str
+    variant: float = math.nan
 
 
 def _last_ratio(curves: Measured) -> np.ndarray:
@@ -204,31 +259,37 @@ def _last_ratio(curves: Measured) -> np.ndarray:
 
 
 def slope_of(kind: str, horizons: np.ndarray, curves: Measured) -> float:
-    """The slope a `"rate"` (of the mean measured) or `"shape"` (of the mean ratio) check
-    tests."""
-    measured = np.atleast_2d(curves.measured)
-    if kind == "shape":
-        measured = measured / np.broadcast_to(curves.bound, measured.shape)
-    return fitted_slope(horizons, measured)
+    """The slope a `"rate"` check tests: of the mean measured value against the horizon."""
+    return fitted_slope(horizons, np.atleast_2d(curves.measured))
+
+
+def _weakest(values: list[float]) -> float:
+    return min(values) if values else math.nan
 
 
 def verdict(check: Check, outcome: Outcome, x64: bool = True) -> Verdict:
     """Whether `outcome` (of `check`) holds for its learners and is broken by its
-    falsifiers; see :class:`Verdict` and the module docstring."""
+    falsifiers and variants; see :class:`Verdict` and the module docstring."""
     rtol = BOUND_RTOL if x64 else FLOAT32_RTOL
-    learners = {k: v for k, v in outcome.methods.items() if not is_falsifier(k)}
-    falsifiers = {k: v for k, v in outcome.methods.items() if is_falsifier(k)}
+    by_role: dict[str, dict[str, Measured]] = {name: {} for name in ROLES}
+    for method, curves in outcome.methods.items():
+        by_role[role(method)][method] = curves
+    learners, falsifiers, variants = by_role["learner"], by_role["falsifier"], by_role["variant"]
     if not learners:
         return Verdict(False, False, math.nan, math.nan, "no learner")
     reasons = []
-    if check.kind in ("rate", "shape"):
-        limit = float(check.expected_slope or 0.0) + SLOPE_TOLERANCE
-        slopes = {k: slope_of(check.kind, outcome.horizons, v) for k, v in learners.items()}
-        broken = {k: slope_of(check.kind, outcome.horizons, v) for k, v in falsifiers.items()}
-        holds = all(s <= limit for s in slopes.values())
-        sound = bool(broken) and all(s > limit for s in broken.values())
-        learner = max(slopes.values())
-        weakest = min(broken.values()) if broken else math.nan
+    threshold = 1.0  # what a falsifier's or a variant's value must exceed
+    if check.kind == "rate":
+        limit = threshold = float(check.expected_slope or 0.0) + SLOPE_TOLERANCE
+
+        def value(curves: Measured) -> float:
+            return slope_of(check.kind, outcome.horizons, curves)
+
+        holds = all(value(v) <= limit for v in learners.values())
+        learner = max(value(v) for v in learners.values())
+        weakest = _weakest([value(v) for v in falsifiers.values()])
+        variant = _weakest([value(v) for v in variants.values()])
+        broken = [w > threshold for w in (weakest, variant) if not math.isnan(w)]
         what = f"slope {{:.3g}} against {limit:.3g}"
     else:
         holds = True
@@ -240,16 +301,20 @@ def verdict(check: Check, outcome: Outcome, x64: bool = True) -> Verdict:
             else:
                 holds &= bool(np.all(within_bound(measured, bound, rtol)))
         learner = max(float(np.max(_last_ratio(v))) for v in learners.values())
-        ratios = [float(np.min(_last_ratio(v))) for v in falsifiers.values()]
-        weakest = min(ratios) if ratios else math.nan
-        sound = all(r > 1.0 for r in ratios) and (bool(ratios) or check.kind == "identity")
+        weakest = _weakest([float(np.min(_last_ratio(v))) for v in falsifiers.values()])
+        variant = _weakest([float(np.min(_last_ratio(v))) for v in variants.values()])
+        broken = [w > 1.0 for w in (weakest, variant) if not math.isnan(w)]
         what = "ratio {:.3g} at the largest horizon"
+    needs = {"identity": True, "inequality": bool(falsifiers or variants)}
+    sound = all(broken) and needs.get(check.kind, bool(falsifiers))
     if not holds:
         reasons.append(f"a learner breaks the result ({what.format(learner)})")
     if not sound:
-        reasons.append(
-            "no falsifier"
-            if math.isnan(weakest)
-            else f"a falsifier does not break it ({what.format(weakest)})"
-        )
-    return Verdict(bool(holds), bool(sound), float(learner), float(weakest), "; ".join(reasons))
+        if not needs.get(check.kind, bool(falsifiers)):
+            reasons.append("no falsifier" if check.kind != "inequality" else "no variant")
+        for label, number in (("falsifier", weakest), ("variant", variant)):
+            if not math.isnan(number) and not number > threshold:
+                reasons.append(f"a {label} does not break it ({what.format(number)})")
+    return Verdict(
+        bool(holds), bool(sound), float(learner), float(weakest), "; ".join(reasons), variant
+    )

@@ -166,22 +166,32 @@ def _experts_runs(learner: OCOLearner, params: object, zs: np.ndarray, dtype) ->
     return np.asarray(weights, np.float64)
 
 
-def _ftl_weights(zs: np.ndarray, dtype) -> np.ndarray:
-    """Follow the leader over the simplex (the vertex of the smallest cumulative loss)."""
-    params = oco.FTLParams(jnp.asarray(1.0, dtype))
-    return _experts_runs(oco.ftl("linear", "simplex"), params, zs, dtype)
-
-
-def _expert_instances(config: CheckConfig, stream: int) -> dict[str, np.ndarray]:
+@functools.cache
+def _expert_instances(config: CheckConfig) -> dict[str, np.ndarray]:
+    """The experts' instances (AdaHedge's and Squint's checks share them and their seed)."""
     t_max = int(_horizons(config)[-1])
-    return {"ftl-killer": _ftl_killer(t_max), "stochastic": _bernoulli(config, t_max, stream)}
+    return {"ftl-killer": _ftl_killer(t_max), "stochastic": _bernoulli(config, t_max, 2)}
 
 
-def _falsifiers(instance: str, zs: np.ndarray, dtype) -> dict[str, np.ndarray]:
-    """The falsifiers' weights on an instance: FTL on the FTL killer, the uniform mixture (no
-    learning) on the stochastic one."""
+def _learner_on_both(learner: OCOLearner, params: object, config: CheckConfig) -> dict:
+    """`learner`'s weights on both instances, from one program: the FTL killer run as one more
+    row of the stochastic losses."""
+    instances = _expert_instances(config)
+    both = np.concatenate([instances["stochastic"], instances["ftl-killer"]])
+    weights = _experts_runs(learner, params, both, config_dtype(config))
+    return {"stochastic": weights[:-1], "ftl-killer": weights[-1:]}
+
+
+@functools.cache
+def _falsifiers(config: CheckConfig, instance: str) -> dict[str, np.ndarray]:
+    """The falsifiers' weights on an instance: follow the leader over the simplex (the vertex
+    of the smallest cumulative loss) on the FTL killer, the uniform mixture (no learning) on
+    the stochastic one; computed once for both checks."""
+    zs = _expert_instances(config)[instance]
     if instance == "ftl-killer":
-        return {"falsifier:ftl": _ftl_weights(zs, dtype)}
+        dtype = config_dtype(config)
+        params = oco.FTLParams(jnp.asarray(1.0, dtype))
+        return {"falsifier:ftl": _experts_runs(oco.ftl("linear", "simplex"), params, zs, dtype)}
     return {"falsifier:uniform": np.full(zs.shape, 1.0 / zs.shape[-1])}
 
 
@@ -194,11 +204,12 @@ def _regrets(weights: np.ndarray, zs: np.ndarray) -> tuple[np.ndarray, np.ndarra
 @with_precision
 def _adahedge(config: CheckConfig) -> Outcome:
     """R_T <= 2 sqrt(V_T ln K) + (4/3) ln K + 2, V_T the cumulative variance under w_t."""
-    steps, dtype = _horizons(config), config_dtype(config)
+    steps = _horizons(config)
     methods = {}
-    for instance, zs in _expert_instances(config, 2).items():
-        plays = {"AdaHedge": _experts_runs(oco.adahedge(), oco.AdaHedgeParams(), zs, dtype)}
-        for name, weights in (plays | _falsifiers(instance, zs, dtype)).items():
+    learner = _learner_on_both(oco.adahedge(), oco.AdaHedgeParams(), config)
+    for instance, zs in _expert_instances(config).items():
+        plays = {"AdaHedge": learner[instance]}
+        for name, weights in (plays | _falsifiers(config, instance)).items():
             hedge, regret = _regrets(weights, zs)
             variance = np.sum(weights * (zs - hedge[..., None]) ** 2, axis=-1)
             v = values_at(np.cumsum(variance, axis=1), steps)
@@ -268,11 +279,12 @@ def squint_regret_bound(variance: np.ndarray, prior: float, steps: np.ndarray) -
 @with_precision
 def _squint(config: CheckConfig) -> Outcome:
     """Lemma 1 (the potential with the improper prior never exceeds 0) as a regret bound."""
-    steps, dtype = _horizons(config), config_dtype(config)
+    steps = _horizons(config)
     methods = {}
-    for instance, zs in _expert_instances(config, 3).items():
-        plays = {"Squint": _experts_runs(oco.squint(), oco.SquintParams(), zs, dtype)}
-        for name, weights in (plays | _falsifiers(instance, zs, dtype)).items():
+    learner = _learner_on_both(oco.squint(), oco.SquintParams(), config)
+    for instance, zs in _expert_instances(config).items():
+        plays = {"Squint": learner[instance]}
+        for name, weights in (plays | _falsifiers(config, instance)).items():
             hedge, regret = _regrets(weights, zs)
             variance = np.cumsum((hedge[..., None] - zs) ** 2, axis=1)
             best = np.argmax(regret[:, steps - 1], axis=-1)  # (seeds, H): the best expert
@@ -343,6 +355,7 @@ CHECKS: tuple[Check, ...] = (
         "loss at non-increasing rates) and Delta_T^2 <= V_T ln K + (2/3 ln K + 1) Delta_T "
         "(Bernstein). V_T is each method's own; falsifiers: FTL (V = 0, regret ~T/2) and the "
         "uniform mixture",
+        shares="baselines-experts",
     ),
     Check(
         "koolen2015-lemma1",
@@ -362,5 +375,6 @@ CHECKS: tuple[Check, ...] = (
         "Phi(R_j, V_j) >= -(1 + ln(3T/4)) since |r| <= 1 gives eta R - eta^2 V >= -3T eta / 2. "
         "Measured: the regret to the best expert; bound: at that expert's V. Falsifiers: FTL "
         "and the uniform mixture, with their own R and V",
+        shares="baselines-experts",
     ),
 )

@@ -1,6 +1,7 @@
 """Checks of Denevi, Stamos & Pontil (2020) on sequences of tasks: Corollary 4 (a fixed bias),
 Theorem 5 (Aggressive, Alg. 4), the Lazy bound (Alg. 5, Appendix D), Theorem 6 (the
-statistical multi-task bound) and Proposition 7 (online-to-batch).
+statistical multi-task bound), Proposition 7 (online-to-batch) and Lazy's transfer risk on new
+tasks (Lazy as a meta-learning method, Section 6).
 
 The right-hand sides are those of :mod:`ojax.theory.denevi` (`B(r, k)`: Prop. 3's bound of the
 within-task learner against a comparator at distance `r` from its centre, after `k`
@@ -9,18 +10,19 @@ datasets the regret bound in Prop. 3", and Thm. 5's term A "coincides with the b
 (the same sum, at the bias `theta`), plus the meta learner's own Prop. 3 bound, term B,
 against `theta` (evaluated at `theta = m`, the mean of the comparators, the paper's Eq. 16).
 
-**The instance.** The paper's environment (`w_t = 4 * 1 + N(0, I)`, `x` uniform on the
-sphere, absolute loss) with few points per task and a signal-to-noise ratio of 1 makes every
-bound vacuous: the predictor `w = 0` stays under them (`B(r, n)` is about `20 r` at
-`n = 10`, while `w = 0` pays about `0.4 r` per point). A bound of order
-`r sqrt(n log n)` only falls below what a non-learner pays, `n E|<x, u - h>|`, once
-`n` is in the hundreds; the Lazy meta term `n B(||m||, T) / T` only once `T` is too.
-So the instance here is the same environment in `d = 2` (`E|x_1| = 2/pi` on the circle,
-against 0.375 in `d = 5`), with :data:`POINTS` = 300 online points per task, a small label
-noise (std :data:`NOISE` = 0.25, against a signal std of about 4) and up to 1024 (quick) or
-2048 tasks. The comparators are the true task vectors `u_t = w_t` (every bound holds for
-every comparator; the best point in hindsight would only raise the measured regret), the
-risk `R_t` is estimated on each task's held-out points.
+**The instance.** The paper's environment (`w_t = 4 * 1 + N(0, I)` in `d = 10`, `x` uniform
+on the sphere, absolute loss, `n = 25` online points per task, signal-to-noise ratio 1) makes
+every bound vacuous: the non-learner (`w = 0`, `w = h`) stays under them. Each check reports it
+there, as its `vacuous:...@paper` rows (the paper's tasks drawn with NumPy from the check's seed,
+:func:`paper_tasks`). A bound of order `r sqrt(n log n)` per task only falls below what a
+non-learner pays, `n E|<x, u - h>|`, once `n` is in the hundreds (and the label noise small);
+the Lazy meta term `n B(||m||, T) / T` only once `T` is too. So the informative instance is
+the same environment in `d = 2` (`E|x_1| = 2/pi` on the circle, against about 0.25 in
+`d = 10`), with :data:`POINTS` = 300 online points per task, a small label noise (std
+:data:`NOISE` = 0.25, against a signal std of about 4) and up to 512 (quick) or 2048 tasks. The
+comparators are the true task vectors `u_t = w_t` (every bound holds for every comparator; the
+best point in hindsight would only raise the measured regret), the risk `R_t` is estimated on
+each task's held-out points.
 """
 
 from __future__ import annotations
@@ -82,12 +84,16 @@ def _draw(num_tasks: int, held_out: int, dtype: Any):
 
 
 @functools.lru_cache(maxsize=4)
-def tasks(config: CheckConfig) -> Tasks:
-    """The instance of the module docstring, one block of tasks per seed."""
-    horizons = powers_of_two(2, 10 if config.quick else 11)
+def tasks(config: CheckConfig, stream: int = 0) -> Tasks:
+    """The instance of the module docstring, one block of tasks per seed; `stream` 1 draws
+    other tasks of the same environment (the new tasks of the transfer risk)."""
+    horizons = powers_of_two(2, 9 if config.quick else 11)
     held_out = 50 if config.quick else 100
     with precision_context(config):
-        keys = jax.random.split(jax.random.key(config.seed), config.num_seeds)
+        key = jax.random.key(config.seed)
+        if stream:
+            key = jax.random.fold_in(key, stream)
+        keys = jax.random.split(key, config.num_seeds)
         block, w, noise = _draw(int(horizons[-1]), held_out, check_dtype(config))(keys)
     noise = np.asarray(noise, np.float64)
     return Tasks(
@@ -157,12 +163,14 @@ def running_average(values: np.ndarray, horizons: np.ndarray) -> np.ndarray:
     return (np.cumsum(values, axis=-1) / tasks_so_far)[:, horizons - 1]
 
 
-def fixed_bound(points: np.ndarray, centre: np.ndarray, horizons: np.ndarray) -> np.ndarray:
+def fixed_bound(
+    points: np.ndarray, centre: np.ndarray, horizons: np.ndarray, n: int = POINTS
+) -> np.ndarray:
     """Cor. 4 per task: `(1/T) sum_{t <= T} B(||u_t - h||, n)` at each horizon."""
-    return running_average(within_bound(np.linalg.norm(points - centre, axis=-1), POINTS), horizons)
+    return running_average(within_bound(np.linalg.norm(points - centre, axis=-1), n), horizons)
 
 
-def meta_bound(points: np.ndarray, mode: str, horizons: np.ndarray) -> np.ndarray:
+def meta_bound(points: np.ndarray, mode: str, horizons: np.ndarray, n: int = POINTS) -> np.ndarray:
     """Thm. 5 (`"aggressive"`) or the Lazy bound on the average across-tasks regret
     `(1/T) sum_t sum_i [l(w_ti) - l(u_t)]` against `points` `(S, T, d)`, at each horizon
     `T` with `theta = m_T = mean(u_1..u_T)`:
@@ -173,18 +181,74 @@ def meta_bound(points: np.ndarray, mode: str, horizons: np.ndarray) -> np.ndarra
     for j, t in enumerate(horizons):
         first = points[:, :t]
         centre = first.mean(axis=1, keepdims=True)
-        inner = within_bound(np.linalg.norm(first - centre, axis=-1), POINTS).sum(axis=1)
+        inner = within_bound(np.linalg.norm(first - centre, axis=-1), n).sum(axis=1)
         norm = np.linalg.norm(centre[:, 0], axis=-1)
         if mode == "aggressive":
-            outer = within_bound(norm, POINTS * t)
+            outer = within_bound(norm, n * t)
         else:
-            outer = POINTS * within_bound(norm, t)
+            outer = n * within_bound(norm, t)
         out[:, j] = (inner + outer) / t
     return out
 
 
+# ---------------------------------------------------------------- the paper's own instance
+
+PAPER_DIM, PAPER_POINTS = 10, 25  # the paper's synthetic environment: d, online points per task
+PAPER = f"@paper (d={PAPER_DIM}, n={PAPER_POINTS}, SNR 1)"
+
+
+class PaperTasks(NamedTuple):
+    """The paper's environment (Section 7): `(S, T, ...)` NumPy arrays, float64."""
+
+    vectors: np.ndarray  # (S, T, d) the task vectors w_t = 4 * 1 + N(0, I)
+    x_train: np.ndarray  # (S, T, n, d) on the unit sphere
+    y_train: np.ndarray  # (S, T, n)
+    x_test: np.ndarray  # (S, T, n, d)
+    y_test: np.ndarray  # (S, T, n)
+    noise_loss: np.ndarray  # (S, T) sum_i |y_i - <x_i, w_t>| on the online points
+    noise_risk: np.ndarray  # (S, T) the same mean on the held-out points
+
+
+@functools.lru_cache(maxsize=2)
+def paper_tasks(config: CheckConfig, num_tasks: int) -> PaperTasks:
+    """The paper's synthetic environment, drawn with NumPy from the check's seed: `w_t = 4 * 1
+    + N(0, I_10)`, 50 points per task on the unit sphere, label noise scaled per task to a
+    signal-to-noise ratio of 1 (the spec's `s = sqrt(var(clean) / var(e))`), 25 online and 25
+    held-out points."""
+    rng = np.random.default_rng([config.seed, 7])
+    shape = (config.num_seeds, num_tasks)
+    w = TASK_MEAN + rng.normal(size=(*shape, PAPER_DIM))
+    x = rng.normal(size=(*shape, 2 * PAPER_POINTS, PAPER_DIM))
+    x /= np.linalg.norm(x, axis=-1, keepdims=True)
+    clean = np.einsum("stnd,std->stn", x, w)
+    e = rng.normal(size=clean.shape)
+    noise = np.sqrt(clean.var(axis=-1, keepdims=True) / e.var(axis=-1, keepdims=True)) * e
+    y = clean + noise
+    n = PAPER_POINTS
+    return PaperTasks(
+        w, x[..., :n, :], y[..., :n], x[..., n:, :], y[..., n:],
+        np.abs(noise[..., :n]).sum(-1), np.abs(noise[..., n:]).mean(-1),
+    )  # fmt: skip
+
+
+def paper_constant(data: PaperTasks, point: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The online regret sums `(S, T)` (against `u_t = w_t`) and held-out excess errors of the
+    constant predictor `w = point` on the paper's tasks."""
+    online = np.abs(data.y_train - data.x_train @ point).sum(-1) - data.noise_loss
+    test = np.abs(data.y_test - data.x_test @ point).mean(-1) - data.noise_risk
+    return online, test
+
+
+def _paper(config: CheckConfig, horizons: np.ndarray) -> PaperTasks:
+    return paper_tasks(config, int(horizons[-1]))
+
+
+# ---------------------------------------------------------------- the checks' computations
+
+
 def _cor4(config: CheckConfig) -> Outcome:
     data = tasks(config)
+    paper = _paper(config, data.horizons)
     methods = {}
     for method, centre in (("ITL", 0.0), ("Oracle", TASK_MEAN)):
         h = np.full(DIM, centre)
@@ -194,6 +258,12 @@ def _cor4(config: CheckConfig) -> Outcome:
         still, _ = constant_losses(data, h)
         methods[f"falsifier:w=h={centre:g}"] = as_measured(
             running_average(still - data.noise_loss, data.horizons), bound
+        )
+        h = np.full(PAPER_DIM, centre)
+        online, _ = paper_constant(paper, h)
+        methods[f"vacuous:w=h={centre:g}{PAPER}"] = as_measured(
+            running_average(online, data.horizons),
+            fixed_bound(paper.vectors, h, data.horizons, PAPER_POINTS),
         )
     return Outcome(data.horizons.astype(np.float64), methods)
 
@@ -205,10 +275,16 @@ def _meta_check(mode: str):
         bound = meta_bound(data.vectors, mode, data.horizons)
         regret = running_average(run(config, method).online - data.noise_loss, data.horizons)
         still, _ = constant_losses(data, np.zeros(DIM))
+        paper = _paper(config, data.horizons)
+        online, _ = paper_constant(paper, np.zeros(PAPER_DIM))
         methods = {
             method: as_measured(regret, bound),
             "falsifier:w=0": as_measured(
                 running_average(still - data.noise_loss, data.horizons), bound
+            ),
+            f"vacuous:w=0{PAPER}": as_measured(
+                running_average(online, data.horizons),
+                meta_bound(paper.vectors, mode, data.horizons, PAPER_POINTS),
             ),
         }
         return Outcome(data.horizons.astype(np.float64), methods)
@@ -221,6 +297,14 @@ def _excess(data: Tasks, test: np.ndarray) -> np.ndarray:
     return running_average(test - data.noise_risk, data.horizons)
 
 
+def _paper_excess(config: CheckConfig, horizons: np.ndarray, mode: str) -> Any:
+    """`w = 0`'s excess risk on the paper's tasks against `mode`'s bound / n there."""
+    paper = _paper(config, horizons)
+    _, test = paper_constant(paper, np.zeros(PAPER_DIM))
+    bound = meta_bound(paper.vectors, mode, horizons, PAPER_POINTS) / PAPER_POINTS
+    return as_measured(running_average(test, horizons), bound)
+
+
 def _thm6(config: CheckConfig) -> Outcome:
     data = tasks(config)
     _, zero = constant_losses(data, np.zeros(DIM))
@@ -229,6 +313,48 @@ def _thm6(config: CheckConfig) -> Outcome:
         bound = meta_bound(data.vectors, mode, data.horizons) / POINTS
         methods[method] = as_measured(_excess(data, run(config, method).test), bound)
         methods[f"falsifier:w=0 ({method}'s bound)"] = as_measured(_excess(data, zero), bound)
+        methods[f"vacuous:w=0{PAPER} ({method}'s bound)"] = _paper_excess(
+            config, data.horizons, mode
+        )
+    return Outcome(data.horizons.astype(np.float64), methods)
+
+
+@functools.cache
+def _transfer_runner():
+    learner = meta.biased_within_task(DIM, direction_magnitude("kt"))
+
+    def one(params: Any, bias: jax.Array, block: meta.TaskBlock) -> jax.Array:
+        """The held-out error of `w_bar` on one task learned from `bias`."""
+        trace = meta.run_meta(
+            learner, params._replace(bias=bias), block, task_sums=True, independent_tasks=True
+        )
+        return trace.task.test_error[0]
+
+    over_tasks = jax.vmap(one, in_axes=(None, 0, 0))
+    return check_jit(jax.vmap(over_tasks, in_axes=(None, 0, 0)))
+
+
+def _lazy_transfer(config: CheckConfig) -> Outcome:
+    """Lazy's bias `theta_t` (learned on tasks `1..t-1` of the training stream, frozen during
+    task `t`) run on task `t` of a second, independent stream of the same environment: the
+    mean over `t <= T` of its excess risk there estimates the mean transfer risk of `theta_1
+    .. theta_T` on new tasks."""
+    data, fresh = tasks(config), tasks(config, 1)
+    biases = run(config, "Lazy_KT").start  # (S, T, d)
+    with precision_context(config):
+        dtype = check_dtype(config)
+        params = meta.FixedBiasParams.paper(jnp.zeros(DIM, dtype), dtype=dtype)
+        one_task = jax.tree.map(lambda a: a[:, :, None], fresh.block)  # (S, T, 1, ...)
+        test = _transfer_runner()(params, jnp.asarray(biases, dtype), one_task)
+    bound = meta_bound(data.vectors, "lazy", data.horizons) / POINTS
+    _, zero = constant_losses(fresh, np.zeros(DIM))
+    methods = {
+        "Lazy_KT (bias theta_t, new task t)": as_measured(
+            _excess(fresh, np.asarray(test, np.float64)), bound
+        ),
+        "falsifier:w=0 on the new tasks": as_measured(_excess(fresh, zero), bound),
+        f"vacuous:w=0{PAPER}": _paper_excess(config, data.horizons, "lazy"),
+    }
     return Outcome(data.horizons.astype(np.float64), methods)
 
 
@@ -246,14 +372,14 @@ def _prop7(config: CheckConfig) -> Outcome:
 
 _INSTANCE = (
     "the paper's environment (w_t = 4 * 1 + N(0, I), x uniform on the sphere, absolute loss) "
-    "in d = 2 with n = 300 online points per task and label noise std 0.25, up to 1024 "
+    "in d = 2 with n = 300 online points per task and label noise std 0.25, up to 512 "
     "(quick) / 2048 tasks (seeds); comparators u_t = w_t, the true task vectors"
 )
 _WHY = (
-    " This instance and not the paper's (d = 10, n = 25, SNR 1): there w = 0 stays under every "
-    "bound (see the module docstring of ojax.theory.denevi_tasks); the bounds are of order "
-    "r sqrt(n log n) per task and only fall below what a non-learner pays, about n E|<x, u>|, "
-    "with n in the hundreds and little noise."
+    " This instance and not the paper's (d = 10, n = 25, SNR 1): there the non-learner stays "
+    "under every bound (its rows `vacuous:...@paper`, the same tasks drawn from the check's "
+    "seed); the bounds are of order r sqrt(n log n) per task and only fall below what a "
+    "non-learner pays, about n E|<x, u>|, with n in the hundreds and little noise."
 )
 
 CHECKS: tuple[Check, ...] = (
@@ -278,6 +404,7 @@ CHECKS: tuple[Check, ...] = (
             "tighter form (the root-mean-square Var_h form follows by Jensen, B(sqrt(s), n) "
             "being concave in s)." + _WHY
         ),
+        shares="denevi-tasks",
     ),
     Check(
         name="denevi-thm5",
@@ -299,6 +426,7 @@ CHECKS: tuple[Check, ...] = (
             "and directions), bounded by Props. 1 and 2: the within-task ones against u_t - "
             "theta give term A, the meta ones against theta over all n T gradients term B." + _WHY
         ),
+        shares="denevi-tasks",
     ),
     Check(
         name="denevi-lazy",
@@ -318,9 +446,10 @@ CHECKS: tuple[Check, ...] = (
             "L R), each weighing n points: n times its Prop. 3 bound. Meta term O(||m|| / "
             "sqrt(T)) per point against Aggressive's O(||m|| / sqrt(n T)) (the paper's "
             "'standard rates' against 'faster rates'). That term keeps the bound above what "
-            "w = 0 pays until T is past about 200 at n = 300: the horizons run to 1024 tasks "
+            "w = 0 pays until T is past about 200 at n = 300: the horizons run to 512 tasks "
             "(quick) / 2048." + _WHY
         ),
+        shares="denevi-tasks",
     ),
     Check(
         name="denevi-thm6",
@@ -345,6 +474,7 @@ CHECKS: tuple[Check, ...] = (
             "sequence of target vectors'. The bound holds in expectation; it is compared per "
             "seed." + _WHY
         ),
+        shares="denevi-tasks",
     ),
     Check(
         name="denevi-prop7",
@@ -369,5 +499,39 @@ CHECKS: tuple[Check, ...] = (
             "sees only earlier points, so E l_ti(w_ti) = E R_t(w_ti)); the paper says it applies "
             "to the Lazy variant too. An expectation bound, compared per seed." + _WHY
         ),
+        shares="denevi-tasks",
+    ),
+    Check(
+        name="denevi-lazy-transfer",
+        document="denevi2020",
+        result="Lazy as a meta-learning method (Section 6; Appendix D)",
+        statement=(
+            "tasks i.i.d. from an environment: the mean over t <= T of the transfer risk of "
+            "Lazy's bias theta_t on a new task, E_mu E_Z [R_mu(w_bar(theta_t, Z)) - R_mu(w_mu)], "
+            "<= E (1/(n T)) [sum_t B(||w_t - m||, n) + n B(||m||, T)] (the Lazy bound at u_t = "
+            "w_t, over n)"
+        ),
+        instance=_INSTANCE + "; theta_t learned by Lazy_KT on the training tasks 1..t-1 and "
+        "frozen during task t, run by the within-task learner (KT) on task t of a second, "
+        "independent stream of the environment; R estimated on 50 (quick) / 100 held-out "
+        "points per new task",
+        kind="bound",
+        horizon="T (training tasks)",
+        compute=_lazy_transfer,
+        falsifier=(
+            "the estimator w = 0 on the new tasks (no learning): its excess risk is about "
+            "(2/pi) ||w_t|| per task"
+        ),
+        note=(
+            f"{COMMON} The statement's display (Appendix D) is not in the text; the text: the "
+            "online-to-batch Prop. 7 'applies also to the lazy variant ... into a statistical "
+            "(sub-optimal) meta-learning method', while the aggressive variant could not be "
+            "converted. Assembled here: Lazy freezes theta_t during task t, so theta_t is "
+            "independent of task t and its transfer risk on a new task has the same expectation "
+            "as its excess risk on task t, which Prop. 7 and the Lazy bound bound. Measured on "
+            "new tasks: task t of an independent stream, one per bias, whose mean over t "
+            "estimates the mean transfer risk. An expectation bound, compared per seed." + _WHY
+        ),
+        shares="denevi-tasks",
     ),
 )

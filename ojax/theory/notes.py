@@ -1,7 +1,12 @@
 """Checks of the online learning notes (spec: online_learning_basics): the FTL and FTRL lemmas,
-FTRL on R^d as gradient descent, OGD at any step (online least squares, mirror descent and Hedge
-in :mod:`ojax.theory.notes_mirror`; experts in :mod:`ojax.theory.notes_experts`; convex
-analysis in :mod:`ojax.theory.notes_convex`).
+FTRL on R^d as gradient descent, the OGD theorem at any step (online least squares, mirror
+descent and Hedge, bounds the notes do not state, in :mod:`ojax.theory.notes_mirror`; the
+realizable experts in :mod:`ojax.theory.notes_experts`; convex analysis in
+:mod:`ojax.theory.notes_convex`).
+
+The notes number none of their results: each check cites the notes' own label ("Lemma: regret
+bound for FTL", "Example I", "Theorem: regret bound for OGD learner") and, where the spec
+numbers the example, the spec's number.
 
 Every regret is measured against the comparator the result names: the best fixed point of the
 feasible set in hindsight, in closed form at each horizon (linear losses over a ball of any norm
@@ -378,7 +383,7 @@ CHECKS: tuple[Check, ...] = (
     Check(
         "notes-ftl-btl",
         "notes",
-        "FTL lemma (be the leader)",
+        "Lemma: regret bound for FTL (be the leader)",
         f"FTL: Regret_T(u) <= {STABILITY} for every u",
         "0.5||w - z_t||^2, ||z_t|| <= 1, FTL on the unit ball: stochastic (drifting, d = 5) and "
         "adversarial z_t = (-1)^t e_1; <w, z_t> on [-1, 1] with z = -0.5, 1, -1, 1, ... "
@@ -393,11 +398,12 @@ CHECKS: tuple[Check, ...] = (
         "only the leader's sequence satisfies; on the adversarial instances FTL's stability sum "
         "is about twice its regret and no learner of interest exceeds it, so the falsifier is "
         "run on the stochastic instance",
+        shares="notes-ftl",
     ),
     Check(
         "notes-ftl-quadratic",
         "notes",
-        "FTL on quadratic losses (example 3)",
+        "Example I (FTL on quadratic losses; the spec's example 3)",
         "FTL on 0.5||w - z_t||^2, ||z_t|| <= M, over the M-ball: Regret_T <= 4 M^2 (ln T + 1)",
         "M = 1; stochastic (drifting z_t, d = 5) and adversarial z_t = (-1)^t e_1",
         "bound",
@@ -405,11 +411,12 @@ CHECKS: tuple[Check, ...] = (
         _ftl_quadratic,
         falsifier="the constant w = e_1 (no learning) on both instances: its regret 0.5 T "
         "||e_1 - mean z||^2 is linear in T, above the logarithmic bound",
+        shares="notes-ftl",
     ),
     Check(
         "notes-ftrl-lemma",
         "notes",
-        "FTRL lemma (any lambda)",
+        "Lemma: regret bound for FTRL, its proof's intermediate bound (any lambda)",
         f"FTRL with R = (lambda/2)||w||^2: Regret_T(u) <= R(u) - R(w_1) + {STABILITY}",
         "linear losses ||z_t|| <= 1 on the unit ball (lazy projection), lambda = 1, 10, 100; "
         "stochastic (drifting) and adversarial (example 4); u = best point in hindsight",
@@ -420,11 +427,12 @@ CHECKS: tuple[Check, ...] = (
         "against R(u) - R(w_1) + its own stability sum at lambda = 1",
         note="on example 4 every learner's regret is at most about T while FTRL's stability "
         "sum is of that order too: the falsifier runs on the stochastic instance",
+        shares="notes-ftrl",
     ),
     Check(
         "notes-ftrl-linear",
         "notes",
-        "FTRL on linear losses (any lambda)",
+        "Lemma: regret bound for FTRL (any lambda; the spec's example 5)",
         "Regret_T(u) <= (lambda/2)||u||^2 + (1/lambda) sum_t ||z_t||^2",
         "as notes-ftrl-lemma",
         "bound",
@@ -435,11 +443,12 @@ CHECKS: tuple[Check, ...] = (
         note="at lambda = 1 the bound is 1/2 + T, above the regret of any learner on example 4 "
         "(about T): no falsifier there; on the drifting stochastic instance FTL-like learners "
         "do well, so the falsifier runs on example 4",
+        shares="notes-ftrl",
     ),
     Check(
         "notes-ftrl-gd",
         "notes",
-        "FTRL on R^d is gradient descent",
+        "FTRL on R^d is gradient descent (the text after FTRL's closed form)",
         "FTRL with (lambda/2)||w||^2 on linear losses over R^d plays w_{t+1} = w_t - z_t / lambda",
         "unconstrained, zero-mean ||z_t|| <= 1, lambda = 1, 10, 100, float64",
         "identity",
@@ -451,7 +460,7 @@ CHECKS: tuple[Check, ...] = (
     Check(
         "notes-ogd",
         "notes",
-        "OGD theorem (any step)",
+        "Theorem: regret bound for OGD learner (any step; the spec's example 6)",
         "projected OGD from w_1 = 0: Regret_T(u) <= ||u||^2/(2 eta) + (eta/2) sum_t ||g_t||^2",
         "linear losses ||g_t|| <= 1 on the unit ball, eta = 0.01, 0.1; stochastic (drifting) and "
         "adaptive adversarial (g_t = w_t / ||w_t||); u = best point in hindsight",
@@ -461,16 +470,18 @@ CHECKS: tuple[Check, ...] = (
         falsifier="the constant w = 0 (no learning) against the adaptive adversary (which "
         "answers e_1 there): regret T against the bound 1/(2 eta) + eta T / 2 at each step",
         note="the adaptive adversary attains the bound at even T (ratio 1 up to rounding)",
+        shares="notes-ogd",
     ),
     Check(
         "notes-ogd-ball",
         "notes",
-        "OGD theorem, projection onto a ball",
+        "Theorem: regret bound for OGD learner, its proof's bound with w_1 on a ball",
         "Regret_T <= D^2/(2 eta) + eta G^2 T / 2, D = sup ||u - w_1||, G = sup ||g_t||",
         "as notes-ogd (D = G = 1)",
         "bound",
         "T",
         _ogd_ball,
         falsifier="as notes-ogd: w = 0 against the adaptive adversary",
+        shares="notes-ogd",
     ),
 )

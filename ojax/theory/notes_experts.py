@@ -1,5 +1,5 @@
-"""Checks of the online learning notes' realizable experts (spec: online_learning_basics,
-example 2): follow the best expert errs at most `|H| - 1` times and the majority vote
+"""Checks of the online learning notes' realizable example (the spec's example 2): follow the
+best expert errs at most `|H| - 1` times and the majority vote
 (halving) at most `log2 |H|` times when an expert of `H` is always right.
 
 Both bounds are **attained** here, on adversarial advice sequences built against each learner's
@@ -83,7 +83,7 @@ CHECKS: tuple[Check, ...] = (
     Check(
         "notes-follow-best",
         "notes",
-        "follow the best expert, realizable (example 2)",
+        "the notes' realizable example: follow-the-best (the spec's example 2)",
         "realizable binary prediction, 0-1 loss: follow the best expert errs at most |H| - 1 "
         "times (regret against H = mistakes)",
         "|H| = 16 (quick) / 64 experts, the adversarial advice sequence of the module docstring "
@@ -97,7 +97,7 @@ CHECKS: tuple[Check, ...] = (
     Check(
         "notes-halving",
         "notes",
-        "halving (majority vote), realizable (example 2)",
+        "the notes' realizable example: the majority algorithm (the spec's example 2)",
         "realizable binary prediction, 0-1 loss: the majority vote of the consistent experts "
         "errs at most log2 |H| times",
         "|H| = 16 (quick) / 64 experts, the adversarial advice sequence of the module docstring "

@@ -1,5 +1,9 @@
-"""Checks of the online learning notes (spec: online_learning_basics), continued: online least
-squares (online ridge regression), online mirror descent with three mirror maps, Hedge.
+"""Checks beside the online learning notes (spec: online_learning_basics) of bounds the notes
+do not state: online least squares (online ridge regression; the notes define the problem, with
+no bound), online mirror descent with three mirror maps (the notes give OMD in its
+dual-averaging form, with no theorem: checked is the standard bound of OMD in the greedy form
+with a Bregman projection that :func:`ojax.oco.mirror_descent` implements), Hedge (the spec's
+example 7).
 
 Conventions as in :mod:`ojax.theory.notes` (regret against the best point in hindsight; a
 stochastic instance drawn from `CheckConfig.seed` and an adversarial one).
@@ -269,7 +273,7 @@ CHECKS: tuple[Check, ...] = (
     Check(
         "notes-hedge",
         "notes",
-        "Hedge / EG (example 7, any eta)",
+        "Hedge / EG bound (the spec's example 7; not stated in the notes)",
         "Hedge over m experts with losses in [0, 1]: Regret_T <= ln(m)/eta + eta T/8",
         "m = 10, eta = sqrt(8 ln m / T_max); stochastic losses with means in [0.3, 0.7] and "
         "the adaptive adversary (loss 1 on the heaviest expert); against the best expert",
@@ -282,7 +286,7 @@ CHECKS: tuple[Check, ...] = (
     Check(
         "notes-ols",
         "notes",
-        "online least squares (online ridge regression)",
+        "online least squares (the notes' 'Online Linear Regression' example states no bound)",
         "FTRL with (lambda/2)||w||^2 on 0.5(<w, x_t> - y_t)^2: Regret_T(u) <= (lambda/2)||u||^2 "
         "+ max_t (r_t^2/2) d ln(1 + sum_t ||x_t||^2 / (lambda d)), r_t = <w_t, x_t> - y_t",
         "d = 5, ||x_t|| <= 1, lambda = 1; stochastic y = <u, x> + 0.1 noise; adversarial "
@@ -292,7 +296,8 @@ CHECKS: tuple[Check, ...] = (
         _ols,
         falsifier="the constant w = 0 on the stochastic instance (r_t = -y_t in the bound): its "
         "regret 0.5 sum_t <u, x_t>^2 is linear in T, the bound logarithmic",
-        note="the spec states no bound for online least squares: checked is the FTRL lemma's "
+        note="neither the notes nor the spec state a bound for online least squares: checked "
+        "is the FTRL lemma's "
         "bound (stability 0.5 r_t^2 x_t' A_t^-1 x_t, summed by the log-determinant lemma). "
         "Against the adaptive labels w = 0 sees y = -1 throughout, which a fixed u cannot fit "
         "either: no falsifier there",
@@ -300,7 +305,7 @@ CHECKS: tuple[Check, ...] = (
     Check(
         "notes-omd",
         "notes",
-        "OMD with a general mirror map",
+        "OMD regret bound (not in the notes; the greedy form with a Bregman projection)",
         "Regret_T(u) <= B_psi(u, w_1)/eta + (eta/(2 sigma)) sum_t ||g_t||_*^2, psi sigma-strongly "
         "convex w.r.t. ||.|| (sigma = 1)",
         "linear losses, eta = 0.05: p-norm (q = 1.5) and quadratic (A SPD) maps on their unit "
