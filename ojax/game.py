@@ -127,7 +127,8 @@ def _play(learner, params, x0, env, env_params, game: _Game):
                 arm = jax.random.categorical(k_arm, jnp.log(y_hat))
                 env_state, z = env.step(env_state, env_params, arm, k_env)
                 told = BanditFeedback(arm, z[arm], y_hat[arm])
-                return env_state, arm, x, z, z[arm], (x, told)
+                problems = jnp.stack([_not_a_distribution(y_hat), _not_finite(z)])
+                return env_state, arm, x, z, z[arm], (x, told), problems
             env_state, y = env.step(env_state, env_params, y_hat, key)
             problems = jnp.stack([jnp.asarray(False), _not_finite(y)])
             return env_state, y_hat, x, y, game.loss.value(y_hat, y), (x, y), problems
@@ -300,7 +301,7 @@ def _round_checks(learner, params, x0, env, env_params, key, game: _Game) -> Non
         if not game.oco and game.feedback == "bandit":  # the play p_t, the answer to an arm
             p = learner.predict(state, params, env.context(env_state, env_params))
             arm = jnp.zeros((), jnp.int32)
-            return state, p, env.step(env_state, env_params, arm, key)[1]
+            return state, p, env.step(env_state, env_params, arm, key)
         if not game.oco:
             action = learner.predict(state, params, env.context(env_state, env_params))
         elif game.feedback == "bandit":

@@ -146,6 +146,13 @@ def _all_finite(value: Any) -> Any:
 
 
 @jax.jit
+def _no_nan_or_overflow(value: Any) -> Any:
+    """Whether no entry is NaN or +Inf, fused as :func:`_all_finite`: `-inf` passes (a state's
+    log-weight of zero, an expert asleep or removed, is one by design)."""
+    return jnp.sum(jnp.maximum(value, 0) * 0) == 0
+
+
+@jax.jit
 def _max_abs(value: Any) -> Any:
     """`max |value|`, fused (no temporary of `value`'s size)."""
     return jnp.max(jnp.abs(value))
@@ -438,7 +445,8 @@ class DivergedError(InputError):
 
 def nonfinite_leaves(tree: Any) -> list[str] | None:
     """The paths (e.g. `.sum_squares`) of the floating leaves of `tree` that hold NaN or
-    +-Inf; `None` when a leaf is traced (nothing can be looked at)."""
+    +Inf (`-inf`, a log of zero, is a state's own value); `None` when a leaf is traced
+    (nothing can be looked at)."""
     found = []
     for path, leaf in jax.tree_util.tree_leaves_with_path(tree):
         if _is_tracer(leaf):
@@ -446,17 +454,17 @@ def nonfinite_leaves(tree: Any) -> list[str] | None:
         if not jnp.issubdtype(jnp.result_type(leaf), jnp.inexact) or not jnp.size(leaf):
             continue
         with jax.ensure_compile_time_eval():
-            if not bool(_all_finite(jnp.asarray(leaf))):
+            if not bool(_no_nan_or_overflow(jnp.asarray(leaf))):
                 found.append(jax.tree_util.keystr(path))
     return found
 
 
 def check_state_finite(state: Any, num_steps: int | None = None) -> None:
-    """Raises unless every floating leaf of a learner's `state` is finite (concrete values;
-    nothing is checked under a trace): a start state (`num_steps` None) with an
-    :class:`InputError`, a run's final state (after `num_steps` steps) with a
-    :class:`DivergedError`: a learner whose state overflowed stops the run instead of
-    freezing or playing NaN without a word."""
+    """Raises if a floating leaf of a learner's `state` holds NaN or +Inf (concrete values;
+    nothing is checked under a trace; `-inf`, a log-weight of zero, is a state's own value):
+    a start state (`num_steps` None) with an :class:`InputError`, a run's final state (after
+    `num_steps` steps) with a :class:`DivergedError`: a learner whose state overflowed stops
+    the run instead of freezing or playing NaN without a word."""
     bad = nonfinite_leaves(state)
     if not bad:
         return

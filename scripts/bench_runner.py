@@ -54,7 +54,7 @@ from ojax.app.timing import loop_ops
 from ojax.averaging import AveragedParams, SGDParams, least_squares_sgd, polyak_averager
 from ojax.core import TaskInfo, tree_where
 from ojax.parameter_free import DirectionMagnitudeParams, direction_magnitude
-from ojax.runner import entry_start
+from ojax.runner import entry_start, opaque_start
 from ojax.sparse import sparse_rows
 from ojax.transfer import LinearPAParams, linear_pa
 
@@ -163,8 +163,11 @@ def _tasks_program(case: Case) -> Callable:
     return one
 
 
-def scan_program(case: Case) -> Callable:
-    """One stream as a hand-written ``lax.scan`` of the learner's own functions."""
+def scan_program(case: Case, opaque: bool = False) -> Callable:
+    """One stream as a hand-written ``lax.scan`` of the learner's own functions; `opaque`: from
+    a start state the compiler cannot specialise on, as the runner's
+    (:func:`ojax.runner.opaque_start`: a run from `init` and one continued from a saved state
+    are one loop), so the two loops can be compared op for op."""
     if case.kind == "multi_task":
         return _tasks_program(case)
 
@@ -172,7 +175,8 @@ def scan_program(case: Case) -> Callable:
         items, fetch = _fetch(case, stream)
         items = stream[0] if case.kind == "oco" else items
         step = step_function(case, params, fetch)
-        return jax.lax.scan(step, _init(case, params, stream), items)
+        start = _init(case, params, stream)
+        return jax.lax.scan(step, opaque_start(start) if opaque else start, items)
 
     return one
 

@@ -238,6 +238,9 @@ def test_importing_ojax_starts_no_jax_backend():
     import subprocess
     import sys
 
-    code = "from jax._src import xla_bridge\nimport ojax\nprint(len(xla_bridge._backends))"
+    code = (
+        "from jax._src import xla_bridge\nimport ojax, ojax.experiments\n"
+        "from ojax.app import cli\ncli.build_parser()\nprint(len(xla_bridge._backends))"
+    )  # the command line's parser reads every experiment's options: none may build an array
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "0"

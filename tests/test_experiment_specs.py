@@ -55,7 +55,7 @@ def test_the_command_line_has_no_branch_on_experiment_names():
     for name in EXPERIMENTS:
         assert f'"{name}"' not in source and f"'{name}'" not in source, name
     flags = {f"--{f.name.replace('_', '-')}" for s in SPECS for f in own_options(s.config)}
-    assert flags == {"--tasks", "--split", "--order", "--dataset"}
+    assert flags == {"--tasks", "--split", "--order", "--dataset", "--methods"}
     help_text = cli.build_parser()._subparsers._group_actions[0].choices["run"].format_help()
     assert all(flag in help_text for flag in flags)
 

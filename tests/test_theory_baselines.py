@@ -25,7 +25,12 @@ NAMES = [check.name for check in checks.CHECKS]
 def test_the_baselines_document_lists_its_checks():
     expected = ["duchi2011-thm5", "hazan2007-thm2", "derooij2014-variance", "koolen2015-lemma1"]
     assert NAMES == expected
-    bandits = ["bubeck2012-thm3.1-exp3", "neu2015-thm1-exp3-ix", "delayed-ogd"]
+    bandits = [
+        "bubeck2012-thm3.1-exp3",
+        "neu2015-thm1-exp3-ix",
+        "delayed-ogd",
+        "bubeck2012-thm4.2-exp4",
+    ]
     assert [c.name for c in selected_checks("baselines")] == NAMES + bandits
     for name in NAMES:
         assert CHECKS[name].document == "baselines" and CHECKS[name].kind == "bound"

@@ -16,7 +16,6 @@ import importlib
 from typing import Any
 
 import numpy as np
-from scipy.sparse import issparse
 
 from ojax.contextual.supervised import (
     ContextualData,
@@ -26,6 +25,7 @@ from ojax.contextual.supervised import (
 )
 from ojax.datasets.paths import DataError
 from ojax.datasets.transfer import load_dataset
+from ojax.sparse import issparse
 from ojax.validation import InputError
 
 SHIPPED = ("spambase", "mushrooms", "usenet1", "usenet2")

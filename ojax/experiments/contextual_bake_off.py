@@ -62,12 +62,14 @@ class Learner(NamedTuple):
     grid: Any
 
 
-def _f32(*values: float) -> jax.Array:
-    return jnp.asarray(values, jnp.float32)
+def _f32(*values: float) -> Any:
+    """A grid axis as NumPy (a module-level JAX array would start JAX's backend at import,
+    before a multi-process run's `jax.distributed.initialize`)."""
+    return np.asarray(values, np.float32)
 
 
 def _ogd_grid(rates: tuple[float, ...]) -> OGDParams:
-    return OGDParams(_f32(*rates), jnp.ones(len(rates), jnp.float32))
+    return OGDParams(_f32(*rates), _f32(*[1.0] * len(rates)))
 
 
 RATES = (0.1, 0.5, 2.0)
