@@ -249,6 +249,12 @@ def scalars(*values: float, dtype: Any = None) -> tuple[Array, ...]:
     return tuple(jnp.asarray(v, dtype) for v in values)
 
 
+def grid_axis(*values: float) -> Array:
+    """`values` as one float32 axis of a registry entry's `params_grid` (grid points are
+    stacked on a leading axis; a float64 run casts them)."""
+    return jnp.asarray(values, jnp.float32)
+
+
 def tree_where(condition: Array, new: Any, old: Any) -> Any:
     """`new` where `condition` else `old`, leaf by leaf (how padded steps change nothing)."""
     return jax.tree.map(lambda a, b: jnp.where(condition, a, b), new, old)

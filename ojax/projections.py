@@ -16,6 +16,9 @@ References:
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import jax
 import jax.numpy as jnp
 import optax.projections as op
@@ -78,6 +81,18 @@ def check_member(name: str, kind: str, w: Array, radius: Array | float = 1.0) ->
             f"{name} must lie in the feasible set {kind!r} of radius {float(radius):g}, got a "
             f"point at distance {distance:.3g} from it"
         )
+
+
+def start_in_set(feasible_set: str) -> Callable[[Any, Array], None]:
+    """The `check_start` of a projected learner whose params hold a `radius`: `x0` must lie
+    in `feasible_set` of that radius (:func:`check_member`; a grid of radii is checked point
+    by point by vmap)."""
+
+    def check_start(params: Any, x0: Array) -> None:
+        if jnp.ndim(params.radius) == 0:
+            check_member("x0", feasible_set, x0, params.radius)
+
+    return check_start
 
 
 METRIC_ITERATIONS = 30

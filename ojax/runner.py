@@ -57,6 +57,7 @@ from ojax.core import (
     tree_where,
 )
 from ojax.losses import LOSSES, OBJECTIVES, Loss, Objective
+from ojax.sparse import issparse, sparse_rows
 from ojax.validation import (
     InputError,
     check_finite,
@@ -337,9 +338,7 @@ def _check_stream(
 ) -> tuple[Any, Array, Array | None]:
     """`(xs, mask, order)` checked; a SciPy sparse matrix `xs` as padded index / value rows
     (:class:`~ojax.sparse.SparseRows`, which :func:`~ojax.adapters.linear_predictor` takes)."""
-    if hasattr(xs, "tocsr") and hasattr(xs, "nnz"):
-        from ojax.sparse import sparse_rows
-
+    if issparse(xs):
         xs = sparse_rows(xs, dtype=jnp.result_type(float))
     if first_task != 0:
         raise InputError(f"first_task: task indices are for a MultiTaskLearner, got {first_task}")

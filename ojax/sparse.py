@@ -1,16 +1,14 @@
-"""Sparse rows and shuffled streams over one shared dataset.
+"""Sparse rows: SciPy matrices as padded index / value arrays.
 
 Sparse inputs are padded index / value arrays, one row per example: row `i` holds its
 non-zeros in `indices[i, :nnz_i]` / `values[i, :nnz_i]` and padding `(0, 0.0)` after them.
 A dot product is a gather, an update a scatter-add, so a step costs `O(k)` (`k` the widest
 row) instead of `O(d)`; padding contributes `w[0] * 0` and adds `0` to `w[0]`.
 
-Many streams that are shuffles of one dataset share its single copy: :func:`run_orders` runs
-:func:`ojax.run` with each stream's row `order` (step `t` gathers row `order[t]`), vmapped
-over the orders, so memory is one dataset plus `S n` integers, not `S` copies of the data.
-`ojax.transfer.linear_pa(dim, sparse=True)` is linear PA-I on such rows. SciPy is imported only
-when a sparse matrix is met (:func:`issparse`, :func:`scipy_sparse`): its import is ~0.2 s of
-every `ojax` command that never reads one.
+`ojax.transfer.linear_pa(dim, sparse=True)` is linear PA-I on such rows, and
+:func:`ojax.transfer.run_orders` runs shuffles of one dataset over its single copy. SciPy is
+imported only when a sparse matrix is met (:func:`issparse`, :func:`scipy_sparse`): its import
+is ~0.2 s of every `ojax` command that never reads one.
 """
 
 from __future__ import annotations
@@ -20,14 +18,11 @@ import sys
 from types import ModuleType
 from typing import Any, NamedTuple
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ojax.core import Array, Params, Predictor, Trace
-from ojax.losses import Loss
-from ojax.runner import Record, run
-from ojax.validation import InputError, check_finite, check_int, check_range
+from ojax.core import Array
+from ojax.validation import InputError, check_finite, check_int
 
 
 def issparse(x: Any) -> bool:
@@ -99,104 +94,4 @@ def sparse_dot(w: Array, indices: Array, values: Array) -> Array:
     return jnp.dot(w[indices], values.astype(w.dtype))
 
 
-def _check_orders(orders: Any, n: int) -> tuple[Array, bool]:
-    """`orders` as int32 and whether one order `(m,)` was given (a traced order's range is
-    checked under :func:`ojax.checked` only)."""
-    if orders is not None and not isinstance(orders, (jax.Array, jax.core.Tracer)):
-        orders = np.asarray(orders)
-    single = orders is None or jnp.ndim(orders) == 1
-    orders = jnp.arange(n, dtype=jnp.int32) if orders is None else orders
-    dtype = jnp.result_type(orders)
-    if jnp.ndim(orders) not in (1, 2) or not jnp.issubdtype(dtype, jnp.integer):
-        raise InputError(
-            f"orders must be an integer array of shape (m,) or (S, m) of rows of the {n} "
-            f"examples, got shape {jnp.shape(orders)} and dtype {dtype}"
-        )
-    if 0 in jnp.shape(orders):
-        raise InputError(f"orders must hold at least one row index, got shape {jnp.shape(orders)}")
-    check_range("orders", orders, 0, n - 1)
-    orders = jnp.asarray(orders, jnp.int32)
-    return orders, single
-
-
-def run_orders(
-    predictor: Predictor,
-    params: Params,
-    xs: Any,
-    ys: Array,
-    loss: Loss,
-    orders: Array | None = None,
-    *,
-    record: Record | None = None,
-    keep_predictions: bool = True,
-    unroll: int = 1,
-) -> tuple[Any, Trace]:
-    """Progressive validation of `predictor` on streams that are row orders of one dataset.
-
-    Stream `s` visits the rows `orders[s, 0], orders[s, 1], ...` of the shared `(xs, ys)`:
-    at each step it predicts, records `loss` of the prediction, then updates. A thin wrapper
-    of :func:`ojax.run` with `order`, vmapped over the orders: the data is read by every
-    stream and never copied per stream (memory: one dataset plus `S m` integers).
-
-    Args:
-      predictor: a :class:`~ojax.core.Predictor` taking one row of `xs` (static).
-      params: its hyperparameters (shared by the streams).
-      xs: `(n, ...)` rows: dense rows, :class:`SparseRows` (e.g. for
-        `ojax.transfer.linear_pa(dim, sparse=True)`) or any pytree with a leading example
-        axis (the kernel points of `ojax.transfer.kernel_pool`).
-      ys: `(n, ...)` labels.
-      loss: the loss recorded for each prediction (static).
-      orders: `(m,)` one order or `(S, m)` one per stream, integers in `[0, n)`
-        (0-based; default: the rows in their given order).
-      record: static `Step -> pytree` recorded at every step (see :func:`ojax.run`).
-      keep_predictions: store the predictions in `Trace.prediction`.
-      unroll: steps per iteration of the compiled loop (see :func:`ojax.run`).
-
-    Returns:
-      The final states and the :class:`~ojax.core.Trace`, with a leading stream axis when
-      `orders` has one.
-
-    Raises:
-      InputError: on orders that are not integers of rows of `xs` (named `orders`), and
-        on anything :func:`ojax.run` refuses.
-
-    Examples:
-      >>> import jax.numpy as jnp
-      >>> from ojax import losses
-      >>> from ojax.transfer import LinearPAParams, linear_pa
-      >>> xs, ys = jnp.array([[1.0, 0.0], [0.0, 1.0]]), jnp.array([1.0, -1.0])
-      >>> _, trace = run_orders(linear_pa(2), LinearPAParams(jnp.array(1.0)), xs, ys,
-      ...                       losses.zero_one, jnp.array([[0, 1, 0], [1, 0, 1]]))
-      >>> print(trace.loss)
-      [[0. 1. 0.]
-       [1. 0. 0.]]
-    """
-    leaves = jax.tree.leaves(xs)
-    if not leaves or jnp.ndim(leaves[0]) < 1:
-        raise InputError("xs must be (n, d) rows or SparseRows with a leading example axis")
-    n = jnp.shape(leaves[0])[0]
-    if isinstance(xs, SparseRows):
-        if not jnp.issubdtype(jnp.result_type(xs.indices), jnp.integer):
-            raise InputError(
-                f"xs.indices must be integers, got dtype {jnp.result_type(xs.indices)}"
-            )
-        check_range("xs.indices", xs.indices, 0)
-    orders, single = _check_orders(orders, n)
-
-    def one(order: Array) -> tuple[Any, Trace]:
-        return run(
-            predictor,
-            params,
-            xs,
-            ys,
-            loss,
-            order=order,
-            record=record,
-            keep_predictions=keep_predictions,
-            unroll=unroll,
-        )
-
-    return one(orders) if single else jax.vmap(one)(orders)
-
-
-__all__ = ["SparseRows", "run_orders", "sparse_dot", "sparse_rows"]
+__all__ = ["SparseRows", "sparse_dot", "sparse_rows"]

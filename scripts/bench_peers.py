@@ -12,7 +12,7 @@ for every library), in progressive validation: predict, record the loss, learn.
 * ``param-free``: parameter-free learning of a linear model under the absolute loss, n = 1e5,
   d = 20; metric: mean |y_hat - y|.
 
-ojax runs every stream in one ``jit(vmap(scan))`` (:func:`ojax.sparse.run_orders`, ``unroll``
+ojax runs every stream in one ``jit(vmap(scan))`` (:func:`ojax.transfer.run_orders`, ``unroll``
 4 by default: ``--unroll``). Each peer
 runs the way its users run it: a Python loop over streams and examples (river ``learn_one``,
 scikit-learn ``partial_fit``, Vowpal Wabbit's Python ``learn``), scikit-learn's ``fit`` as a
@@ -54,8 +54,8 @@ from ojax.app.output import environment_info
 from ojax.averaging import AveragedParams, SGDParams, average_of, averaged, polyak_averager, sgd
 from ojax.core import Predictor
 from ojax.parameter_free import DirectionMagnitudeParams, direction_magnitude
-from ojax.sparse import run_orders, sparse_rows
-from ojax.transfer import LinearPAParams, linear_pa
+from ojax.sparse import sparse_rows
+from ojax.transfer import LinearPAParams, linear_pa, run_orders
 
 PA_C = 1.0
 LSQ_ETA = 0.05  # step on 0.5 (<w, x> - y)^2 with ||x|| ~ 1

@@ -255,7 +255,7 @@ def peers_tables(result: dict[str, Any]) -> str:
         "Examples per second in progressive validation (predict, record the loss, learn) over S "
         "independent streams, each a shuffle of one dataset (the same orders for every "
         "library). ojax runs all streams in one `jit(vmap(scan))` "
-        "(`ojax.sparse.run_orders`); river, scikit-learn `partial_fit` and Vowpal Wabbit's "
+        "(`ojax.transfer.run_orders`); river, scikit-learn `partial_fit` and Vowpal Wabbit's "
         "Python `learn()` run a Python loop over streams and examples, as their users do; "
         "scikit-learn's one-pass `fit` is a bulk upper bound without per-example predictions. "
         + (

@@ -13,8 +13,8 @@ import scipy.sparse as sp
 from tolerances import scaled_atol
 
 from ojax import losses
-from ojax.sparse import run_orders, sparse_rows
-from ojax.transfer import LinearPAParams, linear_pa
+from ojax.sparse import sparse_rows
+from ojax.transfer import LinearPAParams, linear_pa, run_orders
 from ojax.validation import InputError
 
 

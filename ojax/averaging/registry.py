@@ -16,12 +16,7 @@ from ojax.averaging.least_squares import (
     least_squares_ridge_sgd,
     least_squares_sgd,
 )
-from ojax.core import Array, LearnerEntry, register_learner
-
-
-def _f32(values) -> Array:
-    return jnp.asarray(values, jnp.float32)
-
+from ojax.core import LearnerEntry, grid_axis, register_learner
 
 ENTRIES = [
     LearnerEntry(
@@ -29,7 +24,7 @@ ENTRIES = [
         kind="predictor",
         make=lambda dim, dtype=jnp.float32: least_squares_sgd(jnp.zeros(dim, dtype)),
         default_params=SGDParams.default,
-        params_grid=lambda: SGDParams(_f32([0.01, 0.05, 0.1])),
+        params_grid=lambda: SGDParams(grid_axis(0.01, 0.05, 0.1)),
         stream="regression",
         objective="square",
         dtyped=True,
@@ -39,7 +34,7 @@ ENTRIES = [
         kind="predictor",
         make=lambda dim, dtype=jnp.float32: least_squares_ridge_sgd(jnp.zeros(dim, dtype)),
         default_params=RidgeSGDParams.default,
-        params_grid=lambda: RidgeSGDParams(_f32([0.02, 0.05, 0.08]), _f32([0.0, 0.1, 1.0])),
+        params_grid=lambda: RidgeSGDParams(grid_axis(0.02, 0.05, 0.08), grid_axis(0.0, 0.1, 1.0)),
         stream="regression",
         objective="square",
         dtyped=True,
@@ -52,7 +47,7 @@ ENTRIES = [
         ),
         default_params=lambda: AveragedParams(SGDParams.default(), GeometricParams.default()),
         params_grid=lambda: AveragedParams(
-            SGDParams(_f32([0.02, 0.05, 0.08])), GeometricParams(_f32([0.0, -0.01, -0.5]))
+            SGDParams(grid_axis(0.02, 0.05, 0.08)), GeometricParams(grid_axis(0.0, -0.01, -0.5))
         ),
         stream="regression",
         objective="square",

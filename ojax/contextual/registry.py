@@ -17,7 +17,7 @@ from ojax.contextual.oracle import (
     squarecb,
 )
 from ojax.contextual.policies import EXP4Params, exp4, random_policies
-from ojax.core import Array, LearnerEntry, register_learner
+from ojax.core import LearnerEntry, grid_axis, register_learner
 from ojax.oco.gradient_descent import OGDParams, ogd
 
 NUM_ARMS = 3
@@ -30,12 +30,8 @@ ORACLE = ogd("none")
 """The regression oracle of the registry rows: unprojected OGD."""
 
 
-def _array(*values: float) -> Array:
-    return jnp.asarray(values, jnp.float32)
-
-
 def _ogd(*rates: float) -> OGDParams:
-    rate = _array(*rates)
+    rate = grid_axis(*rates)
     return OGDParams(rate, jnp.ones_like(rate))
 
 
@@ -55,7 +51,7 @@ ENTRIES = [
         kind="contextual",
         make=lambda d, dtype=jnp.float32: epsilon_greedy(d, NUM_ARMS, ORACLE, dtype),
         default_params=lambda: EpsilonGreedyParams.default(OGDParams.default()),
-        params_grid=lambda: EpsilonGreedyParams(_array(0.02, 0.3), _ogd(0.05, 0.5)),
+        params_grid=lambda: EpsilonGreedyParams(grid_axis(0.02, 0.3), _ogd(0.05, 0.5)),
         stream="linear_classes",
         objective="mismatch",
         dtyped=True,
@@ -65,7 +61,7 @@ ENTRIES = [
         kind="contextual",
         make=lambda d, dtype=jnp.float32: squarecb(d, NUM_ARMS, ORACLE, dtype),
         default_params=lambda: SquareCBParams.default(OGDParams.default()),
-        params_grid=lambda: SquareCBParams(_array(3.0, 30.0), _ogd(0.05, 0.5)),
+        params_grid=lambda: SquareCBParams(grid_axis(3.0, 30.0), _ogd(0.05, 0.5)),
         stream="linear_classes",
         objective="mismatch",
         dtyped=True,
@@ -75,7 +71,7 @@ ENTRIES = [
         kind="contextual",
         make=lambda d, dtype=jnp.float32: linucb(d, NUM_ARMS, dtype),
         default_params=LinUCBParams.default,
-        params_grid=lambda: LinUCBParams(_array(0.1, 2.0)),
+        params_grid=lambda: LinUCBParams(grid_axis(0.1, 2.0)),
         stream="linear_classes",
         objective="mismatch",
         dtyped=True,
@@ -85,7 +81,7 @@ ENTRIES = [
         kind="contextual",
         make=lambda d, dtype=jnp.float32: linear_thompson(d, NUM_ARMS, dtype),
         default_params=LinearTSParams.default,
-        params_grid=lambda: LinearTSParams(_array(0.1, 2.0)),
+        params_grid=lambda: LinearTSParams(grid_axis(0.1, 2.0)),
         stream="linear_classes",
         objective="mismatch",
         dtyped=True,
@@ -97,7 +93,7 @@ ENTRIES = [
             random_policies(0, NUM_POLICIES, NUM_ARMS, d), dtype
         ),
         default_params=EXP4Params.default,
-        params_grid=lambda: EXP4Params(_array(0.05, 1.0), _array(0.0, 0.2)),
+        params_grid=lambda: EXP4Params(grid_axis(0.05, 1.0), grid_axis(0.0, 0.2)),
         stream="linear_classes",
         objective="mismatch",
         dtyped=True,

@@ -126,8 +126,8 @@ def _cover(base: OCOLearner, num_levels: int, meta: str) -> OCOLearner:
         states = jax.vmap(lambda s: base.update(s, params.base, grad))(state.base)
         count = state.count + 1
         restart = (count + 1) % jnp.asarray(sizes, jnp.int32) == 0  # a new interval at t + 1
-        again = jax.vmap(lambda _: base.init(params.base, state.anchor))(jnp.arange(num_levels))
-        states = jax.vmap(tree_where)(restart, again, states)
+        again = base.init(params.base, state.anchor)  # one fresh state, where a level restarts
+        states = jax.vmap(tree_where, (0, None, 0))(restart, again, states)
         start = fresh(grad.dtype)
         log_weight = jnp.where(restart, start[0], log_weight)
         regret, variation = jnp.where(restart, 0.0, regret), jnp.where(restart, 0.0, variation)

@@ -147,7 +147,7 @@ def flh(base: OCOLearner, loss: Loss, x0: Array, horizon: int, pruned: bool = Tr
         log_v = log_v + jnp.log1p(-1.0 / wide)
         slot, _ = _slot_and_lifetime(new, levels, pruned, slots)
         mine = jnp.arange(slots, dtype=jnp.int32) == slot
-        states = jax.vmap(tree_where)(mine, fresh(params), states)
+        states = jax.vmap(tree_where, (0, None, 0))(mine, base.init(params.base, x0), states)
         log_v = jnp.where(mine, -jnp.log(wide), log_v)
         birth = jnp.where(mine, new, state.birth)
         if pruned:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
-from ojax.core import Array, LearnerEntry, register_learner, scalars
+from ojax.core import LearnerEntry, grid_axis, register_learner, scalars
 from ojax.losses import square
 from ojax.nonstationary.cover import CoverParams, ada_normal_hedge_cover, saol
 from ojax.nonstationary.dynamic import AderParams, ader
@@ -38,10 +38,6 @@ LEVELS = 6  # the cover's levels: rounds < 64
 HORIZON = 64  # flh_ons's horizon
 
 
-def _array(*values: float) -> Array:
-    return jnp.asarray(values, jnp.float32)
-
-
 def _ader_default() -> AderParams:
     steps = jnp.asarray([0.05, 0.1, 0.2, 0.4], jnp.float32)
     return AderParams(OGDParams(steps, jnp.ones(POOL, jnp.float32)), HedgeParams.default())
@@ -50,7 +46,7 @@ def _ader_default() -> AderParams:
 def _ader_grid() -> AderParams:
     steps = jnp.asarray([[0.02, 0.04, 0.08, 0.16], [0.1, 0.2, 0.4, 0.8]], jnp.float32)
     return AderParams(
-        OGDParams(steps, jnp.ones((2, POOL), jnp.float32)), HedgeParams(_array(0.5, 4.0))
+        OGDParams(steps, jnp.ones((2, POOL), jnp.float32)), HedgeParams(grid_axis(0.5, 4.0))
     )
 
 
@@ -60,7 +56,7 @@ def _cover_default() -> CoverParams:
 
 
 def _cover_grid() -> CoverParams:
-    return CoverParams(OGDParams(_array(0.05, 0.5), _array(1.0, 0.7)), _array(0.5, 0.25))
+    return CoverParams(OGDParams(grid_axis(0.05, 0.5), grid_axis(1.0, 0.7)), grid_axis(0.5, 0.25))
 
 
 def _flh_default() -> FLHParams:
@@ -69,8 +65,8 @@ def _flh_default() -> FLHParams:
 
 
 def _flh_grid() -> FLHParams:
-    ons = OnlineNewtonParams(_array(1 / 32, 1 / 8), _array(256.0, 16.0), _array(1.0, 1.5))
-    return FLHParams(ons, _array(0.05, 0.5))
+    ons = OnlineNewtonParams(grid_axis(1 / 32, 1 / 8), grid_axis(256.0, 16.0), grid_axis(1.0, 1.5))
+    return FLHParams(ons, grid_axis(0.05, 0.5))
 
 
 def _fixed_share_entry(name: str, scheme: str) -> LearnerEntry:
@@ -79,7 +75,7 @@ def _fixed_share_entry(name: str, scheme: str) -> LearnerEntry:
         kind="oco",
         make=lambda d: fixed_share(scheme),
         default_params=FixedShareParams.default,
-        params_grid=lambda: FixedShareParams(_array(0.3, 2.0), _array(0.01, 0.2)),
+        params_grid=lambda: FixedShareParams(grid_axis(0.3, 2.0), grid_axis(0.01, 0.2)),
         stream="switching_experts",
         objective="linear",
         start="uniform",
@@ -133,7 +129,7 @@ ENTRIES = [
         make=lambda d: restarted_ogd(),
         default_params=RestartedOGDParams.default,
         params_grid=lambda: RestartedOGDParams(
-            _array(0.05, 0.3), _array(0.7, 1.5), jnp.asarray([5, 12], jnp.int32)
+            grid_axis(0.05, 0.3), grid_axis(0.7, 1.5), jnp.asarray([5, 12], jnp.int32)
         ),
         stream="unit_ball",
         objective="linear",
@@ -144,7 +140,7 @@ ENTRIES = [
         make=lambda d: discounted_ogd(),
         default_params=DiscountedOGDParams.default,
         params_grid=lambda: DiscountedOGDParams(
-            _array(0.05, 0.3), _array(0.7, 1.5), _array(0.9, 0.6)
+            grid_axis(0.05, 0.3), grid_axis(0.7, 1.5), grid_axis(0.9, 0.6)
         ),
         stream="unit_ball",
         objective="linear",

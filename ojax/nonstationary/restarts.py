@@ -105,9 +105,7 @@ def restarted_ogd(feasible_set: str = "l2_ball") -> OCOLearner:
         check_positive("radius", params.radius)
         check_range("period", params.period, 1, None)
 
-    def check_start(params: RestartedOGDParams, x0: Array) -> None:
-        if jnp.ndim(params.radius) == 0:
-            projections.check_member("x0", feasible_set, x0, params.radius)
+    check_start = projections.start_in_set(feasible_set)
 
     return OCOLearner(init, iterate, update, check_params, check_start)
 
@@ -182,9 +180,7 @@ def discounted_ogd(feasible_set: str = "l2_ball") -> OCOLearner:
         check_positive("radius", params.radius)
         check_range("discount", params.discount, 0.0, 1.0, low_open=True)
 
-    def check_start(params: DiscountedOGDParams, x0: Array) -> None:
-        if jnp.ndim(params.radius) == 0:
-            projections.check_member("x0", feasible_set, x0, params.radius)
+    check_start = projections.start_in_set(feasible_set)
 
     return OCOLearner(init, iterate, update, check_params, check_start)
 

@@ -32,7 +32,6 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 import jax.numpy as jnp
-import numpy as np
 
 from ojax import projections
 from ojax.core import Array, OCOLearner, learner_factory, scalars
@@ -120,8 +119,6 @@ def adagrad(feasible_set: str = "box") -> OCOLearner:
         else:
             check_nonnegative("delta", params.delta)
 
-    def check_start(params: AdaGradParams, x0: Array) -> None:
-        if np.ndim(params.radius) == 0:  # a grid of radii is checked point by point by vmap
-            projections.check_member("x0", feasible_set, x0, params.radius)
+    check_start = projections.start_in_set(feasible_set)
 
     return OCOLearner(init, iterate, update, check_params, check_start)

@@ -90,8 +90,6 @@ def ogd(feasible_set: str = "l2_ball", schedule: str = "constant") -> OCOLearner
         check_positive("learning_rate", params.learning_rate)
         check_positive("radius", params.radius)
 
-    def check_start(params: OGDParams, x0: Array) -> None:
-        if jnp.ndim(params.radius) == 0:  # a grid of radii is checked point by point by vmap
-            projections.check_member("x0", feasible_set, x0, params.radius)
+    check_start = projections.start_in_set(feasible_set)
 
     return OCOLearner(init, iterate, update, check_params, check_start)

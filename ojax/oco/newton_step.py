@@ -26,7 +26,6 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 import jax.numpy as jnp
-import numpy as np
 
 from ojax import projections
 from ojax.core import Array, OCOLearner, float_dtype, learner_factory
@@ -117,8 +116,6 @@ def online_newton(feasible_set: str = "l2_ball") -> OCOLearner:
         check_positive("epsilon", params.epsilon)
         check_positive("radius", params.radius)
 
-    def check_start(params: OnlineNewtonParams, x0: Array) -> None:
-        if np.ndim(params.radius) == 0:  # a grid of radii is checked point by point by vmap
-            projections.check_member("x0", feasible_set, x0, params.radius)
+    check_start = projections.start_in_set(feasible_set)
 
     return OCOLearner(init, iterate, update, check_params, check_start)

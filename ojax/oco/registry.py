@@ -11,7 +11,7 @@ import jax.numpy as jnp
 import optax
 
 from ojax.adapters import linear_predictor, optax_learner
-from ojax.core import Array, LearnerEntry, register_learner, scalars
+from ojax.core import LearnerEntry, grid_axis, register_learner, scalars
 from ojax.losses import square
 from ojax.oco.adaptive_gradient import AdaGradParams, adagrad
 from ojax.oco.adaptive_hedge import AdaHedgeParams, adahedge
@@ -27,10 +27,6 @@ from ojax.oco.proximal_leader import FTRLProximalParams, ftrl_proximal
 from ojax.oco.quantile_experts import SquintParams, squint
 from ojax.oco.regularized_leader import FTRLParams, ftrl
 from ojax.validation import check_positive
-
-
-def _array(*values: float) -> Array:
-    return jnp.asarray(values, jnp.float32)
 
 
 def _check_lr(params: dict) -> None:
@@ -53,7 +49,7 @@ ENTRIES = [
         kind="oco",
         make=lambda d: ftl("quadratic"),
         default_params=FTLParams.default,
-        params_grid=lambda: FTLParams(_array(0.5, 2.0)),
+        params_grid=lambda: FTLParams(grid_axis(0.5, 2.0)),
         stream="unit_ball",
         objective="quadratic",
     ),
@@ -62,7 +58,7 @@ ENTRIES = [
         kind="oco",
         make=lambda d: ftl("linear"),
         default_params=FTLParams.default,
-        params_grid=lambda: FTLParams(_array(0.5, 2.0)),
+        params_grid=lambda: FTLParams(grid_axis(0.5, 2.0)),
         stream="unit_ball",
         objective="linear",
     ),
@@ -71,7 +67,7 @@ ENTRIES = [
         kind="oco",
         make=lambda d: ftrl(),
         default_params=FTRLParams.default,
-        params_grid=lambda: FTRLParams(_array(3.0, 30.0), _array(0.7, 1.5)),
+        params_grid=lambda: FTRLParams(grid_axis(3.0, 30.0), grid_axis(0.7, 1.5)),
         stream="unit_ball",
         objective="linear",
     ),
@@ -80,7 +76,7 @@ ENTRIES = [
         kind="oco",
         make=lambda d: ogd(),
         default_params=OGDParams.default,
-        params_grid=lambda: OGDParams(_array(0.01, 0.3), _array(0.7, 1.5)),
+        params_grid=lambda: OGDParams(grid_axis(0.01, 0.3), grid_axis(0.7, 1.5)),
         stream="unit_ball",
         objective="linear",
     ),
@@ -89,7 +85,7 @@ ENTRIES = [
         kind="oco",
         make=lambda d: ogd(schedule="inverse_sqrt"),
         default_params=OGDParams.default,
-        params_grid=lambda: OGDParams(_array(0.01, 0.3), _array(0.7, 1.5)),
+        params_grid=lambda: OGDParams(grid_axis(0.01, 0.3), grid_axis(0.7, 1.5)),
         stream="unit_ball",
         objective="linear",
     ),
@@ -98,7 +94,7 @@ ENTRIES = [
         kind="oco",
         make=lambda d: ogd_doubling(),
         default_params=OGDParams.default,
-        params_grid=lambda: OGDParams(_array(0.01, 0.3), _array(0.7, 1.5)),
+        params_grid=lambda: OGDParams(grid_axis(0.01, 0.3), grid_axis(0.7, 1.5)),
         stream="unit_ball",
         objective="linear",
     ),
@@ -107,7 +103,7 @@ ENTRIES = [
         kind="oco",
         make=lambda d: hedge(),
         default_params=HedgeParams.default,
-        params_grid=lambda: HedgeParams(_array(0.1, 2.0)),
+        params_grid=lambda: HedgeParams(grid_axis(0.1, 2.0)),
         stream="expert_losses",
         objective="linear",
         start="uniform",
@@ -117,7 +113,9 @@ ENTRIES = [
         kind="oco",
         make=lambda d: mirror_descent("p_norm", "ball"),
         default_params=OMDParams.default,
-        params_grid=lambda: OMDParams(_array(0.01, 0.3), _array(0.7, 1.5), _array(1.3, 1.8)),
+        params_grid=lambda: OMDParams(
+            grid_axis(0.01, 0.3), grid_axis(0.7, 1.5), grid_axis(1.3, 1.8)
+        ),
         stream="unit_ball",
         objective="linear",
     ),
@@ -126,7 +124,9 @@ ENTRIES = [
         kind="oco",
         make=lambda d: mirror_descent("quadratic", "ball"),
         default_params=OMDParams.default,
-        params_grid=lambda: OMDParams(_array(0.01, 0.3), _array(0.7, 1.5), _array(0.5, 2.0)),
+        params_grid=lambda: OMDParams(
+            grid_axis(0.01, 0.3), grid_axis(0.7, 1.5), grid_axis(0.5, 2.0)
+        ),
         stream="unit_ball",
         objective="linear",
     ),
@@ -135,7 +135,9 @@ ENTRIES = [
         kind="oco",
         make=lambda d: mirror_descent("entropy"),
         default_params=OMDParams.default,
-        params_grid=lambda: OMDParams(_array(0.1, 2.0), _array(1.0, 1.0), _array(1.0, 1.0)),
+        params_grid=lambda: OMDParams(
+            grid_axis(0.1, 2.0), grid_axis(1.0, 1.0), grid_axis(1.0, 1.0)
+        ),
         stream="expert_losses",
         objective="linear",
         start="uniform",
@@ -145,7 +147,7 @@ ENTRIES = [
         kind="oco",
         make=lambda d: optax_learner(optax.sgd, _check_lr),
         default_params=_optax_sgd_default,
-        params_grid=lambda: {"learning_rate": _array(0.01, 0.3)},
+        params_grid=lambda: {"learning_rate": grid_axis(0.01, 0.3)},
         stream="unit_ball",
         objective="quadratic",
     ),
@@ -154,7 +156,7 @@ ENTRIES = [
         kind="oco",
         make=lambda d: optax_learner(optax.contrib.cocob, _check_lr),
         default_params=_optax_cocob_default,
-        params_grid=lambda: {"learning_rate": _array(0.5, 1.0), "alpha": _array(10.0, 100.0)},
+        params_grid=lambda: {"learning_rate": grid_axis(0.5, 1.0), "alpha": grid_axis(10.0, 100.0)},
         stream="unit_ball",
         objective="quadratic",
     ),
@@ -165,7 +167,7 @@ ENTRIES = [
             ogd("none"), square, jnp.zeros(d, dtype)
         ),
         default_params=OGDParams.default,
-        params_grid=lambda: OGDParams(_array(0.05, 0.5), _array(1.0, 2.0)),
+        params_grid=lambda: OGDParams(grid_axis(0.05, 0.5), grid_axis(1.0, 2.0)),
         stream="linear_regression",
         objective="square",
         dtyped=True,
@@ -194,7 +196,9 @@ ENTRIES = [
         kind="oco",
         make=lambda d: adagrad("box"),
         default_params=AdaGradParams.default,
-        params_grid=lambda: AdaGradParams(_array(0.1, 1.0), _array(0.0, 0.5), _array(0.7, 1.5)),
+        params_grid=lambda: AdaGradParams(
+            grid_axis(0.1, 1.0), grid_axis(0.0, 0.5), grid_axis(0.7, 1.5)
+        ),
         stream="unit_ball",
         objective="linear",
     ),
@@ -204,7 +208,7 @@ ENTRIES = [
         make=lambda d: ftrl_proximal(),
         default_params=FTRLProximalParams.default,
         params_grid=lambda: FTRLProximalParams(
-            _array(0.1, 1.0), _array(0.5, 1.0), _array(0.0, 0.05), _array(0.0, 0.1)
+            grid_axis(0.1, 1.0), grid_axis(0.5, 1.0), grid_axis(0.0, 0.05), grid_axis(0.0, 0.1)
         ),
         stream="unit_ball",
         objective="quadratic",
@@ -215,7 +219,7 @@ ENTRIES = [
         make=lambda d: online_newton(),
         default_params=OnlineNewtonParams.default,
         params_grid=lambda: OnlineNewtonParams(
-            _array(1 / 32, 1 / 8), _array(256.0, 16.0), _array(1.0, 1.5)
+            grid_axis(1 / 32, 1 / 8), grid_axis(256.0, 16.0), grid_axis(1.0, 1.5)
         ),
         stream="unit_ball",
         objective="quadratic",
@@ -245,7 +249,7 @@ ENTRIES = [
         kind="oco",
         make=lambda d: exp3(),
         default_params=EXP3Params.default,
-        params_grid=lambda: EXP3Params(_array(0.05, 0.5), _array(0.05, 0.2)),
+        params_grid=lambda: EXP3Params(grid_axis(0.05, 0.5), grid_axis(0.05, 0.2)),
         stream="expert_losses",
         objective="linear",
         start="uniform",
@@ -255,7 +259,7 @@ ENTRIES = [
         kind="oco",
         make=lambda d: exp3_ix(),
         default_params=EXP3IXParams.default,
-        params_grid=lambda: EXP3IXParams(_array(0.05, 0.5), _array(0.025, 0.25)),
+        params_grid=lambda: EXP3IXParams(grid_axis(0.05, 0.5), grid_axis(0.025, 0.25)),
         stream="expert_losses",
         objective="linear",
         start="uniform",

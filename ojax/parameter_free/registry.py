@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
-from ojax.core import Array, LearnerEntry, register_learner
+from ojax.core import LearnerEntry, grid_axis, register_learner
 from ojax.oco.gradient_descent import OGDParams, ogd
 from ojax.parameter_free.betting import (
     BETTORS,
@@ -32,15 +32,11 @@ from ojax.parameter_free.scale_tuner import BETAS, MechanicParams, mechanic
 from ojax.parameter_free.schedule_free import ScheduleFreeParams, schedule_free_sgd
 
 
-def _array(*values: float) -> Array:
-    return jnp.asarray(values, jnp.float32)
-
-
 def _mechanic_grid() -> MechanicParams:
-    step = _array(1.0, 0.1)
+    step = grid_axis(1.0, 0.1)
     base = OGDParams(step, jnp.ones_like(step))  # radius unused: no projection
     return MechanicParams(
-        base, _array(1e-8, 1e-4), _array(0.01, 0.0), jnp.tile(_array(*BETAS), (2, 1))
+        base, grid_axis(1e-8, 1e-4), grid_axis(0.01, 0.0), jnp.tile(grid_axis(*BETAS), (2, 1))
     )
 
 
@@ -53,7 +49,7 @@ def _betting_entries(bettor: str) -> list[LearnerEntry]:
             kind="oco",
             make=lambda d: direction_magnitude(bettor),
             default_params=DirectionMagnitudeParams.default,
-            params_grid=lambda: DirectionMagnitudeParams(_array(0.5, 3.0), _array(1.0, 0.7)),
+            params_grid=lambda: DirectionMagnitudeParams(grid_axis(0.5, 3.0), grid_axis(1.0, 0.7)),
             stream="unit_ball",
             objective="linear",
         ),
@@ -62,7 +58,7 @@ def _betting_entries(bettor: str) -> list[LearnerEntry]:
             kind="oco",
             make=lambda d: coin_betting(bettor),
             default_params=CoinBettingParams.default,
-            params_grid=lambda: CoinBettingParams(_array(0.5, 3.0), _array(1.0, 0.7)),
+            params_grid=lambda: CoinBettingParams(grid_axis(0.5, 3.0), grid_axis(1.0, 0.7)),
             stream="unit_ball",
             objective="linear",
         ),
@@ -76,7 +72,7 @@ ENTRIES = [
         kind="oco",
         make=lambda d: cocob(),
         default_params=CocobParams.default,
-        params_grid=lambda: CocobParams(_array(10.0, 100.0)),
+        params_grid=lambda: CocobParams(grid_axis(10.0, 100.0)),
         stream="unit_ball",
         objective="quadratic",
     ),
@@ -85,7 +81,7 @@ ENTRIES = [
         kind="oco",
         make=lambda d: coin_betting("kt"),
         default_params=CoinBettingParams.default,
-        params_grid=lambda: CoinBettingParams(_array(0.1, 2.0), _array(1.0, 0.7)),
+        params_grid=lambda: CoinBettingParams(grid_axis(0.1, 2.0), grid_axis(1.0, 0.7)),
         stream="unit_ball",
         objective="linear",
     ),
@@ -94,7 +90,7 @@ ENTRIES = [
         kind="oco",
         make=lambda d: dog(),
         default_params=DoGParams.default,
-        params_grid=lambda: DoGParams(_array(1e-4, 1e-2)),
+        params_grid=lambda: DoGParams(grid_axis(1e-4, 1e-2)),
         stream="unit_ball",
         objective="quadratic",
     ),
@@ -104,11 +100,11 @@ ENTRIES = [
         make=lambda d: prodigy(),
         default_params=ProdigyParams.default,
         params_grid=lambda: ProdigyParams(
-            _array(1e-6, 1e-3),
-            _array(1.0, 0.5),
-            _array(0.9, 0.8),
-            _array(0.999, 0.99),
-            _array(1e-8, 1e-8),
+            grid_axis(1e-6, 1e-3),
+            grid_axis(1.0, 0.5),
+            grid_axis(0.9, 0.8),
+            grid_axis(0.999, 0.99),
+            grid_axis(1e-8, 1e-8),
         ),
         stream="unit_ball",
         objective="quadratic",
@@ -118,7 +114,7 @@ ENTRIES = [
         kind="oco",
         make=lambda d: dadapt_sgd(),
         default_params=DAdaptParams.default,
-        params_grid=lambda: DAdaptParams(_array(1e-6, 1e-3), _array(1.0, 0.5)),
+        params_grid=lambda: DAdaptParams(grid_axis(1e-6, 1e-3), grid_axis(1.0, 0.5)),
         stream="unit_ball",
         objective="quadratic",
     ),
@@ -137,7 +133,7 @@ ENTRIES = [
         make=lambda d: schedule_free_sgd(),
         default_params=ScheduleFreeParams.default,
         params_grid=lambda: ScheduleFreeParams(
-            _array(0.5, 0.1), _array(0.9, 0.5), _array(0.0, 10.0)
+            grid_axis(0.5, 0.1), grid_axis(0.9, 0.5), grid_axis(0.0, 10.0)
         ),
         stream="unit_ball",
         objective="quadratic",

@@ -46,12 +46,12 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Callable
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal, NamedTuple, get_args
 
 import numpy as np
 
-KINDS = ("bound", "shape", "rate", "inequality", "identity")
-DOCUMENTS = (
+Kind = Literal["bound", "shape", "rate", "inequality", "identity"]
+Document = Literal[
     "notes",
     "denevi2020",
     "neu-rosasco2018",
@@ -59,7 +59,9 @@ DOCUMENTS = (
     "parameter-free",
     "baselines",
     "nonstationary",
-)
+]
+KINDS: tuple[str, ...] = get_args(Kind)
+DOCUMENTS: tuple[str, ...] = get_args(Document)
 IDENTITY_TOLERANCE = 1e-9
 FALSIFIER = "falsifier:"
 """The prefix of a falsifier's method name, e.g. ``"falsifier:w=0"``: a non-learner."""
@@ -136,19 +138,11 @@ class Check:
     """
 
     name: str
-    document: Literal[
-        "notes",
-        "denevi2020",
-        "neu-rosasco2018",
-        "zhao-hoi2010",
-        "parameter-free",
-        "baselines",
-        "nonstationary",
-    ]
+    document: Document
     result: str
     statement: str
     instance: str
-    kind: Literal["bound", "shape", "rate", "inequality", "identity"]
+    kind: Kind
     horizon: str
     compute: Callable[[CheckConfig], Outcome]
     falsifier: str = ""

@@ -311,12 +311,16 @@ def _shape(
 
 
 @functools.cache
-def _theorem(config: CheckConfig) -> Outcome:
-    horizons = _risk_horizons(config)
+def _setting(config: CheckConfig, kind: str = "ill") -> tuple[Any, Any, Exact, float]:
+    """The horizons, the float64 problem of `kind`, its exact quantities and the step
+    `eta = 1 / (2 R^2)` (the theorems' largest) of the risk checks."""
     with jax.enable_x64(True):
-        problem = _problem(jnp.float64)
-    exact = Exact(problem)
-    eta = 0.5 / r_squared(problem)
+        problem = _problem(jnp.float64, kind)
+    return _risk_horizons(config), problem, Exact(problem), 0.5 / r_squared(problem)
+
+
+def _theorem(config: CheckConfig) -> Outcome:
+    horizons, _, exact, eta = _setting(config)
     lambdas = np.array([[c / (eta * n) for n in horizons] for c in LAMBDA_SCALES])
     risks, last = expected_excess_risk(exact, eta, lambdas, horizons)
     form = functools.partial(bound_shape, exact, eta)
@@ -324,11 +328,7 @@ def _theorem(config: CheckConfig) -> Outcome:
 
 
 def _rate(config: CheckConfig) -> Outcome:
-    horizons = _risk_horizons(config)
-    with jax.enable_x64(True):
-        problem = _problem(jnp.float64, "well")
-    exact = Exact(problem)
-    eta = 0.5 / r_squared(problem)
+    horizons, _, exact, eta = _setting(config, "well")
     lambdas = (1.0 / (eta * horizons))[None, :]
     risks, last = expected_excess_risk(exact, eta, lambdas, horizons)
     nan = np.full(len(horizons), np.nan)
@@ -394,11 +394,7 @@ def known_covariance_risk(
 
 
 def _known_covariance(config: CheckConfig) -> Outcome:
-    horizons = _risk_horizons(config)
-    with jax.enable_x64(True):
-        problem = _problem(jnp.float64)
-    exact = Exact(problem)
-    eta = 0.5 / r_squared(problem)
+    horizons, problem, exact, eta = _setting(config)
     noise = noise_covariance_diagonal(exact, problem)
     lambdas = np.array([[c / (eta * n) for n in horizons] for c in LAMBDA_SCALES])
     risks, last = known_covariance_risk(exact, noise, eta, lambdas, horizons)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
-from ojax.core import Array, LearnerEntry, register_learner
+from ojax.core import LearnerEntry, grid_axis, register_learner
 from ojax.transfer import heterogeneous, homogeneous
 from ojax.transfer.linear_passive_aggressive import LinearPAParams, linear_pa
 from ojax.transfer.pa import KernelPAParams, kernel_pa
@@ -26,10 +26,6 @@ POOL_SIZE = 64
 def _grid(params_class, *rows: tuple[float, ...]):
     """`params_class` over the grid points `rows` (one tuple of field values each)."""
     return lambda: params_class(*(jnp.asarray(column, jnp.float32) for column in zip(*rows)))
-
-
-def _array(*values: float) -> Array:
-    return jnp.asarray(values, jnp.float32)
 
 
 _PA_GRID = _grid(KernelPAParams, (0.02, 1.0), (5.0, 1.0))
@@ -114,7 +110,7 @@ ENTRIES = [
         kind="predictor",
         make=linear_pa,
         default_params=LinearPAParams.default,
-        params_grid=lambda: LinearPAParams(_array(0.01, 0.2)),
+        params_grid=lambda: LinearPAParams(grid_axis(0.01, 0.2)),
         stream="classification",
         objective="hinge",
     ),

@@ -27,12 +27,19 @@ import jax.numpy as jnp
 import numpy as np
 
 from ojax.core import Array, Params, Predictor, Step, Trace, learner_factory
-from ojax.losses import zero_one
-from ojax.runner import Record
-from ojax.sparse import run_orders
+from ojax.losses import Loss, zero_one
+from ojax.runner import Record, run
+from ojax.sparse import SparseRows
 from ojax.transfer.homogeneous import HomOTL2State, homotl2_weights
 from ojax.transfer.kernels import KernelPoint
-from ojax.validation import InputError, check_finite, check_int, check_labels, check_shape
+from ojax.validation import (
+    InputError,
+    check_finite,
+    check_int,
+    check_labels,
+    check_range,
+    check_shape,
+)
 
 
 def _views(name: str, value: Any, dtype: Any) -> tuple[Array, ...] | None:
@@ -195,6 +202,106 @@ def weights_record(step: Step) -> Array:
     return state.weights
 
 
+def _check_orders(orders: Any, n: int) -> tuple[Array, bool]:
+    """`orders` as int32 and whether one order `(m,)` was given (a traced order's range is
+    checked under :func:`ojax.checked` only)."""
+    if orders is not None and not isinstance(orders, (jax.Array, jax.core.Tracer)):
+        orders = np.asarray(orders)
+    single = orders is None or jnp.ndim(orders) == 1
+    orders = jnp.arange(n, dtype=jnp.int32) if orders is None else orders
+    dtype = jnp.result_type(orders)
+    if jnp.ndim(orders) not in (1, 2) or not jnp.issubdtype(dtype, jnp.integer):
+        raise InputError(
+            f"orders must be an integer array of shape (m,) or (S, m) of rows of the {n} "
+            f"examples, got shape {jnp.shape(orders)} and dtype {dtype}"
+        )
+    if 0 in jnp.shape(orders):
+        raise InputError(f"orders must hold at least one row index, got shape {jnp.shape(orders)}")
+    check_range("orders", orders, 0, n - 1)
+    orders = jnp.asarray(orders, jnp.int32)
+    return orders, single
+
+
+def run_orders(
+    predictor: Predictor,
+    params: Params,
+    xs: Any,
+    ys: Array,
+    loss: Loss,
+    orders: Array | None = None,
+    *,
+    record: Record | None = None,
+    keep_predictions: bool = True,
+    unroll: int = 1,
+) -> tuple[Any, Trace]:
+    """Progressive validation of `predictor` on streams that are row orders of one dataset.
+
+    Stream `s` visits the rows `orders[s, 0], orders[s, 1], ...` of the shared `(xs, ys)`:
+    at each step it predicts, records `loss` of the prediction, then updates. A thin wrapper
+    of :func:`ojax.run` with `order`, vmapped over the orders: the data is read by every
+    stream and never copied per stream (memory: one dataset plus `S m` integers).
+
+    Args:
+      predictor: a :class:`~ojax.core.Predictor` taking one row of `xs` (static).
+      params: its hyperparameters (shared by the streams).
+      xs: `(n, ...)` rows: dense rows, :class:`SparseRows` (e.g. for
+        `ojax.transfer.linear_pa(dim, sparse=True)`) or any pytree with a leading example
+        axis (the kernel points of `ojax.transfer.kernel_pool`).
+      ys: `(n, ...)` labels.
+      loss: the loss recorded for each prediction (static).
+      orders: `(m,)` one order or `(S, m)` one per stream, integers in `[0, n)`
+        (0-based; default: the rows in their given order).
+      record: static `Step -> pytree` recorded at every step (see :func:`ojax.run`).
+      keep_predictions: store the predictions in `Trace.prediction`.
+      unroll: steps per iteration of the compiled loop (see :func:`ojax.run`).
+
+    Returns:
+      The final states and the :class:`~ojax.core.Trace`, with a leading stream axis when
+      `orders` has one.
+
+    Raises:
+      InputError: on orders that are not integers of rows of `xs` (named `orders`), and
+        on anything :func:`ojax.run` refuses.
+
+    Examples:
+      >>> import jax.numpy as jnp
+      >>> from ojax import losses
+      >>> from ojax.transfer import LinearPAParams, linear_pa
+      >>> xs, ys = jnp.array([[1.0, 0.0], [0.0, 1.0]]), jnp.array([1.0, -1.0])
+      >>> _, trace = run_orders(linear_pa(2), LinearPAParams(jnp.array(1.0)), xs, ys,
+      ...                       losses.zero_one, jnp.array([[0, 1, 0], [1, 0, 1]]))
+      >>> print(trace.loss)
+      [[0. 1. 0.]
+       [1. 0. 0.]]
+    """
+    leaves = jax.tree.leaves(xs)
+    if not leaves or jnp.ndim(leaves[0]) < 1:
+        raise InputError("xs must be (n, d) rows or SparseRows with a leading example axis")
+    n = jnp.shape(leaves[0])[0]
+    if isinstance(xs, SparseRows):
+        if not jnp.issubdtype(jnp.result_type(xs.indices), jnp.integer):
+            raise InputError(
+                f"xs.indices must be integers, got dtype {jnp.result_type(xs.indices)}"
+            )
+        check_range("xs.indices", xs.indices, 0)
+    orders, single = _check_orders(orders, n)
+
+    def one(order: Array) -> tuple[Any, Trace]:
+        return run(
+            predictor,
+            params,
+            xs,
+            ys,
+            loss,
+            order=order,
+            record=record,
+            keep_predictions=keep_predictions,
+            unroll=unroll,
+        )
+
+    return one(orders) if single else jax.vmap(one)(orders)
+
+
 def run_kernel(
     learner: Predictor,
     params: Params,
@@ -206,7 +313,7 @@ def run_kernel(
     record: Record | None = None,
     keep_predictions: bool = True,
 ) -> tuple[Any, Trace]:
-    """Runs a kernel learner over orders of a pool: :func:`ojax.sparse.run_orders` with the
+    """Runs a kernel learner over orders of a pool: :func:`run_orders` with the
     mistakes as the loss and the support vectors recorded.
 
     Args:
@@ -260,6 +367,7 @@ __all__ = [
     "kernel_pool",
     "permutations",
     "run_kernel",
+    "run_orders",
     "support_vectors",
     "support_vectors_record",
     "weights_record",
