@@ -140,7 +140,7 @@ def test_compiles_once_whatever_the_number_of_chunks():
         options=QUIET,
     )
     assert first.stats.num_chunks == 6
-    assert len(TRACES) == 2  # one abstract trace for the estimate, one for the compilation
+    assert len(TRACES) == 2  # one abstract trace for the output shapes, one to compile
     assert first.stats.compile_seconds > 0
     other = {"learning_rate": [0.3, 0.4, 0.6, 0.9], "radius": [1.0, 7.0]}
     second = sweep(

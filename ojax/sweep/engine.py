@@ -34,6 +34,7 @@ from ojax.sweep.memory import (
     chunk_size_for,
     default_budget,
     estimate,
+    output_shapes,
     shrunk_chunk,
     tree_bytes,
 )
@@ -166,32 +167,58 @@ class _Sizing(NamedTuple):
     budget: int
     chunk: int
     derived: bool  # the chunk size came from the budget (not chunk_size=)
-    per_combination: int
+    per_combination: int | None  # XLA's estimate of one combination's bytes (None: not made)
+    floor: int  # one combination's output bytes, a lower bound of what it uses
     out_struct: Any  # one combination's output shapes
-    estimate_seconds: float
+    estimate_seconds: float  # compiling the estimate (tracing the output shapes is not counted)
 
 
-def _size(plan: _Plan, devices, memory_budget, chunk_size) -> _Sizing:
-    """One combination's output shapes and peak bytes, the mesh, the budget, the chunk size."""
+def _one(tree):
+    return jax.tree.map(lambda a: jax.ShapeDtypeStruct(a.shape[1:], a.dtype), tree)
 
-    def one(tree):
-        return jax.tree.map(lambda a: jax.ShapeDtypeStruct(a.shape[1:], a.dtype), tree)
 
-    one_params = None if plan.layout.kind == "none" else one(plan.hyper)
+def _one_combination(plan: _Plan) -> tuple[Any, Any, Any]:
+    """Shapes of one combination's `(params, data, key)`."""
+    one_params = None if plan.layout.kind == "none" else _one(plan.hyper)
     one_data = (
-        one(plan.tasks)
+        _one(plan.tasks)
         if plan.tasks is not None
         else jax.tree.map(lambda a: jax.ShapeDtypeStruct(a.shape, a.dtype), plan.data)
     )
-    per_combination, out_struct, seconds = estimate(plan.fn, one_params, one_data, one(plan.keys))
+    return one_params, one_data, _one(plan.keys)
+
+
+def _estimated_chunk(plan: _Plan, sizing: _Sizing) -> _Sizing:
+    """`sizing` with XLA's estimate of one combination's bytes and the chunk the budget holds
+    of them (one more compilation: of `fn` for one combination)."""
+    per, seconds = estimate(plan.fn, *_one_combination(plan))
+    shared = tree_bytes((plan.hyper, plan.tasks, plan.data, plan.keys))
+    n_dev = sizing.mesh.devices.size
+    chunk, _ = chunk_size_for(sizing.budget, shared, per, n_dev, plan.layout.total, None)
+    return sizing._replace(
+        chunk=chunk, per_combination=per, estimate_seconds=sizing.estimate_seconds + seconds
+    )
+
+
+def _size(plan: _Plan, devices, memory_budget, chunk_size) -> _Sizing:
+    """One combination's output shapes, the mesh, the budget, the chunk size.
+
+    A sweep whose outputs (a lower bound of its bytes) fit the budget at once is tried in one
+    chunk: the chunk program's own memory analysis then decides (:func:`_compiled_chunk`), with
+    no compilation for an estimate; otherwise XLA's estimate of one combination sets the chunk.
+    """
+    out_struct = output_shapes(plan.fn, *_one_combination(plan))
+    floor = max(1, tree_bytes(out_struct))
     mesh = _mesh(devices)
     local = [d for d in mesh.devices.flat if d.process_index == jax.process_index()]
     budget = int(memory_budget) if memory_budget is not None else default_budget(local)
     shared = tree_bytes((plan.hyper, plan.tasks, plan.data, plan.keys))
-    chunk, derived = chunk_size_for(
-        budget, shared, per_combination, mesh.devices.size, plan.layout.total, chunk_size
-    )
-    return _Sizing(mesh, budget, chunk, derived, per_combination, out_struct, seconds)
+    n_dev, total = mesh.devices.size, plan.layout.total
+    chunk, derived = chunk_size_for(budget, shared, floor, n_dev, total, chunk_size)
+    sizing = _Sizing(mesh, budget, chunk, derived, None, floor, out_struct, 0.0)
+    if derived and chunk < total:  # not even the outputs fit one chunk: estimate
+        sizing = _estimated_chunk(plan, sizing)
+    return sizing
 
 
 class _Store(NamedTuple):
@@ -255,24 +282,34 @@ def _shared(name: str, sizing: _Sizing, store: _Store) -> tuple[_Sizing, _Store]
 
 
 def _compiled_chunk(plan: _Plan, sizing: _Sizing, options: tuple):
-    """`(executable, replicated inputs, chunk size, compile seconds)`; a chunk derived from
-    the budget shrinks (and compiles once more) if the compiled program needs more memory."""
-    mesh, chunk = sizing.mesh, sizing.chunk
+    """`(executable, replicated inputs, sizing, compile seconds)`. A chunk derived from the
+    budget that the compiled program finds too large is made from XLA's estimate of one
+    combination (a sweep tried in one chunk), or shrinks (the estimate was short), and
+    compiles once more."""
+    mesh = sizing.mesh
     n_dev = mesh.devices.size
     replicated = NamedSharding(mesh, PartitionSpec())
     args: tuple[Any, Any, Any, Any] = jax.tree.map(
         functools.partial(_put, sharding=replicated), (plan.hyper, plan.tasks, plan.data, plan.keys)
     )
-    (compiled, used), seconds = compile_chunk(
-        plan.fn, plan.layout, mesh, chunk, *args, options, plan.name
-    )
-    if sizing.derived and chunk > n_dev and used > sizing.budget:  # the estimate was short
-        chunk = shrunk_chunk(chunk, n_dev, sizing.budget, used)
-        (compiled, used), more = compile_chunk(
-            plan.fn, plan.layout, mesh, chunk, *args, options, plan.name
-        )
+
+    def compiled_at(chunk: int):
+        return compile_chunk(plan.fn, plan.layout, mesh, chunk, *args, options, plan.name)
+
+    (compiled, used), seconds = compiled_at(sizing.chunk)
+    if sizing.derived and used > sizing.budget and sizing.per_combination is None:
+        sizing = _estimated_chunk(plan, sizing)  # the one chunk tried does not fit
+        (compiled, used), more = compiled_at(sizing.chunk)
         seconds += more
-    return compiled, args, chunk, seconds
+    if sizing.derived and sizing.chunk > n_dev and used > sizing.budget:  # the estimate was short
+        sizing = sizing._replace(chunk=shrunk_chunk(sizing.chunk, n_dev, sizing.budget, used))
+        (compiled, used), more = compiled_at(sizing.chunk)
+        seconds += more
+    if sizing.per_combination is None:  # the compiled chunk's bytes per combination
+        shared = tree_bytes((plan.hyper, plan.tasks, plan.data, plan.keys))
+        measured = -(-(used - shared) * n_dev // sizing.chunk)
+        sizing = sizing._replace(per_combination=max(sizing.floor, measured))
+    return compiled, args, sizing, seconds
 
 
 def _progress_bar(name: str, loaded: int, count: int):
@@ -328,26 +365,27 @@ def _split(pending: np.ndarray, chunk: int) -> list[np.ndarray]:
     return [pending[i : i + chunk] for i in range(0, pending.size, chunk)]
 
 
-def _compute(plan, sizing, store, options, show: bool, on_chunk) -> tuple[_Ran, _Store]:
-    """Compiles the chunk program (if anything is pending) and runs the pending chunks."""
+def _compute(plan, sizing, store, options, show: bool, on_chunk) -> tuple[_Ran, _Sizing, _Store]:
+    """Compiles the chunk program (if anything is pending) and runs the pending chunks; the
+    sizing the compiled program confirmed."""
     if jax.process_count() > 1:
         sizing, store = _shared(plan.name, sizing, store)
         show = show and jax.process_index() == 0  # one bar: every process runs every chunk
     pending = np.flatnonzero(~store.done).astype(np.int32)
-    chunk, seconds = sizing.chunk, sizing.estimate_seconds
+    seconds = sizing.estimate_seconds
     batches: list[np.ndarray] = []
     if pending.size:
-        compiled, args, chunk, more = _compiled_chunk(plan, sizing, options)
-        seconds += more
-        batches = _split(pending, chunk)
+        compiled, args, sizing, more = _compiled_chunk(plan, sizing, options)
+        seconds = sizing.estimate_seconds + more
+        batches = _split(pending, sizing.chunk)
     bar = _progress_bar(plan.name, store.loaded, len(batches)) if show else None
     try:
         if batches:
-            _run_chunks(compiled, args, sizing.mesh, chunk, batches, store, bar, on_chunk)
+            _run_chunks(compiled, args, sizing.mesh, sizing.chunk, batches, store, bar, on_chunk)
     finally:
         if bar is not None:
             bar.close()
-    return _Ran(chunk, len(batches), int(pending.size), seconds), store
+    return _Ran(sizing.chunk, len(batches), int(pending.size), seconds), sizing, store
 
 
 def _result(plan, sizing, store, ran: _Ran, start: float, num_steps) -> SweepResult:
@@ -370,7 +408,7 @@ def _result(plan, sizing, store, ran: _Ran, start: float, num_steps) -> SweepRes
         combinations_computed=ran.combinations_computed,
         num_devices=sizing.mesh.devices.size,
         memory_budget=sizing.budget,
-        estimated_bytes_per_combination=int(sizing.per_combination),
+        estimated_bytes_per_combination=int(sizing.per_combination or sizing.floor),
         compile_seconds=ran.compile_seconds,
         wall_seconds=time.perf_counter() - start,
         num_steps=None if num_steps is None else int(num_steps),
@@ -422,11 +460,13 @@ def sweep(
       options: how the sweep computes, an :class:`~ojax.sweep.EngineOptions` (default
         `EngineOptions()`; an experiment's config is one): `devices`, shard over the first N
         devices (default all); `memory_budget`, bytes one device may use for a chunk (default:
-        half a GPU's memory, or a quarter of the host memory split among the CPU devices),
-        over one combination's estimated peak bytes (checked once against the compiled
-        program's memory analysis); `resume`, load finished chunks of the same configuration
-        (default; `False` recomputes and replaces them); `quiet`, no progress bar over chunks
-        on stderr and no one-line summary at the end.
+        half a GPU's memory, or a quarter of the host memory split among the CPU devices):
+        a sweep whose outputs fit it is tried in one chunk, which the compiled program's memory
+        analysis confirms; otherwise (or if it does not fit) the chunk holds as many
+        combinations as XLA's estimate of one allows (checked once against the compiled
+        chunk); `resume`, load finished chunks of the same configuration (default; `False`
+        recomputes and replaces them); `quiet`, no progress bar over chunks on stderr and no
+        one-line summary at the end.
       chunk_size: combinations per chunk (overrides the budget; a multiple of the devices).
       out_dir: folder for the chunk files (`out_dir/NAME-HASH/`) and resume; `None` keeps
         everything in memory.
@@ -456,7 +496,7 @@ def sweep(
     sizing = _size(plan, engine.devices, engine.memory_budget, chunk_size)
     store = _open(plan, sizing, out_dir, engine.resume, config)
     xla = tuple(sorted((compiler_options or {}).items()))
-    ran, store = _compute(plan, sizing, store, xla, not engine.quiet, on_chunk)
+    ran, sizing, store = _compute(plan, sizing, store, xla, not engine.quiet, on_chunk)
     result = _result(plan, sizing, store, ran, start, num_steps)
     if not engine.quiet and jax.process_index() == 0:
         print(result.stats.summary_line(plan.name), file=sys.stderr)

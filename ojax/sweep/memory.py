@@ -1,8 +1,10 @@
 """Memory: the bytes one combination uses, the default budget, the chunk size.
 
 The estimate is XLA's memory analysis of `fn` compiled for one combination (arguments,
-temporaries and outputs), the program kept in :mod:`ojax.programs` for the next process; the
-engine checks it once against the chunk program's own memory analysis.
+temporaries and outputs), the program kept in :mod:`ojax.programs` for the next process. The
+engine makes it only for a sweep it cannot try in one chunk (its outputs alone exceed the
+budget) or whose one chunk the compiled program finds too large, and checks it once against
+the chunk program's own memory analysis.
 """
 
 from __future__ import annotations
@@ -29,36 +31,68 @@ def tree_bytes(tree: Any) -> int:
 _ESTIMATES: dict = {}
 
 
-def estimate(fn, params, data, key) -> tuple[int, Any, float]:
-    """`(bytes one combination uses, its output shapes, seconds spent)`: `fn` compiled for one
-    combination (once per `fn` and input shapes: 0 seconds when cached)."""
+def _identity(fn, params, data, key) -> tuple[tuple[Any, ...] | None, str | None]:
+    """`(in-process cache key, program store name)` of `fn` on one combination (`None` for an
+    unhashable `fn`)."""
     # jax sets its flags on Config at run time: its stubs do not know jax_enable_x64
     x64 = jax.config.jax_enable_x64  # type: ignore[attr-defined]
-    cache_key: tuple[Any, ...] | None = (fn, shape_signature((params, data, key)), x64)
+    cache_key = (fn, shape_signature((params, data, key)), x64)
     try:
-        hit = _ESTIMATES.get(cache_key)
-    except TypeError:  # an unhashable fn
-        hit, cache_key = None, None
+        hash(cache_key)
+    except TypeError:
+        return None, None
+    return cache_key, programs.entry_name("estimate", fn, repr(cache_key[1:]))
+
+
+def _not_traced(exc: Exception, params, data, key) -> InputError:
+    return InputError(
+        f"fn could not be traced on one combination (params {params}, data {data}, key "
+        f"{key}): {type(exc).__name__}: {exc}"
+    )
+
+
+def output_shapes(fn, params, data, key) -> Any:
+    """One combination's output shapes (`jax.ShapeDtypeStruct` leaves): from the program
+    store's program of `fn` on one combination (exported there the first time: a warm process
+    traces nothing), else `jax.eval_shape` (no compilation either way)."""
+    _, name = _identity(fn, params, data, key)
+    try:
+        stored = (
+            None
+            if name is None
+            else programs.exported_program(name, jax.jit(fn), (params, data, key))
+        )
+        if stored is not None:
+            avals = [jax.ShapeDtypeStruct(a.shape, a.dtype) for a in stored.out_avals]
+            return jax.tree.unflatten(stored.out_tree, avals)
+        return jax.eval_shape(fn, params, data, key)
+    except InputError:
+        raise
+    except Exception as exc:
+        raise _not_traced(exc, params, data, key) from exc
+
+
+def estimate(fn, params, data, key) -> tuple[int, float]:
+    """`(bytes one combination uses, seconds spent)`: `fn` compiled for one combination (once
+    per `fn` and input shapes: 0 seconds when cached)."""
+    cache_key, name = _identity(fn, params, data, key)
+    hit = None if cache_key is None else _ESTIMATES.get(cache_key)
     if hit is not None:
-        return (*hit, 0.0)
+        return hit, 0.0
     start = time.perf_counter()
-    name = None if cache_key is None else programs.entry_name("estimate", fn, repr(cache_key[1:]))
     try:
         lowered = lower_chunk(jax.jit(fn), name, (params, data, key))
     except InputError:
         raise
     except Exception as exc:
-        raise InputError(
-            f"fn could not be traced on one combination (params {params}, data {data}, key "
-            f"{key}): {type(exc).__name__}: {exc}"
-        ) from exc
+        raise _not_traced(exc, params, data, key) from exc
     out_struct = jax.tree.map(lambda a: jax.ShapeDtypeStruct(a.shape, a.dtype), lowered.out_info)
-    value = (max(1, memory_used(lowered.compile()), tree_bytes(out_struct)), out_struct)
+    value = max(1, memory_used(lowered.compile()), tree_bytes(out_struct))
     if cache_key is not None:
         if len(_ESTIMATES) > 64:
             _ESTIMATES.clear()
         _ESTIMATES[cache_key] = value
-    return (*value, time.perf_counter() - start)
+    return value, time.perf_counter() - start
 
 
 def check_output_memory(total: int, per_combination: int) -> None:
