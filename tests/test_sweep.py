@@ -192,6 +192,27 @@ def test_memory_budget_sets_the_chunk_size():
         worker.run(chunk_size=None, memory_budget=per // 2)
 
 
+def sorted_sum(params, data, key):
+    """Outputs of 4 bytes, temporaries of ~16 KiB (a sort of 4096 draws)."""
+    return jnp.sort(jax.random.normal(key, (4096,))).sum()
+
+
+def test_a_sweep_whose_outputs_fit_but_whose_chunk_does_not_is_chunked_by_the_estimate():
+    # 64 combinations: their outputs (256 bytes) fit the budget, so the sweep is tried in one
+    # chunk; the compiled chunk needs ~1 MiB, so the engine falls back to XLA's estimate of one
+    # combination and runs chunks that fit.
+    ref = sweep(sorted_sum, num_seeds=64, key=jax.random.key(0), chunk_size=64, options=QUIET)
+    assert ref.stats.num_chunks == 1
+    budget = 200_000
+    options = EngineOptions(quiet=True, memory_budget=budget)
+    res = sweep(sorted_sum, num_seeds=64, key=jax.random.key(0), options=options)
+    per = res.stats.estimated_bytes_per_combination
+    assert per >= 4096 * 4  # the sort's temporaries, not the 4 bytes of output
+    assert 1 <= res.stats.chunk_size < 64 and res.stats.num_chunks > 1
+    assert res.stats.chunk_size * per <= budget
+    np.testing.assert_array_equal(res.outputs, ref.outputs)
+
+
 def _snapshot(folder: Path) -> dict:
     return {
         p.name: (p.stat().st_mtime_ns, p.stat().st_ino, p.read_bytes())

@@ -4,9 +4,9 @@ JAX's persistent compilation cache (:mod:`ojax.programs.cache`) spares XLA's wor
 still traces each sweep cell twice (once alone, for its output shapes; once vmapped, to build
 the chunk program) and lowers it to StableHLO: seconds per cell, most of a warm run. Beside
 that cache, in `ojax-programs/`, this module keeps for each chunk program its :mod:`jax.export`
-serialization (and that of each cell on one combination, which gives its output shapes and,
-for a sweep of several chunks, its memory). A process that finds them compiles the stored
-module directly, which the compilation cache then serves.
+serialization (and that of each cell on one combination, which gives its output shapes). A
+process that finds them compiles the stored module directly, which the compilation cache then
+serves.
 
 The store holds data, never code: programs as :mod:`jax.export` serializations (their input and
 output tree structures included), read back without `pickle`; a named tuple in a stored

@@ -31,10 +31,9 @@ combinations and returns exactly the uninterrupted run's arrays; another configu
 another folder, and a folder holding another configuration is refused.
 
 The modules: :mod:`~ojax.sweep.grid` (axes, values checked), :mod:`~ojax.sweep.fingerprint`
-(the configuration hash), :mod:`~ojax.sweep.memory` (the peak-memory estimate, the chunk size),
-:mod:`~ojax.sweep.store` (the chunk files), :mod:`~ojax.sweep.chunk` (the jitted chunk),
-:mod:`~ojax.sweep.engine` (:func:`sweep`) and
-:mod:`~ojax.sweep.results`. A registered learner on its own stream (`ojax sweep`) is
+(the configuration hash), :mod:`~ojax.sweep.memory` (output shapes, bytes per combination,
+the chunk size), :mod:`~ojax.sweep.store` (the chunk files), :mod:`~ojax.sweep.chunk` (the
+jitted chunk), :mod:`~ojax.sweep.engine` (:func:`sweep`) and :mod:`~ojax.sweep.results`. A registered learner on its own stream (`ojax sweep`) is
 :func:`ojax.app.learner_sweep.sweep_learner`.
 
 Examples:

@@ -30,18 +30,18 @@ from ojax.sweep.chunk import BATCH_AXIS, Layout, compile_chunk
 from ojax.sweep.fingerprint import configuration, describe, manifest
 from ojax.sweep.grid import Axis, as_arrays, grid_axes, leading_size
 from ojax.sweep.memory import (
+    TooSmallBudget,
+    bytes_per_combination,
     check_output_memory,
     chunk_size_for,
     default_budget,
-    estimate,
     output_shapes,
-    shrunk_chunk,
     tree_bytes,
 )
 from ojax.sweep.options import EngineOptions, ExperimentRun, checked_options
 from ojax.sweep.results import SweepResult, SweepStats
 from ojax.sweep.store import open_store, prepare, save_chunk
-from ojax.validation import InputError, check_int
+from ojax.validation import InputError, check_int, fmt_bytes
 
 
 def _put(value: Any, sharding: NamedSharding) -> jax.Array:
@@ -167,58 +167,35 @@ class _Sizing(NamedTuple):
     budget: int
     chunk: int
     derived: bool  # the chunk size came from the budget (not chunk_size=)
-    per_combination: int | None  # XLA's estimate of one combination's bytes (None: not made)
-    floor: int  # one combination's output bytes, a lower bound of what it uses
+    per_combination: int  # one combination's bytes: its outputs' until a chunk is compiled
+    shared: int  # bytes of the inputs every device holds (grid, tasks, data, keys)
     out_struct: Any  # one combination's output shapes
-    estimate_seconds: float  # compiling the estimate (tracing the output shapes is not counted)
 
 
 def _one(tree):
     return jax.tree.map(lambda a: jax.ShapeDtypeStruct(a.shape[1:], a.dtype), tree)
 
 
-def _one_combination(plan: _Plan) -> tuple[Any, Any, Any]:
-    """Shapes of one combination's `(params, data, key)`."""
+def _size(plan: _Plan, devices, memory_budget, chunk_size) -> _Sizing:
+    """One combination's output shapes, the mesh, the budget, and the largest chunk the budget
+    could hold (each combination's outputs, a lower bound of its bytes, in it): the compiled
+    chunk program's memory analysis confirms or shrinks it (:func:`_compiled_chunk`)."""
     one_params = None if plan.layout.kind == "none" else _one(plan.hyper)
     one_data = (
         _one(plan.tasks)
         if plan.tasks is not None
         else jax.tree.map(lambda a: jax.ShapeDtypeStruct(a.shape, a.dtype), plan.data)
     )
-    return one_params, one_data, _one(plan.keys)
-
-
-def _estimated_chunk(plan: _Plan, sizing: _Sizing) -> _Sizing:
-    """`sizing` with XLA's estimate of one combination's bytes and the chunk the budget holds
-    of them (one more compilation: of `fn` for one combination)."""
-    per, seconds = estimate(plan.fn, *_one_combination(plan))
-    shared = tree_bytes((plan.hyper, plan.tasks, plan.data, plan.keys))
-    n_dev = sizing.mesh.devices.size
-    chunk, _ = chunk_size_for(sizing.budget, shared, per, n_dev, plan.layout.total, None)
-    return sizing._replace(
-        chunk=chunk, per_combination=per, estimate_seconds=sizing.estimate_seconds + seconds
-    )
-
-
-def _size(plan: _Plan, devices, memory_budget, chunk_size) -> _Sizing:
-    """One combination's output shapes, the mesh, the budget, the chunk size.
-
-    A sweep whose outputs (a lower bound of its bytes) fit the budget at once is tried in one
-    chunk: the chunk program's own memory analysis then decides (:func:`_compiled_chunk`), with
-    no compilation for an estimate; otherwise XLA's estimate of one combination sets the chunk.
-    """
-    out_struct = output_shapes(plan.fn, *_one_combination(plan))
+    out_struct = output_shapes(plan.fn, one_params, one_data, _one(plan.keys))
     floor = max(1, tree_bytes(out_struct))
     mesh = _mesh(devices)
     local = [d for d in mesh.devices.flat if d.process_index == jax.process_index()]
     budget = int(memory_budget) if memory_budget is not None else default_budget(local)
     shared = tree_bytes((plan.hyper, plan.tasks, plan.data, plan.keys))
-    n_dev, total = mesh.devices.size, plan.layout.total
-    chunk, derived = chunk_size_for(budget, shared, floor, n_dev, total, chunk_size)
-    sizing = _Sizing(mesh, budget, chunk, derived, None, floor, out_struct, 0.0)
-    if derived and chunk < total:  # not even the outputs fit one chunk: estimate
-        sizing = _estimated_chunk(plan, sizing)
-    return sizing
+    chunk, derived = chunk_size_for(
+        budget, shared, floor, mesh.devices.size, plan.layout.total, chunk_size
+    )
+    return _Sizing(mesh, budget, chunk, derived, floor, shared, out_struct)
 
 
 class _Store(NamedTuple):
@@ -260,7 +237,8 @@ def _open(plan: _Plan, sizing: _Sizing, out_dir, resume: bool, config: Any) -> _
 
 def _shared(name: str, sizing: _Sizing, store: _Store) -> tuple[_Sizing, _Store]:
     """Several processes: checks that every one runs this sweep (its manifest), then takes
-    process 0's budget and chunk size and the chunks process 0 loaded (broadcast)."""
+    process 0's budget and chunk size (so that every process compiles the same chunks) and
+    the chunks process 0 loaded (broadcast)."""
     parts = (store.manifest or {}).get("parts", {})
     mine = {"parts": parts, "budget": sizing.budget, "chunk": sizing.chunk}
     payloads = distributed.gather_json({**mine, "loaded": store.loaded, "error": store.error})
@@ -282,10 +260,10 @@ def _shared(name: str, sizing: _Sizing, store: _Store) -> tuple[_Sizing, _Store]
 
 
 def _compiled_chunk(plan: _Plan, sizing: _Sizing, options: tuple):
-    """`(executable, replicated inputs, sizing, compile seconds)`. A chunk derived from the
-    budget that the compiled program finds too large is made from XLA's estimate of one
-    combination (a sweep tried in one chunk), or shrinks (the estimate was short), and
-    compiles once more."""
+    """`(executable, replicated inputs, sizing, compile seconds)`: the chunk program and the
+    bytes per combination its memory analysis gives. A chunk derived from the budget that
+    the program finds too large is made from those bytes and compiled once more (again while
+    it does not fit: the bytes are not exactly linear in the chunk)."""
     mesh = sizing.mesh
     n_dev = mesh.devices.size
     replicated = NamedSharding(mesh, PartitionSpec())
@@ -297,19 +275,24 @@ def _compiled_chunk(plan: _Plan, sizing: _Sizing, options: tuple):
         return compile_chunk(plan.fn, plan.layout, mesh, chunk, *args, options, plan.name)
 
     (compiled, used), seconds = compiled_at(sizing.chunk)
-    if sizing.derived and used > sizing.budget and sizing.per_combination is None:
-        sizing = _estimated_chunk(plan, sizing)  # the one chunk tried does not fit
+    per = bytes_per_combination(used, sizing.shared, sizing.chunk, n_dev)
+    while sizing.derived and used > sizing.budget:
+        if sizing.chunk <= n_dev:
+            raise TooSmallBudget(
+                f"memory_budget={sizing.budget} bytes ({fmt_bytes(sizing.budget)}) is too small "
+                f"for one combination: the compiled program needs {fmt_bytes(used)} per device"
+            )
+        chunk, _ = chunk_size_for(sizing.budget, sizing.shared, per, n_dev, sizing.chunk, None)
+        sizing = sizing._replace(chunk=min(chunk, sizing.chunk - n_dev))
         (compiled, used), more = compiled_at(sizing.chunk)
+        per = max(per, bytes_per_combination(used, sizing.shared, sizing.chunk, n_dev))
         seconds += more
-    if sizing.derived and sizing.chunk > n_dev and used > sizing.budget:  # the estimate was short
-        sizing = sizing._replace(chunk=shrunk_chunk(sizing.chunk, n_dev, sizing.budget, used))
-        (compiled, used), more = compiled_at(sizing.chunk)
-        seconds += more
-    if sizing.per_combination is None:  # the compiled chunk's bytes per combination
-        shared = tree_bytes((plan.hyper, plan.tasks, plan.data, plan.keys))
-        measured = -(-(used - shared) * n_dev // sizing.chunk)
-        sizing = sizing._replace(per_combination=max(sizing.floor, measured))
-    return compiled, args, sizing, seconds
+    return (
+        compiled,
+        args,
+        sizing._replace(per_combination=max(sizing.per_combination, per)),
+        seconds,
+    )
 
 
 def _progress_bar(name: str, loaded: int, count: int):
@@ -372,11 +355,10 @@ def _compute(plan, sizing, store, options, show: bool, on_chunk) -> tuple[_Ran, 
         sizing, store = _shared(plan.name, sizing, store)
         show = show and jax.process_index() == 0  # one bar: every process runs every chunk
     pending = np.flatnonzero(~store.done).astype(np.int32)
-    seconds = sizing.estimate_seconds
+    seconds = 0.0
     batches: list[np.ndarray] = []
     if pending.size:
-        compiled, args, sizing, more = _compiled_chunk(plan, sizing, options)
-        seconds = sizing.estimate_seconds + more
+        compiled, args, sizing, seconds = _compiled_chunk(plan, sizing, options)
         batches = _split(pending, sizing.chunk)
     bar = _progress_bar(plan.name, store.loaded, len(batches)) if show else None
     try:
@@ -408,7 +390,7 @@ def _result(plan, sizing, store, ran: _Ran, start: float, num_steps) -> SweepRes
         combinations_computed=ran.combinations_computed,
         num_devices=sizing.mesh.devices.size,
         memory_budget=sizing.budget,
-        estimated_bytes_per_combination=int(sizing.per_combination or sizing.floor),
+        estimated_bytes_per_combination=int(sizing.per_combination),
         compile_seconds=ran.compile_seconds,
         wall_seconds=time.perf_counter() - start,
         num_steps=None if num_steps is None else int(num_steps),
@@ -461,12 +443,11 @@ def sweep(
         `EngineOptions()`; an experiment's config is one): `devices`, shard over the first N
         devices (default all); `memory_budget`, bytes one device may use for a chunk (default:
         half a GPU's memory, or a quarter of the host memory split among the CPU devices):
-        a sweep whose outputs fit it is tried in one chunk, which the compiled program's memory
-        analysis confirms; otherwise (or if it does not fit) the chunk holds as many
-        combinations as XLA's estimate of one allows (checked once against the compiled
-        chunk); `resume`, load finished chunks of the same configuration (default; `False`
-        recomputes and replaces them); `quiet`, no progress bar over chunks on stderr and no
-        one-line summary at the end.
+        the chunk holds as many combinations as their outputs allow, fewer when the compiled
+        chunk program's memory analysis finds it too large (then compiled once more);
+        `resume`, load finished chunks of the same configuration (default; `False` recomputes
+        and replaces them); `quiet`, no progress bar over chunks on stderr and no one-line
+        summary at the end.
       chunk_size: combinations per chunk (overrides the budget; a multiple of the devices).
       out_dir: folder for the chunk files (`out_dir/NAME-HASH/`) and resume; `None` keeps
         everything in memory.

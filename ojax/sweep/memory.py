@@ -1,23 +1,22 @@
-"""Memory: the bytes one combination uses, the default budget, the chunk size.
+"""Memory: one combination's output shapes, the default budget, the chunk size.
 
-The estimate is XLA's memory analysis of `fn` compiled for one combination (arguments,
-temporaries and outputs), the program kept in :mod:`ojax.programs` for the next process. The
-engine makes it only for a sweep it cannot try in one chunk (its outputs alone exceed the
-budget) or whose one chunk the compiled program finds too large, and checks it once against
-the chunk program's own memory analysis.
+The engine sizes a chunk in two steps. First the outputs, a lower bound of what a combination
+uses, set the largest chunk the budget could hold (:func:`chunk_size_for`). Then XLA's memory
+analysis of the compiled chunk program (arguments, temporaries and outputs per device) gives
+the bytes per combination (:func:`bytes_per_combination`); a chunk that does not fit is made
+from them and compiled once more. XLA's analysis is the one estimate; nothing is compiled only
+to measure.
 """
 
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Sequence
 from typing import Any
 
 import jax
 
 from ojax import programs
-from ojax.sweep.chunk import lower_chunk, memory_used
 from ojax.sweep.fingerprint import shape_signature
 from ojax.validation import InputError, fmt_bytes, host_memory
 
@@ -28,40 +27,16 @@ def tree_bytes(tree: Any) -> int:
     return sum(math.prod(a.shape) * getattr(a.dtype, "itemsize", 8) for a in leaves)
 
 
-_ESTIMATES: dict = {}
-
-
-def _identity(fn, params, data, key) -> tuple[tuple[Any, ...] | None, str | None]:
-    """`(in-process cache key, program store name)` of `fn` on one combination (`None` for an
-    unhashable `fn`)."""
-    # jax sets its flags on Config at run time: its stubs do not know jax_enable_x64
-    x64 = jax.config.jax_enable_x64  # type: ignore[attr-defined]
-    cache_key = (fn, shape_signature((params, data, key)), x64)
-    try:
-        hash(cache_key)
-    except TypeError:
-        return None, None
-    return cache_key, programs.entry_name("estimate", fn, repr(cache_key[1:]))
-
-
-def _not_traced(exc: Exception, params, data, key) -> InputError:
-    return InputError(
-        f"fn could not be traced on one combination (params {params}, data {data}, key "
-        f"{key}): {type(exc).__name__}: {exc}"
-    )
-
-
 def output_shapes(fn, params, data, key) -> Any:
     """One combination's output shapes (`jax.ShapeDtypeStruct` leaves): from the program
     store's program of `fn` on one combination (exported there the first time: a warm process
     traces nothing), else `jax.eval_shape` (no compilation either way)."""
-    _, name = _identity(fn, params, data, key)
+    # jax sets its flags on Config at run time: its stubs do not know jax_enable_x64
+    x64 = jax.config.jax_enable_x64  # type: ignore[attr-defined]
+    args = (params, data, key)
+    name = programs.entry_name("estimate", fn, repr((shape_signature(args), x64)))
     try:
-        stored = (
-            None
-            if name is None
-            else programs.exported_program(name, jax.jit(fn), (params, data, key))
-        )
+        stored = None if name is None else programs.exported_program(name, jax.jit(fn), args)
         if stored is not None:
             avals = [jax.ShapeDtypeStruct(a.shape, a.dtype) for a in stored.out_avals]
             return jax.tree.unflatten(stored.out_tree, avals)
@@ -69,30 +44,16 @@ def output_shapes(fn, params, data, key) -> Any:
     except InputError:
         raise
     except Exception as exc:
-        raise _not_traced(exc, params, data, key) from exc
+        raise InputError(
+            f"fn could not be traced on one combination (params {params}, data {data}, key "
+            f"{key}): {type(exc).__name__}: {exc}"
+        ) from exc
 
 
-def estimate(fn, params, data, key) -> tuple[int, float]:
-    """`(bytes one combination uses, seconds spent)`: `fn` compiled for one combination (once
-    per `fn` and input shapes: 0 seconds when cached)."""
-    cache_key, name = _identity(fn, params, data, key)
-    hit = None if cache_key is None else _ESTIMATES.get(cache_key)
-    if hit is not None:
-        return hit, 0.0
-    start = time.perf_counter()
-    try:
-        lowered = lower_chunk(jax.jit(fn), name, (params, data, key))
-    except InputError:
-        raise
-    except Exception as exc:
-        raise _not_traced(exc, params, data, key) from exc
-    out_struct = jax.tree.map(lambda a: jax.ShapeDtypeStruct(a.shape, a.dtype), lowered.out_info)
-    value = max(1, memory_used(lowered.compile()), tree_bytes(out_struct))
-    if cache_key is not None:
-        if len(_ESTIMATES) > 64:
-            _ESTIMATES.clear()
-        _ESTIMATES[cache_key] = value
-    return value, time.perf_counter() - start
+def bytes_per_combination(used: int, shared: int, chunk: int, num_devices: int) -> int:
+    """One combination's bytes in a compiled chunk program that uses `used` bytes per device
+    for `chunk` combinations over `num_devices`, `shared` of them replicated inputs."""
+    return max(1, -(-(used - shared) * num_devices // chunk))
 
 
 def check_output_memory(total: int, per_combination: int) -> None:
@@ -149,10 +110,3 @@ def chunk_size_for(
     else:
         chunk, derived = int(min(chunk_size, total)), False
     return -(-chunk // num_devices) * num_devices, derived
-
-
-def shrunk_chunk(chunk: int, num_devices: int, budget: int, used: int) -> int:
-    """A chunk size scaled down to fit `budget` when the compiled program uses `used` bytes
-    per device for `chunk` combinations (10% margin)."""
-    per_device = max(1, int(chunk // num_devices * budget / used * 0.9))
-    return per_device * num_devices
