@@ -15,7 +15,11 @@ its own stream; `tests/test_learners_common.py` runs them for every entry of
   refused with :class:`~ojax.validation.InputError` before anything runs;
 * `padding`: a masked (padded) step between every two real steps changes nothing: the same
   losses at the real steps, 0 at the padded ones, the same final state (not for a contextual
-  bandit: the game draws each round's arm from that round's key).
+  bandit: the game draws each round's arm from that round's key);
+* `continuation`: the stream run in two halves, the second from the first's final state
+  (`run(..., state=...)`; task blocks cut at a task boundary, a pool's visit order cut), equals
+  the whole run bit for bit: losses and final state (not for a contextual bandit: a game starts
+  from the learner's init).
 
 Examples:
   >>> from ojax import LEARNERS
@@ -79,21 +83,33 @@ def _data(entry: LearnerEntry, seed: int) -> tuple:
     return tuple(entry.make_stream(jax.random.key(seed), NUM_STEPS, DIM))
 
 
-def _run(entry: LearnerEntry, learner: Any, params: Any, data: tuple, mask: Any = None):
-    """`(final state, trace)` of the entry's run; with `mask` the stream's steps (the order
-    of a pool, the points of task blocks) are masked by it. Without `mask` it is the program of
-    :func:`ojax.runner.run_entry`: the checks share one compilation per dtype."""
+def _run(
+    entry: LearnerEntry,
+    learner: Any,
+    params: Any,
+    data: tuple,
+    mask: Any = None,
+    state: Any = None,
+    first_task: int = 0,
+):
+    """`(final state, trace)` of the entry's run (from `state`, its first task `first_task`);
+    with `mask` the stream's steps (the order of a pool, the points of task blocks) are masked
+    by it. Without `mask` or `state` it is the program of :func:`ojax.runner.run_entry`: the
+    checks share one compilation per dtype."""
     xs, ys, *extra = data
     if entry.kind == "contextual":  # contexts and the costs of the arms, bandit feedback
         cb = contextual_data(xs, ys)
         return run_contextual(learner, params, cb, jax.random.key(0), mask=mask)
     if entry.kind == "oco":
-        start = entry_start(entry, xs)
-        return run_oco(learner, params, start, xs, OBJECTIVES[entry.objective], mask=mask)
+        start, objective = entry_start(entry, xs), OBJECTIVES[entry.objective]
+        return run_oco(learner, params, start, xs, objective, mask=mask, state=state)
     options = dict(zip(("mask", "order", "task_data"), extra))
     if mask is not None:
         options["mask"] = mask
-    return run(learner, params, xs, ys, LOSSES[entry.objective], **options)
+    if entry.kind == "multi_task":
+        options["first_task"] = first_task
+    loss = LOSSES[entry.objective]
+    return run(learner, params, xs, ys, loss, state=state, **options)
 
 
 def _run_entry(entry: LearnerEntry, learner: Any, params: Any, data: tuple) -> Any:
@@ -240,12 +256,40 @@ def _padding(entry: LearnerEntry) -> None:
         _close(f"final state (leaf {i})", a, b)
 
 
+def _continuation(entry: LearnerEntry) -> None:
+    if entry.kind == "contextual":  # ojax.run_env plays a game from the learner's init only
+        raise _Skip("a game has no start state (its environment and keys would continue too)")
+    learner, params, data = _make(entry), entry.default_params(), _data(entry, 0)
+    state, trace = _run(entry, learner, params, data)
+    xs, ys, *extra = data
+    if entry.kind == "kernel":  # the pool stays whole; its visit order (and mask) is cut
+        h = extra[1].shape[0] // 2
+        halves = [
+            (xs, ys, *jax.tree.map(lambda a, cut=cut: a[cut], extra))
+            for cut in (slice(0, h), slice(h, None))
+        ]
+    else:  # a stream, or task blocks cut at a task boundary
+        h = jax.tree.leaves(xs)[0].shape[0] // 2
+        halves = [
+            jax.tree.map(lambda a, cut=cut: a[cut], data) for cut in (slice(0, h), slice(h, None))
+        ]
+    # the first half from the learner's own start state: both halves are one program
+    x0 = (entry_start(entry, xs),) if entry.kind == "oco" else ()
+    first_state, first = _run(entry, learner, params, halves[0], state=learner.init(params, *x0))
+    final, second = _run(entry, learner, params, halves[1], state=first_state, first_task=h)
+    losses = np.concatenate([np.asarray(first.loss), np.asarray(second.loss)])
+    np.testing.assert_array_equal(losses, np.asarray(trace.loss), err_msg="losses of the halves")
+    for i, (a, b) in enumerate(zip(jax.tree.leaves(final), jax.tree.leaves(state))):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b), err_msg=f"final leaf {i}")
+
+
 def _close(label: str, actual: Any, expected: Any) -> None:
     actual, expected = np.asarray(actual), np.asarray(expected)
     if not np.issubdtype(expected.dtype, np.floating):
         np.testing.assert_array_equal(actual, expected, err_msg=label)
         return
-    scale = float(np.max(np.abs(expected), initial=0.0)) or 1.0
+    finite = np.abs(expected[np.isfinite(expected)])  # an inf (log 0) must match exactly
+    scale = float(np.max(finite, initial=0.0)) or 1.0
     np.testing.assert_allclose(actual, expected, rtol=1e-5, atol=1e-6 * scale, err_msg=label)
 
 
@@ -257,6 +301,7 @@ CHECKS: dict[str, Callable[[LearnerEntry], None]] = {
     "vmap_equals_loop": _vmap_equals_loop,
     "bad_params": _bad_params,
     "padding": _padding,
+    "continuation": _continuation,
 }
 """The checks of :func:`check_learner` by name (see the module docstring)."""
 

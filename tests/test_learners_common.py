@@ -1,7 +1,8 @@
 """One test over every registered learner, of every kind (OCO, predictor, multi-task, kernel):
 the common checks of :func:`ojax.testing.check_learner` (float32 and float64 runs with a stable
 state dtype, equal by value, no retrace on new values, vmap over a params grid equals a loop,
-bad params refused, padding changes nothing), and the shape of the registry tables.
+bad params refused, padding changes nothing, two halves continued from a state equal the whole
+run bit for bit), and the shape of the registry tables.
 
 Each learner's checks run in one test, one after the other: they share the learner's compiled
 programs (one per dtype, the vmapped and the padded run), where a test per check would compile
@@ -31,8 +32,10 @@ _MAY_SKIP = {"vmap_equals_loop", "bad_params"}
 
 def test_common_checks(entry):
     ran = check_learner(entry)
-    # a contextual bandit's padded game draws other arms (one key per round): no padding check
-    may_skip = _MAY_SKIP | ({"padding"} if entry.kind == "contextual" else set())
+    # a contextual bandit's padded game draws other arms (one key per round), and a game
+    # starts from the learner's init: no padding or continuation check
+    games = {"padding", "continuation"} if entry.kind == "contextual" else set()
+    may_skip = _MAY_SKIP | games
     assert set(CHECKS) - set(ran) <= may_skip, f"{entry.name}: only {ran} ran"
     if "vmap_equals_loop" not in ran:  # skipped: no hyperparameters to vmap over
         assert not jax.tree.leaves(entry.params_grid()), entry.name
