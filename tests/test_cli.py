@@ -362,7 +362,13 @@ def _tasks_file(path: Path, num_tasks: int = 8) -> Path:
     return path
 
 
-def test_run_on_your_own_tasks_file(tmp_path, capsys):
+def test_run_on_your_own_tasks_file(tmp_path, capsys, monkeypatch):
+    import ojax.experiments.denevi2020 as denevi
+
+    # two methods (compile time): the file, the run's identity and the refusal are checked here
+    methods = {m: denevi.PF_METHODS[m] for m in ("ITL", "Lazy")}
+    monkeypatch.setattr(denevi, "PF_METHODS", methods)
+    monkeypatch.setattr(denevi, "SS_METHODS", {})
     tasks = _tasks_file(tmp_path / "mytasks.npz")
     out = tmp_path / "out"
     argv = ["run", "denevi2020-lenk", "--quick", "--seeds", "2", "--quiet", "--tasks", str(tasks)]
@@ -370,6 +376,7 @@ def test_run_on_your_own_tasks_file(tmp_path, capsys):
     with open(out / "results.csv", newline="") as f:
         rows = list(csv.DictReader(f))
     assert {r["dataset"] for r in rows} == {"mytasks"}
+    assert {r["method"] for r in rows} == {"ITL", "Lazy", "Best-bias"}  # own tasks: Best-bias too
     assert {r["n_seeds"] for r in rows} == {"2"}
     assert json.loads((out / ".ojax-run.json").read_text())["identity"]["tasks"].startswith(
         str(tasks.resolve())

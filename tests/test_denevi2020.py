@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import math
 from pathlib import Path
 
 import jax
@@ -251,18 +250,6 @@ def test_quick_synthetic_reproduces_the_paper_qualitatively(tmp_path):
 
     assert all(clipped_texts(fig) == [] for fig in drawn.values())  # nothing cut at the edges
     assert result.compile_seconds and result.compile_seconds > 0
-
-
-def test_quick_lenk_runs(tmp_path, data_dir):
-    config = ExperimentConfig(
-        "denevi2020-lenk", seeds=2, out=tmp_path, quick=True, quiet=True, data_dir=data_dir
-    )
-    result = EXPERIMENTS["denevi2020-lenk"].load()(config)
-    methods = {r.method for r in result.rows}
-    assert "Oracle" not in methods and len(methods) == 7
-    for r in result.rows:
-        assert math.isfinite(r.mean) and r.n_seeds == 2
-    assert result.curves["lenk/ITL/cumulative_error"].shape == (2, 30 * 16)
 
 
 def test_many_seeds_keep_the_cumulative_curve_at_evenly_spaced_points(tmp_path, monkeypatch):

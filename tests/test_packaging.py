@@ -4,6 +4,7 @@ repository runs a real-data experiment, and ``data_dir`` / ``$OJAX_DATA_DIR`` ov
 from __future__ import annotations
 
 import csv
+import math
 import os
 import shutil
 import subprocess
@@ -12,6 +13,7 @@ import tarfile
 import zipfile
 from pathlib import Path
 
+import numpy as np
 import pytest
 from conftest import subprocess_env
 
@@ -123,6 +125,12 @@ def test_bare_copy_runs_a_real_data_experiment(tmp_path):
         rows = list(csv.DictReader(f))
     assert rows and {r["dataset"] for r in rows} == {"lenk"}
     assert all(r["n_seeds"] == "2" for r in rows)
+    # every method of denevi2020-lenk but the Oracle (no true bias for real data), finite
+    methods = {r["method"] for r in rows}
+    assert "Oracle" not in methods and len(methods) == 7
+    assert all(math.isfinite(float(r["mean"])) for r in rows)
+    with np.load(out / "curves.npz") as curves:
+        assert curves["lenk/ITL/cumulative_error"].shape == (2, 30 * 16)
 
 
 def test_default_is_the_packaged_folder(monkeypatch):
