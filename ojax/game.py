@@ -63,6 +63,7 @@ from ojax.validation import (
     check_magnitude,
     check_mask,
     check_params_type,
+    check_precision,
     check_shape,
     check_state_finite,
 )
@@ -241,6 +242,7 @@ def _check_options(learner, env, loss, x0, feedback, delay, num_steps) -> bool:
         if x0 is None:
             raise InputError("x0: an OCOLearner needs its start point x0 (shape (d,))")
         check_finite("x0", x0)
+        check_precision("x0", jnp.result_type(x0))
         if feedback == "bandit" and delay:
             raise InputError(
                 f"delay={delay} with feedback='bandit': a bandit learner weighs the played "
@@ -286,6 +288,13 @@ def _round_problem(learner, env, game: _Game, treedef, types) -> str | None:
         jax.eval_shape(check, *structs)
     except InputError as exc:
         return str(exc)
+    except (AttributeError, IndexError, KeyError, TypeError, ValueError) as exc:
+        first = str(exc).splitlines()[0] if str(exc) else ""
+        return (
+            f"env, env_params: one round of the game (env.init, env.step, the learner's play "
+            f"and update) fails on these arguments: {type(exc).__name__}: {first}; give the "
+            "environment the params it takes (e.g. its own params class)"
+        )
     return None
 
 
@@ -369,7 +378,13 @@ def _round_checks(learner, params, x0, env, env_params, key, game: _Game) -> Non
 def _check_env(env: Environment, env_params: Params, num_steps: int) -> None:
     """The environment's params (its own check; the data it holds finite and not
     overflowing); data fixed in advance answers only as many rounds as it holds."""
-    env.check_params(env_params)
+    for path, leaf in jax.tree_util.tree_leaves_with_path(env_params):
+        if not isinstance(leaf, (jax.Array, np.ndarray, np.generic, int, float, bool)):
+            raise InputError(
+                f"env_params{jax.tree_util.keystr(path)} must be an array or a number (the "
+                f"environment's params are a pytree of arrays), got {type(leaf).__name__}"
+            )
+    check_params_type(env.check_params, env_params, "env_params", "the environment")
     leaves = jax.tree.leaves(env_params)
     for i, leaf in enumerate(leaves):
         if jnp.issubdtype(jnp.result_type(leaf), jnp.inexact):

@@ -65,6 +65,7 @@ from ojax.validation import (
     check_magnitude,
     check_mask,
     check_params_type,
+    check_precision,
     check_shape,
     check_state,
     check_state_finite,
@@ -558,6 +559,7 @@ def run_oco(
         )
     zs = jnp.asarray(zs, jnp.result_type(x0))  # a narrower stream is widened exactly
     check_finite("x0", x0)
+    check_precision("x0", jnp.result_type(x0))
     check_params_type(learner.check_params, params)
     learner.check_start(params, x0)
     _check_start_state(learner, params, state, jnp.asarray(x0))

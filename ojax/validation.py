@@ -233,6 +233,17 @@ def check_nonnegative(name: str, value: Any) -> None:
     check_range(name, value, 0.0, None)
 
 
+def check_precision(name: str, dtype: Any) -> None:
+    """Refuses a floating `dtype` narrower than float32 for a learner's state: 16-bit sums
+    lose the step sizes and overflow at 65504 (data may be narrower: it is widened)."""
+    if jnp.issubdtype(dtype, jnp.floating) and jnp.finfo(dtype).bits < 32:
+        raise InputError(
+            f"{name} has dtype {jnp.dtype(dtype).name}: a learner's state is float32 or float64 "
+            "(16-bit sums lose the step sizes and overflow at 65504); give it in float32 (data "
+            "in float16 is widened exactly)"
+        )
+
+
 def check_shape(name: str, value: Any, expected: Sequence[int | None]) -> None:
     """Raises unless `value` has the shape `expected` (`None` matches any size)."""
     shape = tuple(np.shape(value))
@@ -385,15 +396,18 @@ def check_row_norms(name: str, x: Any, *, norms: Any = None, dtype: Any = None) 
         )
 
 
-def check_params_type(check: Callable[[Any], None], params: Any) -> None:
-    """Runs a learner's `check_params`, turning a params pytree of the wrong class (a plain
-    tuple, a dict missing a field) into an :class:`InputError` that says what was expected."""
+def check_params_type(
+    check: Callable[[Any], None], params: Any, name: str = "params", owner: str = "the learner"
+) -> None:
+    """Runs a learner's (an environment's) `check_params`, turning a params pytree of the
+    wrong class (a plain tuple, a dict missing a field) into an :class:`InputError` that says
+    what was expected."""
     try:
         check(params)
     except (AttributeError, KeyError, TypeError, IndexError) as exc:
         raise InputError(
-            f"params: got {type(params).__name__} {_short(params)}, which the learner cannot read "
-            f"({type(exc).__name__}: {exc}); pass the learner's own params, e.g. its XxxParams "
+            f"{name}: got {type(params).__name__} {_short(params)}, which {owner} cannot read "
+            f"({type(exc).__name__}: {exc}); pass {owner}'s own params, e.g. its XxxParams "
             "NamedTuple with every field"
         ) from None
 

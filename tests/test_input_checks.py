@@ -159,3 +159,43 @@ def test_a_state_that_overflows_stops_the_run(name, target, steps, field):
         state, _ = ojax.run_oco(entry.make(3), params64, jnp.zeros(3, jnp.float64),
                                 zs.astype(jnp.float64), OBJECTIVES["quadratic"])  # fmt: skip
         assert all(np.isfinite(np.asarray(a)).all() for a in jax.tree.leaves(state))
+
+
+def test_a_state_narrower_than_float32_is_refused_and_narrow_data_is_widened():
+    # online_newton's eigendecomposition and squint's sums broke inside the scan in float16
+    entry = ojax.LEARNERS["online_newton"]
+    learner, params = entry.make(3), entry.default_params()
+    zs = jnp.ones((10, 3), jnp.float16)
+    with pytest.raises(InputError, match="x0 has dtype float16: a learner's state is float32"):
+        ojax.run_oco(learner, params, jnp.zeros(3, jnp.float16), zs, losses.linear_objective)
+    _, trace = ojax.run_oco(learner, params, jnp.zeros(3), zs, losses.linear_objective)
+    assert trace.loss.dtype == jnp.float32
+    xs, ys = (a.astype(jnp.bfloat16) for a in _stream(n=5, dim=3))
+    with pytest.raises(InputError, match=r"xs, ys: .*bfloat16"):
+        ojax.run(_learner(3, jnp.bfloat16), PARAMS, xs, ys, losses.square)
+    with pytest.raises(InputError, match="x0 has dtype float16"):
+        ojax.run_env(
+            oco.hedge(),
+            oco.HedgeParams(jnp.float32(1.0)),
+            ojax.envs.adversaries.fixed(),
+            zs,
+            jax.random.key(0),
+            10,
+            losses.linear_objective,
+            x0=jnp.full(3, 1 / 3, jnp.float16),
+        )
+
+
+def test_environment_params_the_environment_cannot_read_are_named():
+    from ojax.envs import adversaries
+
+    args = (jax.random.key(0), 5, losses.linear_objective)
+    ogd, x0 = oco.ogd("none"), jnp.zeros(2)
+    with pytest.raises(InputError, match=r"env_params\['a'\] must be an array or a number.*str"):
+        ojax.run_env(ogd, PARAMS, adversaries.fixed(), {"a": "text"}, *args, x0=x0)
+    bandit = adversaries.bernoulli_arms()
+    with pytest.raises(InputError, match="env_params: got ArrayImpl .* the environment cannot"):
+        ojax.run_env(ogd, PARAMS, bandit, jnp.array([0.2, 0.8]), *args, x0=x0, feedback="bandit")
+    env = ojax.Environment(init=lambda k, p: jnp.zeros(()), step=lambda s, p, a, k: (s, p["b"]))
+    with pytest.raises(InputError, match="env, env_params: one round .* KeyError: 'b'"):
+        ojax.run_env(ogd, PARAMS, env, {"a": jnp.ones(2)}, *args, x0=x0)

@@ -1357,3 +1357,26 @@ def test_attack_25_a_crafted_results_folder_is_one_line_naming_the_file(
     assert cli.main(["plot", str(out)]) == 2
     line = _one_error_line(capsys)
     assert re.search(message, line), line
+
+
+def test_attack_26_a_state_saved_onto_a_folder_names_the_folder_and_leaves_nothing(tmp_path):
+    import jax.numpy as jnp
+
+    import ojax
+
+    folder = tmp_path / "states"
+    folder.mkdir()
+    with pytest.raises(IsADirectoryError, match="a folder is there") as info:
+        ojax.save_state(folder, {"w": jnp.ones(2)})
+    assert info.value.filename == str(folder)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["states"] and not any(folder.iterdir())
+
+
+def test_attack_27_a_feature_index_no_jax_array_holds_is_refused_by_line(tmp_path):
+    from ojax.datasets import read_stream
+    from ojax.fileio import DataError
+
+    path = tmp_path / "wide.svm"
+    path.write_text("+1 1:1 2147483647:1\n-1 3000000000:1\n")
+    with pytest.raises(DataError, match="line 2: feature index 3000000000 is above 2147483647"):
+        read_stream(path)

@@ -557,10 +557,10 @@ def sweep_learner(
             | ({} if data is None else {"data": data.source, "loss": entry.objective}),
         )
     except TooSmallBudget as exc:  # what makes one combination large: its stream
-        raise InputError(
-            f"{exc} (one combination plays a stream of num_steps (--steps) = {num_steps} steps "
-            f"in dim (--dim) = {dim})"
-        ) from None
+        what = f"a stream of num_steps (--steps) = {num_steps} steps in dim (--dim) = {dim}"
+        if data is not None:  # a file: its rows and columns (hash_features makes fewer)
+            what = f"{data.source}: {num_steps} rows of {dim} columns (see hash_features)"
+        raise InputError(f"{exc} (one combination plays {what})") from None
     return _experiment_result(entry, axes, res, num_seeds, num_steps, dim), res
 
 

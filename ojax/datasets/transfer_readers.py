@@ -188,6 +188,10 @@ def load_libsvm(
     return features, _check_labels(path, labels)
 
 
+MAX_FEATURES = 2**31 - 1
+"""The largest 1-based feature index of a LIBSVM file (JAX indexes arrays with int32)."""
+
+
 def read_libsvm(
     path: str | os.PathLike, num_features: int | None = None
 ) -> tuple[Features, np.ndarray]:
@@ -221,6 +225,13 @@ def read_libsvm(
                         raise DataError(
                             f"{path}, line {line_no}: expected 'index:value' with a 1-based "
                             f"integer index, got {item!r}"
+                        )
+                    if index > MAX_FEATURES:
+                        raise DataError(
+                            f"{path}, line {line_no}: feature index {index} is above "
+                            f"{MAX_FEATURES} (2**31 - 1, the most columns a JAX array indexes); "
+                            "hash the features into fewer columns first "
+                            "(ojax.datasets.hash_features)"
                         )
                     if index <= last:
                         raise DataError(

@@ -252,6 +252,10 @@ def atomic_write(
             f"cannot write it: the folder {_show(path.parent)} does not exist",
             str(path),
         )
+    if path.is_dir() and not path.is_symlink():  # os.replace would name the temporary file
+        raise IsADirectoryError(
+            errno.EISDIR, "cannot write it: a folder is there (give a file name)", str(path)
+        )
     fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=path.suffix, dir=path.parent)
     try:
         os.fchmod(fd, _file_mode())
