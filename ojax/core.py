@@ -54,6 +54,7 @@ import hashlib
 import importlib
 import importlib.metadata
 import inspect
+import re
 from collections.abc import Callable, Hashable, Iterator, MutableMapping
 from typing import Any, NamedTuple, TypeVar
 
@@ -425,7 +426,7 @@ class LearnerEntry:
     """A registered learner (built by keyword): enough for tests, the CLI and sweeps to run it.
 
     Attributes:
-      name: registry key.
+      name: registry key (letters, digits, `_`, `.`, `-`: it names output folders).
       kind: one of :data:`LEARNER_KINDS`.
       make: `(dim) -> learner` for a problem of dimension `dim`; `dtype` may be passed as a
         keyword (`make(dim, dtype=jnp.float64)`) when `dtyped` is True.
@@ -460,6 +461,10 @@ class LearnerEntry:
     dtyped: bool = False
 
     def __post_init__(self) -> None:
+        if not (isinstance(self.name, str) and re.fullmatch(r"[A-Za-z0-9][\w.-]*", self.name)):
+            raise ValueError(  # it names output folders (sweep-NAME) and curve keys
+                f"name must be letters, digits, '_', '.' or '-' (not first), got {self.name!r}"
+            )
         if self.kind not in LEARNER_KINDS:
             raise ValueError(f"kind must be one of {list(LEARNER_KINDS)}, got {self.kind!r}")
         table = OBJECTIVES if self.kind == "oco" else LOSSES

@@ -67,3 +67,8 @@ def test_entries_are_built_by_keyword_and_checked():
         entry._replace(objective="no_such_loss")
     with pytest.raises(ValueError, match="stream of 'ogd' must name one of"):
         entry._replace(stream="no_such_stream").make_stream(jax.random.key(0), 4, 2)
+    # a name becomes an output folder (results/sweep-NAME) and a curve key: plain names only
+    for name in ("my ogd/../x", "../up", ".hidden", "", "a\\b"):
+        with pytest.raises(ValueError, match="name must be letters, digits"):
+            entry._replace(name=name)
+    assert entry._replace(name="ogd-v2.1_mine").name == "ogd-v2.1_mine"
