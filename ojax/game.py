@@ -55,7 +55,7 @@ from ojax.core import (
     is_prng_key,
     tree_where,
 )
-from ojax.losses import Loss, Objective
+from ojax.losses import Loss, Objective, check_loss
 from ojax.runner import Record, opaque_start
 from ojax.validation import (
     InputError,
@@ -254,8 +254,7 @@ def _check_options(learner, env, loss, x0, feedback, delay, num_steps) -> bool:
         raise InputError(
             f"learner must be an OCOLearner or a Predictor, got {type(learner).__name__}"
         )
-    if not isinstance(loss, Loss):
-        raise InputError(f"loss: a Predictor is scored with a Loss, got {type(loss).__name__}")
+    check_loss(loss)
     if x0 is not None:
         raise InputError("x0: a Predictor has no start point (x0 is for an OCOLearner)")
     if feedback == "bandit" and delay:

@@ -17,6 +17,8 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
+from ojax.validation import InputError
+
 Array = jax.Array
 
 
@@ -108,6 +110,17 @@ mismatch = Loss("mismatch", _mismatch_value, _zero_one_grad, lambda bound: float
 LOSSES: dict[str, Loss] = {
     loss.name: loss for loss in (square, absolute, hinge, logistic, linear, zero_one, mismatch)
 }
+
+
+def check_loss(loss: object) -> Loss:
+    """`loss` itself if it is a :class:`Loss`, else an :class:`~ojax.InputError` saying what is
+    (a function alone has no gradient or Lipschitz bound for the learners to use)."""
+    if not isinstance(loss, Loss):
+        raise InputError(
+            f"loss: a Predictor is scored with an ojax.losses.Loss (one of {sorted(LOSSES)}, or "
+            f"Loss(name, value, grad, lipschitz) of one's own), got {type(loss).__name__}"
+        )
+    return loss
 
 
 class Objective(NamedTuple):

@@ -56,7 +56,7 @@ from ojax.core import (
     learner_factory,
     tree_where,
 )
-from ojax.losses import LOSSES, OBJECTIVES, Loss, Objective
+from ojax.losses import LOSSES, OBJECTIVES, Loss, Objective, check_loss
 from ojax.sparse import issparse, sparse_rows
 from ojax.validation import (
     InputError,
@@ -321,7 +321,7 @@ def _is_multi_task(learner: Any) -> bool:
     return isinstance(learner, MultiTaskLearner) or hasattr(learner, "begin_task")
 
 
-def _check_learner(learner: Any, params: Params) -> None:
+def _check_learner(learner: Any, params: Params, loss: Any) -> None:
     if isinstance(learner, OCOLearner):
         raise InputError(
             "learner: an OCOLearner plays points, not predictions; use run_oco, or "
@@ -332,6 +332,7 @@ def _check_learner(learner: Any, params: Params) -> None:
             f"learner must be a Predictor or a MultiTaskLearner, got {type(learner).__name__}"
         )
     check_params_type(learner.check_params, params)
+    check_loss(loss)
 
 
 def _check_stream(
@@ -345,14 +346,12 @@ def _check_stream(
         raise InputError(f"first_task: task indices are for a MultiTaskLearner, got {first_task}")
     _check_start_state(learner, params, state)
     n = _leading("xs", xs)
+    check_shape("ys", ys, (n,) + tuple(jnp.shape(ys)[1:]))  # one label per row (of the pool)
     if order is not None:
-        check_shape("ys", ys, (n,) + tuple(jnp.shape(ys)[1:]))
         order = _check_order(order, n)
         n = jnp.shape(order)[0]
     if n == 0:
         raise InputError("xs: the stream is empty (0 steps); give at least one example")
-    if order is None:
-        check_shape("ys", ys, (n,) + tuple(jnp.shape(ys)[1:]))
     mask = _check_mask(mask, (n,))
     _check_values("xs", xs)
     _check_values("ys", ys)
@@ -458,7 +457,7 @@ def run(
       >>> print(trace.loss)
       [0.5   2.    1.125]
     """
-    _check_learner(learner, params)
+    _check_learner(learner, params, loss)
     flags = (keep_predictions, task_sums, independent_tasks, order is not None, mask is not None)
     options = _Options(loss, record, task_record, *flags, check_int("unroll", unroll, low=1))
     if _is_multi_task(learner):

@@ -199,3 +199,9 @@ def test_environment_params_the_environment_cannot_read_are_named():
     env = ojax.Environment(init=lambda k, p: jnp.zeros(()), step=lambda s, p, a, k: (s, p["b"]))
     with pytest.raises(InputError, match="env, env_params: one round .* KeyError: 'b'"):
         ojax.run_env(ogd, PARAMS, env, {"a": jnp.ones(2)}, *args, x0=x0)
+
+
+def test_a_loss_that_is_a_plain_function_is_refused_naming_the_losses():
+    xs, ys = _stream(n=5, dim=3)
+    with pytest.raises(InputError, match=r"loss: a Predictor is scored with an ojax.losses.Loss"):
+        ojax.run(_learner(3), PARAMS, xs, ys, lambda y_hat, y: (y_hat - y) ** 2)

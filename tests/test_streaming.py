@@ -155,6 +155,19 @@ def test_bad_files_are_refused_naming_the_file(tmp_path):
     reader = BlockReader.from_npy(tmp_path / "cut.npy", tmp_path / "y.npy")
     with pytest.raises(DataError, match="cut.npy.*truncated"):
         list(reader.blocks(2))
+    np.save(tmp_path / "text.npy", np.array([["a", "b"]] * 3))
+    with pytest.raises(DataError, match="text.npy.*holds <U1 values; a stream is numbers"):
+        BlockReader.from_npy(tmp_path / "text.npy", tmp_path / "y.npy")
+
+
+def test_a_big_endian_file_is_read_as_its_numbers(tmp_path):
+    xs = np.arange(12, dtype=np.float32).reshape(6, 2)
+    np.save(tmp_path / "x.npy", xs.astype(">f4"))
+    np.save(tmp_path / "y.npy", xs.sum(1).astype(">f8"))
+    blocks = list(BlockReader.from_npy(tmp_path / "x.npy", tmp_path / "y.npy").blocks(4))
+    assert all(b.dtype.isnative for pair in blocks for b in pair)
+    np.testing.assert_array_equal(np.concatenate([x for x, _ in blocks]), xs)
+    np.testing.assert_array_equal(np.concatenate([y for _, y in blocks]), xs.sum(1))
 
 
 @pytest.mark.parametrize("how", ["rewritten", "replaced"])

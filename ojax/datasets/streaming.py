@@ -108,6 +108,10 @@ class _Member:
             raise DataError(f"{self.name!r}: not a readable .npy array ({exc})") from None
         if dtype.hasobject:
             raise DataError(f"{self.name!r}: holds Python objects (dtype {dtype}), never unpickled")
+        if dtype.kind not in "biuf":  # text, bytes, records, dates, complex numbers
+            raise DataError(
+                f"{self.name!r}: holds {dtype} values; a stream is numbers (bool, int or float)"
+            )
         if fortran and len(shape) > 1:
             raise DataError(
                 f"{self.name!r}: Fortran order cannot be read by rows; save it C-ordered"
@@ -143,7 +147,8 @@ class _Member:
                 self._check_same(raw, start, start + rows)
                 if len(data) != rows * self.row_bytes:
                     raise DataError(f"{str(self.path)!r}: truncated at row {start}")
-                yield np.frombuffer(data, self.dtype).reshape((rows,) + row)
+                block = np.frombuffer(data, self.dtype).reshape((rows,) + row)
+                yield block.astype(self.dtype.newbyteorder("="), copy=False)  # big-endian files
 
 
 class BlockReader:
