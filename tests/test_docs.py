@@ -61,7 +61,7 @@ EXPECTED = {
         "refused: learning_rate must lie in (0.0, inf), got -1",
         "(50,)",
         "('float32', 'float64', 'by_value', 'no_retrace', 'vmap_equals_loop', 'bad_params', "
-        "'padding')",
+        "'padding', 'continuation')",
         "caught: by_value",
         "matches the loop",
         "('seed', 'learning_rate') (8, 4) best step: 0.01\n",  # float32's shortest text
@@ -139,6 +139,11 @@ def test_guide_code_runs(page, tmp_path, monkeypatch, capsys):
 
     blocks = python_blocks(page)
     assert blocks, f"{page} has no python block"
+    spec = importlib.util.spec_from_file_location("outputs", ROOT / "scripts" / "guide_outputs.py")
+    outputs = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(outputs)
+    shown = outputs.shown_outputs((DOCS / page).read_text())  # a block's output under it
+    printed = []
     monkeypatch.chdir(tmp_path)
     # the page runs as a module that is imported (as a script's __main__ is): a dataclass needs
     # its module in sys.modules
@@ -155,6 +160,11 @@ def test_guide_code_runs(page, tmp_path, monkeypatch, capsys):
             if needs:
                 expected += EXPECTED_WITH[(page, needs.group(1))]
             exec(compile(code, f"{page} block {i + 1}", "exec"), scope)
+            printed.append(capsys.readouterr().out)
+            assert bool(printed[-1].strip()) == (shown[i] is not None), (
+                f"{page} block {i + 1} prints {printed[-1]!r} and shows {shown[i]!r}: run "
+                "python scripts/guide_outputs.py"
+            )
     finally:
         for name in REGISTERED.get(page, []):
             ojax.LEARNERS.pop(name, None)
@@ -166,9 +176,10 @@ def test_guide_code_runs(page, tmp_path, monkeypatch, capsys):
             EXPERIMENTS.pop(name, None)
         plt.close("all")
         jax.config.update("jax_enable_x64", x64)
-    out = capsys.readouterr().out
+    out, on_page = "".join(printed), "".join(text for text in shown if text)
     for text in expected:
         assert text in out, f"{page}: {text!r} not printed; got:\n{out}"
+        assert text in on_page, f"{page}: {text!r} not shown; run python scripts/guide_outputs.py"
 
 
 def public_modules() -> set[str]:
@@ -230,3 +241,20 @@ def test_site_hooks_list_reproductions_and_drop_sphinx_roles():
     assert listed.endswith("- [A](a.md)\n- [B](b.md)\n")
     other = types.SimpleNamespace(file=File(src_uri="guides/concepts.md"))
     assert hooks.on_page_markdown("X", other, None, Files(*pages)) == "X"
+
+
+def test_the_learner_families_pages_lead_with_their_learners():
+    # docs/api/ojax.oco.md, ...: written by scripts/api_pages.py; a learner added (or a class
+    # moved) without running it leaves a page stale
+    spec = importlib.util.spec_from_file_location("pages", ROOT / "scripts" / "api_pages.py")
+    pages = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(pages)
+    assert pages.main(["--check"]) == 0, "run python scripts/api_pages.py"
+    text = (ROOT / "docs" / "api" / "ojax.oco.md").read_text()
+    learners, params = text.index("::: ojax.oco.ogd\n"), text.index("::: ojax.oco.OGDParams\n")
+    assert text.index("## Learners") < text.index("::: ojax.oco.gradient_descent") < learners
+    assert learners < params < text.index("::: ojax.oco.OGDState\n")
+    for family in pages.FAMILIES:  # every registered learner's factory is on its family's page
+        assert pages.learners(family), family
+    factories = {n for f in pages.FAMILIES for names in pages.learners(f).values() for n in names}
+    assert {"ogd", "coin_betting", "lazy", "fixed_share", "sgd", "otl", "linucb"} <= factories
