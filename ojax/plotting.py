@@ -267,17 +267,33 @@ LABEL_WIDTH = 40
 """Legend labels longer than this many characters are wrapped."""
 
 
-def legend(fig: Figure, *axes: Axes, fontsize: float = 8.0):
+def _band_note(axes: Sequence[Axes]) -> str | None:
+    """What the bands drawn by :func:`band` on `axes` are (their seeds and quantiles)."""
+    gids = [c.get_gid() or "" for ax in axes for c in ax.collections]
+    bands = {tuple(float(v) for v in gid.split(":")[1:]) for gid in gids if gid.startswith("band:")}
+    if not bands:
+        return None
+    seeds = sorted({int(b[0]) for b in bands})
+    count = f"{seeds[0]}" if len(seeds) == 1 else f"{seeds[0]}-{seeds[-1]}"
+    quantiles = sorted({b[1:] for b in bands})
+    spans = " or ".join(f"{100 * lo:g}% to {100 * hi:g}%" for lo, hi in quantiles)
+    return f"mean over {count} seeds, band from the {spans} quantile over seeds"
+
+
+def legend(fig: Figure, *axes: Axes, fontsize: float = 8.0, note: str | None = None):
     """One legend for the figure below its panels (`axes`, default all: each label once),
     in as many columns as fit the figure's width, labels longer than :data:`LABEL_WIDTH`
-    characters wrapped; the figure grows by the legend's rows. Returns it (`None` when no
-    line has a label)."""
+    characters wrapped; the figure grows by the legend's rows. Its title says what the
+    bands are (seeds and quantiles, from :func:`band`), then `note`. Returns it (`None` when
+    no line has a label)."""
     handles: dict[str, Any] = {}
     for ax in axes or fig.axes:
         for handle, label in zip(*ax.get_legend_handles_labels()):
             handles.setdefault(textwrap.fill(label, LABEL_WIDTH), handle)
     if not handles:
         return None
+    parts = [_band_note(axes or fig.axes), note]
+    title = textwrap.fill("; ".join(p for p in parts if p), 2 * LABEL_WIDTH) or None
     longest = max(len(line) for label in handles for line in label.splitlines())
     entry = (2.0 + 0.8 + 1.6) * fontsize + 0.6 * fontsize * longest  # points
     ncols = max(1, min(len(handles), int((fig.get_figwidth() * 72 - 12) // entry)))
@@ -285,6 +301,7 @@ def legend(fig: Figure, *axes: Axes, fontsize: float = 8.0):
         max(label.count("\n") + 1 for label in list(handles)[i : i + ncols])
         for i in range(0, len(handles), ncols)
     )
+    lines += 0 if title is None else title.count("\n") + 1
     fig.set_figheight(fig.get_figheight() + lines * 1.45 * fontsize / 72 + 0.15)
     return fig.legend(
         list(handles.values()),
@@ -294,6 +311,8 @@ def legend(fig: Figure, *axes: Axes, fontsize: float = 8.0):
         fontsize=fontsize,
         frameon=False,
         columnspacing=1.6,
+        title=title,
+        title_fontsize=fontsize,
     )
 
 
@@ -317,9 +336,13 @@ def band(
         finite_x = np.asarray(x, np.float64)[np.isfinite(np.asarray(x, np.float64))]
         ax.update_datalim(np.column_stack([finite_x, np.zeros_like(finite_x)]), updatey=False)
         ax.autoscale_view()
-    if np.atleast_2d(curves).shape[0] > 1:
+    seeds = np.atleast_2d(curves).shape[0]
+    if seeds > 1:
         zorder = line.get_zorder() - 0.5
-        ax.fill_between(x, low, high, color=line.get_color(), alpha=0.15, lw=0, zorder=zorder)
+        area = ax.fill_between(
+            x, low, high, color=line.get_color(), alpha=0.15, lw=0, zorder=zorder
+        )
+        area.set_gid(f"band:{seeds}:{quantiles[0]}:{quantiles[1]}")  # what legend() says
     return mean, low, high
 
 
@@ -376,8 +399,19 @@ def curves_figure(
         ax.set_yscale("log")
     fit_limits(ax, drawn, log=logy, bounds=ylim)
     ax.grid(alpha=0.3, which="both" if logy else "major")
-    legend(fig, ax)
+    legend(fig, ax, note=_off_scale(ax, curves, fit_from))
     return fig
+
+
+def _off_scale(ax: Axes, curves: Mapping[str, np.ndarray], fit_from: int) -> str | None:
+    """A note on the means before index `fit_from` that lie outside the fitted y range."""
+    low, high = ax.get_ylim()
+    means = [np.nanmean(np.atleast_2d(v), axis=0)[:fit_from] for v in curves.values()]
+    early = np.concatenate([m[np.isfinite(m)] for m in means]) if means else np.zeros(0)
+    if not np.any((early > high) | (early < low)):
+        return None
+    span = f"{early.min():.3g} to {early.max():.3g}"
+    return f"the means over the first {fit_from} points span {span}, beyond the scale"
 
 
 def regret_figure(

@@ -157,3 +157,20 @@ def test_basics_bound_rows_hold_for_their_algorithms():
     assert np.all(ftl[:, -1] <= ftl_bound[-1]) and np.all(
         ftl[:, -1] > 5 * examples["ftrl-linear"]["FTRL"][1][-1]
     )
+
+
+def test_a_figure_says_what_its_bands_are_and_what_lies_off_its_scale():
+    from ojax.plotting import curves_figure
+
+    x = np.arange(1, 101)
+    steady = np.vstack([np.full(100, 1.0 + 0.1 * s) for s in range(3)])
+    start_high = steady.copy()
+    start_high[:, 0] = 50.0  # a running average's first point
+    fig = curves_figure(x, {"a": steady, "b": start_high}, xlabel="t", ylabel="y", fit_from=5)
+    title = " ".join(fig.legends[0].get_title().get_text().split())
+    assert title.startswith("mean over 3 seeds, band from the 10% to 90% quantile over seeds")
+    assert "the means over the first 5 points span 1.1 to 50, beyond the scale" in title
+    assert fig.axes[0].get_ylim()[1] < 50.0
+    one = curves_figure(x, {"a": steady[:1]}, xlabel="t", ylabel="y")  # no band, no note
+    assert one.legends[0].get_title().get_text() == ""
+    plt.close("all")
