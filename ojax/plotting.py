@@ -6,12 +6,13 @@ positive, so the band never crosses zero on a log axis (a mean +- std band does)
 band stays within the rate's range. A bound is drawn only beside the algorithm it bounds
 (:func:`regret_figure`).
 
-Figures are made for a paper: methods carry the names of :data:`DISPLAY_NAMES` (one table, the
-code names stay in the data files), each method a colour of a colour-blind-safe palette, a dash
-pattern and a marker, so that methods stay apart in greyscale (:func:`style`); the legend sits
-below the axes, in as many columns as fit, long labels wrapped (:func:`legend`); no title (the
-caption says what a figure shows); the layout is matplotlib's constrained layout, which keeps
-every label inside the figure; :func:`save_figure` writes PNG at :data:`DPI` dpi, PDF or SVG.
+Figures are made for a paper: a method's legend is its name in the tables and files, then
+what it is (:data:`DISPLAY_NAMES`, one table), each method a colour of a colour-blind-safe
+palette, a dash pattern and a marker, so that methods stay apart in greyscale (:func:`style`);
+the legend sits below the axes, in as many columns as fit, long labels wrapped
+(:func:`legend`), under a title saying what the bands are; no title (the caption says what a
+figure shows); the layout is matplotlib's constrained layout, which keeps every label inside
+the figure; :func:`save_figure` writes PNG at :data:`DPI` dpi, PDF or SVG.
 """
 
 from __future__ import annotations
@@ -53,45 +54,42 @@ MARKERS = ("o", "s", "^", "D", "v", "P", "X")  # 7 markers x 4 dashes: 28 distin
 
 DISPLAY_NAMES: dict[str, str] = {
     # Denevi et al. 2020
-    "ITL": "ITL (bias 0)",
-    "Oracle": "Oracle (true mean)",
-    "Aggressive": "Aggressive (ONS)",
-    "Lazy": "Lazy (ONS)",
-    "Aggressive_KT": "Aggressive (KT)",
-    "Lazy_KT": "Lazy (KT)",
-    "Aggressive_SS": "Aggressive, tuned OGD",
-    "Lazy_SS": "Lazy, tuned OGD",
+    "ITL": "bias 0",
+    "Oracle": "true mean",
+    "Aggressive": "ONS",
+    "Lazy": "ONS",
+    "Aggressive_KT": "KT",
+    "Lazy_KT": "KT",
+    "Aggressive_SS": "tuned OGD",
+    "Lazy_SS": "tuned OGD",
     "Best-bias": "best bias in hindsight",
     # Zhao & Hoi 2010
-    "PA": "PA (target only)",
-    "PAIO": "PAIO",
-    "OTL_fixed": "OTL (fixed weights)",
-    "OTL": "OTL",
-    "COTL0": "COTL0",
-    "SCT": "SCT",
-    "COTL": "COTL",
+    "PA": "target only",
+    "OTL_fixed": "fixed weights",
     # Neu & Rosasco 2018
     "geometric": "geometric averaging",
-    "ridge-sgd": "ridge SGD (averaged)",
-    "ridge-sgd-last": "ridge SGD (last iterate)",
+    "ridge-sgd": "ridge SGD, averaged",
+    "ridge-sgd-last": "ridge SGD, last iterate",
     "geometric-known-cov": "geometric, known covariance",
     "tail": "tail averaging",
     "polyak": "Polyak-Ruppert",
-    "ridge": "ridge (closed form)",
+    "ridge": "closed form",
 }
-"""Code name of a method (as in ``results.csv``) -> its name in a figure's legend."""
+"""Code name of a method (as in ``results.csv`` and the printed tables) -> what it is, shown
+after the name in a figure's legend."""
 
 
 def display_name(method: str) -> str:
-    """The legend name of `method`: :data:`DISPLAY_NAMES`, a suffix `@field=value,...`
-    (a grid point) kept after a comma.
+    """The legend name of `method`: its name in the tables, then what it is
+    (:data:`DISPLAY_NAMES`) in parentheses, a suffix `@field=value,...` (a grid point) kept
+    after a comma.
 
     Examples:
       >>> display_name("Lazy_SS"), display_name("Aggressive_KT@wealth=10"), display_name("OGD")
-      ('Lazy, tuned OGD', 'Aggressive (KT), wealth = 10', 'OGD')
+      ('Lazy_SS (tuned OGD)', 'Aggressive_KT (KT), wealth = 10', 'OGD')
     """
     base, _, point = method.partition("@")
-    name = DISPLAY_NAMES.get(base, base)
+    name = f"{base} ({DISPLAY_NAMES[base]})" if base in DISPLAY_NAMES else base
     if not point:
         return name
     return ", ".join([name, *(part.replace("=", " = ") for part in point.split(","))])
