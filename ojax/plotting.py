@@ -404,7 +404,7 @@ def curves_figure(
 def _off_scale(ax: Axes, curves: Mapping[str, np.ndarray], fit_from: int) -> str | None:
     """A note on the means before index `fit_from` that lie outside the fitted y range."""
     low, high = ax.get_ylim()
-    means = [np.nanmean(np.atleast_2d(v), axis=0)[:fit_from] for v in curves.values()]
+    means = [quantile_band(np.atleast_2d(v))[0][:fit_from] for v in curves.values()]  # drawn
     early = np.concatenate([m[np.isfinite(m)] for m in means]) if means else np.zeros(0)
     if not np.any((early > high) | (early < low)):
         return None
