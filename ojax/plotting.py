@@ -10,8 +10,8 @@ Figures are made for a paper: a method's legend is its name in the tables and fi
 what it is (:data:`DISPLAY_NAMES`, one table), each method a colour of a colour-blind-safe
 palette, a dash pattern and a marker, so that methods stay apart in greyscale (:func:`style`);
 the legend sits below the axes, in as many columns as fit, long labels wrapped
-(:func:`legend`), under a title saying what the bands are; no title (the caption says what a
-figure shows); the layout is matplotlib's constrained layout, which keeps every label inside
+(:func:`legend`), under a line saying what the bands are; the figure has no title (the caption
+says what it shows); the layout is matplotlib's constrained layout, which keeps every label inside
 the figure; :func:`save_figure` writes PNG at :data:`DPI` dpi, PDF or SVG.
 """
 

@@ -92,6 +92,7 @@ _SLOW_MODULES = {
     "test_packaging.py",
     "test_distributed.py",
     "test_bench_gpu.py",  # five compilations of the learners at the test size
+    "test_bench_contextual.py",  # MABWiser's Python loop, where installed
 }
 _SLOW_TESTS = {
     "test_check_holds_at_quick_sizes",  # tests/test_theory.py: one `ojax run theory --quick`

@@ -100,6 +100,11 @@ EXPECTED = {
         "unit-ball  OGD     regret",
         "exit 0\nexit 2\nexit 2",  # a bad value, a flag of another experiment: refused
     ],
+    "guides/contextual.md": [
+        "(3, 30) LinUCB by alpha:",  # three widths x 30 orders in one call
+        "LinUCB, alpha 0.5  0.3",
+        "SquareCB, COCOB",  # a parameter-free regression oracle
+    ],
     "guides/sweeps.md": [
         "('seed', 'learning_rate')\n(20, 3, 500)\n(3, 500)\n{'learning_rate':",
         "1 0\nTrue",  # resumed: every chunk loaded, none computed, the same arrays

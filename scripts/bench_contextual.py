@@ -1,0 +1,241 @@
+"""ojax's contextual bandits beside MABWiser's (LinUCB, linear Thompson sampling).
+
+    python scripts/bench_contextual.py [--quick] [--out DIR] [--orders 1,100,1000]
+                                       [--dataset NAME] [--budget SECONDS]
+
+One data set played as a contextual bandit (:func:`ojax.datasets.bandit_problem`: standardized
+features, a constant, rows scaled to norm <= 1; cost `1[a != y]`), S orders of its rows, the
+same orders for both libraries; measured: the progressive validation loss (the mean cost of the
+played arms) and the seconds for all S orders.
+
+* ojax: one `jit(vmap(run_contextual))` over the orders (compile timed apart, then the warm
+  call's best of 3, or of those that fit in `--budget` seconds).
+* MABWiser: `MAB(arms, LearningPolicy.LinUCB(alpha, l2_lambda=1))` (`LinTS(alpha=scale)`) per
+  order, the way its users run a stream: `predict(x_t)`, the cost of that arm, `partial_fit`
+  with reward `1 - cost`. The first round is a `fit` on arm 0, which both libraries play there
+  (every arm ties; each takes the lowest index). One stream at a time: its time for S orders is
+  measured on the orders that fit in `--budget` seconds and scaled to S (flagged).
+* Equality (LinUCB: the same algorithm, ridge `A_a = I + sum x x^T`, `b_a = sum r x`, the same
+  bonus and ties): ojax in float64 and MABWiser play the same arm at every round of every order
+  MABWiser ran, checked round by round (ojax's timed rows are float32, where a near-tie of two
+  arms can part the runs). Linear Thompson sampling draws from other random streams: its mean
+  loss over orders side by side only.
+
+Writes `DIR/bench.json` and prints the table. MABWiser is optional (`pip install mabwiser`);
+without it only ojax's rows are measured.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.metadata
+import importlib.util
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ojax.app.output import environment_info
+from ojax.contextual import (
+    ContextualData,
+    LinearTSParams,
+    LinUCBParams,
+    linear_thompson,
+    linucb,
+    run_contextual,
+)
+from ojax.datasets.classes import bandit_problem, load_classes, sklearn_available
+
+ALPHA, SCALE = 1.0, 0.5
+"""LinUCB's bonus width and linear Thompson sampling's posterior scale (both libraries)."""
+
+
+def problem(name: str, rows: int | None) -> tuple[ContextualData, np.ndarray]:
+    """The bandit of data set `name` (its first `rows` rows of a fixed shuffle) and its
+    labels."""
+    x, y, k = load_classes(name, None)
+    keep = np.random.default_rng(0).permutation(len(y))[: rows or len(y)]
+    return bandit_problem(x[keep], y[keep], num_classes=k), np.asarray(y[keep])
+
+
+def orders(n: int, count: int) -> np.ndarray:
+    rng = np.random.default_rng(1)
+    return np.stack([rng.permutation(n) for _ in range(count)]).astype(np.int32)
+
+
+def ojax_losses(name: str, data: ContextualData, order: np.ndarray, dtype: Any) -> Any:
+    """A jitted `(orders) -> (arms (S, n), losses (S, n))` of learner `name`."""
+    dim, arms = int(data.contexts.shape[1]), int(data.costs.shape[1])
+    learner = {"linucb": linucb, "lints": linear_thompson}[name](dim, arms, dtype)
+    params = (LinUCBParams if name == "linucb" else LinearTSParams)(
+        jnp.asarray(ALPHA if name == "linucb" else SCALE, dtype)
+    )
+    contexts, costs = jnp.asarray(data.contexts, dtype), jnp.asarray(data.costs, dtype)
+
+    def one(o: jax.Array, key: jax.Array) -> tuple[jax.Array, jax.Array]:
+        _, trace = run_contextual(learner, params, ContextualData(contexts, costs, o), key)
+        return trace.prediction, trace.loss
+
+    keys = jax.random.split(jax.random.key(0), order.shape[0])
+    return jax.jit(jax.vmap(one)), jnp.asarray(order), keys
+
+
+def mabwiser_run(
+    name: str, data: ContextualData, order: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """MABWiser's arms and costs over one order (see the module doc)."""
+    from mabwiser.mab import MAB, LearningPolicy
+
+    contexts, costs = np.asarray(data.contexts, np.float64), np.asarray(data.costs, np.float64)
+    arms = list(range(costs.shape[1]))
+    policy = (
+        LearningPolicy.LinUCB(alpha=ALPHA, l2_lambda=1.0)
+        if name == "linucb"
+        else LearningPolicy.LinTS(alpha=SCALE, l2_lambda=1.0)
+    )
+    mab = MAB(arms, policy, seed=0)
+    first = order[0]
+    mab.fit([0], [1.0 - costs[first, 0]], contexts[first][None])
+    played, paid = [0], [costs[first, 0]]
+    for t in order[1:]:
+        arm = int(mab.predict(contexts[t][None]))
+        played.append(arm)
+        paid.append(costs[t, arm])
+        mab.partial_fit([arm], [1.0 - costs[t, arm]], contexts[t][None])
+    return np.asarray(played), np.asarray(paid)
+
+
+def measure(args: argparse.Namespace) -> dict[str, Any]:
+    data, _ = problem(args.dataset, args.rows)
+    n = int(data.contexts.shape[0])
+    counts = [int(c) for c in args.orders.split(",")]
+    all_orders = orders(n, max(counts))
+    peer = importlib.util.find_spec("mabwiser") is not None
+    rows: list[dict[str, Any]] = []
+    theirs: dict[int, np.ndarray] = {}  # MABWiser's LinUCB arms per order it ran
+    for name in ("linucb", "lints"):
+        for count in counts:
+            fn, o, keys = ojax_losses(name, data, all_orders[:count], jnp.float32)
+            start = time.perf_counter()
+            jax.block_until_ready(fn(o, keys))
+            first = time.perf_counter() - start
+            warm: list[float] = []
+            while len(warm) < 3 and sum(warm) < args.budget:  # best of 3, within the budget
+                start = time.perf_counter()
+                losses = jax.block_until_ready(fn(o, keys))[1]
+                warm.append(time.perf_counter() - start)
+            row = {
+                "case": f"{name}, {count} orders of {n} rounds",
+                "ojax_seconds": min(warm),
+                "ojax_compile_seconds": first - min(warm),
+                "learner": name,
+                "orders": count,
+                "ojax_pv_loss": float(np.mean(losses)),
+            }
+            if peer:
+                done, spent, paid = 0, 0.0, []
+                while done < count and (done == 0 or spent < args.budget):
+                    start = time.perf_counter()
+                    played, costs = mabwiser_run(name, data, all_orders[done])
+                    spent += time.perf_counter() - start
+                    paid.append(costs.mean())
+                    if name == "linucb":
+                        theirs[done] = played
+                    done += 1
+                row |= {
+                    "baseline": f"MABWiser {'LinUCB' if name == 'linucb' else 'LinTS'}",
+                    "baseline_seconds": spent * count / done,
+                    "ratio": spent * count / done / min(warm),
+                    "baseline_extrapolated": done < count,
+                    "baseline_orders_run": done,
+                    "baseline_pv_loss": float(np.mean(paid)),
+                }
+            rows.append(row)
+    equality: dict[str, Any] = {}
+    if theirs:  # LinUCB round by round: ojax in float64 against MABWiser, every order it ran
+        with jax.enable_x64(True):
+            fn, o, keys = ojax_losses("linucb", data, all_orders[: len(theirs)], jnp.float64)
+            ours = np.asarray(fn(o, keys)[0])
+        same = sum(int(np.sum(ours[i] == arms)) for i, arms in theirs.items())
+        equality = {"orders": len(theirs), "rounds": n * len(theirs), "same_arm_rounds": same}
+    env = environment_info()
+    versions = {"jax": jax.__version__, "numpy": np.__version__}
+    if peer:
+        versions["mabwiser"] = importlib.metadata.version("mabwiser")
+    return {
+        "benchmark": "contextual",
+        "device": env["device"],
+        "command": " ".join(["python scripts/bench_contextual.py", *sys.argv[1:]]),
+        "versions": versions,
+        "dataset": args.dataset,
+        "rounds": n,
+        "arms": int(data.costs.shape[1]),
+        "features": int(data.contexts.shape[1]),
+        "alpha": ALPHA,
+        "scale": SCALE,
+        "linucb_equality": equality,
+        "mabwiser": peer,
+        "rows": rows,
+        "environment": env,
+    }
+
+
+def table(result: dict[str, Any]) -> str:
+    head = f"{'learner':8s} {'orders':>6s} {'ojax s':>9s} {'compile s':>9s} {'ojax loss':>9s}"
+    if result["mabwiser"]:
+        head += f" {'MABWiser s':>11s} {'MAB loss':>9s} {'speedup':>9s}"
+    lines = [head]
+    for r in result["rows"]:
+        line = (
+            f"{r['learner']:8s} {r['orders']:6d} {r['ojax_seconds']:9.3g} "
+            f"{r['ojax_compile_seconds']:9.3g} {r['ojax_pv_loss']:9.4f}"
+        )
+        if result["mabwiser"]:
+            flag = "*" if r["baseline_extrapolated"] else " "
+            line += (
+                f" {r['baseline_seconds']:10.3g}{flag} {r['baseline_pv_loss']:9.4f}"
+                f" {r['ratio']:8.0f}x"
+            )
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="200 rows, 1 and 4 orders")
+    parser.add_argument("--out", default="results/bench_contextual")
+    parser.add_argument("--orders", default=None, help="comma-separated order counts")
+    parser.add_argument("--dataset", default=None, help="digits (scikit-learn), else spambase")
+    parser.add_argument("--rows", type=int, default=None, help="rows of the data set")
+    parser.add_argument(
+        "--budget", type=float, default=None, help="seconds a library spends on one row"
+    )
+    args = parser.parse_args(argv)
+    args.dataset = args.dataset or ("digits" if sklearn_available() else "spambase")
+    args.orders = args.orders or ("1,4" if args.quick else "1,100,1000")
+    args.rows = args.rows or (200 if args.quick else None)
+    args.budget = args.budget if args.budget is not None else (1.0 if args.quick else 60.0)
+    result = measure(args)
+    print(table(result))
+    if result["linucb_equality"]:
+        eq = result["linucb_equality"]
+        print(
+            f"LinUCB in float64: the same arm as MABWiser at {eq['same_arm_rounds']} of "
+            f"{eq['rounds']} rounds ({eq['orders']} orders); the float32 rows can part at a "
+            "near-tie of two arms"
+        )
+    print("* MABWiser's time for all orders scaled from the orders run within --budget")
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "bench.json").write_text(json.dumps(result, indent=1) + "\n")
+    print(f"wrote {out / 'bench.json'}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
