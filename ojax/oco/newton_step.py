@@ -8,7 +8,8 @@ with `g_t` the gradient at the played `x_t` (any `x_1` in `K`). `K` is the L2 ba
 `radius` (or the whole space). Each update takes one eigendecomposition `A_t = Q diag(lam) Q'`
 (`jnp.linalg.eigh`): the Newton step is `Q diag(1 / lam) Q' g_t` and the projection is
 :func:`ojax.projections.l2_ball_in_metric` in that basis (a fixed number of Newton steps on the
-Lagrange multiplier `mu` of `x = (A_t + mu I)^-1 A_t y`).
+Lagrange multiplier `mu` of `x = (A_t + mu I)^-1 A_t y`). That is `O(d^3)` a step: at
+`d = 3000` about one second a step on a 2-core CPU (`ojax.oco.adagrad`, diagonal, is `O(d)`).
 
 For `alpha`-exp-concave losses with `||grad f_t|| <= G` on `K` of diameter `D`, the paper
 sets `gamma = 1/2 min(1 / (4 G D), alpha)` and `epsilon = 1 / (gamma^2 D^2)`
