@@ -524,3 +524,6 @@ def run_env(
     _check_rounds(first, "z_t" if oco else "label")
     check_state_finite(state, num_steps)
     return state, env_state, trace
+
+
+__all__ = ["BanditFeedback", "FEEDBACK_KINDS", "run_env"]

@@ -140,3 +140,21 @@ quadratic_objective = Objective(
 """``f(w) = 0.5 ||w - z||^2``; gradient ``w - z``."""
 
 OBJECTIVES: dict[str, Objective] = {o.name: o for o in (linear_objective, quadratic_objective)}
+
+
+__all__ = [
+    "LOSSES",
+    "Loss",
+    "OBJECTIVES",
+    "Objective",
+    "absolute",
+    "check_loss",
+    "hinge",
+    "linear",
+    "linear_objective",
+    "logistic",
+    "mismatch",
+    "quadratic_objective",
+    "square",
+    "zero_one",
+]

@@ -177,3 +177,19 @@ def regret_to_best(
     paid = jnp.cumsum(_wide(losses), axis=-1)
     best = best_fixed_loss(zs, objective, feasible_set, radius)
     return paid - jnp.broadcast_to(best, paid.shape)
+
+
+__all__ = [
+    "auc",
+    "average_loss",
+    "best_fixed_loss",
+    "cumulative_loss",
+    "doubling_checkpoints",
+    "log_loss",
+    "loss_since_last_checkpoint",
+    "mistake_rate",
+    "mistakes",
+    "regret",
+    "regret_to_best",
+    "rolling_mean",
+]

@@ -468,3 +468,27 @@ def regret_figure(
     ax.grid(alpha=0.3, which="both")
     legend(fig, ax)
     return fig
+
+
+__all__ = [
+    "COLORS",
+    "DISPLAY_NAMES",
+    "DPI",
+    "FIGURE_FORMATS",
+    "LABEL_WIDTH",
+    "LINE_STYLES",
+    "MARKERS",
+    "QUANTILES",
+    "band",
+    "clipped_texts",
+    "curves_figure",
+    "display_name",
+    "fit_limits",
+    "legend",
+    "new_figure",
+    "parse_figure_formats",
+    "quantile_band",
+    "regret_figure",
+    "save_figure",
+    "style",
+]

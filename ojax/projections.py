@@ -126,3 +126,16 @@ def l2_ball_in_metric(coords: Array, eigenvalues: Array, radius: Array | float =
     x = eigenvalues * coords / (eigenvalues + mu)
     x = x * jnp.minimum(1.0, radius / jnp.maximum(jnp.sqrt(jnp.sum(x**2)), radius))
     return jnp.where(inside, coords, x)
+
+
+__all__ = [
+    "METRIC_ITERATIONS",
+    "SETS",
+    "box",
+    "check_member",
+    "l2_ball",
+    "l2_ball_in_metric",
+    "project",
+    "simplex",
+    "start_in_set",
+]

@@ -298,3 +298,20 @@ def load(out: str | Path, *, pandas: bool | None = None) -> Results:
             f"{str(config_path)!r} must hold a JSON object, got {type(config).__name__}"
         )
     return Results(folder, table, read_curves(folder / "curves.npz"), config)
+
+
+__all__ = [
+    "Curve",
+    "ExperimentResult",
+    "FILES",
+    "RESULT_COLUMNS",
+    "Results",
+    "Row",
+    "STEPS_SUFFIX",
+    "TABLE_LIMIT",
+    "curve_positions",
+    "load",
+    "read_curves",
+    "read_table",
+    "split_key",
+]

@@ -387,9 +387,6 @@ def _check_tasks(learner, params, xs, ys, mask, task_data, state=None, first_tas
     return mask
 
 
-# entry points
-
-
 def run(
     learner: Predictor | MultiTaskLearner,
     params: Params,
@@ -597,3 +594,18 @@ def run_entry_state(
         return run_oco(learner, params, entry_start(entry, zs), zs, OBJECTIVES[entry.objective])
     names = ("mask", "order", "task_data")
     return run(learner, params, xs, ys, LOSSES[entry.objective], **dict(zip(names, extra)))
+
+
+__all__ = [
+    "OCOParams",
+    "Record",
+    "TaskRecord",
+    "entry_start",
+    "objective_loss",
+    "oco_predictor",
+    "opaque_start",
+    "run",
+    "run_entry",
+    "run_entry_state",
+    "run_oco",
+]

@@ -278,3 +278,6 @@ def task_slice(tasks: TaskBlock, start: int, stop: int) -> TaskBlock:
         tasks.y_test[y_sl],
         tasks.mask_test[y_sl],
     )
+
+
+__all__ = ["TaskBlock", "TestPoints", "check_task_block", "pad_bytes", "pad_tasks", "task_slice"]

@@ -516,3 +516,30 @@ def fmt_bytes(n: float) -> str:
             return f"{n:.1f} {unit}" if unit != "B" else f"{int(n)} B"
         n /= 1024
     return f"{n} B"  # pragma: no cover
+
+
+__all__ = [
+    "DivergedError",
+    "InputError",
+    "check_choice",
+    "check_finite",
+    "check_int",
+    "check_labels",
+    "check_magnitude",
+    "check_mask",
+    "check_nonnegative",
+    "check_params_type",
+    "check_positive",
+    "check_precision",
+    "check_range",
+    "check_row_norms",
+    "check_shape",
+    "check_state",
+    "check_state_finite",
+    "checked",
+    "fmt_bytes",
+    "host_memory",
+    "nonfinite_leaves",
+    "real_array",
+    "row_norms",
+]

@@ -263,3 +263,13 @@ def test_the_learner_families_pages_lead_with_their_learners():
         assert pages.learners(family), family
     factories = {n for f in pages.FAMILIES for names in pages.learners(f).values() for n in names}
     assert {"ogd", "coin_betting", "lazy", "fixed_share", "sgd", "otl", "linucb"} <= factories
+
+
+def test_every_public_module_says_what_it_exports():
+    # an __all__ in every public module: what it imports (numpy, jax, another module's
+    # names) is not its interface, and each name listed exists
+    for name in sorted(public_modules()):
+        module = importlib.import_module(name)
+        assert isinstance(getattr(module, "__all__", None), list), f"{name} has no __all__"
+        missing = [n for n in module.__all__ if not hasattr(module, n)]
+        assert not missing, f"{name}.__all__ lists {missing}, which it does not define"

@@ -10,3 +10,5 @@ anything imports JAX.
 from ojax.app import interrupt as _interrupt
 
 _interrupt.install()
+
+__all__: list[str] = []  # the modules are the interface: ojax.app.cli, ojax.app.output, ...

@@ -512,3 +512,6 @@ def _main(argv: Sequence[str] | None) -> int:
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())
+
+
+__all__ = ["SWEEP_EXAMPLE", "build_parser", "learner_lines", "main"]

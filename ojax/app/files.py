@@ -207,3 +207,6 @@ def plot(out: str | Path, formats: Sequence[str] = ("png",)) -> list[Path]:
         kept = [out / n for n in files if n not in names and (out / n).is_file()]
         folder.finish([*kept, *(out / n for n in names)])
     return [out / n for n in names]
+
+
+__all__ = ["draw", "draw_result", "plot", "plot_function", "write_figures", "write_result"]

@@ -297,3 +297,25 @@ def import_modules(names: Sequence[str]) -> Imported:
     return Imported(
         tuple(sorted(set(LEARNERS) - learners)), tuple(sorted(set(EXPERIMENTS) - experiments))
     )
+
+
+__all__ = [
+    "Imported",
+    "NOTHING",
+    "OUT_RULE",
+    "add_engine_options",
+    "add_experiment_options",
+    "add_figure_format",
+    "add_import",
+    "add_overwrite",
+    "experiment_flags",
+    "figure_formats",
+    "grid_axis",
+    "import_modules",
+    "methods_takers",
+    "parse_bytes",
+    "positive_int",
+    "process_id",
+    "seed",
+    "takers",
+]

@@ -123,3 +123,14 @@ def environment_info() -> dict[str, Any]:
 
 TMP_PREFIX = ".ojax-tmp-"
 """Temporary files and folders ojax writes inside the output folder (moved or removed after)."""
+
+
+__all__ = [
+    "SAME_OVER_SEEDS",
+    "TMP_PREFIX",
+    "environment_info",
+    "format_mean_std",
+    "peak_rss_gib",
+    "results_table",
+    "same_over_seeds",
+]

@@ -306,3 +306,6 @@ class RunFolder:
     def _write_record(self, files: list[str]) -> None:
         record = {"identity": self.identity, "files": files}
         atomic_json(self.out / RUN_RECORD, record, prefix=TMP_PREFIX)  # a crash leaves ojax's own
+
+
+__all__ = ["CHUNK_STORE", "RUN_RECORD", "RunFolder", "check_out_folder"]

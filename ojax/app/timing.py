@@ -112,3 +112,6 @@ def loop_ops(hlo: str) -> collections.Counter[str]:
             for group in _BRANCHES.findall(line):
                 roots += [b.strip().lstrip("%") for b in group.split(",")]
     return counts
+
+
+__all__ = ["FREE_OPS", "compile_and_run", "loop_ops"]

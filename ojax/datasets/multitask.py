@@ -339,3 +339,14 @@ def split_tasks(key: Array, data: PooledTasks) -> TaskBlock:
 def num_train_max(data: PooledTasks) -> int:
     """The largest number of online points of a task (the padded width of `x_train`)."""
     return int(np.max(data.mask.sum(axis=1) - data.num_test))
+
+
+__all__ = [
+    "PooledTasks",
+    "load_lenk",
+    "load_schools",
+    "load_tasks_file",
+    "num_train_max",
+    "split_tasks",
+    "split_tasks_core",
+]

@@ -87,3 +87,6 @@ def data_file(name: str, data_dir: str | os.PathLike | None = None) -> Path:
             f"expected the dataset file {str(path)!r}{hint}"
         )
     return path
+
+
+__all__ = ["PACKAGED_FILES", "check_regular", "data_file", "packaged_data_dir", "resolve_data_dir"]

@@ -185,3 +185,19 @@ def play_against(
 
 def _played_against(step: Step) -> Array:
     return step.x
+
+
+__all__ = [
+    "BernoulliArms",
+    "SwitchingArms",
+    "answer",
+    "bernoulli_arms",
+    "examples",
+    "fixed",
+    "heaviest",
+    "opposite",
+    "play_against",
+    "sign",
+    "switching_arms",
+    "toward",
+]

@@ -201,3 +201,14 @@ def task_block_stream(key: Array, num_steps: int, dim: int) -> tuple[Array, Arra
     sizes = jax.random.randint(k_sizes, (num_tasks,), 1, slots + 1)
     mask = jnp.arange(slots)[None, :] < sizes[:, None]
     return tasks.x_train, tasks.y_train, mask
+
+
+__all__ = [
+    "LowVarianceParams",
+    "SyntheticSplit",
+    "default_low_variance_params",
+    "low_variance_tasks",
+    "low_variance_tasks_core",
+    "synthetic_split",
+    "task_block_stream",
+]

@@ -282,3 +282,15 @@ def _linear_regression(key: Array, num_steps: int, dim: int) -> tuple[Array, Arr
     z = standard_normal(k_z, (num_steps, dim + 1))
     xs = z[:, :dim] * (1.0 / math.sqrt(dim))
     return xs, xs @ w_star + 0.1 * z[:, dim]
+
+
+__all__ = [
+    "classification_stream",
+    "expert_losses_stream",
+    "linear_regression_rows",
+    "linear_regression_stream",
+    "realizable_advice_stream",
+    "standard_normal",
+    "uniform",
+    "unit_ball_stream",
+]

@@ -446,3 +446,28 @@ SPEC = ExperimentSpec(
     figures=("basics_{dataset}.png",),
     page="reproductions/notes.md",
 )
+
+
+__all__ = [
+    "BOUND_NOTES",
+    "EXAMPLES",
+    "LIPSCHITZ",
+    "LOWER_BOUNDS",
+    "NUM_CLASS",
+    "NUM_EXPERTS",
+    "RADIUS",
+    "SPEC",
+    "TITLES",
+    "direction_magnitude_bound",
+    "example_experts",
+    "example_ftl",
+    "example_ftrl",
+    "example_hedge",
+    "example_ogd",
+    "example_parameter_free",
+    "figures",
+    "ftl_linear_bound",
+    "horizons",
+    "run_basics",
+    "vmap_seeds",
+]

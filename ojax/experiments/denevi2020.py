@@ -603,3 +603,30 @@ LENK = _spec(
     data_files=("lenk.mat",),
     figures=FIGURES,
 )
+
+
+__all__ = [
+    "COMPILER_OPTIONS",
+    "CURVE_BYTES",
+    "DeneviConfig",
+    "FIGURES",
+    "LENK",
+    "METRICS",
+    "NO_ORACLE",
+    "PANELS",
+    "QUICK_SYNTHETIC",
+    "SCHOOLS",
+    "SYNTHETIC",
+    "WEALTH",
+    "WEALTH_GRID",
+    "curve_points",
+    "curves_of",
+    "figures",
+    "run_lenk",
+    "run_methods",
+    "run_own_tasks",
+    "run_schools",
+    "run_synthetic",
+    "run_wealth",
+    "wealth_figures",
+]

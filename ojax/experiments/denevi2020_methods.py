@@ -247,3 +247,25 @@ def tune_method(learners: Learners, grid: Params, data: SeedData, checkpoints: A
     if data.validation is None:
         return Tuned(first, indices[0], None, None)
     return Tuned(first, indices[0], jax.tree.map(lambda a: a[1], out), indices[1])
+
+
+__all__ = [
+    "BEST_BIAS",
+    "Learners",
+    "Outputs",
+    "PF_METHODS",
+    "SS_METHODS",
+    "SeedData",
+    "Setting",
+    "SyntheticSize",
+    "Tuned",
+    "checkpoints",
+    "method_learners",
+    "method_params",
+    "real_setting",
+    "run_method",
+    "step_grid",
+    "synthetic_data",
+    "synthetic_setting",
+    "tune_method",
+]

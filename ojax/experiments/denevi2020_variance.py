@@ -308,3 +308,22 @@ SPEC = ExperimentSpec(
     figures=("synthetic_variance_gain.png",),
     page="reproductions/denevi2020.md",
 )
+
+
+__all__ = [
+    "META_LEARNERS",
+    "METHODS",
+    "QUICK_RATIOS",
+    "RATIOS",
+    "SECOND_MOMENT",
+    "SPEC",
+    "Sweep",
+    "environment_grid",
+    "figures",
+    "final_gains",
+    "fixed_bias",
+    "label",
+    "mean_and_spread",
+    "run_variance",
+    "sweep_variance",
+]

@@ -271,3 +271,17 @@ SPEC = ExperimentSpec(
     checks=("nonstationary",),
     page="reproductions/nonstationary.md",
 )
+
+
+__all__ = [
+    "CURVE_POINTS",
+    "DIAMETER",
+    "GRADIENT",
+    "PATHS",
+    "SPEC",
+    "dynamic_part",
+    "figures",
+    "regression_part",
+    "run_nonstationary",
+    "usenet2_part",
+]

@@ -328,3 +328,23 @@ SPEC = ExperimentSpec(
     ),
     page="reproductions/parameter-free-benchmark.md",
 )
+
+
+__all__ = [
+    "BenchmarkConfig",
+    "FIXED_NORM",
+    "REGRET_METHODS",
+    "SPEC",
+    "best_index",
+    "build_result",
+    "chosen_index",
+    "figures",
+    "finite",
+    "fixed_step_index",
+    "method_list",
+    "regret_curves",
+    "regret_figure",
+    "run_benchmark",
+    "sensitivity_figure",
+    "sweeps_of",
+]

@@ -444,3 +444,42 @@ def run_sweeps(
         m: sweep_method(config, m, size, streams) for m in config.progress(methods, "methods")
     }
     return sweeps, sum(s.compile_seconds for s in sweeps.values())
+
+
+__all__ = [
+    "BASELINES",
+    "CLASSIFICATION",
+    "CLASSIFICATION_LOSSES",
+    "DATA_FILES",
+    "DISTANCE",
+    "FULL",
+    "LOSSES",
+    "METHODS",
+    "Method",
+    "NORMS",
+    "PARAMETER_FREE",
+    "QUICK",
+    "REGRESSION_DIM",
+    "REGRESSION_LOSSES",
+    "REGRESSION_STEPS",
+    "SPAN",
+    "STEPS",
+    "Size",
+    "Streams",
+    "Sweep",
+    "WEALTH",
+    "check_methods",
+    "classification_cell",
+    "classification_name",
+    "grid_of",
+    "label",
+    "load_classification",
+    "method_spec",
+    "regression_cell",
+    "regression_name",
+    "regression_stream",
+    "run_sweeps",
+    "stack_classification",
+    "stacked_params",
+    "sweep_method",
+]

@@ -302,3 +302,19 @@ SPEC = ExperimentSpec(
     checks=CHECK_MODULES,
     page="reproductions/index.md",
 )
+
+
+__all__ = [
+    "CHECK_MODULES",
+    "SPEC",
+    "TheoryConfig",
+    "VERDICT",
+    "add_outcome",
+    "check_figure",
+    "check_seed",
+    "checks",
+    "describe",
+    "figures",
+    "run_theory",
+    "selected_checks",
+]

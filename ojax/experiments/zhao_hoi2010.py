@@ -580,3 +580,21 @@ HETEROGENEOUS = ExperimentSpec(
     figures=("mistake_rate.png",),
     page="reproductions/zhao-hoi2010.md",
 )
+
+
+__all__ = [
+    "Dataset",
+    "HETEROGENEOUS",
+    "HOMOGENEOUS",
+    "PAPER_TABLE2",
+    "PAPER_TABLE4",
+    "drift_dataset",
+    "figures",
+    "per_view_support_vectors",
+    "prepare_heterogeneous",
+    "prepare_homogeneous",
+    "run_heterogeneous",
+    "run_homogeneous",
+    "table",
+    "window_rate",
+]

@@ -112,3 +112,13 @@ class HomogeneousConfig(ZhaoHoiConfig):
         if self.order is not None and self.split is not None:
             raise InputError(f"--order is for {self.name} without --split, not with --split")
         return super().check(seeds_given)
+
+
+__all__ = [
+    "DATASETS",
+    "HomogeneousConfig",
+    "ORDERS",
+    "ZhaoHoiConfig",
+    "dataset_option",
+    "order_option",
+]

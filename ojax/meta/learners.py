@@ -522,3 +522,22 @@ def lazy_ogd(dim: int, loss: _losses.Loss = _losses.absolute) -> MultiTaskLearne
       3.9455
     """
     return lazy(dim, ogd("none"), ogd("none"), loss, meta_gradient="sum")
+
+
+__all__ = [
+    "COUNTERS",
+    "FixedBiasParams",
+    "FixedBiasState",
+    "META_GRADIENTS",
+    "MetaParams",
+    "MetaState",
+    "WithinTask",
+    "aggressive",
+    "aggressive_ogd",
+    "biased_within_task",
+    "check_bias",
+    "lazy",
+    "lazy_ogd",
+    "ogd_within_task",
+    "params_dtype",
+]

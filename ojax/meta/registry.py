@@ -85,3 +85,6 @@ ENTRIES = [entry for inside in INSIDE for entry in _entries(inside)]
 
 for _entry in ENTRIES:
     register_learner(_entry)
+
+
+__all__ = ["ENTRIES", "INSIDE"]

@@ -343,3 +343,23 @@ def best_bias_in_hindsight(
         sols = jax.vmap(sols)
     w = sols(tasks.x_train, tasks.y_train, tasks.mask_train)
     return jnp.mean(w, axis=-2)
+
+
+__all__ = [
+    "GridScore",
+    "TaskSummary",
+    "best_bias_in_hindsight",
+    "bias_path",
+    "check_coins_bounded",
+    "cumulative_error",
+    "grid_score",
+    "initial_bias",
+    "meta_test_curve",
+    "meta_test_error",
+    "run_meta",
+    "task_average",
+    "task_summary",
+    "test_error",
+    "test_error_curve",
+    "weights_record",
+]

@@ -162,3 +162,6 @@ ENTRIES = [
 
 for _entry in ENTRIES:
     register_learner(_entry)
+
+
+__all__ = ["ENTRIES", "HORIZON", "LEVELS", "POOL"]

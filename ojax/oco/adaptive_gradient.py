@@ -122,3 +122,6 @@ def adagrad(feasible_set: str = "box") -> OCOLearner:
     check_start = projections.start_in_set(feasible_set)
 
     return OCOLearner(init, iterate, update, check_params, check_start)
+
+
+__all__ = ["ADAGRAD_SETS", "AdaGradParams", "AdaGradState", "adagrad"]

@@ -103,3 +103,6 @@ def adahedge() -> OCOLearner:
         check_positive("x0 (the prior over experts)", x0)
 
     return OCOLearner(init, iterate, update, check_start=check_start)
+
+
+__all__ = ["AdaHedgeParams", "AdaHedgeState", "adahedge"]

@@ -150,3 +150,6 @@ def exp3_ix() -> OCOLearner:
         check_range("implicit_exploration", params.implicit_exploration, 0.0)
 
     return OCOLearner(_init, iterate, update, check_params, _check_prior)
+
+
+__all__ = ["BanditState", "EXP3IXParams", "EXP3Params", "exp3", "exp3_ix"]

@@ -102,3 +102,12 @@ def halving(num_experts: int) -> Predictor:
         return HalvingState(state.consistent & (x == y))
 
     return Predictor(init, predict, update)
+
+
+__all__ = [
+    "ExpertsParams",
+    "FollowBestExpertState",
+    "HalvingState",
+    "follow_best_expert",
+    "halving",
+]

@@ -85,3 +85,6 @@ def hedge() -> OCOLearner:
 
 exponentiated_gradient = hedge
 """Alias: EG on the simplex is Hedge with the gradients as the experts' losses."""
+
+
+__all__ = ["HedgeParams", "HedgeState", "hedge"]

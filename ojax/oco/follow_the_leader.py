@@ -109,3 +109,6 @@ def ftl(objective: str = "quadratic", feasible_set: str = "l2_ball") -> OCOLearn
         check_positive("radius", params.radius)
 
     return OCOLearner(init, iterate, update, check_params)
+
+
+__all__ = ["FTLParams", "FTLState", "ftl"]

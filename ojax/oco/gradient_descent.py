@@ -93,3 +93,6 @@ def ogd(feasible_set: str = "l2_ball", schedule: str = "constant") -> OCOLearner
     check_start = projections.start_in_set(feasible_set)
 
     return OCOLearner(init, iterate, update, check_params, check_start)
+
+
+__all__ = ["OGDParams", "OGDState", "ogd"]

@@ -220,3 +220,15 @@ def mirror_descent(mirror_map: str = "p_norm", feasible_set: str | None = None) 
             )
 
     return OCOLearner(init, iterate, update, check_params, check_start)
+
+
+__all__ = [
+    "DOMAINS",
+    "MIRROR_MAPS",
+    "OMDParams",
+    "OMDState",
+    "map_norm",
+    "mirror_descent",
+    "mirror_gradient",
+    "mirror_inverse",
+]

@@ -120,3 +120,6 @@ def online_newton(feasible_set: str = "l2_ball") -> OCOLearner:
     check_start = projections.start_in_set(feasible_set)
 
     return OCOLearner(init, iterate, update, check_params, check_start)
+
+
+__all__ = ["OnlineNewtonParams", "OnlineNewtonState", "online_newton"]

@@ -115,3 +115,6 @@ def ftrl_proximal() -> OCOLearner:
             )
 
     return OCOLearner(init, iterate, update, check_params, check_start)
+
+
+__all__ = ["FTRLProximalParams", "FTRLProximalState", "ftrl_proximal"]

@@ -135,3 +135,6 @@ def squint() -> OCOLearner:
         check_positive("x0 (the prior over experts)", x0)
 
     return OCOLearner(init, iterate, update, check_start=check_start)
+
+
+__all__ = ["SquintParams", "SquintState", "log_evidence", "squint"]

@@ -269,3 +269,6 @@ ENTRIES = [
 
 for _entry in ENTRIES:
     register_learner(_entry)
+
+
+__all__ = ["ENTRIES"]

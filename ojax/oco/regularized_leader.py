@@ -82,3 +82,6 @@ def ftrl(feasible_set: str = "l2_ball") -> OCOLearner:
         check_positive("radius", params.radius)
 
     return OCOLearner(init, iterate, update, check_params)
+
+
+__all__ = ["FTRLParams", "FTRLState", "ftrl"]

@@ -332,3 +332,24 @@ def direction_magnitude(bettor: str = "ons") -> OCOLearner:
         return dm_update(bettor, state, params, grad)
 
     return OCOLearner(init, iterate, update, _check_betting)
+
+
+__all__ = [
+    "BETTORS",
+    "BettorState",
+    "CoinBettingParams",
+    "CoinBettingState",
+    "DirectionMagnitudeParams",
+    "DirectionMagnitudeState",
+    "ONS_RATE",
+    "bettor_bet",
+    "bettor_init",
+    "bettor_update",
+    "bettor_wealth",
+    "coin_betting",
+    "direction_magnitude",
+    "direction_update",
+    "dm_init",
+    "dm_iterate",
+    "dm_update",
+]

@@ -118,3 +118,6 @@ def cocob() -> OCOLearner:
         check_positive("alpha", params.alpha)
 
     return OCOLearner(init, iterate, update, check_params)
+
+
+__all__ = ["CocobParams", "CocobState", "cocob"]

@@ -330,3 +330,16 @@ def prodigy() -> OCOLearner:
         check_nonnegative("eps", params.eps)
 
     return OCOLearner(init, iterate, update, check_params)
+
+
+__all__ = [
+    "DAdaptParams",
+    "DAdaptState",
+    "DoGParams",
+    "DoGState",
+    "ProdigyParams",
+    "ProdigyState",
+    "dadapt_sgd",
+    "dog",
+    "prodigy",
+]

@@ -143,3 +143,6 @@ ENTRIES = [
 
 for _entry in ENTRIES:
     register_learner(_entry)
+
+
+__all__ = ["ENTRIES"]

@@ -155,3 +155,6 @@ def mechanic(base: OCOLearner, eps: float = 1e-8) -> OCOLearner:
         base.check_start(params.base, x0)
 
     return OCOLearner(init, iterate, update, check_params, check_start)
+
+
+__all__ = ["BETAS", "MechanicParams", "MechanicState", "default_betas", "mechanic"]

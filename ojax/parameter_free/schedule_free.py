@@ -125,3 +125,12 @@ def schedule_free_sgd(averaging: str = "uniform") -> OCOLearner:
         check_nonnegative("warmup_steps", params.warmup_steps)
 
     return OCOLearner(init, iterate, update, check_params)
+
+
+__all__ = [
+    "AVERAGING",
+    "ScheduleFreeParams",
+    "ScheduleFreeState",
+    "schedule_free_average",
+    "schedule_free_sgd",
+]

@@ -183,3 +183,14 @@ def jsonable(value: Any) -> Any:
     if isinstance(value, np.ndarray):
         return value.tolist()
     return value
+
+
+__all__ = [
+    "describe",
+    "digest",
+    "jsonable",
+    "ojax_source_digest",
+    "ojax_version",
+    "shape_signature",
+    "source_digest",
+]

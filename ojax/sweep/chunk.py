@@ -134,3 +134,15 @@ def lower_chunk(jitted, name: str | None, args: tuple) -> jax.stages.Lowered:
         return jax.jit(stored.call).lower(*args)
     except Exception:  # a stored program this JAX cannot call: trace as usual
         return jitted.lower(*args)
+
+
+__all__ = [
+    "BATCH_AXIS",
+    "COMPILED",
+    "COMPILED_MAX",
+    "Layout",
+    "chunk_fn",
+    "compile_chunk",
+    "lower_chunk",
+    "memory_used",
+]

@@ -557,3 +557,6 @@ def sweep_experiment(
         num_steps=num_steps,
         compiler_options=compiler_options,
     )
+
+
+__all__ = ["seed_keys", "sweep", "sweep_experiment"]

@@ -144,3 +144,6 @@ class ExperimentSpec(Generic[C]):
         if quick and self.quick_data_files is not None:
             return self.quick_data_files
         return self.data_files
+
+
+__all__ = ["ExperimentConfig", "ExperimentSpec", "file_identity", "option", "own_options"]

@@ -269,3 +269,19 @@ def grid_axes(grid: Any) -> tuple[str, list[Axis]]:
         return "product", axes
     values = as_arrays("grid", grid, check_fit=True)
     return "stacked", [Axis("grid", values, leading_size("grid", values))]
+
+
+__all__ = [
+    "Axis",
+    "Stacked",
+    "X64_HINT",
+    "as_arrays",
+    "fit_value",
+    "fit_values",
+    "grid_axes",
+    "is_value_list",
+    "leading_size",
+    "parse_number",
+    "shown",
+    "stacked",
+]

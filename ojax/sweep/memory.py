@@ -110,3 +110,14 @@ def chunk_size_for(
     else:
         chunk, derived = int(min(chunk_size, total)), False
     return -(-chunk // num_devices) * num_devices, derived
+
+
+__all__ = [
+    "TooSmallBudget",
+    "bytes_per_combination",
+    "check_output_memory",
+    "chunk_size_for",
+    "default_budget",
+    "output_shapes",
+    "tree_bytes",
+]

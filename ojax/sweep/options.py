@@ -106,3 +106,6 @@ class ExperimentRun(Protocol):
     @property
     def x64(self) -> bool: ...
     def engine_options(self) -> EngineOptions: ...
+
+
+__all__ = ["EngineOptions", "ExperimentRun", "checked_options"]

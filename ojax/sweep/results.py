@@ -161,3 +161,6 @@ class SweepResult:
 
 def _axis_len(values: Any) -> int:
     return int(np.shape(jax.tree.leaves(values)[0])[0])
+
+
+__all__ = ["SweepResult", "SweepStats"]

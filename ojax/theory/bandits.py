@@ -260,3 +260,17 @@ CHECKS: tuple[Check, ...] = (
         "other constants and are not restated); d = 0 is OGD's B G sqrt(T)",
     ),
 )
+
+
+__all__ = [
+    "CHECKS",
+    "DELAYS",
+    "DELTA",
+    "LEARNER_SEEDS",
+    "MEANS",
+    "NUM_ARMS",
+    "RADIUS",
+    "SWITCH",
+    "delayed_ogd_bound",
+    "exp3_ix_bound",
+]

@@ -312,3 +312,32 @@ def verdict(check: Check, outcome: Outcome, x64: bool = True) -> Verdict:
     return Verdict(
         bool(holds), bool(sound), float(learner), float(weakest), "; ".join(reasons), variant
     )
+
+
+__all__ = [
+    "BOUND_RTOL",
+    "Check",
+    "CheckConfig",
+    "DOCUMENTS",
+    "Document",
+    "FALSIFIER",
+    "FLOAT32_RTOL",
+    "IDENTITY_TOLERANCE",
+    "KINDS",
+    "Kind",
+    "Measured",
+    "Outcome",
+    "ROLES",
+    "SLOPE_TOLERANCE",
+    "VACUOUS",
+    "VARIANT",
+    "Verdict",
+    "as_measured",
+    "fitted_slope",
+    "is_falsifier",
+    "log_horizons",
+    "role",
+    "slope_of",
+    "verdict",
+    "within_bound",
+]

@@ -378,3 +378,16 @@ CHECKS: tuple[Check, ...] = (
         shares="baselines-experts",
     ),
 )
+
+
+__all__ = [
+    "ADAGRAD_STEP",
+    "CHECKS",
+    "DIM",
+    "D_INF",
+    "NUM_EXPERTS",
+    "ONS_DIM",
+    "gauss_legendre",
+    "squint_potential",
+    "squint_regret_bound",
+]

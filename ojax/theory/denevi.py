@@ -347,3 +347,28 @@ CHECKS: tuple[Check, ...] = (
         ),
     ),
 )
+
+
+__all__ = [
+    "AGAINST",
+    "CHECKS",
+    "COMMON",
+    "COMPILER_OPTIONS",
+    "DIM",
+    "DISTANCES",
+    "EPSILON",
+    "KT_COMPARATORS",
+    "TASK_MEAN",
+    "WITHIN",
+    "balanced_signs",
+    "check_dtype",
+    "check_jit",
+    "direction_bound",
+    "direction_regret",
+    "kt_bound",
+    "kt_worst_regret",
+    "powers_of_two",
+    "precision_context",
+    "realizable_task",
+    "within_bound",
+]

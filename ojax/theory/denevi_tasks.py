@@ -535,3 +535,24 @@ CHECKS: tuple[Check, ...] = (
         shares="denevi-tasks",
     ),
 )
+
+
+__all__ = [
+    "CHECKS",
+    "DIM",
+    "META_METHODS",
+    "NOISE",
+    "PAPER",
+    "POINTS",
+    "PaperTasks",
+    "Run",
+    "Tasks",
+    "constant_losses",
+    "fixed_bound",
+    "meta_bound",
+    "paper_constant",
+    "paper_tasks",
+    "run",
+    "running_average",
+    "tasks",
+]

@@ -287,3 +287,15 @@ CHECKS: tuple[Check, ...] = (
         "is FLH1's argument (v_r^(r) = 1/r, the addition step, exp-concave mixing)",
     ),
 )
+
+
+__all__ = [
+    "CHECKS",
+    "DISTANCE",
+    "FLH_ALPHA",
+    "FLH_STEP",
+    "NUM_EXPERTS",
+    "NUM_SWITCHES",
+    "ader_bound",
+    "fixed_share_bound",
+]

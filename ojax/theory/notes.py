@@ -485,3 +485,24 @@ CHECKS: tuple[Check, ...] = (
         shares="notes-ogd",
     ),
 )
+
+
+__all__ = [
+    "CHECKS",
+    "DIM",
+    "FALSIFIER_STEP",
+    "LAMBDAS",
+    "RADIUS",
+    "STABILITY",
+    "STEPS",
+    "WRONG_REGULARIZATION",
+    "ball_stream",
+    "config_dtype",
+    "config_rng",
+    "cumulative_at",
+    "moved_from_zero",
+    "notes_horizons",
+    "regret_linear",
+    "values_at",
+    "with_precision",
+]

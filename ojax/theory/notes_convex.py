@@ -474,3 +474,18 @@ CHECKS: tuple[Check, ...] = (
         "every pair); the entropy's ratios approach 1 near the simplex's centre (Pinsker)",
     ),
 )
+
+
+__all__ = [
+    "CHECKS",
+    "DIM",
+    "Example",
+    "GRADIENT_CASES",
+    "LAMBDA",
+    "MAPS",
+    "ONE_DIMENSIONAL",
+    "Q",
+    "RADIUS",
+    "biconjugate_on_points",
+    "numerical_conjugate",
+]

@@ -110,3 +110,6 @@ CHECKS: tuple[Check, ...] = (
         note="ratio 1 from round log2 |H| on: the bound is attained, not only respected",
     ),
 )
+
+
+__all__ = ["CHECKS", "follow_best_sequence", "halving_sequence", "num_experts"]

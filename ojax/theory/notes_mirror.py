@@ -318,3 +318,6 @@ CHECKS: tuple[Check, ...] = (
         "leader) against the same adaptive adversary, with the bound at eta = 0.05",
     ),
 )
+
+
+__all__ = ["CHECKS", "ETA_OMD", "MIRROR_NAMES", "NUM_EXPERTS", "Q", "WRONG_STEP"]

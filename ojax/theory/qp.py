@@ -66,3 +66,6 @@ def solve_qp(qp: QP, tol: float = 1e-12) -> np.ndarray:
     if best is None:
         raise ValueError("solve_qp: no active set gives a KKT point")
     return best
+
+
+__all__ = ["QP", "solve_qp"]
