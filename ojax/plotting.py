@@ -385,9 +385,12 @@ def curves_figure(
     a caption instead)."""
     fig, ax = new_figure()
     drawn: list[np.ndarray] = []
+    early: list[np.ndarray] = []  # the means before `fit_from`, outside the fit
     for i, (name, values) in enumerate(curves.items()):
         every = 0.1 if np.size(x) > 12 else None
-        drawn.extend(v[fit_from:] for v in band(ax, x, values, name, **style(i, every=every)))
+        mean, low, high = band(ax, x, values, name, **style(i, every=every))
+        drawn.extend(v[fit_from:] for v in (mean, low, high))
+        early.append(mean[:fit_from])
     ax.set(xlabel=xlabel, ylabel=ylabel)
     if title:
         ax.set_title(title)
@@ -397,19 +400,20 @@ def curves_figure(
         ax.set_yscale("log")
     fit_limits(ax, drawn, log=logy, bounds=ylim)
     ax.grid(alpha=0.3, which="both" if logy else "major")
-    legend(fig, ax, note=_off_scale(ax, curves, fit_from))
+    legend(fig, ax, note=_off_scale(ax, early))
     return fig
 
 
-def _off_scale(ax: Axes, curves: Mapping[str, np.ndarray], fit_from: int) -> str | None:
-    """A note on the means before index `fit_from` that lie outside the fitted y range."""
+def _off_scale(ax: Axes, early: Sequence[np.ndarray]) -> str | None:
+    """A note on the drawn means `early` (each before the fitted range's first index) that lie
+    outside the fitted y range."""
     low, high = ax.get_ylim()
-    means = [quantile_band(np.atleast_2d(v))[0][:fit_from] for v in curves.values()]  # drawn
-    early = np.concatenate([m[np.isfinite(m)] for m in means]) if means else np.zeros(0)
-    if not np.any((early > high) | (early < low)):
+    values = np.concatenate([np.ravel(m) for m in early]) if early else np.zeros(0)
+    values = values[np.isfinite(values)]
+    if not np.any((values > high) | (values < low)):
         return None
-    span = f"{early.min():.3g} to {early.max():.3g}"
-    return f"the means over the first {fit_from} points span {span}, beyond the scale"
+    span = f"{values.min():.3g} to {values.max():.3g}"
+    return f"the means over the first {len(early[0])} points span {span}, beyond the scale"
 
 
 def regret_figure(
