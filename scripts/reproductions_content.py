@@ -792,8 +792,9 @@ PAGES: tuple[Page, ...] = (
         "orders of each data set (1000 rows drawn once), each learner at the point of a small "
         "hyperparameter grid best in hindsight, and pairwise wins at an approximate Z-test. "
         "Each learner is checked against its paper's pseudo-code step by step "
-        "(tests/test_contextual.py); EXP4's regret bound is checked with a falsifier "
-        "(`bubeck2012-thm4.2-exp4`).",
+        "(tests/test_contextual.py); the regret bounds of EXP4 and "
+        "SquareCB are checked with falsifiers (`bubeck2012-thm4.2-exp4`, "
+        "`foster2020-thm1-squarecb`).",
         (),
     ),
 )

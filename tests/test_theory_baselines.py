@@ -30,6 +30,7 @@ def test_the_baselines_document_lists_its_checks():
         "neu2015-thm1-exp3-ix",
         "delayed-ogd",
         "bubeck2012-thm4.2-exp4",
+        "foster2020-thm1-squarecb",
     ]
     assert [c.name for c in selected_checks("baselines")] == NAMES + bandits
     for name in NAMES:

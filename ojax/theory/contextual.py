@@ -10,7 +10,28 @@ feedback on a supervised data set (:func:`ojax.contextual.run_contextual`).
   `x_t ~ N(0, I)`, the label `pi_0(x_t)` with probability :data:`AGREEMENT` (else uniform), cost
   `1[a != y_t]`; one row per instance seed.
 
-Falsifier: the uniform player (no learning) on the same instances: regret linear in `T`.
+* SquareCB (`mu = K`) over an online regression oracle, on a realizable instance (the mean loss
+  `f*(x, a) = <theta_a, x>` is linear in the context, as the oracle's model): expected regret
+  against the best policy `a*(x) = argmin_a f*(x, a)`
+
+      E[Reg_CB(T)] <= 2 K T / gamma + (gamma / 2) E[Reg_Sq(T)],
+
+  `Reg_Sq(T) = sum_t (y^_t(a_t) - l_t)^2 - (f*(x_t, a_t) - l_t)^2` the oracle's square-loss
+  regret against `f*` on what it was told. This is Foster & Rakhlin 2020, Theorem 1 (regret
+  `O(sqrt(K T Reg_Sq(T)))` at `gamma ~ sqrt(K T / Reg_Sq(T))`) before `gamma` is tuned and
+  without its high-probability term, with the constants of its proof redone here: with `b`
+  the greedy arm, the inverse gap weights give `sum_a p_a (y^_a - y^_b) <= (K - 1) / gamma`
+  and `1 / p_a = K + gamma (y^_a - y^_b)` for `a != b` (`p_b >= 1 / K`), and
+  `u <= gamma u^2 / 4 + 1 / gamma` (applied to `f*_a - y^_a` weighted by `p_a`, and to
+  `y^_{a*} - f*_{a*}` scaled by `p_{a*}`) gives per round
+  `sum_a p_a f*_a - f*_{a*} <= 2 K / gamma + (gamma / 2) sum_a p_a (y^_a - f*_a)^2`; under
+  realizability the last sum is, given the past, the expected square-loss regret of the round.
+  Measured: the means over :data:`LEARNER_SEEDS` runs of `sum_t <p_t, f*(x_t)> - f*(x_t, a*)`
+  (the expected regret given the past) and of `Reg_Sq(T)`; one row per instance seed; the
+  oracle is OGD (no projection, step `alpha / sqrt(t)`).
+
+Falsifier of both: the uniform player (no learning) on the same instances: regret linear in
+`T`, over the bound (computed from the learner's own oracle) at the largest horizon.
 """
 
 from __future__ import annotations
@@ -21,15 +42,29 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ojax.contextual import EXP4Params, contextual_data, exp4, run_contextual
+from ojax.contextual import (
+    ContextualData,
+    EXP4Params,
+    SquareCBParams,
+    contextual_data,
+    exp4,
+    run_contextual,
+    squarecb,
+)
+from ojax.contextual.oracle import predicted_losses
 from ojax.contextual.policies import random_policies
 from ojax.core import Step
+from ojax.oco import OGDParams, ogd
 from ojax.theory.base import Check, CheckConfig, Measured, Outcome, as_measured, log_horizons
 from ojax.theory.notes import config_dtype, config_rng, with_precision
 
 NUM_ARMS, NUM_POLICIES, DIM = 3, 8, 5
 LEARNER_SEEDS = 50  # runs of the learner per instance (its expectation)
 AGREEMENT = 0.8  # the labels follow policy 0 with this probability
+SQUARECB_ARMS, SQUARECB_DIM = 3, 4  # the realizable instance: a constant and 3 features
+MEAN_LOSSES = (0.2, 0.5, 0.8)  # the arms' mean losses at z = 0 (the constant feature's weights)
+SLOPE = 0.15  # the L1 norm of each arm's weights on the features z in [-1, 1]^3
+ORACLE_RATE = 0.5  # OGD's alpha (step alpha / sqrt(t))
 
 
 def _instance(config: CheckConfig, row: int, num_steps: int, policies: np.ndarray):
@@ -84,6 +119,64 @@ def _exp4(config: CheckConfig) -> Outcome:
     return Outcome(steps, methods)
 
 
+def _realizable(config: CheckConfig, row: int, num_steps: int):
+    """Contexts `x = (1, z)`, `z ~ U[-1, 1]^3` `(T, d)`, the mean losses' weights `theta`
+    `(K, d)` and Bernoulli costs of means `f* = x theta^T` `(T, K)`, all in [0, 1]."""
+    rng = config_rng(config, 30 + row)
+    slopes = rng.uniform(-1.0, 1.0, (SQUARECB_ARMS, SQUARECB_DIM - 1))
+    slopes *= SLOPE / np.abs(slopes).sum(axis=1, keepdims=True)
+    theta = np.concatenate([np.array(MEAN_LOSSES)[:, None], slopes], axis=1)
+    z = rng.uniform(-1.0, 1.0, (num_steps, SQUARECB_DIM - 1))
+    x = np.concatenate([np.ones((num_steps, 1)), z], axis=1)
+    costs = rng.uniform(size=(num_steps, SQUARECB_ARMS)) < x @ theta.T
+    return x, theta, costs
+
+
+@with_precision
+def _squarecb(config: CheckConfig) -> Outcome:
+    steps = log_horizons(100, 4000 if config.quick else 40_000, 5 if config.quick else 8)
+    t_max, dtype, k = int(steps[-1]), config_dtype(config), SQUARECB_ARMS
+    gamma = math.sqrt(k * t_max) / 2
+    oracle = ogd("none", "inverse_sqrt")
+    learner = squarecb(SQUARECB_DIM, k, oracle, dtype)
+    params = SquareCBParams(
+        jnp.asarray(gamma, dtype), OGDParams(jnp.asarray(ORACLE_RATE, dtype), jnp.ones((), dtype))
+    )
+
+    @jax.jit
+    def runs(keys: jax.Array, data: ContextualData, theta: jax.Array) -> jax.Array:
+        def record(step: Step) -> jax.Array:  # the round's expected regret and Reg_Sq
+            means = theta @ step.x
+            p = learner.predict(step.state, step.params, step.x)
+            y_hat = predicted_losses(oracle, step.state, step.params, step.x)
+            arm, loss = step.prediction, step.y[step.prediction]
+            square = (y_hat[arm] - loss) ** 2 - (means[arm] - loss) ** 2
+            return jnp.stack([p @ means - jnp.min(means), square])
+
+        def run(key: jax.Array) -> jax.Array:
+            return run_contextual(learner, params, data, key, record=record)[1].record
+
+        return jax.vmap(run)(keys)
+
+    keys = jax.random.split(jax.random.key(config.seed), LEARNER_SEEDS)
+    regret, square, uniform = [], [], []
+    for row in range(config.num_seeds):
+        x, theta, costs = _realizable(config, row, t_max)
+        data = contextual_data(x.astype(dtype), costs.astype(dtype))
+        record = runs(keys, data, jnp.asarray(theta, dtype))
+        curves = np.cumsum(np.asarray(record, np.float64), axis=1).mean(axis=0)  # (T, 2)
+        regret.append(curves[steps - 1, 0])
+        square.append(curves[steps - 1, 1])
+        means = x @ theta.T
+        uniform.append(np.cumsum(means.mean(axis=1) - means.min(axis=1))[steps - 1])
+    bound = 2 * k * steps / gamma + gamma / 2 * np.array(square)
+    methods: dict[str, Measured] = {
+        "SquareCB(OGD)@realizable": as_measured(regret, bound),
+        "falsifier:uniform@realizable": as_measured(uniform, bound),
+    }
+    return Outcome(steps, methods)
+
+
 CHECKS: tuple[Check, ...] = (
     Check(
         "bubeck2012-thm4.2-exp4",
@@ -103,6 +196,35 @@ CHECKS: tuple[Check, ...] = (
         note="at the largest horizon the bound is sqrt(2 T K ln N); measured: the mean over "
         "the learner's runs of sum_t <p_t, c_t> minus the best policy's loss",
     ),
+    Check(
+        "foster2020-thm1-squarecb",
+        "baselines",
+        "Foster & Rakhlin 2020, Theorem 1 (SquareCB, before tuning gamma, in expectation)",
+        "realizable mean losses f*(x, a) in [0, 1]: E[sum_t f*(x_t, a_t) - f*(x_t, a*(x_t))] "
+        "<= 2 K T / gamma + (gamma / 2) E[Reg_Sq(T)], Reg_Sq the oracle's square-loss regret "
+        "against f* (constants of the theorem's proof, redone in ojax.theory.contextual)",
+        f"K = {SQUARECB_ARMS} arms, x = (1, z), z ~ U[-1, 1]^{SQUARECB_DIM - 1}, f*(x, a) = "
+        f"<theta_a, x> (mean losses {MEAN_LOSSES} at z = 0, slopes of L1 norm {SLOPE:g}), "
+        f"Bernoulli losses; the oracle OGD with step {ORACLE_RATE:g} / sqrt(t); gamma = "
+        f"sqrt(K T_max) / 2; the expectation over {LEARNER_SEEDS} runs of the learner",
+        "bound",
+        "T (rounds)",
+        _squarecb,
+        falsifier="the uniform player (no learning) on the same instances: regret linear in T",
+        note="the bound is computed from each instance's measured oracle regret (mean over the "
+        "learner's runs); measured: the mean of sum_t <p_t, f*(x_t)> - min_a f*(x_t, a)",
+    ),
 )
 
-__all__ = ["AGREEMENT", "CHECKS", "LEARNER_SEEDS", "NUM_ARMS", "NUM_POLICIES"]
+__all__ = [
+    "AGREEMENT",
+    "CHECKS",
+    "LEARNER_SEEDS",
+    "MEAN_LOSSES",
+    "NUM_ARMS",
+    "NUM_POLICIES",
+    "ORACLE_RATE",
+    "SLOPE",
+    "SQUARECB_ARMS",
+    "SQUARECB_DIM",
+]
