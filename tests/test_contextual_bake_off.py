@@ -19,7 +19,7 @@ def test_batched_losses_equal_one_run_per_grid_point_and_order():
     orders = jnp.asarray(np.stack([np.arange(40), np.arange(40)[::-1]]), jnp.int32)
     learner = bake.LEARNERS["SquareCB"]
     got = bake.pv_losses(learner, data, orders)
-    model = learner.make(7, k)
+    model = learner.make(7, k, jnp.float32)
     keys = jax.random.split(jax.random.key(0), 2)
     for g in range(3):
         params = jax.tree.map(lambda a, g=g: a[g], learner.grid)
@@ -28,6 +28,13 @@ def test_batched_losses_equal_one_run_per_grid_point_and_order():
             want = float(jnp.mean(run_contextual(model, params, cb, keys[s])[1].loss))
             np.testing.assert_allclose(got[g, s], want, rtol=1e-6)
     assert got.shape == (3, 2) and len(np.unique(got)) > 1
+
+
+def test_under_float64_every_learner_computes_in_float64(x64):
+    data = bake._problem("usenet2", 30, None)  # the run's data: float64 under `--x64`
+    assert data.contexts.dtype == jnp.float64 and data.costs.dtype == jnp.float64
+    for learner in bake.LEARNERS.values():
+        assert bake.pv_losses(learner, data, jnp.arange(30)[None]).dtype == np.float64
 
 
 def test_z_wins():

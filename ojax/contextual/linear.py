@@ -12,7 +12,8 @@ lowest index):
   Agrawal, S., Goyal, N. (2013), Thompson sampling for contextual bandits with linear payoffs,
   ICML, Algorithm 1, with the arms' contexts `b_a(t) = e_a (x) x_t` (one block per arm: `B`
   stays block diagonal, the blocks `A_a`, and the posterior draws of the arms are independent).
-  The draw at round `t` is `theta_a + v L_a z_a`, `L_a L_a^T = A_a^{-1}` (Cholesky), `z` the
+  The draw at round `t` is `theta_a + v L_a z_a`, `L_a L_a^T = A_a^{-1}` (Cholesky, kept in
+  the state and refactored for the played arm only), `z` the
   standard normals of `jax.random.fold_in(jax.random.PRNGKey(0), t)`: the learner's own stream
   (each order of the data gives other draws).
 """
@@ -64,12 +65,27 @@ class RidgeArmsState(NamedTuple):
     Attributes:
       inverse: `A_a^{-1}`, shape (K, d, d)
       moment: `b_a = sum r x`, shape (K, d)
+      theta: `theta_a = A_a^{-1} b_a`, shape (K, d) (kept, so that a round reads `A^{-1}` once)
       count: rounds played, int32 shape ()
     """
 
     inverse: Array  # A_a^{-1}, shape (K, d, d)
     moment: Array  # b_a, shape (K, d)
+    theta: Array  # A_a^{-1} b_a, shape (K, d)
     count: Array  # type: ignore[assignment]  # int32 shape (), shadows tuple.count
+
+
+class LinearTSState(NamedTuple):
+    """The state of linear Thompson sampling.
+
+    Attributes:
+      ridge: the per-arm ridge statistics
+      factor: `L_a`, the Cholesky factor of `A_a^{-1}` (of its symmetric part), shape
+        (K, d, d); only the played arm's changes, so a round factors one matrix
+    """
+
+    ridge: RidgeArmsState
+    factor: Array  # L_a L_a^T = A_a^{-1}, shape (K, d, d)
 
 
 def _check_sizes(dim: int, num_arms: int) -> None:
@@ -78,29 +94,33 @@ def _check_sizes(dim: int, num_arms: int) -> None:
             raise InputError(f"{name} must be an int >= 1, got {value!r}")
 
 
-def _ridge(dim: int, num_arms: int, dtype: Any, scores) -> tuple:
+def _ridge(dim: int, num_arms: int, dtype: Any) -> tuple:
+    """`init` and `update` of the per-arm ridge statistics."""
     _check_sizes(dim, num_arms)
 
     def init(params: Any) -> RidgeArmsState:
         eye = jnp.broadcast_to(jnp.eye(dim, dtype=dtype), (num_arms, dim, dim))
-        return RidgeArmsState(eye, jnp.zeros((num_arms, dim), dtype), jnp.zeros((), jnp.int32))
+        zeros = jnp.zeros((num_arms, dim), dtype)
+        return RidgeArmsState(eye, zeros, zeros, jnp.zeros((), jnp.int32))
 
-    def predict(state: RidgeArmsState, params: Any, x: Array) -> Array:
-        theta = jnp.einsum("kij,kj->ki", state.inverse, state.moment)
-        best = jnp.argmax(scores(state, params, theta, x))
-        return jax.nn.one_hot(best, num_arms, dtype=x.dtype)
-
-    def update(state: RidgeArmsState, params: Any, x: Array, told: Any) -> Any:
+    def update(state: RidgeArmsState, params: Any, x: Array, told: Any) -> RidgeArmsState:
         inv = state.inverse[told.arm]
         ax = inv @ x
         inv = inv - jnp.outer(ax, ax) / (1 + x @ ax)
+        moment = state.moment[told.arm] + (1 - told.loss) * x
         return RidgeArmsState(
             state.inverse.at[told.arm].set(inv),
-            state.moment.at[told.arm].add((1 - told.loss) * x),
+            state.moment.at[told.arm].set(moment),
+            state.theta.at[told.arm].set(inv @ moment),
             state.count + 1,
         )
 
-    return init, predict, update
+    return init, update
+
+
+def _play(scores: Array) -> Array:
+    """`e_a` of the highest score (ties to the lowest index)."""
+    return jax.nn.one_hot(jnp.argmax(scores), scores.shape[-1], dtype=scores.dtype)
 
 
 @learner_factory
@@ -108,14 +128,15 @@ def linucb(dim: int, num_arms: int, dtype: Any = jnp.float32) -> Predictor:
     """LinUCB with disjoint linear models (contexts of dimension `dim`, `num_arms` arms); see
     the module doc."""
 
-    def scores(state: RidgeArmsState, params: LinUCBParams, theta: Array, x: Array) -> Array:
-        width = jnp.einsum("i,kij,j->k", x, state.inverse, x)
-        return theta @ x + params.alpha * jnp.sqrt(jnp.maximum(width, 0.0))
+    init, update = _ridge(dim, num_arms, dtype)
+
+    def predict(state: RidgeArmsState, params: LinUCBParams, x: Array) -> Array:
+        width = jnp.einsum("kij,j->ki", state.inverse, x) @ x
+        return _play(state.theta @ x + params.alpha * jnp.sqrt(jnp.maximum(width, 0.0)))
 
     def check_params(params: LinUCBParams) -> None:
         check_positive("alpha", params.alpha)
 
-    init, predict, update = _ridge(dim, num_arms, dtype, scores)
     return Predictor(init, predict, update, check_params)
 
 
@@ -129,23 +150,33 @@ def posterior_normals(count: Array, num_arms: int, dim: int, dtype: Any) -> Arra
 def linear_thompson(dim: int, num_arms: int, dtype: Any = jnp.float32) -> Predictor:
     """Linear Thompson sampling with one block per arm; see the module doc."""
 
-    def scores(state: RidgeArmsState, params: LinearTSParams, theta: Array, x: Array) -> Array:
-        sym = 0.5 * (state.inverse + jnp.swapaxes(state.inverse, 1, 2))
-        factor = jnp.linalg.cholesky(sym)
-        z = posterior_normals(state.count, num_arms, dim, x.dtype)
-        draw = theta + params.scale * jnp.einsum("kij,kj->ki", factor, z)
-        return draw @ x
+    ridge_init, ridge_update = _ridge(dim, num_arms, dtype)
+
+    def init(params: LinearTSParams) -> LinearTSState:
+        ridge = ridge_init(params)
+        return LinearTSState(ridge, ridge.inverse)  # the factor of I is I
+
+    def predict(state: LinearTSState, params: LinearTSParams, x: Array) -> Array:
+        z = posterior_normals(state.ridge.count, num_arms, dim, x.dtype)
+        draw = state.ridge.theta + params.scale * jnp.einsum("kij,kj->ki", state.factor, z)
+        return _play(draw @ x)
+
+    def update(state: LinearTSState, params: LinearTSParams, x: Array, told: Any) -> Any:
+        ridge = ridge_update(state.ridge, params, x, told)
+        inv = ridge.inverse[told.arm]
+        factor = jnp.linalg.cholesky(0.5 * (inv + inv.T))
+        return LinearTSState(ridge, state.factor.at[told.arm].set(factor))
 
     def check_params(params: LinearTSParams) -> None:
         check_positive("scale", params.scale)
 
-    init, predict, update = _ridge(dim, num_arms, dtype, scores)
     return Predictor(init, predict, update, check_params)
 
 
 __all__ = [
     "LinUCBParams",
     "LinearTSParams",
+    "LinearTSState",
     "RidgeArmsState",
     "linear_thompson",
     "linucb",

@@ -56,7 +56,8 @@ Z_CRITICAL = 1.96
 
 
 class Learner(NamedTuple):
-    """A learner of the bake-off: `make(dim, num_arms)` and its grid `(labels, params)`."""
+    """A learner of the bake-off: `make(dim, num_arms, dtype)` and its grid (float32 NumPy,
+    cast to the run's dtype at use)."""
 
     make: Any
     grid: Any
@@ -76,19 +77,21 @@ RATES = (0.1, 0.5, 2.0)
 """The OGD oracle's learning rates."""
 
 LEARNERS: dict[str, Learner] = {
-    "greedy": Learner(lambda d, k: greedy(d, k, ogd("none")), GreedyParams(_ogd_grid(RATES))),
+    "greedy": Learner(lambda d, k, t: greedy(d, k, ogd("none"), t), GreedyParams(_ogd_grid(RATES))),
     "epsilon-greedy": Learner(
-        lambda d, k: epsilon_greedy(d, k, ogd("none")),
+        lambda d, k, t: epsilon_greedy(d, k, ogd("none"), t),
         EpsilonGreedyParams(_f32(0.02, 0.05, 0.1), _ogd_grid(RATES)),
     ),
     "SquareCB": Learner(
-        lambda d, k: squarecb(d, k, ogd("none")),
+        lambda d, k, t: squarecb(d, k, ogd("none"), t),
         SquareCBParams(_f32(10.0, 100.0, 1000.0), _ogd_grid(RATES)),
     ),
-    "LinUCB": Learner(lambda d, k: linucb(d, k), LinUCBParams(_f32(0.01, 0.1, 1.0))),
-    "linear-TS": Learner(lambda d, k: linear_thompson(d, k), LinearTSParams(_f32(0.01, 0.1, 1.0))),
+    "LinUCB": Learner(lambda d, k, t: linucb(d, k, t), LinUCBParams(_f32(0.01, 0.1, 1.0))),
+    "linear-TS": Learner(
+        lambda d, k, t: linear_thompson(d, k, t), LinearTSParams(_f32(0.01, 0.1, 1.0))
+    ),
     "EXP4": Learner(
-        lambda d, k: exp4(random_policies(0, 32, k, d)),
+        lambda d, k, t: exp4(random_policies(0, 32, k, d), t),
         EXP4Params(_f32(0.01, 0.1, 1.0), _f32(0.0, 0.0, 0.0)),
     ),
 }
@@ -104,7 +107,8 @@ def datasets() -> tuple[str, ...]:
 def _problem(name: str, rows: int, data_dir: Any) -> ContextualData:
     x, y, k = load_classes(name, data_dir)
     keep = np.sort(np.random.default_rng(0).permutation(len(y))[: min(rows, len(y))])
-    return bandit_problem(x[keep], y[keep], num_classes=k)
+    dtype = jax.dtypes.canonicalize_dtype(np.float64)  # float64 under `--x64`, else float32
+    return bandit_problem(x[keep], y[keep], num_classes=k, dtype=dtype)
 
 
 def _orders(n: int, count: int) -> jax.Array:
@@ -114,8 +118,10 @@ def _orders(n: int, count: int) -> jax.Array:
 
 def pv_losses(learner: Learner, data: ContextualData, orders: jax.Array) -> np.ndarray:
     """The progressive validation loss `(grid, orders)`: one jitted call, vmapped over the
-    grid and the orders (order `s` also draws the arms with key `s`)."""
-    model = learner.make(int(data.contexts.shape[1]), int(data.costs.shape[1]))
+    grid and the orders (order `s` also draws the arms with key `s`), in the data's dtype."""
+    dtype = data.contexts.dtype
+    model = learner.make(int(data.contexts.shape[1]), int(data.costs.shape[1]), dtype)
+    grid = jax.tree.map(lambda a: jnp.asarray(a, dtype), learner.grid)
     keys = jax.random.split(jax.random.key(0), orders.shape[0])
 
     def one(params: Any, order: jax.Array, key: jax.Array) -> jax.Array:
@@ -123,7 +129,7 @@ def pv_losses(learner: Learner, data: ContextualData, orders: jax.Array) -> np.n
         return jnp.mean(run_contextual(model, params, cb, key)[1].loss)
 
     over_orders = jax.vmap(one, (None, 0, 0))
-    return np.asarray(jax.jit(jax.vmap(over_orders, (0, None, None)))(learner.grid, orders, keys))
+    return np.asarray(jax.jit(jax.vmap(over_orders, (0, None, None)))(grid, orders, keys))
 
 
 def z_wins(means: dict[str, float], n: int) -> dict[str, int]:
