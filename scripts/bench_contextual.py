@@ -1,4 +1,5 @@
-"""ojax's contextual bandits beside MABWiser's (LinUCB, linear Thompson sampling).
+"""ojax's contextual bandits beside MABWiser's (LinUCB, linear Thompson sampling) and Vowpal
+Wabbit's (epsilon-greedy, SquareCB).
 
     python scripts/bench_contextual.py [--quick] [--out DIR] [--orders 1,100,1000]
                                        [--dataset NAME] [--budget SECONDS]
@@ -20,9 +21,18 @@ played arms) and the seconds for all S orders.
   MABWiser ran, checked round by round (ojax's timed rows are float32, where a near-tie of two
   arms can part the runs). Linear Thompson sampling draws from other random streams: its mean
   loss over orders side by side only.
+* Vowpal Wabbit: its C++ driver over one file per order (`--cbify K --cb_explore_adf
+  --epsilon 0.05`, `--squarecb`; the multiclass data turned into bandit feedback inside VW,
+  the same features and orders, `--noconstant`: the features carry ojax's constant), one
+  process per core (spawned and warmed untimed, the files written before the timer), its
+  progressive loss `get_sum_loss() / rounds`; scaled to S orders from those run within
+  `--budget` like MABWiser's. Another regression oracle (VW's adaptive, normalized SGD of the
+  squared loss, one model per arm; ojax's: OGD at a constant rate) and VW's SquareCB schedule
+  `gamma = 10 sqrt(t)` (ojax's: a constant gamma): the losses side by side, not equal.
 
-Writes `DIR/bench.json` and prints the table. MABWiser is optional (`pip install mabwiser`);
-without it only ojax's rows are measured.
+Writes `DIR/bench.json` and prints the table. MABWiser and Vowpal Wabbit are optional (`pip
+install mabwiser vowpalwabbit`); without them only ojax's rows are measured. Vowpal Wabbit's
+rows need the script run as a program (its worker processes import it as `__main__`).
 """
 
 from __future__ import annotations
@@ -31,7 +41,10 @@ import argparse
 import importlib.metadata
 import importlib.util
 import json
+import multiprocessing
+import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -43,16 +56,34 @@ import numpy as np
 from ojax.app.output import environment_info
 from ojax.contextual import (
     ContextualData,
+    EpsilonGreedyParams,
     LinearTSParams,
     LinUCBParams,
+    SquareCBParams,
+    epsilon_greedy,
     linear_thompson,
     linucb,
     run_contextual,
+    squarecb,
 )
 from ojax.datasets.classes import bandit_problem, load_classes, sklearn_available
+from ojax.oco import OGDParams, ogd
 
 ALPHA, SCALE = 1.0, 0.5
 """LinUCB's bonus width and linear Thompson sampling's posterior scale (both libraries)."""
+
+EPSILON, GAMMA, RATE = 0.05, 10.0, 0.5
+"""epsilon-greedy's exploration (both libraries), ojax's SquareCB gamma and OGD oracle's rate."""
+
+PEERS = {"linucb": "mabwiser", "lints": "mabwiser", "epsilon-greedy": "vowpalwabbit"}
+PEERS["squarecb"] = "vowpalwabbit"
+"""Each learner's peer library."""
+
+VW_ARGS = {
+    "epsilon-greedy": f"--cb_explore_adf --epsilon {EPSILON}",
+    "squarecb": "--cb_explore_adf --squarecb",
+}
+"""Vowpal Wabbit's options per learner (beside `--cbify K --noconstant --quiet`)."""
 
 
 def problem(name: str, rows: int | None) -> tuple[ContextualData, np.ndarray]:
@@ -68,13 +99,31 @@ def orders(n: int, count: int) -> np.ndarray:
     return np.stack([rng.permutation(n) for _ in range(count)]).astype(np.int32)
 
 
+def learner_of(name: str, dim: int, arms: int, dtype: Any) -> tuple[Any, Any]:
+    """ojax's learner `name` and its params (see the constants)."""
+
+    def f(value: float) -> jax.Array:
+        return jnp.asarray(value, dtype)
+
+    oracle = OGDParams(f(RATE), f(1.0))
+    return {
+        "linucb": lambda: (linucb(dim, arms, dtype), LinUCBParams(f(ALPHA))),
+        "lints": lambda: (linear_thompson(dim, arms, dtype), LinearTSParams(f(SCALE))),
+        "epsilon-greedy": lambda: (
+            epsilon_greedy(dim, arms, ogd("none"), dtype),
+            EpsilonGreedyParams(f(EPSILON), oracle),
+        ),
+        "squarecb": lambda: (
+            squarecb(dim, arms, ogd("none"), dtype),
+            SquareCBParams(f(GAMMA), oracle),
+        ),
+    }[name]()
+
+
 def ojax_losses(name: str, data: ContextualData, order: np.ndarray, dtype: Any) -> Any:
     """A jitted `(orders) -> (arms (S, n), losses (S, n))` of learner `name`."""
     dim, arms = int(data.contexts.shape[1]), int(data.costs.shape[1])
-    learner = {"linucb": linucb, "lints": linear_thompson}[name](dim, arms, dtype)
-    params = (LinUCBParams if name == "linucb" else LinearTSParams)(
-        jnp.asarray(ALPHA if name == "linucb" else SCALE, dtype)
-    )
+    learner, params = learner_of(name, dim, arms, dtype)
     contexts, costs = jnp.asarray(data.contexts, dtype), jnp.asarray(data.costs, dtype)
 
     def one(o: jax.Array, key: jax.Array) -> tuple[jax.Array, jax.Array]:
@@ -110,15 +159,69 @@ def mabwiser_run(
     return np.asarray(played), np.asarray(paid)
 
 
+def vw_file(job: tuple[str, str]) -> float:
+    """In a worker process: Vowpal Wabbit's C++ driver over one file; its summed loss."""
+    import vowpalwabbit
+
+    args, path = job
+    model = vowpalwabbit.Workspace(f"{args} -d {path}")
+    loss = model.get_sum_loss()
+    model.finish()
+    return loss
+
+
+def vw_warm(_: int) -> int:
+    import vowpalwabbit  # noqa: F401
+
+    return os.getpid()
+
+
+def vw_lines(data: ContextualData, labels: np.ndarray) -> list[str]:
+    """Vowpal Wabbit's multiclass lines of the bandit's rows (labels 1..K, ojax's features)."""
+    lines = []
+    for row, label in zip(np.asarray(data.contexts, np.float64), labels, strict=True):
+        features = " ".join(f"{j}:{v:.9g}" for j, v in enumerate(row) if v != 0)
+        lines.append(f"{int(label) + 1} | {features}\n")
+    return lines
+
+
+def vowpal_wabbit(
+    args: str, lines: list[str], all_orders: np.ndarray, count: int, budget: float, pool: Any
+) -> tuple[float, int, float]:
+    """Vowpal Wabbit with options `args` on the first `count` orders, one per worker at a
+    time, until `budget` seconds: `(seconds, orders run, mean loss)`."""
+    done, spent, losses = 0, 0.0, []
+    jobs = os.cpu_count() or 1
+    with tempfile.TemporaryDirectory() as tmp:
+        while done < count and (done == 0 or spent < budget):
+            batch = range(done, min(done + jobs, count))
+            work = []
+            for s in batch:
+                path = Path(tmp) / f"order-{s}.vw"
+                path.write_text("".join(lines[i] for i in all_orders[s]))
+                work.append((f"{args} --random_seed {s}", str(path)))
+            start = time.perf_counter()
+            sums = pool.map(vw_file, work, chunksize=1)
+            spent += time.perf_counter() - start
+            losses += [total / all_orders.shape[1] for total in sums]
+            done += len(batch)
+    return spent, done, float(np.mean(losses))
+
+
 def measure(args: argparse.Namespace) -> dict[str, Any]:
-    data, _ = problem(args.dataset, args.rows)
-    n = int(data.contexts.shape[0])
+    data, labels = problem(args.dataset, args.rows)
+    n, k = int(data.contexts.shape[0]), int(data.costs.shape[1])
     counts = [int(c) for c in args.orders.split(",")]
     all_orders = orders(n, max(counts))
-    peer = importlib.util.find_spec("mabwiser") is not None
+    have = {lib: importlib.util.find_spec(lib) is not None for lib in set(PEERS.values())}
+    pool = None
+    if have["vowpalwabbit"]:  # one process per core, spawned and warmed untimed
+        pool = multiprocessing.get_context("spawn").Pool(os.cpu_count() or 1)
+        pool.map(vw_warm, range(os.cpu_count() or 1), chunksize=1)
+    lines = vw_lines(data, labels)
     rows: list[dict[str, Any]] = []
     theirs: dict[int, np.ndarray] = {}  # MABWiser's LinUCB arms per order it ran
-    for name in ("linucb", "lints"):
+    for name in PEERS:
         for count in counts:
             fn, o, keys = ojax_losses(name, data, all_orders[:count], jnp.float32)
             start = time.perf_counter()
@@ -137,7 +240,20 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
                 "orders": count,
                 "ojax_pv_loss": float(np.mean(losses)),
             }
-            if peer:
+            if PEERS[name] == "vowpalwabbit" and pool is not None:
+                vw_args = f"{VW_ARGS[name]} --cbify {k} --noconstant --quiet"
+                spent, done, loss = vowpal_wabbit(
+                    vw_args, lines, all_orders, count, args.budget, pool
+                )
+                row |= {
+                    "baseline": f"Vowpal Wabbit {vw_args} (C++ driver, one process per core)",
+                    "baseline_seconds": spent * count / done,
+                    "ratio": spent * count / done / min(warm),
+                    "baseline_extrapolated": done < count,
+                    "baseline_orders_run": done,
+                    "baseline_pv_loss": loss,
+                }
+            if PEERS[name] == "mabwiser" and have["mabwiser"]:
                 done, spent, paid = 0, 0.0, []
                 while done < count and (done == 0 or spent < args.budget):
                     start = time.perf_counter()
@@ -163,10 +279,12 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
             ours = np.asarray(fn(o, keys)[0])
         same = sum(int(np.sum(ours[i] == arms)) for i, arms in theirs.items())
         equality = {"orders": len(theirs), "rounds": n * len(theirs), "same_arm_rounds": same}
+    if pool is not None:
+        pool.close()
+        pool.join()
     env = environment_info()
     versions = {"jax": jax.__version__, "numpy": np.__version__}
-    if peer:
-        versions["mabwiser"] = importlib.metadata.version("mabwiser")
+    versions |= {lib: importlib.metadata.version(lib) for lib, there in have.items() if there}
     return {
         "benchmark": "contextual",
         "device": env["device"],
@@ -178,28 +296,30 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         "features": int(data.contexts.shape[1]),
         "alpha": ALPHA,
         "scale": SCALE,
+        "epsilon": EPSILON,
+        "gamma": GAMMA,
+        "rate": RATE,
         "linucb_equality": equality,
-        "mabwiser": peer,
+        "peers": sorted(lib for lib, there in have.items() if there),
         "rows": rows,
         "environment": env,
     }
 
 
 def table(result: dict[str, Any]) -> str:
-    head = f"{'learner':8s} {'orders':>6s} {'ojax s':>9s} {'compile s':>9s} {'ojax loss':>9s}"
-    if result["mabwiser"]:
-        head += f" {'MABWiser s':>11s} {'MAB loss':>9s} {'speedup':>9s}"
-    lines = [head]
+    head = f"{'learner':14s} {'orders':>6s} {'ojax s':>9s} {'compile s':>9s} {'ojax loss':>9s}"
+    lines = [head + f" {'peer':>13s} {'peer s':>10s} {'peer loss':>9s} {'speedup':>8s}"]
     for r in result["rows"]:
         line = (
-            f"{r['learner']:8s} {r['orders']:6d} {r['ojax_seconds']:9.3g} "
+            f"{r['learner']:14s} {r['orders']:6d} {r['ojax_seconds']:9.3g} "
             f"{r['ojax_compile_seconds']:9.3g} {r['ojax_pv_loss']:9.4f}"
         )
-        if result["mabwiser"]:
+        if "baseline" in r:
             flag = "*" if r["baseline_extrapolated"] else " "
+            peer = "MABWiser" if r["baseline"].startswith("MABWiser") else "Vowpal Wabbit"
             line += (
-                f" {r['baseline_seconds']:10.3g}{flag} {r['baseline_pv_loss']:9.4f}"
-                f" {r['ratio']:8.0f}x"
+                f" {peer:>13s} {r['baseline_seconds']:9.3g}{flag} {r['baseline_pv_loss']:9.4f}"
+                f" {r['ratio']:7.0f}x"
             )
         lines.append(line)
     return "\n".join(lines)
@@ -229,7 +349,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{eq['rounds']} rounds ({eq['orders']} orders); the float32 rows can part at a "
             "near-tie of two arms"
         )
-    print("* MABWiser's time for all orders scaled from the orders run within --budget")
+    print("* the peer's time for all orders scaled from the orders run within --budget")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "bench.json").write_text(json.dumps(result, indent=1) + "\n")

@@ -35,7 +35,8 @@ BENCHMARKS = {
     "runner": "`ojax.run` beside a hand-written `lax.scan` / `fori_loop` of each learner's update",
     "gpu": "learner steps per second at 1e3 to 1e6 streams on one GPU, and the main job",
     "parameter_free": "ojax's parameter-free learners beside optax.contrib's under jax.vmap",
-    "contextual": "contextual bandits (LinUCB, linear Thompson sampling) beside MABWiser's",
+    "contextual": "contextual bandits: LinUCB and linear TS beside MABWiser's, "
+    "epsilon-greedy and SquareCB beside Vowpal Wabbit's",
 }
 STANDARD = ("case", "ojax_seconds", "ojax_compile_seconds", "baseline", "baseline_seconds", "ratio")
 
