@@ -9,13 +9,22 @@ features, a constant, rows scaled to norm <= 1; cost `1[a != y]`), S orders of i
 same orders for both libraries; measured: the progressive validation loss (the mean cost of the
 played arms) and the seconds for all S orders.
 
-* ojax: one `jit(vmap(run_contextual))` over the orders (compile timed apart, then the warm
-  call's best of 3, or of those that fit in `--budget` seconds).
+* ojax: one `jit(vmap(run_contextual))` over the orders (its `lower(...).compile()` timed
+  apart, a first call untimed, then the best of 3 calls, or of those that fit in `--budget`
+  seconds).
+
+Each count of orders runs with 1 worker and, where the machine has several cores, with one
+worker per core: ojax's workers are CPU devices (its orders sharded over them, `NamedSharding`
+over a mesh; run as a program, the script asks XLA for
+`--xla_force_host_platform_device_count=<cores>` before JAX starts), a peer's are processes
+(one order per process at a time). One device is not one core: XLA threads operations within
+it, so ojax's process CPU seconds are kept beside its wall seconds.
 * MABWiser: `MAB(arms, LearningPolicy.LinUCB(alpha, l2_lambda=1))` (`LinTS(alpha=scale)`) per
-  order, the way its users run a stream: `predict(x_t)`, the cost of that arm, `partial_fit`
-  with reward `1 - cost`. The first round is a `fit` on arm 0, which both libraries play there
-  (every arm ties; each takes the lowest index). One stream at a time: its time for S orders is
-  measured on the orders that fit in `--budget` seconds and scaled to S (flagged).
+  order (with several workers: in the worker processes), the way its users run a stream:
+  `predict(x_t)`, the cost of that arm, `partial_fit` with reward `1 - cost`. The first round
+  is a `fit` on arm 0, which both libraries play there (every arm ties; each takes the lowest
+  index). One stream at a time: its time for S orders is measured on the orders that fit in
+  `--budget` seconds and scaled to S (flagged).
 * Equality (LinUCB: the same algorithm, ridge `A_a = I + sum x x^T`, `b_a = sum r x`, the same
   bonus and ties): ojax in float64 and MABWiser play the same arm at every round of every order
   MABWiser ran, checked round by round (ojax's timed rows are float32, where a near-tie of two
@@ -23,8 +32,8 @@ played arms) and the seconds for all S orders.
   loss over orders side by side only.
 * Vowpal Wabbit: its C++ driver over one file per order (`--cbify K --cb_explore_adf
   --epsilon 0.05`, `--squarecb`; the multiclass data turned into bandit feedback inside VW,
-  the same features and orders, `--noconstant`: the features carry ojax's constant), one
-  process per core (spawned and warmed untimed, the files written before the timer), its
+  the same features and orders, `--noconstant`: the features carry ojax's constant), in the
+  worker processes (spawned and warmed untimed, the files written before the timer), its
   progressive loss `get_sum_loss() / rounds`; scaled to S orders from those run within
   `--budget` like MABWiser's. Another regression oracle (VW's adaptive, normalized SGD of the
   squared loss, one model per arm; ojax's: OGD at a constant rate) and VW's SquareCB schedule
@@ -49,12 +58,18 @@ import time
 from pathlib import Path
 from typing import Any
 
-import jax
-import jax.numpy as jnp
-import numpy as np
+if __name__ == "__main__" and "jax" not in sys.modules:  # one CPU device per core
+    cores = os.cpu_count() or 1
+    flag = f"--xla_force_host_platform_device_count={cores}"
+    os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} {flag}".strip()
 
-from ojax.app.output import environment_info
-from ojax.contextual import (
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+import numpy as np  # noqa: E402
+from jax.sharding import Mesh, NamedSharding, PartitionSpec  # noqa: E402
+
+from ojax.app.output import environment_info  # noqa: E402
+from ojax.contextual import (  # noqa: E402
     ContextualData,
     EpsilonGreedyParams,
     LinearTSParams,
@@ -66,8 +81,8 @@ from ojax.contextual import (
     run_contextual,
     squarecb,
 )
-from ojax.datasets.classes import bandit_problem, load_classes, sklearn_available
-from ojax.oco import OGDParams, ogd
+from ojax.datasets.classes import bandit_problem, load_classes, sklearn_available  # noqa: E402
+from ojax.oco import OGDParams, ogd  # noqa: E402
 
 ALPHA, SCALE = 1.0, 0.5
 """LinUCB's bonus width and linear Thompson sampling's posterior scale (both libraries)."""
@@ -120,8 +135,11 @@ def learner_of(name: str, dim: int, arms: int, dtype: Any) -> tuple[Any, Any]:
     }[name]()
 
 
-def ojax_losses(name: str, data: ContextualData, order: np.ndarray, dtype: Any) -> Any:
-    """A jitted `(orders) -> (arms (S, n), losses (S, n))` of learner `name`."""
+def ojax_losses(
+    name: str, data: ContextualData, order: np.ndarray, dtype: Any, devices: int = 1
+) -> Any:
+    """A jitted `(orders, keys) -> (arms (S, n), losses (S, n))` of learner `name`, and its
+    arguments, the orders sharded over the first `devices` devices."""
     dim, arms = int(data.contexts.shape[1]), int(data.costs.shape[1])
     learner, params = learner_of(name, dim, arms, dtype)
     contexts, costs = jnp.asarray(data.contexts, dtype), jnp.asarray(data.costs, dtype)
@@ -130,17 +148,18 @@ def ojax_losses(name: str, data: ContextualData, order: np.ndarray, dtype: Any) 
         _, trace = run_contextual(learner, params, ContextualData(contexts, costs, o), key)
         return trace.prediction, trace.loss
 
-    keys = jax.random.split(jax.random.key(0), order.shape[0])
-    return jax.jit(jax.vmap(one)), jnp.asarray(order), keys
+    mesh = Mesh(np.asarray(jax.devices()[:devices]), ("orders",))
+    shard = NamedSharding(mesh, PartitionSpec("orders"))
+    keys = jax.device_put(jax.random.split(jax.random.key(0), order.shape[0]), shard)
+    return jax.jit(jax.vmap(one)), jax.device_put(jnp.asarray(order), shard), keys
 
 
-def mabwiser_run(
-    name: str, data: ContextualData, order: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """MABWiser's arms and costs over one order (see the module doc)."""
+def mabwiser_run(job: tuple[str, np.ndarray, np.ndarray, np.ndarray]) -> tuple[np.ndarray, ...]:
+    """MABWiser's arms and costs over one order (see the module doc); `job` is `(name,
+    contexts, costs, order)`."""
     from mabwiser.mab import MAB, LearningPolicy
 
-    contexts, costs = np.asarray(data.contexts, np.float64), np.asarray(data.costs, np.float64)
+    name, contexts, costs, order = job
     arms = list(range(costs.shape[1]))
     policy = (
         LearningPolicy.LinUCB(alpha=ALPHA, l2_lambda=1.0)
@@ -170,9 +189,11 @@ def vw_file(job: tuple[str, str]) -> float:
     return loss
 
 
-def vw_warm(_: int) -> int:
-    import vowpalwabbit  # noqa: F401
-
+def warm_worker(_: int) -> int:
+    """In a worker process: import the installed peers."""
+    for lib in set(PEERS.values()):
+        if importlib.util.find_spec(lib) is not None:
+            importlib.import_module("mabwiser.mab" if lib == "mabwiser" else lib)
     return os.getpid()
 
 
@@ -185,13 +206,45 @@ def vw_lines(data: ContextualData, labels: np.ndarray) -> list[str]:
     return lines
 
 
+def mabwiser(
+    name: str,
+    data: ContextualData,
+    all_orders: np.ndarray,
+    count: int,
+    budget: float,
+    pool: Any,
+    jobs: int,
+) -> tuple[float, int, float, list[np.ndarray]]:
+    """MABWiser's `name` on the first `count` orders, in this process (`jobs` 1) or one per
+    worker of `pool` at a time on `jobs` workers, until `budget` seconds: `(seconds, orders
+    run, mean loss, the arms of each order run)`."""
+    contexts, costs = np.asarray(data.contexts, np.float64), np.asarray(data.costs, np.float64)
+    done, spent, paid, played = 0, 0.0, [], []
+    while done < count and (done == 0 or spent < budget):
+        work = [
+            (name, contexts, costs, all_orders[s]) for s in range(done, min(done + jobs, count))
+        ]
+        start = time.perf_counter()
+        runs = list(map(mabwiser_run, work)) if jobs == 1 else pool.map(mabwiser_run, work, 1)
+        spent += time.perf_counter() - start
+        played += [arms for arms, _ in runs]
+        paid += [float(np.mean(c)) for _, c in runs]
+        done += len(work)
+    return spent, done, float(np.mean(paid)), played
+
+
 def vowpal_wabbit(
-    args: str, lines: list[str], all_orders: np.ndarray, count: int, budget: float, pool: Any
+    args: str,
+    lines: list[str],
+    all_orders: np.ndarray,
+    count: int,
+    budget: float,
+    pool: Any,
+    jobs: int,
 ) -> tuple[float, int, float]:
     """Vowpal Wabbit with options `args` on the first `count` orders, one per worker at a
-    time, until `budget` seconds: `(seconds, orders run, mean loss)`."""
+    time on `jobs` workers, until `budget` seconds: `(seconds, orders run, mean loss)`."""
     done, spent, losses = 0, 0.0, []
-    jobs = os.cpu_count() or 1
     with tempfile.TemporaryDirectory() as tmp:
         while done < count and (done == 0 or spent < budget):
             batch = range(done, min(done + jobs, count))
@@ -208,76 +261,92 @@ def vowpal_wabbit(
     return spent, done, float(np.mean(losses))
 
 
+def one_row(
+    args: argparse.Namespace,
+    name: str,
+    count: int,
+    used: int,
+    data: ContextualData,
+    all_orders: np.ndarray,
+) -> dict[str, Any]:
+    """ojax's columns of learner `name` on `count` orders over `used` devices (see the module
+    doc)."""
+    fn, o, keys = ojax_losses(name, data, all_orders[:count], jnp.float32, used)
+    start = time.perf_counter()
+    fn = fn.lower(o, keys).compile()
+    compile_seconds = time.perf_counter() - start
+    jax.block_until_ready(fn(o, keys))  # a first call, untimed
+    warm: list[tuple[float, float]] = []
+    while len(warm) < 3 and sum(w for w, _ in warm) < args.budget:  # best of 3, in the budget
+        start, cpu = time.perf_counter(), time.process_time()
+        losses = jax.block_until_ready(fn(o, keys))[1]
+        warm.append((time.perf_counter() - start, time.process_time() - cpu))
+    best, cpu = min(warm)
+    return {
+        "case": f"{name}, {count} orders of {int(data.order.shape[0])} rounds, {used} worker(s)",
+        "ojax_seconds": best,
+        "ojax_compile_seconds": compile_seconds,
+        "learner": name,
+        "orders": count,
+        "workers": used,
+        "ojax_cpu_seconds": cpu,
+        "ojax_pv_loss": float(np.mean(losses)),
+    }
+
+
+def peer_columns(label: str, spent: float, done: int, count: int, loss: float) -> dict[str, Any]:
+    """A peer's columns: its seconds on `done` orders scaled to `count`."""
+    return {
+        "baseline": label,
+        "baseline_seconds": spent * count / done,
+        "baseline_extrapolated": done < count,
+        "baseline_orders_run": done,
+        "baseline_pv_loss": loss,
+    }
+
+
 def measure(args: argparse.Namespace) -> dict[str, Any]:
     data, labels = problem(args.dataset, args.rows)
     n, k = int(data.contexts.shape[0]), int(data.costs.shape[1])
     counts = [int(c) for c in args.orders.split(",")]
     all_orders = orders(n, max(counts))
     have = {lib: importlib.util.find_spec(lib) is not None for lib in set(PEERS.values())}
+    cores = min(os.cpu_count() or 1, jax.device_count())
     pool = None
-    if have["vowpalwabbit"]:  # one process per core, spawned and warmed untimed
-        pool = multiprocessing.get_context("spawn").Pool(os.cpu_count() or 1)
-        pool.map(vw_warm, range(os.cpu_count() or 1), chunksize=1)
+    if any(have.values()):  # one worker process per core, spawned and warmed untimed
+        pool = multiprocessing.get_context("spawn").Pool(cores)
+        pool.map(warm_worker, range(cores), chunksize=1)
     lines = vw_lines(data, labels)
     rows: list[dict[str, Any]] = []
-    theirs: dict[int, np.ndarray] = {}  # MABWiser's LinUCB arms per order it ran
+    theirs: list[np.ndarray] = []  # MABWiser's LinUCB arms per order it ran in one process
     for name in PEERS:
         for count in counts:
-            fn, o, keys = ojax_losses(name, data, all_orders[:count], jnp.float32)
-            start = time.perf_counter()
-            jax.block_until_ready(fn(o, keys))
-            first = time.perf_counter() - start
-            warm: list[float] = []
-            while len(warm) < 3 and sum(warm) < args.budget:  # best of 3, within the budget
-                start = time.perf_counter()
-                losses = jax.block_until_ready(fn(o, keys))[1]
-                warm.append(time.perf_counter() - start)
-            row = {
-                "case": f"{name}, {count} orders of {n} rounds",
-                "ojax_seconds": min(warm),
-                "ojax_compile_seconds": first - min(warm),
-                "learner": name,
-                "orders": count,
-                "ojax_pv_loss": float(np.mean(losses)),
-            }
-            if PEERS[name] == "vowpalwabbit" and pool is not None:
-                vw_args = f"{VW_ARGS[name]} --cbify {k} --noconstant --quiet"
-                spent, done, loss = vowpal_wabbit(
-                    vw_args, lines, all_orders, count, args.budget, pool
-                )
-                row |= {
-                    "baseline": f"Vowpal Wabbit {vw_args} (C++ driver, one process per core)",
-                    "baseline_seconds": spent * count / done,
-                    "ratio": spent * count / done / min(warm),
-                    "baseline_extrapolated": done < count,
-                    "baseline_orders_run": done,
-                    "baseline_pv_loss": loss,
-                }
-            if PEERS[name] == "mabwiser" and have["mabwiser"]:
-                done, spent, paid = 0, 0.0, []
-                while done < count and (done == 0 or spent < args.budget):
-                    start = time.perf_counter()
-                    played, costs = mabwiser_run(name, data, all_orders[done])
-                    spent += time.perf_counter() - start
-                    paid.append(costs.mean())
-                    if name == "linucb":
-                        theirs[done] = played
-                    done += 1
-                row |= {
-                    "baseline": f"MABWiser {'LinUCB' if name == 'linucb' else 'LinTS'}",
-                    "baseline_seconds": spent * count / done,
-                    "ratio": spent * count / done / min(warm),
-                    "baseline_extrapolated": done < count,
-                    "baseline_orders_run": done,
-                    "baseline_pv_loss": float(np.mean(paid)),
-                }
-            rows.append(row)
+            for used in sorted({1, cores if count % cores == 0 and count > 1 else 1}):
+                rows.append(one_row(args, name, count, used, data, all_orders))
+                if PEERS[name] == "vowpalwabbit" and have["vowpalwabbit"]:
+                    vw_args = f"{VW_ARGS[name]} --cbify {k} --noconstant --quiet"
+                    spent, done, loss = vowpal_wabbit(
+                        vw_args, lines, all_orders, count, args.budget, pool, used
+                    )
+                    rows[-1] |= peer_columns(
+                        f"Vowpal Wabbit {vw_args} (C++ driver)", spent, done, count, loss
+                    )
+                if PEERS[name] == "mabwiser" and have["mabwiser"]:
+                    spent, done, loss, played = mabwiser(
+                        name, data, all_orders, count, args.budget, pool, used
+                    )
+                    label = "LinUCB" if name == "linucb" else "LinTS"
+                    rows[-1] |= peer_columns(f"MABWiser {label}", spent, done, count, loss)
+                    if name == "linucb" and used == 1 and len(played) > len(theirs):
+                        theirs = played
+                if "baseline_seconds" in rows[-1]:
+                    rows[-1]["ratio"] = rows[-1]["baseline_seconds"] / rows[-1]["ojax_seconds"]
     equality: dict[str, Any] = {}
     if theirs:  # LinUCB round by round: ojax in float64 against MABWiser, every order it ran
         with jax.enable_x64(True):
             fn, o, keys = ojax_losses("linucb", data, all_orders[: len(theirs)], jnp.float64)
             ours = np.asarray(fn(o, keys)[0])
-        same = sum(int(np.sum(ours[i] == arms)) for i, arms in theirs.items())
+        same = sum(int(np.sum(ours[i] == arms)) for i, arms in enumerate(theirs))
         equality = {"orders": len(theirs), "rounds": n * len(theirs), "same_arm_rounds": same}
     if pool is not None:
         pool.close()
@@ -307,11 +376,13 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def table(result: dict[str, Any]) -> str:
-    head = f"{'learner':14s} {'orders':>6s} {'ojax s':>9s} {'compile s':>9s} {'ojax loss':>9s}"
-    lines = [head + f" {'peer':>13s} {'peer s':>10s} {'peer loss':>9s} {'speedup':>8s}"]
+    head = f"{'learner':14s} {'orders':>6s} {'workers':>7s} {'ojax s':>9s} {'compile s':>9s}"
+    lines = [
+        head + f" {'ojax loss':>9s} {'peer':>13s} {'peer s':>10s} {'peer loss':>9s} {'speedup':>8s}"
+    ]
     for r in result["rows"]:
         line = (
-            f"{r['learner']:14s} {r['orders']:6d} {r['ojax_seconds']:9.3g} "
+            f"{r['learner']:14s} {r['orders']:6d} {r['workers']:7d} {r['ojax_seconds']:9.3g} "
             f"{r['ojax_compile_seconds']:9.3g} {r['ojax_pv_loss']:9.4f}"
         )
         if "baseline" in r:
@@ -319,7 +390,7 @@ def table(result: dict[str, Any]) -> str:
             peer = "MABWiser" if r["baseline"].startswith("MABWiser") else "Vowpal Wabbit"
             line += (
                 f" {peer:>13s} {r['baseline_seconds']:9.3g}{flag} {r['baseline_pv_loss']:9.4f}"
-                f" {r['ratio']:7.0f}x"
+                f" {r['ratio']:7.1f}x"
             )
         lines.append(line)
     return "\n".join(lines)

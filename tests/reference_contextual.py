@@ -39,8 +39,9 @@ def linucb(xs, arms, paid, num_arms: int, alpha: float) -> np.ndarray:
 
 
 def linear_thompson(xs, arms, paid, normals, num_arms: int, v: float) -> np.ndarray:
-    """B_a = I_d, f_a = 0, mu^_a = B_a^{-1} f_a; mu~_a = mu^_a + v chol(B_a^{-1}) z_a; play
-    argmax_a <mu~_a, x>; B_a += x x^T, f_a += r x with r = 1 - l."""
+    """B_a = I_d, f_a = 0, mu^_a = B_a^{-1} f_a; the score <mu~_a, x> of mu~_a ~ N(mu^_a,
+    v^2 B_a^{-1}) drawn as mu^_a . x + v sqrt(x^T B_a^{-1} x) z_a; play the argmax; B_a += x
+    x^T, f_a += r x with r = 1 - l."""
     d = xs.shape[1]
     big_b = [np.eye(d) for _ in range(num_arms)]
     f = [np.zeros(d) for _ in range(num_arms)]
@@ -49,8 +50,7 @@ def linear_thompson(xs, arms, paid, normals, num_arms: int, v: float) -> np.ndar
         scores = []
         for a in range(num_arms):
             inv = np.linalg.inv(big_b[a])
-            draw = inv @ f[a] + v * np.linalg.cholesky(inv) @ z[a]
-            scores.append(draw @ x)
+            scores.append(inv @ f[a] @ x + v * np.sqrt(x @ inv @ x) * z[a])
         out.append(_one_hot(int(np.argmax(scores)), num_arms))
         big_b[arm] = big_b[arm] + np.outer(x, x)
         f[arm] = f[arm] + (1 - loss) * x

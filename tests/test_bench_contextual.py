@@ -22,6 +22,7 @@ def test_quick_run_writes_every_learner_at_each_order_count(tmp_path, capsys, mo
         for count in (1, 4)
     ]  # fmt: skip
     assert all(0.0 <= r["ojax_pv_loss"] <= 1.0 and r["ojax_seconds"] > 0 for r in rows)
+    assert all(r["workers"] == 1 and r["ojax_compile_seconds"] > 0 for r in rows)  # one device
     assert result["rounds"] == 120 and result["arms"] >= 2
     installed = {lib for lib in ("mabwiser", "vowpalwabbit") if importlib.util.find_spec(lib)}
     assert set(result["peers"]) == installed

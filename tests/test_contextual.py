@@ -66,7 +66,7 @@ CASES = {
             x,
             a,
             paid,
-            np.stack([np.asarray(posterior_normals(t, K, D, jnp.float64)) for t in range(T)]),
+            np.stack([np.asarray(posterior_normals(t, K, jnp.float64)) for t in range(T)]),
             K,
             0.3,
         ),
@@ -110,6 +110,33 @@ def test_learners_match_the_papers_loops_step_by_step(name):
     np.testing.assert_allclose(ps, expected, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(ps.sum(axis=1), 1.0, rtol=1e-12)
     assert len(set(arms.tolist())) > 1 or name in ("greedy", "linucb"), "one arm only"
+
+
+def test_linear_ts_plays_each_arm_as_often_as_algorithm_1s_vector_draw():
+    # the learner draws the scores <mu~_a, x> ~ N(<theta_a, x>, v^2 x^T A_a^{-1} x); Agrawal &
+    # Goyal's Algorithm 1 draws mu~ ~ N(theta, v^2 B^{-1}) whole: the played arm's law must agree
+    # (a draw with the wrong variance, e.g. without the square root, plays other frequencies)
+    n, v = 20000, 0.8
+    with jax.enable_x64(True):
+        learner, params = linear_thompson(D, K, jnp.float64), LinearTSParams(jnp.float64(v))
+        data = _data()
+        state = learner.init(params)
+        for t in range(8):  # a few plays of each arm: wide, overlapping posteriors
+            told = type("Told", (), {"arm": jnp.int32(t % K), "loss": data.costs[t, t % K]})
+            state = learner.update(state, params, data.contexts[t], told)
+        x = data.contexts[9]
+        ours = jax.vmap(lambda c: learner.predict(state._replace(count=c), params, x))(
+            jnp.arange(n, dtype=jnp.int32)
+        )
+        ours = np.asarray(ours).mean(axis=0)
+    inverse, theta = np.asarray(state.inverse), np.asarray(state.theta)
+    rng = np.random.default_rng(0)
+    draws = np.stack(
+        [rng.multivariate_normal(theta[a], v**2 * inverse[a], size=n) for a in range(K)], 1
+    )  # (n, K, d): mu~ of every arm
+    theirs = np.bincount(np.argmax(draws @ np.asarray(x), axis=1), minlength=K) / n
+    assert theirs.min() > 0.05, "an arm is never played: the check cannot tell laws apart"
+    np.testing.assert_allclose(ours, theirs, atol=5 * np.sqrt(0.25 * 2 / n))
 
 
 def test_the_runner_tells_the_drawn_arm_its_loss_and_probability():

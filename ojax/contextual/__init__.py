@@ -14,7 +14,6 @@ only the loss of the arm drawn from it (:func:`ojax.run_env` with `feedback="ban
 from ojax.contextual import linear, oracle, policies, registry, supervised
 from ojax.contextual.linear import (
     LinearTSParams,
-    LinearTSState,
     LinUCBParams,
     RidgeArmsState,
     linear_thompson,
@@ -49,7 +48,6 @@ __all__ = [
     "LinUCBParams",
     "LinearTSParams",
     "OracleState",
-    "LinearTSState",
     "RidgeArmsState",
     "SquareCBParams",
     "class_costs",

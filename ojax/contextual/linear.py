@@ -12,10 +12,12 @@ lowest index):
   Agrawal, S., Goyal, N. (2013), Thompson sampling for contextual bandits with linear payoffs,
   ICML, Algorithm 1, with the arms' contexts `b_a(t) = e_a (x) x_t` (one block per arm: `B`
   stays block diagonal, the blocks `A_a`, and the posterior draws of the arms are independent).
-  The draw at round `t` is `theta_a + v L_a z_a`, `L_a L_a^T = A_a^{-1}` (Cholesky, kept in
-  the state and refactored for the played arm only), `z` the
-  standard normals of `jax.random.fold_in(jax.random.PRNGKey(0), t)`: the learner's own stream
-  (each order of the data gives other draws).
+  Only the scores `<mu~_a, x> ~ N(<theta_a, x>, v^2 x^T A_a^{-1} x)`, independent over the
+  arms, decide the play, so the learner draws them, not the vectors:
+  `<theta_a, x> + v sqrt(x^T A_a^{-1} x) z_a` (the same law of the played arm, K normals and no
+  factorization a round), `z` the K standard normals of
+  `jax.random.fold_in(jax.random.PRNGKey(0), t)`: the learner's own stream (each order of the
+  data gives other draws).
 """
 
 from __future__ import annotations
@@ -75,19 +77,6 @@ class RidgeArmsState(NamedTuple):
     count: Array  # type: ignore[assignment]  # int32 shape (), shadows tuple.count
 
 
-class LinearTSState(NamedTuple):
-    """The state of linear Thompson sampling.
-
-    Attributes:
-      ridge: the per-arm ridge statistics
-      factor: `L_a`, the Cholesky factor of `A_a^{-1}` (of its symmetric part), shape
-        (K, d, d); only the played arm's changes, so a round factors one matrix
-    """
-
-    ridge: RidgeArmsState
-    factor: Array  # L_a L_a^T = A_a^{-1}, shape (K, d, d)
-
-
 def _check_sizes(dim: int, num_arms: int) -> None:
     for name, value in (("dim", dim), ("num_arms", num_arms)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -123,6 +112,11 @@ def _play(scores: Array) -> Array:
     return jax.nn.one_hot(jnp.argmax(scores), scores.shape[-1], dtype=scores.dtype)
 
 
+def _widths(state: RidgeArmsState, x: Array) -> Array:
+    """`x^T A_a^{-1} x` for every arm, shape (K,)."""
+    return jnp.maximum(jnp.einsum("kij,j->ki", state.inverse, x) @ x, 0.0)
+
+
 @learner_factory
 def linucb(dim: int, num_arms: int, dtype: Any = jnp.float32) -> Predictor:
     """LinUCB with disjoint linear models (contexts of dimension `dim`, `num_arms` arms); see
@@ -131,8 +125,7 @@ def linucb(dim: int, num_arms: int, dtype: Any = jnp.float32) -> Predictor:
     init, update = _ridge(dim, num_arms, dtype)
 
     def predict(state: RidgeArmsState, params: LinUCBParams, x: Array) -> Array:
-        width = jnp.einsum("kij,j->ki", state.inverse, x) @ x
-        return _play(state.theta @ x + params.alpha * jnp.sqrt(jnp.maximum(width, 0.0)))
+        return _play(state.theta @ x + params.alpha * jnp.sqrt(_widths(state, x)))
 
     def check_params(params: LinUCBParams) -> None:
         check_positive("alpha", params.alpha)
@@ -140,32 +133,21 @@ def linucb(dim: int, num_arms: int, dtype: Any = jnp.float32) -> Predictor:
     return Predictor(init, predict, update, check_params)
 
 
-def posterior_normals(count: Array, num_arms: int, dim: int, dtype: Any) -> Array:
-    """The standard normals `z` (K, d) of linear Thompson sampling's draw at round `count`."""
+def posterior_normals(count: Array, num_arms: int, dtype: Any) -> Array:
+    """The standard normals `z` (K,) of linear Thompson sampling's draw at round `count`."""
     key = jax.random.fold_in(jax.random.PRNGKey(0), count)
-    return jax.random.normal(key, (num_arms, dim), dtype)
+    return jax.random.normal(key, (num_arms,), dtype)
 
 
 @learner_factory
 def linear_thompson(dim: int, num_arms: int, dtype: Any = jnp.float32) -> Predictor:
     """Linear Thompson sampling with one block per arm; see the module doc."""
 
-    ridge_init, ridge_update = _ridge(dim, num_arms, dtype)
+    init, update = _ridge(dim, num_arms, dtype)
 
-    def init(params: LinearTSParams) -> LinearTSState:
-        ridge = ridge_init(params)
-        return LinearTSState(ridge, ridge.inverse)  # the factor of I is I
-
-    def predict(state: LinearTSState, params: LinearTSParams, x: Array) -> Array:
-        z = posterior_normals(state.ridge.count, num_arms, dim, x.dtype)
-        draw = state.ridge.theta + params.scale * jnp.einsum("kij,kj->ki", state.factor, z)
-        return _play(draw @ x)
-
-    def update(state: LinearTSState, params: LinearTSParams, x: Array, told: Any) -> Any:
-        ridge = ridge_update(state.ridge, params, x, told)
-        inv = ridge.inverse[told.arm]
-        factor = jnp.linalg.cholesky(0.5 * (inv + inv.T))
-        return LinearTSState(ridge, state.factor.at[told.arm].set(factor))
+    def predict(state: RidgeArmsState, params: LinearTSParams, x: Array) -> Array:
+        z = posterior_normals(state.count, num_arms, x.dtype)
+        return _play(state.theta @ x + params.scale * jnp.sqrt(_widths(state, x)) * z)
 
     def check_params(params: LinearTSParams) -> None:
         check_positive("scale", params.scale)
@@ -176,7 +158,6 @@ def linear_thompson(dim: int, num_arms: int, dtype: Any = jnp.float32) -> Predic
 __all__ = [
     "LinUCBParams",
     "LinearTSParams",
-    "LinearTSState",
     "RidgeArmsState",
     "linear_thompson",
     "linucb",
