@@ -5,12 +5,14 @@ python tests/sweep_worker.py resume OUT_DIR RESULT.npz [--delay SECONDS]
     test can SIGKILL it mid-run); prints its stats as one JSON line and saves the outputs.
 python tests/sweep_worker.py sharded RESULT.npz
     under XLA_FLAGS=--xla_force_host_platform_device_count=4: the same sweep on 1 device
-    and sharded over 4 devices (the same batch per device); saves both.
+    and sharded over 4 devices (the same batch per device); saves both. Then a function that
+    calls LAPACK (`eigh`) over the 4 devices, refused, and on 1 device.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import sys
 import time
@@ -18,7 +20,7 @@ import time
 import jax
 import numpy as np
 
-from ojax import losses, oco, run_oco
+from ojax import InputError, losses, oco, run_oco
 from ojax.sweep import EngineOptions, sweep
 
 NUM_STEPS, DIM = 30, 3
@@ -78,6 +80,18 @@ def main(argv):
         compiled, _ = list(chunk.COMPILED.values())[-1]
         out = jax.tree.leaves(compiled.output_shardings)[0]
         np.savez(target, **arrays)
+
+        def smallest_eigenvalue(params, data, key):
+            a = jax.random.normal(key, (3, 3))
+            return jax.numpy.linalg.eigh(a @ a.T + params["learning_rate"])[0][0]
+
+        refused = ""
+        try:
+            run_eigh = functools.partial(sweep, smallest_eigenvalue, GRID, key=jax.random.key(0))
+            run_eigh(num_seeds=4, options=EngineOptions(quiet=True, devices=4))
+        except InputError as error:
+            refused = str(error)
+        alone = run_eigh(num_seeds=4, options=EngineOptions(quiet=True, devices=1))
         print(
             json.dumps(
                 {
@@ -85,6 +99,8 @@ def main(argv):
                     "chunk_size": four.stats.chunk_size,
                     "output_devices": len(out.device_set),
                     "spec": str(out.spec),
+                    "lapack_refused": refused,
+                    "lapack_alone_finite": bool(np.isfinite(alone.outputs).all()),
                 }
             ),
             flush=True,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import collections
 import functools
 import math
+import re
 import time
 from typing import Any, NamedTuple
 
@@ -20,6 +21,7 @@ from jax.sharding import NamedSharding, PartitionSpec
 from ojax import programs
 from ojax.programs import log as compile_log
 from ojax.programs.identity import shape_signature
+from ojax.validation import InputError
 
 BATCH_AXIS = "batch"
 """Name of the mesh axis the combinations are sharded over."""
@@ -114,6 +116,7 @@ def compile_chunk(fn, layout, mesh, chunk, hyper, tasks, data, keys, options=(),
             parts = [list(layout), chunk, repr(signature), [list(o) for o in options]]
             name = programs.entry_name("chunk", fn, parts)
         lowered = lower_chunk(jitted, name, args)
+        refuse_lapack_on_cpu_devices(lowered, mesh)
         executable = lowered.compile(compiler_options=dict(options) or None)
     compiled = (executable, memory_used(executable))
     seconds = time.perf_counter() - start
@@ -122,6 +125,28 @@ def compile_chunk(fn, layout, mesh, chunk, hyper, tasks, data, keys, options=(),
         while len(COMPILED) > COMPILED_MAX:
             COMPILED.popitem(last=False)
     return compiled, seconds
+
+
+def refuse_lapack_on_cpu_devices(lowered: jax.stages.Lowered, mesh: Any) -> None:
+    """Refuses, before it runs, a program that calls LAPACK (`jnp.linalg` on the CPU: the
+    Online Newton Step's `eigh`, a `solve`, a `cholesky`) sharded over several CPU devices of
+    this process: jaxlib's batched LAPACK kernels split their batch over the intra-op thread
+    pool the devices share and wait for it, and two devices doing so at once wait for each
+    other for ever (seen with jaxlib 0.10.2 on 2 cores: `sweep` of `online_newton` at d = 65
+    over 2 forced host devices never returned)."""
+    mine = jax.process_index()
+    cpus = [d for d in mesh.devices.flat if d.platform == "cpu" and d.process_index == mine]
+    if len(cpus) < 2:
+        return
+    kernels = sorted(set(re.findall(r"lapack_\w+", lowered.as_text())))
+    if kernels:
+        raise InputError(
+            f"options.devices: the sweep's function calls LAPACK ({', '.join(kernels)}: "
+            f"jnp.linalg on the CPU), and {len(cpus)} CPU devices of one process running it "
+            f"at once deadlock in jax {jax.__version__} (each kernel waits for the thread "
+            "pool the other holds); use options.devices=1, and for more cores one process "
+            "per core with jax.distributed (docs/distributed.md)"
+        )
 
 
 def lower_chunk(jitted, name: str | None, args: tuple) -> jax.stages.Lowered:
@@ -145,4 +170,5 @@ __all__ = [
     "compile_chunk",
     "lower_chunk",
     "memory_used",
+    "refuse_lapack_on_cpu_devices",
 ]
