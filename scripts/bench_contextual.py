@@ -66,6 +66,7 @@ if __name__ == "__main__" and "jax" not in sys.modules:  # one CPU device per co
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
+from bench_peers import vw_run_file  # noqa: E402  (scripts/: Vowpal Wabbit over one file)
 from jax.sharding import Mesh, NamedSharding, PartitionSpec  # noqa: E402
 
 from ojax.app.output import environment_info  # noqa: E402
@@ -178,17 +179,6 @@ def mabwiser_run(job: tuple[str, np.ndarray, np.ndarray, np.ndarray]) -> tuple[n
     return np.asarray(played), np.asarray(paid)
 
 
-def vw_file(job: tuple[str, str]) -> float:
-    """In a worker process: Vowpal Wabbit's C++ driver over one file; its summed loss."""
-    import vowpalwabbit
-
-    args, path = job
-    model = vowpalwabbit.Workspace(f"{args} -d {path}")
-    loss = model.get_sum_loss()
-    model.finish()
-    return loss
-
-
 def warm_worker(_: int) -> int:
     """In a worker process: import the installed peers."""
     for lib in set(PEERS.values()):
@@ -254,7 +244,7 @@ def vowpal_wabbit(
                 path.write_text("".join(lines[i] for i in all_orders[s]))
                 work.append((f"{args} --random_seed {s}", str(path)))
             start = time.perf_counter()
-            sums = pool.map(vw_file, work, chunksize=1)
+            sums = pool.map(vw_run_file, work, chunksize=1)
             spent += time.perf_counter() - start
             losses += [total / all_orders.shape[1] for total in sums]
             done += len(batch)

@@ -432,7 +432,7 @@ def vw_args(work: Workload) -> tuple[str, float]:
     return "", 0.0
 
 
-def _vw_run_file(job: tuple[str, str]) -> float:
+def vw_run_file(job: tuple[str, str]) -> float:
     """In a worker process: Vowpal Wabbit's C++ driver over one file; its summed loss."""
     import vowpalwabbit
 
@@ -527,7 +527,7 @@ def vw_peers(work: Workload, tmp: Path, workers: WorkerPool) -> dict[str, Callab
                     f.write(b"".join(lines[i] for i in order))
                 paths.append(str(path))
             start = time.perf_counter()
-            sums = pool.map(_vw_run_file, [(args, p) for p in paths], chunksize=1)
+            sums = pool.map(vw_run_file, [(args, p) for p in paths], chunksize=1)
             elapsed += time.perf_counter() - start
             total += factor * float(sum(sums))
             done += [len(order) for order in batch]
