@@ -196,6 +196,20 @@ def vw_lines(data: ContextualData, labels: np.ndarray) -> list[str]:
     return lines
 
 
+def timed_batches(worker: Any, job: Any, count: int, budget: float, pool: Any, jobs: int) -> Any:
+    """`worker(job(s))` for the orders `s = 0, 1, ...`, `jobs` at a time (on `pool`, or in
+    this process when `pool` is None), until `count` orders or `budget` seconds; each batch's
+    jobs are made before its timer: `(seconds, results)`."""
+    done, spent, results = 0, 0.0, []
+    while done < count and (done == 0 or spent < budget):
+        work = [job(s) for s in range(done, min(done + jobs, count))]
+        start = time.perf_counter()
+        results += list(map(worker, work)) if pool is None else pool.map(worker, work, 1)
+        spent += time.perf_counter() - start
+        done += len(work)
+    return spent, results
+
+
 def mabwiser(
     name: str,
     data: ContextualData,
@@ -209,18 +223,13 @@ def mabwiser(
     worker of `pool` at a time on `jobs` workers, until `budget` seconds: `(seconds, orders
     run, mean loss, the arms of each order run)`."""
     contexts, costs = np.asarray(data.contexts, np.float64), np.asarray(data.costs, np.float64)
-    done, spent, paid, played = 0, 0.0, [], []
-    while done < count and (done == 0 or spent < budget):
-        work = [
-            (name, contexts, costs, all_orders[s]) for s in range(done, min(done + jobs, count))
-        ]
-        start = time.perf_counter()
-        runs = list(map(mabwiser_run, work)) if jobs == 1 else pool.map(mabwiser_run, work, 1)
-        spent += time.perf_counter() - start
-        played += [arms for arms, _ in runs]
-        paid += [float(np.mean(c)) for _, c in runs]
-        done += len(work)
-    return spent, done, float(np.mean(paid)), played
+    spent, runs = timed_batches(
+        mabwiser_run,
+        lambda s: (name, contexts, costs, all_orders[s]),
+        count, budget, pool if jobs > 1 else None, jobs,
+    )  # fmt: skip
+    paid = float(np.mean([np.mean(c) for _, c in runs]))
+    return spent, len(runs), paid, [arms for arms, _ in runs]
 
 
 def vowpal_wabbit(
@@ -234,21 +243,15 @@ def vowpal_wabbit(
 ) -> tuple[float, int, float]:
     """Vowpal Wabbit with options `args` on the first `count` orders, one per worker at a
     time on `jobs` workers, until `budget` seconds: `(seconds, orders run, mean loss)`."""
-    done, spent, losses = 0, 0.0, []
     with tempfile.TemporaryDirectory() as tmp:
-        while done < count and (done == 0 or spent < budget):
-            batch = range(done, min(done + jobs, count))
-            work = []
-            for s in batch:
-                path = Path(tmp) / f"order-{s}.vw"
-                path.write_text("".join(lines[i] for i in all_orders[s]))
-                work.append((f"{args} --random_seed {s}", str(path)))
-            start = time.perf_counter()
-            sums = pool.map(vw_run_file, work, chunksize=1)
-            spent += time.perf_counter() - start
-            losses += [total / all_orders.shape[1] for total in sums]
-            done += len(batch)
-    return spent, done, float(np.mean(losses))
+
+        def job(s: int) -> tuple[str, str]:  # the order's file, written before the timer
+            path = Path(tmp) / f"order-{s}.vw"
+            path.write_text("".join(lines[i] for i in all_orders[s]))
+            return f"{args} --random_seed {s}", str(path)
+
+        spent, sums = timed_batches(vw_run_file, job, count, budget, pool, jobs)
+    return spent, len(sums), float(np.mean(sums)) / all_orders.shape[1]
 
 
 def one_row(

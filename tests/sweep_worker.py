@@ -85,9 +85,9 @@ def main(argv):
             a = jax.random.normal(key, (3, 3))
             return jax.numpy.linalg.eigh(a @ a.T + params["learning_rate"])[0][0]
 
+        run_eigh = functools.partial(sweep, smallest_eigenvalue, GRID, key=jax.random.key(0))
         refused = ""
         try:
-            run_eigh = functools.partial(sweep, smallest_eigenvalue, GRID, key=jax.random.key(0))
             run_eigh(num_seeds=4, options=EngineOptions(quiet=True, devices=4))
         except InputError as error:
             refused = str(error)

@@ -31,6 +31,7 @@ from ojax.contextual import (
 from ojax.contextual.linear import posterior_normals
 from ojax.contextual.policies import random_policies
 from ojax.contextual.supervised import linear_classes_stream
+from ojax.game import BanditFeedback
 from ojax.oco import OGDParams, ogd
 
 T, D, K = 60, 4, 3
@@ -122,7 +123,7 @@ def test_linear_ts_plays_each_arm_as_often_as_algorithm_1s_vector_draw():
         data = _data()
         state = learner.init(params)
         for t in range(8):  # a few plays of each arm: wide, overlapping posteriors
-            told = type("Told", (), {"arm": jnp.int32(t % K), "loss": data.costs[t, t % K]})
+            told = BanditFeedback(jnp.int32(t % K), data.costs[t, t % K], jnp.float64(1.0))
             state = learner.update(state, params, data.contexts[t], told)
         x = data.contexts[9]
         ours = jax.vmap(lambda c: learner.predict(state._replace(count=c), params, x))(

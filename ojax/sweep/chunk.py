@@ -116,7 +116,7 @@ def compile_chunk(fn, layout, mesh, chunk, hyper, tasks, data, keys, options=(),
             parts = [list(layout), chunk, repr(signature), [list(o) for o in options]]
             name = programs.entry_name("chunk", fn, parts)
         lowered = lower_chunk(jitted, name, args)
-        refuse_lapack_on_cpu_devices(lowered, mesh)
+        _refuse_lapack_on_cpu_devices(lowered, mesh)
         executable = lowered.compile(compiler_options=dict(options) or None)
     compiled = (executable, memory_used(executable))
     seconds = time.perf_counter() - start
@@ -127,7 +127,7 @@ def compile_chunk(fn, layout, mesh, chunk, hyper, tasks, data, keys, options=(),
     return compiled, seconds
 
 
-def refuse_lapack_on_cpu_devices(lowered: jax.stages.Lowered, mesh: Any) -> None:
+def _refuse_lapack_on_cpu_devices(lowered: jax.stages.Lowered, mesh: Any) -> None:
     """Refuses, before it runs, a program that calls LAPACK (`jnp.linalg` on the CPU: the
     Online Newton Step's `eigh`, a `solve`, a `cholesky`) sharded over several CPU devices of
     this process: jaxlib's batched LAPACK kernels split their batch over the intra-op thread
@@ -170,5 +170,4 @@ __all__ = [
     "compile_chunk",
     "lower_chunk",
     "memory_used",
-    "refuse_lapack_on_cpu_devices",
 ]
