@@ -16,7 +16,8 @@ average loss and a 100-point average-loss curve per stream.
   1000 streams. Target: ratio >= 1 (no fewer steps per second), peak memory within 24 GiB.
 
 * ``profile`` (``--profile``): where the engine case's time goes, timed interleaved with it:
-  the 1000 streams drawn alone (``jax.jit(jax.vmap(linear_regression_stream))``), the runner
+  the 1000 streams drawn alone (``jax.jit(jax.vmap(linear_regression_stream))``), as many rows
+  drawn as one stream from one key (``jax.jit(linear_regression_stream)``), the runner
   over the drawn streams (``jit(vmap(run))``, streams-major ``(S, T, d)``), and a hand-written
   time-major OGD scan over them (one ``lax.scan`` over ``(T, S, d)``, the streams vectorised in
   the step: the layout's ceiling).
@@ -43,7 +44,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ojax import linear_predictor, losses, oco, run
-from ojax.app.cli import parse_bytes
+from ojax.app.options import parse_bytes
 from ojax.app.output import environment_info
 from ojax.datasets.streaming import run_drawn
 from ojax.envs.streams import linear_regression_rows, linear_regression_stream
@@ -85,6 +86,7 @@ def profile(flat_params, flat_keys, num_steps: int, engine, repeats: int) -> dic
     streams = len(flat_keys)
     draw = jax.jit(jax.vmap(lambda k: linear_regression_stream(k, num_steps, DIM)))
     xs, ys = jax.block_until_ready(draw(flat_keys))
+    one = jax.jit(lambda k: linear_regression_stream(k, streams * num_steps, DIM))
     predictor = linear_predictor(oco.ogd("none"), losses.square, np.zeros(DIM, np.float32))
 
     def scan_drawn(lr, x, y):
@@ -104,12 +106,14 @@ def profile(flat_params, flat_keys, num_steps: int, engine, repeats: int) -> dic
     calls = [
         engine,
         lambda: jax.block_until_ready(draw(flat_keys)),
+        lambda: jax.block_until_ready(one(flat_keys[0])),
         lambda: jax.block_until_ready(scan(lr, xs, ys)),
         lambda: jax.block_until_ready(major(lr, x_t, y_t)),
     ]
     for call in calls:  # compiles
         call()
-    names = ["engine_seconds", "draw_seconds", "run_drawn_seconds", "time_major_scan_seconds"]
+    names = ["engine_seconds", "draw_seconds", "draw_one_stream_seconds", "run_drawn_seconds"]
+    names.append("time_major_scan_seconds")
     return dict(zip(names, median_times(calls, repeats)))
 
 

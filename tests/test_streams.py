@@ -71,6 +71,28 @@ def test_philox_words_are_random123s():
         assert [int(w[1]) for w in words] == list(expected)
 
 
+def test_draw_i_comes_from_counter_i_over_per_block_whatever_the_rows():
+    """The counters laid out in rows (where the count allows) give the draws of one row of
+    counters: draw `i` is the `i % 4`-th of counter `i // 4`'s (float32), for counts with 1, 2,
+    4 and 8 rows, and from an offset."""
+    key = jax.random.key(5)
+    words = jax.random.bits(key, (2,), jnp.uint32)
+    for size in (4 * 7, 4 * 6, 4 * 12, 4 * 40, 4 * 40 - 3):
+        blocks = -(-size // 4)
+        counter = jnp.arange(blocks, dtype=jnp.uint32)
+        zero = jnp.zeros_like(counter)
+
+        @jax.jit
+        def one_row(words, counter=counter, zero=zero):
+            row = streams._philox((words[0], words[1]), (counter, zero, zero, zero))
+            return streams._transform(row, np.dtype(np.float32), True)
+
+        got = streams._draws(key, size, np.dtype(np.float32), True)
+        np.testing.assert_array_equal(got, one_row(words)[:size], err_msg=f"size {size}")
+        later = streams._draws_from(key, np.uint32(5), size - 5, np.dtype(np.float32), True)
+        np.testing.assert_array_equal(later, got[5:], err_msg=f"size {size} from 5")
+
+
 def test_ks_check_has_power():
     """The KS check below rejects laws close to the normal at these sizes (so it can fail)."""
     z = np.random.default_rng(0).standard_normal(100_000)

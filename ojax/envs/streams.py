@@ -8,7 +8,8 @@ CPU: Philox4x32-10 words (four 32-bit words per ten rounds of multiplications, w
 partitionable bits take twenty rounds per word) and a Box-Muller transform whose sine and
 cosine are short polynomials (`jnp.sin` / `jnp.cos` are slow on XLA's CPU backend). 1000
 linear-regression streams of 10^4 steps (d = 10) are drawn in about 0.85 s instead of 4.2 s
-on 2 CPU cores, and compile in a fraction of the time.
+on 2 CPU cores, one stream of 10^6 steps in 0.11 s, and they compile in a fraction of the
+time.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ _MULTIPLIERS = (np.uint32(0xD2511F53), np.uint32(0xCD9E8D57))
 _WEYL = (np.uint32(0x9E3779B9), np.uint32(0xBB67AE85))
 _ROUNDS = 10
 _MAX_BLOCKS = 2**32  # one 32-bit counter word
+_ROWS = 8
 
 
 def _mulhi(a: Array, m: np.uint32) -> Array:
@@ -58,16 +60,20 @@ def _philox(key: tuple[Array, Array], counter: tuple[Array, ...]) -> tuple[Array
 
 
 def _blocks(key: Array, num_blocks: int, first: Array | None = None) -> tuple[Array, ...]:
-    """`4 * num_blocks` independent uniform 32-bit words (four arrays of `num_blocks`),
-    keyed by two words drawn from `key` (a key of any implementation); the counters are
-    `first, first + 1, ...` (`first` a uint32, default 0)."""
+    """`4 * num_blocks` independent uniform 32-bit words (four arrays of `num_blocks` counters,
+    in up to 8 rows), keyed by two words drawn from `key` (a key of any implementation); the
+    counters, flattened row-major, are `first, first + 1, ...` (`first` a uint32, default 0)."""
     if num_blocks > _MAX_BLOCKS:
         raise InputError(f"size: at most {4 * _MAX_BLOCKS} draws per call, got {4 * num_blocks}")
     words = jax.random.bits(key, (2,), jnp.uint32)
-    zero = jnp.zeros((num_blocks,), jnp.uint32)
-    counter = lax.iota(jnp.uint32, num_blocks)
+    # in rows where the count allows: as one long row, XLA's CPU backend runs the stack of
+    # :func:`_transform` element by element (11x slower for 10^7 draws; under vmap the rows
+    # change nothing)
+    rows = math.gcd(_ROWS, num_blocks)
+    counter = lax.iota(jnp.uint32, num_blocks).reshape(rows, -1)
     if first is not None:
         counter = counter + first
+    zero = jnp.zeros_like(counter)
     return _philox((words[0], words[1]), (counter, zero, zero, zero))
 
 

@@ -9,8 +9,8 @@ jitted function's name. `ojax run` writes the log to `config.json` (`programs`).
 Examples:
   >>> import jax, jax.numpy as jnp
   >>> from ojax.programs import log as compile_log
-  >>> with compile_log.program("doc-cumsum"):
-  ...     _ = jax.jit(jnp.cumsum)(jnp.arange(3.0))
+  >>> with compile_log.program("doc-cumsum"):  # a new function: traced and compiled here
+  ...     _ = jax.jit(lambda v: jnp.cumsum(v))(jnp.arange(3.0))
   >>> entry = compile_log.programs()["doc-cumsum"]
   >>> entry["compilations"] >= 1 and entry["compile_seconds"] > 0.0
   True
