@@ -179,11 +179,22 @@ def mabwiser_run(job: tuple[str, np.ndarray, np.ndarray, np.ndarray]) -> tuple[n
     return np.asarray(played), np.asarray(paid)
 
 
+def importable(lib: str) -> bool:
+    """Whether the peer `lib` imports (MABWiser is installed without its scikit-learn at
+    times: found, but failing at import)."""
+    if importlib.util.find_spec(lib) is None:
+        return False
+    try:
+        importlib.import_module("mabwiser.mab" if lib == "mabwiser" else lib)
+    except ImportError:
+        return False
+    return True
+
+
 def warm_worker(_: int) -> int:
     """In a worker process: import the installed peers."""
     for lib in set(PEERS.values()):
-        if importlib.util.find_spec(lib) is not None:
-            importlib.import_module("mabwiser.mab" if lib == "mabwiser" else lib)
+        importable(lib)
     return os.getpid()
 
 
@@ -303,7 +314,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     n, k = int(data.contexts.shape[0]), int(data.costs.shape[1])
     counts = [int(c) for c in args.orders.split(",")]
     all_orders = orders(n, max(counts))
-    have = {lib: importlib.util.find_spec(lib) is not None for lib in set(PEERS.values())}
+    have = {lib: importable(lib) for lib in set(PEERS.values())}
     cores = min(os.cpu_count() or 1, jax.device_count())
     pool = None
     if any(have.values()):  # one worker process per core, spawned and warmed untimed

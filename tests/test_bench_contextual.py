@@ -4,7 +4,7 @@ every round)."""
 
 from __future__ import annotations
 
-import importlib.util
+import importlib
 import json
 from pathlib import Path
 
@@ -24,7 +24,8 @@ def test_quick_run_writes_every_learner_at_each_order_count(tmp_path, capsys, mo
     assert all(0.0 <= r["ojax_pv_loss"] <= 1.0 and r["ojax_seconds"] > 0 for r in rows)
     assert all(r["workers"] == 1 and r["ojax_compile_seconds"] > 0 for r in rows)  # one device
     assert result["rounds"] == 120 and result["arms"] >= 2
-    installed = {lib for lib in ("mabwiser", "vowpalwabbit") if importlib.util.find_spec(lib)}
+    installed = {lib for lib in ("mabwiser", "vowpalwabbit") if bench.importable(lib)}
+    assert not bench.importable("ojax_no_such_peer")
     assert set(result["peers"]) == installed
     for r in rows:
         peer = bench.PEERS[r["learner"]]
