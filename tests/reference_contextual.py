@@ -73,32 +73,34 @@ def exp4(xs, arms, paid, policies, eta: float, gamma: float) -> np.ndarray:
 
 
 def oracle_learner(xs, arms, paid, num_arms: int, rate: float, play) -> np.ndarray:
-    """W = 0 (K, d); y^ = W x; p = play(y^); W_I -= rate (W_I x - l) x (OGD on the square
-    loss of the played arm)."""
+    """W = 0 (K, d); at round t = 1, 2, ...: y^ = W x; p = play(y^, t); W_I -= rate (W_I x - l) x
+    (OGD on the square loss of the played arm)."""
     w = np.zeros((num_arms, xs.shape[1]))
     out = []
-    for x, arm, loss in zip(xs, arms, paid):
-        out.append(play(w @ x))
+    for t, (x, arm, loss) in enumerate(zip(xs, arms, paid), start=1):
+        out.append(play(w @ x, t))
         w[arm] = w[arm] - rate * (w[arm] @ x - loss) * x
     return np.array(out)
 
 
-def greedy_play(y_hat: np.ndarray) -> np.ndarray:
+def greedy_play(y_hat: np.ndarray, t: int = 1) -> np.ndarray:
     """e_b, b = argmin y^ (lowest index on ties)."""
     return _one_hot(int(np.argmin(y_hat)), y_hat.size)
 
 
 def epsilon_greedy_play(epsilon: float):
     """(1 - eps) e_b + eps / K."""
-    return lambda y_hat: (1 - epsilon) * greedy_play(y_hat) + epsilon / y_hat.size
+    return lambda y_hat, t: (1 - epsilon) * greedy_play(y_hat) + epsilon / y_hat.size
 
 
-def squarecb_play(gamma: float):
-    """p_a = 1 / (K + gamma (y^_a - y^_b)) for a != b, p_b = 1 - the rest."""
+def squarecb_play(gamma: float, power: float | None = None):
+    """p_a = 1 / (K + gamma_t (y^_a - y^_b)) for a != b, p_b = 1 - the rest; gamma_t = gamma,
+    or gamma t^power."""
 
-    def play(y_hat: np.ndarray) -> np.ndarray:
+    def play(y_hat: np.ndarray, t: int) -> np.ndarray:
         k, b = y_hat.size, int(np.argmin(y_hat))
-        p = np.array([1.0 / (k + gamma * (y_hat[a] - y_hat[b])) for a in range(k)])
+        g = gamma if power is None else gamma * t**power
+        p = np.array([1.0 / (k + g * (y_hat[a] - y_hat[b])) for a in range(k)])
         p[b] = 0.0
         p[b] = 1.0 - p.sum()
         return p

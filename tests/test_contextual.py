@@ -97,6 +97,13 @@ CASES = {
         ),
         lambda x, a, paid: ref.oracle_learner(x, a, paid, K, 0.4, ref.squarecb_play(7.0)),
     ),
+    "squarecb_power": (
+        lambda: (
+            squarecb(D, K, ogd("none"), jnp.float64),
+            SquareCBParams(jnp.float64(2.0), _ogd(0.4), jnp.float64(0.5)),
+        ),
+        lambda x, a, paid: ref.oracle_learner(x, a, paid, K, 0.4, ref.squarecb_play(2.0, 0.5)),
+    ),
 }
 
 
@@ -171,6 +178,12 @@ def test_conversion_of_labels_and_of_a_cost_matrix():
         (lambda: contextual_data(np.ones((3, 2)), np.ones((3, 2)), [0, 3]), "order must index"),
         (lambda: linucb(0, 3), "dim must be an int >= 1, got 0"),
         (lambda: exp4(np.ones((2, 3))), r"policies must be a finite \(N, K, d\)"),
+        (
+            lambda: squarecb(D, K, ogd("none")).check_params(
+                SquareCBParams(jnp.float32(1.0), _ogd(0.4), jnp.float32(-0.5))
+            ),
+            r"power must lie in \[0.0, inf\)",
+        ),
     ],
 )
 def test_bad_input_is_refused(call, match):

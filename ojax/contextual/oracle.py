@@ -11,11 +11,14 @@ index) the learners play:
 * epsilon-greedy: `p = (1 - eps) e_b + eps / K` (Langford, Zhang (2007), The epoch-greedy
   algorithm for contextual multi-armed bandits; as run in Bietti, Agarwal, Langford (2021),
   A contextual bandit bake-off, JMLR 22, Algorithm 2);
-* SquareCB (inverse gap weighting): `p_a = 1 / (mu + gamma (y^_a - y^_b))` for `a != b`,
+* SquareCB (inverse gap weighting): `p_a = 1 / (mu + gamma_t (y^_a - y^_b))` for `a != b`,
   `p_b = 1 - sum_{a != b} p_a`, with `mu = K`. Foster, D., Rakhlin, A. (2020), Beyond UCB:
   optimal and efficient contextual bandits with regression oracles, ICML, Algorithm 1; its
-  Theorem 1 bounds the regret by `O(sqrt(K T Reg_Sq(T)))` at
-  `gamma = sqrt(K T / Reg_Sq(T))`, `Reg_Sq` the oracle's square-loss regret.
+  Theorem 1 bounds the regret by `O(sqrt(K T Reg_Sq(T)))` at the constant
+  `gamma_t = gamma = sqrt(K T / Reg_Sq(T))`, `Reg_Sq` the oracle's square-loss regret. With
+  `power` set, `gamma_t = gamma t^power` at round `t = 1, 2, ...` (an anytime schedule; `power
+  = 1/2` follows `sqrt(K t / Reg_Sq(t))` for an oracle of bounded regret, and is Vowpal
+  Wabbit's `--squarecb` default form, `gamma_scale t^gamma_exponent`).
 """
 
 from __future__ import annotations
@@ -34,9 +37,11 @@ class OracleState(NamedTuple):
 
     Attributes:
       oracle: the OCO learner's state over the flattened weights `W`, shape (K d,)
+      count: the rounds played so far, int32, shape ()
     """
 
     oracle: Any  # the OCO learner's state over W (K d,)
+    count: Array  # type: ignore[assignment]  # int32 shape (), shadows tuple.count
 
 
 class GreedyParams(NamedTuple):
@@ -77,14 +82,17 @@ class SquareCBParams(NamedTuple):
     Attributes:
       gamma: the learning rate of inverse gap weighting > 0, shape ()
       oracle: the OCO learner's params
+      power: `None` (the constant `gamma`), or the exponent `>= 0` of the schedule
+        `gamma_t = gamma t^power`, shape ()
     """
 
     gamma: Array  # > 0, shape ()
     oracle: Any  # the OCO learner's params
+    power: Array | None = None  # >= 0, shape (); None: gamma_t = gamma
 
     @classmethod
     def default(cls, oracle: Any, dtype: Any = None) -> SquareCBParams:
-        """`gamma = 10`."""
+        """`gamma = 10`, constant."""
         return cls(scalars(10.0, dtype=dtype)[0], oracle)
 
 
@@ -111,16 +119,19 @@ def _factory(dim: int, num_arms: int, oracle: OCOLearner, dtype: Any, play, chec
         raise InputError(f"oracle must be an ojax OCOLearner, got {type(oracle).__name__}")
 
     def init(params: Any) -> OracleState:
-        return OracleState(oracle.init(params.oracle, jnp.zeros(num_arms * dim, dtype)))
+        w0 = jnp.zeros(num_arms * dim, dtype)
+        return OracleState(oracle.init(params.oracle, w0), jnp.zeros((), jnp.int32))
 
     def predict(state: OracleState, params: Any, x: Array) -> Array:
-        return play(predicted_losses(oracle, state, params, x), params)
+        return play(predicted_losses(oracle, state, params, x), params, state.count + 1)
 
     def update(state: OracleState, params: Any, x: Array, told: Any) -> OracleState:
         y_hat = predicted_losses(oracle, state, params, x)
         residual = y_hat[told.arm] - told.loss
         grad = jax.nn.one_hot(told.arm, num_arms, dtype=x.dtype)[:, None] * (residual * x)[None, :]
-        return OracleState(oracle.update(state.oracle, params.oracle, grad.reshape(-1)))
+        return OracleState(
+            oracle.update(state.oracle, params.oracle, grad.reshape(-1)), state.count + 1
+        )
 
     def check_params(params: Any) -> None:
         check(params)
@@ -134,7 +145,7 @@ def greedy(dim: int, num_arms: int, oracle: OCOLearner, dtype: Any = jnp.float32
     """Greedy over the regression oracle `oracle` (contexts of dimension `dim`, `num_arms`
     arms); see the module doc."""
 
-    def play(y_hat: Array, params: GreedyParams) -> Array:
+    def play(y_hat: Array, params: GreedyParams, t: Array) -> Array:
         return jax.nn.one_hot(jnp.argmin(y_hat), y_hat.shape[-1], dtype=y_hat.dtype)
 
     return _factory(dim, num_arms, oracle, dtype, play, lambda params: None)
@@ -146,7 +157,7 @@ def epsilon_greedy(
 ) -> Predictor:
     """Epsilon-greedy over the regression oracle `oracle`; see the module doc."""
 
-    def play(y_hat: Array, params: EpsilonGreedyParams) -> Array:
+    def play(y_hat: Array, params: EpsilonGreedyParams, t: Array) -> Array:
         k = y_hat.shape[-1]
         best = jax.nn.one_hot(jnp.argmin(y_hat), k, dtype=y_hat.dtype)
         return (1 - params.epsilon) * best + params.epsilon / k
@@ -169,11 +180,16 @@ def squarecb(dim: int, num_arms: int, oracle: OCOLearner, dtype: Any = jnp.float
       [0.7333, 0.1667, 0.1]
     """
 
-    def play(y_hat: Array, params: SquareCBParams) -> Array:
-        return inverse_gap_weights(y_hat, params.gamma)
+    def play(y_hat: Array, params: SquareCBParams, t: Array) -> Array:
+        gamma = params.gamma
+        if params.power is not None:  # gamma t^power, t = 1, 2, ...
+            gamma = gamma * t.astype(gamma.dtype) ** params.power
+        return inverse_gap_weights(y_hat, gamma)
 
     def check(params: SquareCBParams) -> None:
         check_positive("gamma", params.gamma)
+        if params.power is not None:
+            check_range("power", params.power, 0.0)
 
     return _factory(dim, num_arms, oracle, dtype, play, check)
 
