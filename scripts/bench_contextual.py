@@ -36,8 +36,9 @@ it, so ojax's process CPU seconds are kept beside its wall seconds.
   worker processes (spawned and warmed untimed, the files written before the timer), its
   progressive loss `get_sum_loss() / rounds`; scaled to S orders from those run within
   `--budget` like MABWiser's. Another regression oracle (VW's adaptive, normalized SGD of the
-  squared loss, one model per arm; ojax's: OGD at a constant rate) and VW's SquareCB schedule
-  `gamma = 10 sqrt(t)` (ojax's: a constant gamma): the losses side by side, not equal.
+  squared loss, one model per arm; ojax's: OGD at a constant rate), the same SquareCB schedule
+  `gamma_t = 10 sqrt(t)` (VW's default; ojax's `SquareCBParams(10, oracle, power=0.5)`): the
+  losses side by side, not equal.
 
 Writes `DIR/bench.json` and prints the table. MABWiser and Vowpal Wabbit are optional (`pip
 install mabwiser vowpalwabbit`); without them only ojax's rows are measured. Vowpal Wabbit's
@@ -88,7 +89,7 @@ from ojax.oco import OGDParams, ogd  # noqa: E402
 ALPHA, SCALE = 1.0, 0.5
 """LinUCB's bonus width and linear Thompson sampling's posterior scale (both libraries)."""
 
-EPSILON, GAMMA, RATE = 0.05, 10.0, 0.5
+EPSILON, GAMMA, POWER, RATE = 0.05, 10.0, 0.5, 0.5
 """epsilon-greedy's exploration (both libraries), ojax's SquareCB gamma and OGD oracle's rate."""
 
 PEERS = {"linucb": "mabwiser", "lints": "mabwiser", "epsilon-greedy": "vowpalwabbit"}
@@ -131,7 +132,7 @@ def learner_of(name: str, dim: int, arms: int, dtype: Any) -> tuple[Any, Any]:
         ),
         "squarecb": lambda: (
             squarecb(dim, arms, ogd("none"), dtype),
-            SquareCBParams(f(GAMMA), oracle),
+            SquareCBParams(f(GAMMA), oracle, f(POWER)),
         ),
     }[name]()
 
@@ -371,6 +372,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         "scale": SCALE,
         "epsilon": EPSILON,
         "gamma": GAMMA,
+        "gamma_power": POWER,
         "rate": RATE,
         "linucb_equality": equality,
         "peers": sorted(lib for lib, there in have.items() if there),
