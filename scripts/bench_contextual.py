@@ -90,7 +90,8 @@ ALPHA, SCALE = 1.0, 0.5
 """LinUCB's bonus width and linear Thompson sampling's posterior scale (both libraries)."""
 
 EPSILON, GAMMA, POWER, RATE = 0.05, 10.0, 0.5, 0.5
-"""epsilon-greedy's exploration (both libraries), ojax's SquareCB gamma and OGD oracle's rate."""
+"""epsilon-greedy's exploration (both libraries), SquareCB's `gamma_t = GAMMA t^POWER` (both
+libraries: Vowpal Wabbit's defaults) and ojax's OGD oracle's rate."""
 
 PEERS = {"linucb": "mabwiser", "lints": "mabwiser", "epsilon-greedy": "vowpalwabbit"}
 PEERS["squarecb"] = "vowpalwabbit"

@@ -112,8 +112,13 @@ def profile(flat_params, flat_keys, num_steps: int, engine, repeats: int) -> dic
     ]
     for call in calls:  # compiles
         call()
-    names = ["engine_seconds", "draw_seconds", "draw_one_stream_seconds", "run_drawn_seconds"]
-    names.append("time_major_scan_seconds")
+    names = [
+        "engine_seconds",
+        "draw_seconds",
+        "draw_one_stream_seconds",
+        "run_drawn_seconds",
+        "time_major_scan_seconds",
+    ]
     return dict(zip(names, median_times(calls, repeats)))
 
 
