@@ -215,7 +215,8 @@ def _flh(config: CheckConfig) -> Outcome:
             ("FLH1@switching", trace.loss),
             ("falsifier:base alone@switching", alone),
         ):
-            sums = np.asarray(nonstationary.interval_sums(jnp.asarray(paid, jnp.float64), cover))
+            # in the run's dtype (float64 under x64); a float64 request without x64 warns
+            sums = np.asarray(nonstationary.interval_sums(jnp.asarray(paid, dtype), cover))
             gaps = sums - expert
             methods[name].append([gaps[end <= t].max() for t in steps])
     bound = np.log(steps + 1.0) / FLH_ALPHA
