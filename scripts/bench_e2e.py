@@ -84,29 +84,22 @@ import json, os, sys, time
 t = {"wrapper": time.perf_counter()}
 import ojax.app.cli
 t["imported"] = time.perf_counter()
-from ojax.app import output
+from ojax.app import files
 spent = {"outputs": 0.0, "figures": 0.0}
-write = output.write_result
-def write_result(*a, **k):
-    from ojax.app import files as figures
-    drawing = figures.write_figures
-    def write_figures(*b, **c):
+def timed(phase, function):
+    def wrapper(*args, **kwargs):
+        if phase == "outputs":
+            t.setdefault("outputs_start", time.perf_counter())
         start = time.perf_counter()
         try:
-            return drawing(*b, **c)
+            return function(*args, **kwargs)
         finally:
-            spent["figures"] += time.perf_counter() - start
-    figures.write_figures = write_figures
-    t.setdefault("outputs_start", time.perf_counter())
-    start = time.perf_counter()
-    try:
-        return write(*a, **k)
-    finally:
-        spent["outputs"] += time.perf_counter() - start
-        figures.write_figures = drawing
-output.write_result = write_result
-import ojax.experiments
-ojax.app.files.write_result = write_result
+            spent[phase] += time.perf_counter() - start
+    return wrapper
+# the CLI imports write_result from ojax.app.files when it writes; write_result calls
+# write_figures by its module's name
+files.write_result = timed("outputs", files.write_result)
+files.write_figures = timed("figures", files.write_figures)
 code = ojax.app.cli.main(sys.argv[1:])
 t["done"] = time.perf_counter()
 with open(os.environ["OJAX_E2E_PROFILE"], "w") as f:
@@ -185,8 +178,10 @@ def bench_case(args: list[str], work: Path, profile: bool = False) -> dict[str, 
             row[f"{name}_error"] = r["error"]
     if profile:
         profiled = run_once(args, cache, work / "profiled", work / "profile.json")
-        if "profile" in profiled:
-            row["warm_profile"] = profiled["profile"]
+        if "profile" not in profiled:  # the wrapper failed: say so, never a table left empty
+            why = profiled.get("error", "no time stamps written")
+            raise RuntimeError(f"the profiled run of {args} failed: {why}")
+        row["warm_profile"] = profiled["profile"]
     return row
 
 
