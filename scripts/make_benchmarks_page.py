@@ -183,7 +183,21 @@ def e2e_table(rows: list[dict[str, Any]]) -> str:
         "seconds cover the whole process (imports, data, tracing, compilation, the run, figures "
         "and files); peak memory is the process's maximum resident set.\n\n"
     )
-    return note + markdown_table(header, table)
+    text = note + markdown_table(header, table)
+    profiled = [r for r in rows if "warm_profile" in r]
+    if profiled:  # bench_e2e --profile: a third, warm run with its phases time-stamped
+        phases = list(profiled[0]["warm_profile"])
+        cells = [
+            [f"`{r['command']}`", *(f"{r['warm_profile'][p]:.2f}" for p in phases)]
+            for r in profiled
+        ]
+        text += (
+            "\n\nWhere a warm run's seconds go (a third run, warm, its phases time-stamped: "
+            "`program loads` is tracing, lowering and loading the compiled programs; "
+            "`experiment` the rest of the run up to its files; `figures` drawing and encoding "
+            "them):\n\n" + markdown_table(["experiment", *phases], cells)
+        )
+    return text
 
 
 def runner_table(result: dict[str, Any]) -> str:
