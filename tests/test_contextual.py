@@ -180,7 +180,11 @@ def test_conversion_of_labels_and_of_a_cost_matrix():
         (lambda: exp4(np.ones((2, 3))), r"policies must be a finite \(N, K, d\)"),
         (
             lambda: squarecb(D, K, ogd("none")).check_params(
-                SquareCBParams(jnp.float32(1.0), _ogd(0.4), jnp.float32(-0.5))
+                SquareCBParams(
+                    jnp.float32(1.0),
+                    OGDParams(jnp.float32(0.4), jnp.float32(1.0)),
+                    jnp.float32(-0.5),
+                )
             ),
             r"power must lie in \[0.0, inf\)",
         ),
