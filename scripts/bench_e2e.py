@@ -88,9 +88,8 @@ from ojax.app import files
 spent = {"outputs": 0.0, "figures": 0.0}
 def timed(phase, function):
     def wrapper(*args, **kwargs):
-        if phase == "outputs":
-            t.setdefault("outputs_start", time.perf_counter())
         start = time.perf_counter()
+        t.setdefault(f"{phase}_start", start)  # outputs_start ends the experiment phase
         try:
             return function(*args, **kwargs)
         finally:

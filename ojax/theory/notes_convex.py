@@ -182,11 +182,13 @@ def biconjugate_on_points(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     two points (where a concave piecewise-linear function attains it). The slopes go in
     blocks (the same maxima: `N^2 / 2` slopes times `N` points in one array took a gigabyte
     at `N = 513`)."""
+    if len(x) < 2:  # no slope: the supremum below would be over nothing
+        raise ValueError(f"x must hold at least 2 points, got {len(x)}")
     i, j = np.triu_indices(len(x), 1)
     slopes = (y[j] - y[i]) / (x[j] - x[i])
-    twice = np.full(len(x), -np.inf)
-    for start in range(0, len(slopes), 1024):
-        theta = slopes[start : start + 1024]
+    twice, block = np.full(len(x), -np.inf), 1024
+    for start in range(0, len(slopes), block):
+        theta = slopes[start : start + block]
         conjugate = np.max(x[None, :] * theta[:, None] - y[None, :], axis=1)
         twice = np.maximum(twice, np.max(x[:, None] * theta[None, :] - conjugate[None, :], axis=1))
     return twice
