@@ -18,9 +18,12 @@ average loss and a 100-point average-loss curve per stream.
 * ``profile`` (``--profile``): where the engine case's time goes, timed interleaved with it:
   the 1000 streams drawn alone (``jax.jit(jax.vmap(linear_regression_stream))``), as many rows
   drawn as one stream from one key (``jax.jit(linear_regression_stream)``), the runner
-  over the drawn streams (``jit(vmap(run))``, streams-major ``(S, T, d)``), and a hand-written
-  time-major OGD scan over them (one ``lax.scan`` over ``(T, S, d)``, the streams vectorised in
-  the step: the layout's ceiling).
+  over the drawn streams (``jit(vmap(run))``, streams-major ``(S, T, d)``), the runner over
+  the same streams laid out time-major (``jit(vmap(run, in_axes=1, out_axes=1))`` over
+  ``(T, S, d)``, losses ``(T, S)``: the same numbers bit for bit, without the transposes that
+  the vmap of a scan makes of streams-major data), and a hand-written time-major OGD scan
+  over them (one ``lax.scan`` over ``(T, S, d)``, the streams vectorised in the step: the
+  layout's ceiling).
 * ``drawn`` (``--drawn-block B``): the engine run with each stream drawn ``B`` rows at a time
   inside the scan (:func:`ojax.run_drawn`, never materialised), against the engine
   run over the materialised stream (the same numbers up to the labels' last bit).
@@ -102,12 +105,16 @@ def profile(flat_params, flat_keys, num_steps: int, engine, repeats: int) -> dic
     lr = flat_params["learning_rate"]
     scan = jax.jit(jax.vmap(scan_drawn))
     x_t, y_t = jnp.swapaxes(xs, 0, 1), jnp.swapaxes(ys, 0, 1)
+    scan_t = jax.jit(jax.vmap(scan_drawn, in_axes=(0, 1, 1), out_axes=1))
+    if not bool((scan(lr, xs, ys) == scan_t(lr, x_t, y_t).T).all()):
+        raise AssertionError("the runner over time-major data gave other losses")
     major = jax.jit(time_major)
     calls = [
         engine,
         lambda: jax.block_until_ready(draw(flat_keys)),
         lambda: jax.block_until_ready(one(flat_keys[0])),
         lambda: jax.block_until_ready(scan(lr, xs, ys)),
+        lambda: jax.block_until_ready(scan_t(lr, x_t, y_t)),
         lambda: jax.block_until_ready(major(lr, x_t, y_t)),
     ]
     for call in calls:  # compiles
@@ -117,6 +124,7 @@ def profile(flat_params, flat_keys, num_steps: int, engine, repeats: int) -> dic
         "draw_seconds",
         "draw_one_stream_seconds",
         "run_drawn_seconds",
+        "run_time_major_seconds",
         "time_major_scan_seconds",
     ]
     return dict(zip(names, median_times(calls, repeats)))

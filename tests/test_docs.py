@@ -41,6 +41,7 @@ EXPECTED = {
         "(500,) True",
         "True 0.0\nTrue",  # padding changes nothing and counts nothing
         "(4, 500)",
+        "(500, 8) True",  # the time-major vmap gives the streams-major losses bit for bit
         "refused: xs must be finite",
         "refused: ys must have shape",
         "csr_matrix (500, 4) (0.0, 1.0) [-1.  1.]",
