@@ -2,7 +2,7 @@
 hand-written ``jax.lax.scan`` (and ``jax.lax.fori_loop``) of its own update on the same data.
 
     python scripts/bench_runner.py [--quick] [--out DIR] [--streams S] [--steps T]
-                                   [--repeats R] [--only NAME,NAME]
+                                   [--repeats R] [--only NAME,NAME] [--skip NAME,NAME]
 
 The runner is general (masks, pool orders, record hooks, task blocks); the generality must
 cost nothing when it is unused. Each case runs S streams (``jax.vmap``) of T steps (default
@@ -14,7 +14,14 @@ cost nothing when it is unused. Each case runs S streams (``jax.vmap``) of T ste
   scan over tasks of scans over points, with ``begin_task`` / ``end_task``, for multi-task
   learners: their streams are padded task blocks);
 * ``fori``: the same step in a ``lax.fori_loop`` that reads step ``t`` by index and writes the
-  loss into a preallocated buffer (not for multi-task learners).
+  loss into a preallocated buffer (not for multi-task learners);
+* time-major: the same streams laid out ``(T, S, ...)`` (each part indexed by the step: the
+  data, or the order into a pool), through ``jax.vmap(run, in_axes=1, out_axes=1)`` against a
+  hand-written time-major scan (one ``lax.scan`` over the steps, the learner's step vmapped
+  over the streams inside it); ``time_major_slowdown`` = the first's seconds / the second's
+  (target <= 1.1), ``time_major_speedup`` = the streams-major runner's seconds / the
+  time-major runner's. The runner's time-major losses must equal its streams-major ones bit
+  for bit (``time_major_same_losses``). Not for task blocks or masked streams.
 
 Cases: every learner of ``ojax.LEARNERS`` on its own ``make_stream`` data (d = 10; kernel
 learners: their pool of Gram rows and an order), plus the workloads of
@@ -22,7 +29,7 @@ learners: their pool of Gram rows and an order), plus the workloads of
 (d = 123, 14 non-zeros a row) sparse and dense, least-squares SGD with Polyak-Ruppert
 averaging, and the KT and ONS linear predictors (d = 10). All three programs of a case are
 compiled first (compile time apart), then timed interleaved in this process (``R`` rounds of
-ojax, scan, fori; medians). ``slowdown`` = ojax seconds / scan seconds (target <= 1.05);
+every program; medians). ``slowdown`` = ojax seconds / scan seconds (target <= 1.05);
 ``ratio`` = scan seconds / ojax seconds (the field of docs/cli.md). Timing says nothing on a
 loaded machine, so each row also carries a structural profile from the optimized HLO
 (:func:`ojax.app.timing.loop_ops`: the ops the compiled loops run per step) and the
@@ -211,6 +218,51 @@ def batched(case: Case, program: Callable) -> Callable:
     return jax.jit(jax.vmap(program, in_axes=(None, case.axes)))
 
 
+def time_axes(case: Case) -> tuple | None:
+    """The vmap in_axes of ``case``'s stream laid out time-major: 1 for each part indexed by
+    the step (data, or the order into a pool), 0 for a stream's own part that is not (an OCO
+    start point, a pool), None for a shared one; None where the case has no time-major form
+    here (task blocks, a masked stream)."""
+    if case.kind == "multi_task" or case.stream[2] is not None:
+        return None
+    timed = (True, False, True, True) if case.kind == "oco" else (case.stream[3] is None,) * 2
+    timed = (*timed[:2], True, True)
+    return tuple(None if a is None else (1 if t else 0) for a, t in zip(case.axes, timed))
+
+
+def time_major(case: Case, axes: tuple) -> tuple:
+    """``case``'s stream with every part of axis 1 in ``axes`` laid out ``(T, S, ...)``."""
+    return tuple(
+        part if a != 1 else jax.tree.map(lambda x: jnp.swapaxes(x, 0, 1), part)
+        for part, a in zip(case.stream, axes)
+    )
+
+
+def time_major_scan_program(case: Case, axes: tuple) -> Callable:
+    """The S streams as one hand-written ``lax.scan`` over the steps of a time-major stream,
+    the learner's own step vmapped over the streams inside it (the layout's ceiling)."""
+
+    def program(params, stream):
+        xs, ys, _, order = stream
+        streams = jax.tree.leaves([p for p, a in zip(stream, axes) if a == 1])[0].shape[1]
+        if case.kind == "oco":
+            step = step_function(case, params, lambda z: z)
+            start = jax.vmap(lambda x0: case.learner.init(params, x0), in_axes=axes[1])(ys)
+            return jax.lax.scan(jax.vmap(step), start, xs)
+        start = jax.vmap(lambda _: case.learner.init(params))(jnp.arange(streams))
+        if order is None:
+            return jax.lax.scan(jax.vmap(step_function(case, params, lambda i: i)), start, (xs, ys))
+
+        def one(state, t, pool_x, pool_y):
+            fetch = lambda t: (jax.tree.map(lambda a: a[t], pool_x), pool_y[t])  # noqa: E731
+            return step_function(case, params, fetch)(state, t)
+
+        every = jax.vmap(one, in_axes=(0, 0, axes[0], axes[1]))
+        return jax.lax.scan(lambda states, t: every(states, t, xs, ys), start, order)
+
+    return program
+
+
 # ------------------------------------------------------------------------------ cases
 
 
@@ -346,21 +398,29 @@ def _seconds(compiled: Any, args: tuple) -> float:
 
 
 def measure(case: Case, repeats: int) -> dict[str, Any]:
-    """Compiles the three programs of ``case``, checks the runner's losses against the scan's,
-    then times them interleaved (medians of ``repeats`` rounds)."""
+    """Compiles the programs of ``case`` (three; five with its time-major pair), checks the
+    runner's losses against the scan's, then times them interleaved (medians of ``repeats``
+    rounds)."""
     args = (case.params, case.stream)
     programs = {"ojax": runner_program(case), "scan": scan_program(case)}
+    jitted = {k: batched(case, p) for k, p in programs.items()}
     if (fori := fori_program(case)) is not None:
-        programs["fori"] = fori
-    built = {k: _compiled(batched(case, p), args) for k, p in programs.items()}
-    outputs = {k: jax.block_until_ready(c(*args)) for k, (c, _, _) in built.items()}
+        jitted["fori"] = batched(case, fori)
+    call_args = dict.fromkeys(jitted, args)
+    if (axes := time_axes(case)) is not None:  # the same streams laid out (T, S, ...)
+        over_time = (None, axes)
+        jitted["ojax_t"] = jax.jit(jax.vmap(programs["ojax"], over_time, out_axes=(0, 1)))
+        jitted["scan_t"] = jax.jit(time_major_scan_program(case, axes))
+        call_args["ojax_t"] = call_args["scan_t"] = (case.params, time_major(case, axes))
+    built = {k: _compiled(f, call_args[k]) for k, f in jitted.items()}
+    outputs = {k: jax.block_until_ready(c(*call_args[k])) for k, (c, _, _) in built.items()}
     ours, theirs = (np.asarray(outputs[k][1], np.float64) for k in ("ojax", "scan"))
     scale = max(float(np.max(np.abs(theirs))), 1e-30)
     times: dict[str, list[float]] = {k: [] for k in built}
     names = list(built)
     for i in range(repeats):  # interleaved, each program first in turn
         for k in names[i % len(names) :] + names[: i % len(names)]:
-            times[k].append(_seconds(built[k][0], args))
+            times[k].append(_seconds(built[k][0], call_args[k]))
     seconds = {k: float(np.median(v)) for k, v in times.items()}
     ops = {k: loop_ops(text) for k, (_, _, text) in built.items()}
     steps = int(np.prod(ours.shape))
@@ -388,11 +448,23 @@ def measure(case: Case, repeats: int) -> dict[str, Any]:
         row["fori_seconds"] = seconds["fori"]
         row["fori_slowdown"] = seconds["ojax"] / seconds["fori"]
         row["loop_ops_fori"] = sum(ops["fori"].values())
+    if "ojax_t" in seconds:  # time-major: the runner against the hand-written time-major scan
+        by_time, by_hand = (np.asarray(outputs[k][1], np.float64).T for k in ("ojax_t", "scan_t"))
+        row["time_major_ojax_seconds"] = seconds["ojax_t"]
+        row["time_major_scan_seconds"] = seconds["scan_t"]
+        row["time_major_slowdown"] = seconds["ojax_t"] / seconds["scan_t"]
+        row["time_major_speedup"] = seconds["ojax"] / seconds["ojax_t"]
+        row["time_major_same_losses"] = bool(np.array_equal(by_time, ours))
+        row["time_major_losses_max_rel_diff"] = float(np.max(np.abs(by_time - by_hand))) / scale
+        row["time_major_extra_loop_ops"] = dict(sorted((ops["ojax_t"] - ops["scan_t"]).items()))
     return row
 
 
 def table(rows: list[dict[str, Any]]) -> str:
-    head = "case | ojax s | scan s | slowdown | fori s | vs fori | M steps/s | loop ops ojax/scan"
+    head = (
+        "case | ojax s | scan s | slowdown | fori s | vs fori | M steps/s | loop ops ojax/scan"
+        " | time-major: ojax s | scan s | slowdown | speedup"
+    )
     lines = [head, "-" * len(head)]
     for r in rows:
         fori = (
@@ -412,6 +484,16 @@ def table(rows: list[dict[str, Any]]) -> str:
                     *fori,
                     f"{r['steps_per_second'] / 1e6:.3g}",
                     f"{r['loop_ops_ojax']}/{r['loop_ops_baseline']}{extra}",
+                    *(
+                        (
+                            f"{r['time_major_ojax_seconds']:.4g}",
+                            f"{r['time_major_scan_seconds']:.4g}",
+                            f"{r['time_major_slowdown']:.3f}",
+                            f"{r['time_major_speedup']:.2f}",
+                        )
+                        if "time_major_slowdown" in r
+                        else ("n/a",) * 4
+                    ),
                 ]
             )
         )
@@ -429,13 +511,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--only", default=None, help="comma list of learner names ('peers': the peer workloads)"
     )
+    parser.add_argument(
+        "--skip", default="", help="comma list of learner names left out (e.g. flh_ons: O(T^2))"
+    )
     args = parser.parse_args(argv)
     streams = args.streams or (4 if args.quick else 100)
     steps = args.steps or (64 if args.quick else 5000)
     repeats = args.repeats or (1 if args.quick else 7)
     names = set(args.only.split(",")) if args.only else None
     load_before = os.getloadavg()[0]
+    skip = set(filter(None, args.skip.split(",")))
     cases = registry_cases(streams, steps, names) + peer_cases(streams, steps, names)
+    cases = [c for c in cases if c.name not in skip]
     if not cases:
         parser.error(f"--only {args.only}: no such learner")
     rows = []

@@ -200,6 +200,9 @@ def e2e_table(rows: list[dict[str, Any]]) -> str:
     return text
 
 
+TIME_MAJOR_TARGET = 1.1  # the runner over time-major data / a hand-written time-major scan
+
+
 def runner_table(result: dict[str, Any]) -> str:
     """Runner parity: each learner's seconds through ``ojax.run`` against its hand-written scan
     and fori_loop, and the loop ops of the compiled programs (the structural check)."""
@@ -232,6 +235,42 @@ def runner_table(result: dict[str, Any]) -> str:
             f"{r['loop_ops_ojax']} / {r['loop_ops_baseline']}",
             ", ".join(f"+{v} {k}" for k, v in r["extra_loop_ops"].items()) or "none",
             r["losses_max_rel_diff"],
+        ]
+        for r in rows
+    ]
+    return note + markdown_table(header, table) + time_major_table(rows)
+
+
+def time_major_table(rows: list[dict[str, Any]]) -> str:
+    """The same streams laid out time-major `(T, S, ...)`: `jax.vmap(run, in_axes=1)` against a
+    hand-written time-major scan (the learner's step vmapped inside one scan over the steps)."""
+    rows = [r for r in rows if "time_major_slowdown" in r]
+    if not rows:
+        return ""
+    target = TIME_MAJOR_TARGET
+    over = [r["case"] for r in rows if r["time_major_slowdown"] > target]
+    same = sum(r["time_major_same_losses"] for r in rows)
+    note = (
+        "\n\nThe same streams laid out time-major, `(T, S, ...)`: the runner as "
+        "`jax.vmap(run, in_axes=1, out_axes=1)` against a hand-written time-major scan (one "
+        "`lax.scan` over the steps, the learner's own step vmapped over the streams inside it). "
+        f"slowdown = runner / hand-written (target <= {target}; over it: **{len(over)} of "
+        f"{len(rows)}**" + (f", {', '.join(over)}" if over else "") + "); speedup = the "
+        "streams-major runner's seconds / the time-major runner's; the runner's losses equal "
+        f"its streams-major losses bit for bit in **{same} of {len(rows)}** rows. Task blocks "
+        "(multi-task learners) have no time-major form here.\n\n"
+    )
+    header = ["case", "ojax s", "scan s", "slowdown", "speedup", "same losses", "rel. diff"]
+    table = [
+        [
+            r["case"],
+            r["time_major_ojax_seconds"],
+            r["time_major_scan_seconds"],
+            f"{r['time_major_slowdown']:.3f}"
+            + (" **over**" if r["time_major_slowdown"] > target else ""),
+            f"{r['time_major_speedup']:.2f}",
+            "yes" if r["time_major_same_losses"] else "no",
+            r["time_major_losses_max_rel_diff"],
         ]
         for r in rows
     ]

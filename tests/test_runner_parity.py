@@ -171,16 +171,21 @@ def test_bench_quick_writes_interface_rows_and_the_page(tmp_path, capsys):
     """``scripts/bench_runner.py --quick`` writes INTERFACE.md rows with the structural
     profile, and the benchmarks page generator turns them into the runner table."""
     out = tmp_path / "bench_runner"
-    assert bench.main(["--quick", "--only", "ogd,linear_pa", "--out", str(out)]) == 0
+    assert bench.main(["--quick", "--only", "ogd,linear_pa,kernel_pa", "--out", str(out)]) == 0
     assert "slowdown" in capsys.readouterr().out
     result = json.loads((out / "bench.json").read_text())
     assert result["benchmark"] == "runner" and result["device"]
-    assert [r["case"] for r in result["rows"]] == ["ogd", "linear_pa"]
+    assert [r["case"] for r in result["rows"]] == ["ogd", "linear_pa", "kernel_pa"]
     for row in result["rows"]:
         assert ROW_KEYS <= set(row)
         assert row["ratio"] == pytest.approx(row["baseline_seconds"] / row["ojax_seconds"])
         assert row["extra_loop_ops"] == {} and row["losses_max_rel_diff"] == 0.0
         assert row["loop_ops_ojax"] == row["loop_ops_baseline"] > 0 and row["fori_seconds"] > 0
+        # the same streams time-major (an OCO stream, a predictor's, a kernel's pool + orders):
+        # the runner's losses those of its streams-major run bit for bit, the hand-written
+        # time-major scan's to rounding
+        assert row["time_major_same_losses"] and row["time_major_losses_max_rel_diff"] < 1e-5
+        assert row["time_major_ojax_seconds"] > 0 and row["time_major_scan_seconds"] > 0
     spec = importlib.util.spec_from_file_location("page", ROOT / "scripts/make_benchmarks_page.py")
     page = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(page)
@@ -188,6 +193,7 @@ def test_bench_quick_writes_interface_rows_and_the_page(tmp_path, capsys):
     assert page.main(["--results", str(tmp_path), "--docs", str(docs)]) == 0
     text = (docs / "benchmarks.md").read_text()
     assert "## `runner`" in text and "| linear_pa | predictor | 10 |" in text
+    assert "bit for bit in **3 of 3** rows" in text
     assert list((docs / "benchmarks").glob("runner-*.json"))
 
 
