@@ -77,8 +77,9 @@ def dog(zs, objective, x0, r_eps, eps=0.0):
     return out
 
 
-def dadapt_sgd(zs, objective, x0, d0, gamma):
-    """SGD with D-Adaptation (Defazio & Mishchenko 2023, Algorithm 3 of the preprint)."""
+def dadapt_sgd(zs, objective, x0, d0, gamma, growth_rate=math.inf):
+    """SGD with D-Adaptation (Defazio & Mishchenko 2023, Algorithm 3 of the preprint); with
+    a finite ``growth_rate``, d grows at most that factor a step (the authors' DAdaptSGD)."""
     n, dim = zs.shape
     x = np.array(x0, np.float64)
     s, d, lam_sq_sum, g0_norm = np.zeros(dim), float(d0), 0.0, None
@@ -96,7 +97,7 @@ def dadapt_sgd(zs, objective, x0, d0, gamma):
         lam_sq_sum += lam**2 * float(g @ g)
         s_norm = math.sqrt(float(s @ s))
         if s_norm > 0:
-            d = max(d, (s_norm**2 - lam_sq_sum) / s_norm)
+            d = max(d, min((s_norm**2 - lam_sq_sum) / s_norm, d * growth_rate))
     return out
 
 

@@ -4,6 +4,7 @@ tests/reference_parameter_free.py, every iterate; their edge cases and input che
 
 from __future__ import annotations
 
+import math
 import sys
 from pathlib import Path
 
@@ -15,6 +16,7 @@ import pytest
 
 from ojax import InputError, losses, oco, parameter_free, run_oco
 from ojax.adapters import optax_learner
+from ojax.validation import DivergedError
 
 sys.path.insert(0, str(Path(__file__).parent))
 import reference_parameter_free as ref  # noqa: E402
@@ -86,12 +88,36 @@ def test_dog_matches_reference(x64, objective, r_eps):
 
 
 @pytest.mark.parametrize("objective", ["linear", "quadratic"])
-@pytest.mark.parametrize("d0,gamma", [(1e-6, 1.0), (0.1, 0.5)])
-def test_dadapt_sgd_matches_reference(x64, objective, d0, gamma):
+@pytest.mark.parametrize(
+    "d0,gamma,growth", [(1e-6, 1.0, math.inf), (0.1, 0.5, math.inf), (1e-6, 1.0, 1.5)]
+)
+def test_dadapt_sgd_matches_reference(x64, objective, d0, gamma, growth):
     zs = _stream(objective, 4)
     params = parameter_free.DAdaptParams(*_f64(d0, gamma))
-    got = _played(parameter_free.dadapt_sgd(), params, zs, objective, _x0())
-    _assert_iterates(got, ref.dadapt_sgd(zs, objective, _x0(), d0, gamma))
+    got = _played(parameter_free.dadapt_sgd(growth), params, zs, objective, _x0())
+    _assert_iterates(got, ref.dadapt_sgd(zs, objective, _x0(), d0, gamma, growth))
+
+
+def test_dadapt_growth_rate_stops_the_blow_up_of_a_tiny_first_gradient(x64):
+    """Every step is scaled by 1 / ||g_0||: after a first gradient of norm 1e-4 the paper's
+    rule overflows even in float64 within 500 steps (the runner stops it with
+    DivergedError); a slow cap on d's growth (the authors' growth_rate, 1.02) keeps the run
+    bounded and converging, each iterate the reference's."""
+    zs = _stream("quadratic", 12, n=500)
+    zs[0] = 1e-4 / 2.0  # the first gradient x0 - z_0, x0 = 0: norm 1e-4 in d = 4
+    x0, params = np.zeros(4), parameter_free.DAdaptParams(*_f64(1e-6, 1.0))
+    with pytest.raises(DivergedError, match="state.d"):
+        _played(parameter_free.dadapt_sgd(), params, zs, "quadratic", x0)
+    capped = _played(parameter_free.dadapt_sgd(1.02), params, zs, "quadratic", x0)
+    target = zs[1:].mean(0)
+    assert np.linalg.norm(capped[-1] - target) < 0.4 * np.linalg.norm(target)
+    _assert_iterates(capped, ref.dadapt_sgd(zs, "quadratic", x0, 1e-6, 1.0, 1.02))
+
+
+def test_dadapt_growth_rate_is_checked():
+    for bad in (0.5, math.nan):
+        with pytest.raises(InputError, match=r"growth_rate must lie in \[1.0, inf\]"):
+            parameter_free.dadapt_sgd(bad)
 
 
 @pytest.mark.parametrize("objective", ["linear", "quadratic"])
