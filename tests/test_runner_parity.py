@@ -6,6 +6,7 @@ same losses bit for bit. The programs are those of ``scripts/bench_runner.py``."
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
 import sys
@@ -43,13 +44,13 @@ PEERS = [
 MULTI_TASK = ["lazy_ogd"]
 
 
-def _cases(names):
-    wanted = set(names)
-    found = bench.registry_cases(STREAMS, STEPS, wanted) + bench.peer_cases(STREAMS, STEPS, wanted)
-    return {case.name: case for case in found}
-
-
-CASES = _cases(REGISTERED + PEERS + MULTI_TASK)
+@functools.cache
+def _case(name):
+    """The bench's case ``name``, built when a test first asks for it (not at collection, where
+    every xdist worker would build every case)."""
+    found = bench.registry_cases(STREAMS, STEPS, {name}) + bench.peer_cases(STREAMS, STEPS, {name})
+    (case,) = found
+    return case
 
 
 def _compiled(case, program):
@@ -60,7 +61,7 @@ def _compiled(case, program):
 
 @pytest.mark.parametrize("name", REGISTERED + PEERS + MULTI_TASK)
 def test_runner_loop_is_the_hand_written_loop(name):
-    case = CASES[name]
+    case = _case(name)
     _, ours, (_, our_losses) = _compiled(case, bench.runner_program(case))
     # from the same opaque start (the runner does not let XLA fold a fresh state's counters
     # into the loop index, so that a continued run is the same loop)
@@ -77,7 +78,7 @@ def test_runner_loop_is_the_hand_written_loop(name):
 def test_a_mask_costs_its_select_and_changes_nothing_when_all_true():
     """The masked path is still there when asked for (the counter sees it), and an all-True
     mask gives the unmasked run's numbers."""
-    case = CASES["linear_pa"]
+    case = _case("linear_pa")
     xs, ys, _, _ = case.stream
 
     def masked(params, stream):
@@ -201,7 +202,7 @@ def test_unroll_runs_several_steps_per_loop_iteration_with_the_same_losses():
     """`unroll` (static) puts k steps in each iteration of the compiled loop (its body runs
     more ops, k times fewer iterations), computing the same losses up to rounding; a
     non-positive or non-integer unroll is refused, named."""
-    case = CASES["peers: KT linear predictor (d = 10)"]
+    case = _case("peers: KT linear predictor (d = 10)")
     xs, ys, _, order = case.stream
 
     def unrolled(k):
