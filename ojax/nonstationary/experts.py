@@ -182,8 +182,11 @@ def normal_weights(log_prior: Array, regret: Array, variation: Array, awake: Arr
     0 (the paper: "predict arbitrarily")."""
     scores = jnp.where(awake, log_prior + normal_log_weight(regret, variation), -jnp.inf)
     fallback = jnp.where(awake, log_prior, -jnp.inf)
-    scores = jnp.where(jnp.any(jnp.isfinite(scores)), scores, fallback)
-    return jax.nn.softmax(scores)
+    # both distributions, then the pick (the same numbers as the softmax of the picked scores):
+    # under a vmap whose streams share `awake` (the cover's levels), picking the scores first
+    # made XLA's loop 1.5x slower than a hand-written scan of the vmapped step
+    some = jnp.any(jnp.isfinite(scores))
+    return jnp.where(some, jax.nn.softmax(scores), jax.nn.softmax(fallback))
 
 
 def normal_step(
