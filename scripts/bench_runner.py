@@ -525,11 +525,13 @@ def main(argv: list[str] | None = None) -> int:
     load_before = os.getloadavg()[0]
     skip = set(filter(None, args.skip.split(",")))
     cases = registry_cases(streams, steps, names) + peer_cases(streams, steps, names)
+    if not cases:
+        parser.error(f"--only {args.only}: no such learner")
     if unknown := skip - {c.name for c in cases}:
         parser.error(f"--skip {args.skip}: no such learner among the cases: {sorted(unknown)}")
     cases = [c for c in cases if c.name not in skip]
     if not cases:
-        parser.error(f"--only {args.only}: no such learner")
+        parser.error(f"--skip {args.skip}: leaves no case")
     rows = []
     for case in cases:
         rows.append(measure(case, repeats))

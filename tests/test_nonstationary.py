@@ -15,6 +15,7 @@ from tolerances import scaled_atol
 
 from ojax import InputError, losses, nonstationary, oco, optax_learner, run, run_oco
 from ojax.envs import switching
+from ojax.nonstationary.experts import normal_weights
 
 
 def _experts(seed: int, n: int = 60, m: int = 4) -> np.ndarray:
@@ -64,6 +65,21 @@ def test_ada_normal_hedge_against_numpy(x64):
     ws = _played(nonstationary.ada_normal_hedge(), nonstationary.AdaNormalHedgeParams(),
                  np.full(4, 0.25), zs, losses.linear_objective)  # fmt: skip
     _close(ws, ref.ada_normal_hedge(zs))
+
+
+def test_ada_normal_hedge_weights_fall_back_to_the_prior_on_the_awake_experts():
+    """Every awake weight 0 (no expert ahead): the prior restricted to the awake experts (the
+    paper: "predict arbitrarily"), computed without a NaN on the way (jax_debug_nans on)."""
+    prior = jnp.log(jnp.array([0.2, 0.3, 0.5]))
+    awake = jnp.array([True, False, True])
+    behind, zeros = jnp.full(3, -5.0), jnp.zeros(3)  # R <= -1: w(R, C) = 0
+    with jax.debug_nans(True):
+        p = normal_weights(prior, behind, zeros, awake)
+        ahead = normal_weights(prior, jnp.array([3.0, 1.0, 2.0]), zeros, awake)
+    np.testing.assert_allclose(p, [0.2 / 0.7, 0.0, 0.5 / 0.7], rtol=1e-6)
+    w = np.array([0.2 * ref.normal_weight(3.0, 0.0), 0.5 * ref.normal_weight(2.0, 0.0)])
+    np.testing.assert_allclose(np.asarray(ahead)[[0, 2]], w / w.sum(), rtol=1e-5)
+    assert float(ahead[1]) == 0.0
 
 
 def test_ada_normal_hedge_survives_long_streams_in_float32():

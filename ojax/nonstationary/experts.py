@@ -186,7 +186,10 @@ def normal_weights(log_prior: Array, regret: Array, variation: Array, awake: Arr
     # under a vmap whose streams share `awake` (the cover's levels), picking the scores first
     # made XLA's loop 1.5x slower than a hand-written scan of the vmapped step
     some = jnp.any(jnp.isfinite(scores))
-    return jnp.where(some, jax.nn.softmax(scores), jax.nn.softmax(fallback))
+    # the scores' softmax shifted by 0 where none is finite: no NaN in the branch not taken
+    exp = jnp.exp(scores - jnp.where(some, jnp.max(scores), 0.0))
+    own = exp / jnp.where(some, jnp.sum(exp), 1.0)
+    return jnp.where(some, own, jax.nn.softmax(fallback))
 
 
 def normal_step(
