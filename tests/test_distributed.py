@@ -18,6 +18,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import pytest
@@ -51,39 +52,50 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture
-def launch(tmp_path):
-    """``launch(args_of_each_process, delay=0, small=False, peer_timeout=60, port=None)`` ->
-    the processes (killed at teardown); ``small``: the worker's ``--small`` (a two-method
-    denevi2020-synthetic)."""
-    started: list[subprocess.Popen] = []
-
-    def start(per_process, delay=0.0, small=False, peer_timeout=60, port=None):
-        port, count = port or _free_port(), len(per_process)
-        procs = []
-        for pid, args in enumerate(per_process):
-            flags = ["--coordinator", f"localhost:{port}", "--num-processes", str(count)]
-            options = ["--delay", str(delay), *(["--small"] if small else [])]
-            command = [sys.executable, str(WORKER), *options, "--", *args, *flags]
-            procs.append(
-                subprocess.Popen(
-                    [*command, "--process-id", str(pid)],
-                    env=_env(peer_timeout),
-                    cwd=tmp_path,
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.PIPE,
-                    text=True,
-                )
+def _launch(folder: Path, per_process, delay=0.0, small=False, peer_timeout=60, port=None):
+    """One process per entry of ``per_process`` (its ``ojax`` arguments) through
+    tests/distributed_worker.py, on one coordinator, in ``folder``; ``small``: the worker's
+    ``--small`` (a two-method denevi2020-synthetic)."""
+    port, count = port or _free_port(), len(per_process)
+    procs = []
+    for pid, args in enumerate(per_process):
+        flags = ["--coordinator", f"localhost:{port}", "--num-processes", str(count)]
+        options = ["--delay", str(delay), *(["--small"] if small else [])]
+        command = [sys.executable, str(WORKER), *options, "--", *args, *flags]
+        procs.append(
+            subprocess.Popen(
+                [*command, "--process-id", str(pid)],
+                env=_env(peer_timeout),
+                cwd=folder,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
             )
-        started.extend(procs)
-        return procs
+        )
+    return procs
 
-    yield start
-    for proc in started:
+
+def _kill(procs: list[subprocess.Popen]) -> None:
+    for proc in procs:
         if proc.poll() is None:
             proc.kill()
         with contextlib.suppress(Exception):
             proc.communicate(timeout=10)
+
+
+@pytest.fixture
+def launch(tmp_path):
+    """``launch(args_of_each_process, **options)`` -> the processes of :func:`_launch` in
+    ``tmp_path`` (killed at teardown)."""
+    started: list[subprocess.Popen] = []
+
+    def start(per_process, **options):
+        procs = _launch(tmp_path, per_process, **options)
+        started.extend(procs)
+        return procs
+
+    yield start
+    _kill(started)
 
 
 def _finish(procs: list[subprocess.Popen], timeout: float = 240) -> list[tuple[int, str]]:
@@ -221,27 +233,6 @@ def test_killed_process_stops_the_other_and_a_rerun_resumes_bit_for_bit(tmp_path
     assert one_csv == two_csv
 
 
-def test_a_hung_process_ends_the_other_through_jax_heartbeat(tmp_path, launch):
-    """A process that stops answering without closing its connections (SIGSTOP; a host lost
-    looks the same) leaves the other blocked in a collective: JAX's coordination service
-    ends it once the heartbeat (the peer timeout) runs out, naming the silent process."""
-    out = tmp_path / "two"
-    procs = launch([[*SWEEP, *TWO, "--out", "two"]] * 2, delay=1.0, peer_timeout=10)
-    deadline = time.monotonic() + BOUND
-    while len(_chunks(out)) < 1:
-        assert all(p.poll() is None for p in procs), _finish(procs)
-        assert time.monotonic() < deadline, "no chunk appeared"
-        time.sleep(0.05)
-    procs[1].send_signal(signal.SIGSTOP)
-    try:
-        ((status, err),) = _finish(procs[:1], timeout=BOUND)
-    finally:
-        procs[1].kill()
-    assert status == -signal.SIGABRT, err
-    assert re.search(r"stopped sending heartbeats\):\s*1\b|Task 1 heartbeat timeout", err), err
-    assert 1 <= len(_chunks(out)) < 6
-
-
 @pytest.mark.parametrize(
     "env, expected",
     [
@@ -278,71 +269,147 @@ def test_coordinator_and_differences_are_parsed_and_named(monkeypatch):
         distributed.peer_timeout_from_env()
 
 
-# -------------------------------------------------- a run started badly: one line each
+# -------------------------------------------------- runs that wait out a timeout
 
 
-def _start_one(tmp_path: Path, port: int, count: int, pid: int, peer_timeout: float):
+def _start_one(folder: Path, port: int, count: int, pid: int, peer_timeout: float):
     flags = ["--coordinator", f"localhost:{port}", "--num-processes", str(count)]
     command = [sys.executable, "-m", "ojax.app.cli", *SWEEP, "--out", "out", *flags]
     return subprocess.Popen(
         [*command, "--process-id", str(pid)],
         env=_env(peer_timeout),
-        cwd=tmp_path,
+        cwd=folder,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
 
 
+def _jax_alone(port: int) -> subprocess.Popen:
+    """Process 0 of 2 starting through `jax.distributed.initialize` alone (3 s timeout)."""
+    code = (
+        "import jax; jax.distributed.initialize("
+        f"'localhost:{port}', 2, 0, initialization_timeout=3)"
+    )
+    return subprocess.Popen(
+        [sys.executable, "-c", code],
+        env=_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def _held_port(stack: contextlib.ExitStack) -> int:
+    """A port that a listening socket of this process holds until ``stack`` closes."""
+    taken = stack.enter_context(socket.socket())
+    taken.bind(("localhost", 0))
+    taken.listen()
+    return taken.getsockname()[1]
+
+
+class Waited(NamedTuple):
+    """What a run of :func:`waited` left: each process's (status, stderr), its folder, the
+    port it was given, and (the hung run) the chunks written when process 1 stopped / at
+    the end (None: it never stopped)."""
+
+    results: list[tuple[int, str]]
+    folder: Path
+    port: int
+    chunks: tuple[int, int] | None = None
+
+
+@pytest.fixture(scope="module")
+def waited(tmp_path_factory) -> dict[str, Waited]:
+    """This module's runs that end by waiting out a timeout (a peer's, a start's, JAX's
+    heartbeat), started side by side: each spends its seconds waiting, not computing, so
+    together they take about the longest wait (the heartbeat's, ~15 s), not the sum (~40 s
+    one after another). Each test checks its own run."""
+    root = tmp_path_factory.mktemp("waited")
+    folders = {name: root / name for name in ("hung", "missing", "held")}
+    for folder in folders.values():
+        folder.mkdir()
+    with contextlib.ExitStack() as stack:
+        hung = _launch(
+            folders["hung"], [[*SWEEP, *TWO, "--out", "two"]] * 2, delay=1.0, peer_timeout=10
+        )
+        stack.callback(_kill, hung)
+        free, held = [_free_port(), _free_port()], [_held_port(stack), _held_port(stack)]
+        missing, taken = folders["missing"], folders["held"]
+        runs = {  # name: (folder, port, processes)
+            "jax: a process missing": (root, free[0], [_jax_alone(free[0])]),
+            "jax: the port in use": (root, held[0], [_jax_alone(held[0])]),
+            "missing": (missing, free[1], [_start_one(missing, free[1], 2, 0, 5)]),
+            "held": (taken, held[1], [_start_one(taken, held[1], 2, pid, 5) for pid in (0, 1)]),
+        }
+        for _, _, procs in runs.values():
+            stack.callback(_kill, procs)
+        # the hung run: process 1 stops answering (SIGSTOP) once a chunk is written
+        out, deadline = folders["hung"] / "two", time.monotonic() + BOUND
+        while len(_chunks(out)) < 1 and all(p.poll() is None for p in hung):
+            assert time.monotonic() < deadline, "no chunk appeared"
+            time.sleep(0.05)
+        stopped = None
+        if hung[1].poll() is None:
+            hung[1].send_signal(signal.SIGSTOP)
+            stopped = len(_chunks(out))
+        waits = {
+            name: Waited(_finish(procs, timeout=BOUND), folder, port)
+            for name, (folder, port, procs) in runs.items()
+        }
+        results = _finish(hung[:1], timeout=BOUND)
+        chunks = None if stopped is None else (stopped, len(_chunks(out)))
+        waits["hung"] = Waited(results, folders["hung"], 0, chunks)
+    return waits
+
+
+def test_a_hung_process_ends_the_other_through_jax_heartbeat(waited):
+    """A process that stops answering without closing its connections (SIGSTOP; a host lost
+    looks the same) leaves the other blocked in a collective: JAX's coordination service
+    ends it once the heartbeat (the peer timeout) runs out, naming the silent process."""
+    run = waited["hung"]
+    ((status, err),) = run.results
+    assert run.chunks is not None, f"the processes ended before a chunk was written: {err}"
+    assert status == -signal.SIGABRT, err
+    assert re.search(r"stopped sending heartbeats\):\s*1\b|Task 1 heartbeat timeout", err), err
+    assert 1 <= run.chunks[0] <= run.chunks[1] < 6
+
+
 @pytest.mark.parametrize("cause", ["a process missing", "the port in use"])
-def test_jax_alone_does_not_name_what_stops_a_start(cause):
+def test_jax_alone_does_not_name_what_stops_a_start(waited, cause):
     """Why :func:`ojax.sweep.distributed.initialize` keeps its two small wrappers (its start
     timer, its port check): with a process missing, `jax.distributed.initialize` ends the
     process after its timeout with SIGABRT and a C++ stack that names no process; on a port
     another program holds, JAX's service crashes the process (SIGSEGV) or raises an error that
     names no port, by turns. Were JAX to name them, the wrappers could go."""
-    with socket.socket() as taken:
-        taken.bind(("localhost", 0))
-        taken.listen()
-        port = taken.getsockname()[1] if cause == "the port in use" else _free_port()
-        code = (
-            "import jax; jax.distributed.initialize("
-            f"'localhost:{port}', 2, 0, initialization_timeout=3)"
-        )
-        done = subprocess.run(
-            [sys.executable, "-c", code], env=_env(), capture_output=True, text=True, timeout=BOUND
-        )
-    err = done.stderr
+    run = waited[f"jax: {cause}"]
+    ((status, err),) = run.results
     if cause == "a process missing":
-        assert done.returncode == -signal.SIGABRT, err
+        assert status == -signal.SIGABRT, err
         assert "DEADLINE_EXCEEDED" in err and "RegisterTask" in err
         assert not re.search(r"task[: ]?1\b|process 1\b", err), err
     else:
-        assert done.returncode in (-signal.SIGSEGV, 1), err
+        assert status in (-signal.SIGSEGV, 1), err
         raised = [line for line in err.splitlines() if "Error:" in line]  # Python's last line
-        assert done.returncode != 1 or (raised and str(port) not in raised[-1]), err
+        assert status != 1 or (raised and str(run.port) not in raised[-1]), err
 
 
-def test_a_missing_process_is_named_within_the_peer_timeout(tmp_path):
-    proc = _start_one(tmp_path, _free_port(), 2, 0, peer_timeout=5)
-    ((status, err),) = _finish([proc], timeout=BOUND)
+def test_a_missing_process_is_named_within_the_peer_timeout(waited):
+    run = waited["missing"]
+    ((status, err),) = run.results
     line = _error_line(status, err)
     assert "process 0/2: process 1 did not join within 5 s at localhost:" in line, line
     assert "--process-id" in line and "$OJAX_PEER_TIMEOUT" in line
-    assert not (tmp_path / "out").exists()
+    assert not (run.folder / "out").exists()
 
 
-def test_a_coordinator_port_in_use_is_refused(tmp_path):
-    with socket.socket() as taken:
-        taken.bind(("localhost", 0))
-        taken.listen()
-        port = taken.getsockname()[1]
-        procs = [_start_one(tmp_path, port, 2, pid, peer_timeout=5) for pid in (0, 1)]
-        (status0, err0), (status1, err1) = _finish(procs, timeout=BOUND)
+def test_a_coordinator_port_in_use_is_refused(waited):
+    run = waited["held"]
+    (status0, err0), (status1, err1) = run.results
     line = _error_line(status0, err0)
-    assert f"--coordinator localhost:{port}: process 0 cannot listen on port {port}" in line
+    assert f"--coordinator localhost:{run.port}: process 0 cannot listen on port {run.port}" in line
     assert "(Address already in use); choose a free port" in line
     line = _error_line(status1, err1)  # process 1 reached the other program: it never starts
     assert "process 1/2: the run did not start within 5 s" in line, line
     assert "or the port is held by another program" in line
-    assert not (tmp_path / "out").exists()
+    assert not (run.folder / "out").exists()
