@@ -35,6 +35,7 @@ vmap recipes (`in_axes` follow the argument order `(learner, params, data...)`):
 from __future__ import annotations
 
 import functools
+import numbers
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -189,11 +190,26 @@ def _tasks(learner, params, xs, ys, mask, task_data, options: _Options, state=No
 # checks (concrete values; shapes and dtypes also under a trace)
 
 
+def _no_lists(**data: Any) -> None:
+    """Refuses a Python list of numbers (nested or not) for the arrays `data`: JAX would read
+    it as a pytree of that many scalars, each without the time axis."""
+    for name, value in data.items():
+        leaves = jax.tree.leaves(value)
+        if isinstance(value, list) and all(isinstance(leaf, numbers.Number) for leaf in leaves):
+            raise InputError(
+                f"{name} is a Python list of {len(leaves)} numbers, which JAX reads as that many "
+                f"scalars: give an array, e.g. jnp.asarray({name}, jnp.float32)"
+            )
+
+
 def _leading(name: str, tree: Any) -> int:
     leaves = jax.tree.leaves(tree)
     if not leaves or any(jnp.ndim(leaf) < 1 for leaf in leaves):
         shapes = [jnp.shape(leaf) for leaf in leaves]
-        raise InputError(f"{name} must have a leading time (or pool) axis, got shape(s) {shapes}")
+        shown = (
+            f"{shapes[:4]}"[:-1] + f", ... ({len(shapes)} leaves)]" if len(shapes) > 4 else shapes
+        )
+        raise InputError(f"{name} must have a leading time (or pool) axis, got shape(s) {shown}")
     sizes = {jnp.shape(leaf)[0] for leaf in leaves}
     if len(sizes) != 1:
         raise InputError(
@@ -345,6 +361,7 @@ def _check_stream(
     if first_task != 0:
         raise InputError(f"first_task: task indices are for a MultiTaskLearner, got {first_task}")
     _check_start_state(learner, params, state)
+    _no_lists(xs=xs, ys=ys)
     n = _leading("xs", xs)
     check_shape("ys", ys, (n,) + tuple(jnp.shape(ys)[1:]))  # one label per row (of the pool)
     if order is not None:
@@ -362,6 +379,7 @@ def _check_stream(
 def _check_tasks(learner, params, xs, ys, mask, task_data, state=None, first_task=0) -> Array:
     check_int("first_task", first_task, low=0)
     _check_start_state(learner, params, state)
+    _no_lists(xs=xs, ys=ys)
     leading = {jnp.shape(leaf)[:2] for leaf in jax.tree.leaves(xs) if jnp.ndim(leaf) >= 2}
     if len(leading) != 1 or any(jnp.ndim(leaf) < 2 for leaf in jax.tree.leaves(xs)):
         raise InputError(

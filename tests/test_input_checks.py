@@ -36,6 +36,25 @@ def test_one_dimensional_xs_is_named():
         ojax.run(_learner(), PARAMS, xs[:, 0], ys, losses.square)
 
 
+def test_python_lists_of_numbers_are_named_and_many_leaves_are_counted():
+    """A list of numbers is a pytree of scalars to JAX: named as such (the labels' list
+    crashed on `.shape`), and a tree of many leaves without a time axis is shown short."""
+    xs, ys = _stream(n=5, dim=3)
+    rows, labels = np.asarray(xs).tolist(), np.asarray(ys).tolist()
+    for given, name in (((rows, ys), "xs"), ((xs, labels), "ys")):
+        with pytest.raises(InputError, match=rf"{name} is a Python list of \d+ numbers"):
+            ojax.run(_learner(3), PARAMS, *given, losses.square)
+    blocks = jnp.ones((2, 4, 3), jnp.float32)
+    with pytest.raises(InputError, match=r"ys is a Python list of 8 numbers"):
+        ojax.run(ojax.meta.aggressive(3), ojax.meta.MetaParams.paper(), blocks, [[1.0] * 4] * 2,
+                 losses.square)  # fmt: skip
+    scalars = tuple(jnp.float32(1.0) for _ in range(9))
+    with pytest.raises(InputError, match=r"shape\(s\) \[\(\), \(\), \(\), \(\), \.\.\. \(9 leaves\)\]"):
+        ojax.run(_learner(3), PARAMS, scalars, ys, losses.square)
+    _, trace = ojax.run(_learner(3), PARAMS, np.asarray(rows, np.float32), ys, losses.square)
+    assert trace.loss.shape == (5,)
+
+
 def test_labels_with_a_trailing_axis_are_rejected():
     xs, ys = _stream()
     with pytest.raises(InputError, match=r"ys must have shape \(200,\) .* got \(200, 1\)"):
