@@ -296,12 +296,16 @@ class Predictor(NamedTuple):
       predict: `(state, params, x) -> y_hat`.
       update: `(state, params, x, y) -> state`.
       check_params: `(params) -> None`, as in :class:`OCOLearner`.
+      predict_update: optional `(state, params, x, y) -> (y_hat, state)`: `predict` and
+        `update` in one, for a predictor whose update needs its own prediction (the runner
+        then computes it once per step; XLA does not always merge the two computations).
     """
 
     init: Callable[[Params], State]
     predict: Callable[[State, Params, Any], Array]
     update: Callable[[State, Params, Any, Array], State]
     check_params: Callable[[Params], None] = _no_check
+    predict_update: Callable[[State, Params, Any, Array], tuple[Array, State]] | None = None
 
 
 class TaskInfo(NamedTuple):

@@ -97,8 +97,10 @@ def _step(learner, params: Params, loss: Loss, record: Record | None, keep: bool
     def step(state, inputs):
         item, real = inputs if masked else (inputs, None)
         x, y = fetch(item)
-        y_hat = learner.predict(state, params, x)
-        new = learner.update(state, params, x, y)
+        if getattr(learner, "predict_update", None) is None:
+            y_hat, new = learner.predict(state, params, x), learner.update(state, params, x, y)
+        else:
+            y_hat, new = learner.predict_update(state, params, x, y)
         value = loss.value(y_hat, y)
         if masked:
             value = jnp.where(real, value, 0.0)
@@ -291,6 +293,16 @@ def _fit_problem(learner, treedef, types, lead: tuple[int, ...]) -> str | None:
             f"({_describe(state)} -> {_describe(new)}); build the learner for the data's dtype "
             "and shape"
         )
+    fused = getattr(learner, "predict_update", None)
+    if fused is not None:
+        both = jax.eval_shape(fused, state, params, x, y)
+        if jax.tree.structure(both) != jax.tree.structure((y_hat, new)) or [
+            (a.shape, a.dtype) for a in jax.tree.leaves(both)
+        ] != [(a.shape, a.dtype) for a in jax.tree.leaves((y_hat, new))]:
+            return (
+                f"learner: predict_update gives {_describe(both)}, where predict and update "
+                f"give {_describe((y_hat, new))}"
+            )
     return None
 
 
@@ -509,14 +521,17 @@ def oco_predictor(learner: OCOLearner, objective: Objective) -> Predictor:
     def predict(state: State, params: OCOParams, z: Array) -> Array:
         return learner.iterate(state, params.params)
 
-    def update(state: State, params: OCOParams, z: Array, _: Array) -> State:
+    def predict_update(state: State, params: OCOParams, z: Array, _: Array):
         w = learner.iterate(state, params.params)
-        return learner.update(state, params.params, objective.grad(w, z))
+        return w, learner.update(state, params.params, objective.grad(w, z))
+
+    def update(state: State, params: OCOParams, z: Array, y: Array) -> State:
+        return predict_update(state, params, z, y)[1]
 
     def check_params(params: OCOParams) -> None:
         learner.check_params(params.params)
 
-    return Predictor(init, predict, update, check_params)
+    return Predictor(init, predict, update, check_params, predict_update)
 
 
 def _unbounded(bound: float) -> float:

@@ -70,6 +70,39 @@ def test_padding_changes_nothing_and_counts_nothing():
     jax.tree.map(lambda a, b: np.testing.assert_allclose(a, b, rtol=1e-6), state, dense_state)
 
 
+def test_the_runner_steps_a_predictor_through_its_predict_update_when_it_has_one():
+    """`Predictor.predict_update`, when given, is the step the runner takes (its predictions,
+    here shifted by 1, are the trace's), and the OCO predictor's equals its predict and its
+    update."""
+    inner = ojax.linear_predictor(oco.ogd("none"), losses.square, jnp.zeros(3))
+
+    def predict_update(state, params, x, y):
+        return inner.predict(state, params, x) + 1.0, inner.update(state, params, x, y)
+
+    fused = inner._replace(predict_update=predict_update)
+    params = oco.OGDParams(jnp.float32(0.2), jnp.float32(1.0))
+    xs = jax.random.normal(jax.random.key(2), (10, 3))
+    ys = xs @ jnp.array([1.0, -2.0, 0.5])
+    _, trace = ojax.run(fused, params, xs, ys, losses.square, keep_predictions=True)
+    _, plain = ojax.run(inner, params, xs, ys, losses.square, keep_predictions=True)
+    assert bool(jnp.all(trace.prediction == plain.prediction + 1.0))
+    wrong = inner._replace(predict_update=lambda s, p, x, y: (jnp.zeros(2), s))
+    with pytest.raises(InputError, match=r"predict_update gives \(float32\[2\]"):
+        ojax.run(wrong, params, xs, ys, losses.square)
+
+    zs = jax.random.normal(jax.random.key(3), (4, 3))
+    sf = ojax.parameter_free.schedule_free_sgd()
+    predictor = ojax.runner.oco_predictor(sf, losses.quadratic_objective)
+    start = ojax.runner.OCOParams(ojax.parameter_free.ScheduleFreeParams.default(), zs[0])
+    state = predictor.update(predictor.init(start), start, zs[1], zs[1])  # a state with z != x
+    y_hat, new = predictor.predict_update(state, start, zs[2], zs[2])
+    np.testing.assert_array_equal(y_hat, predictor.predict(state, start, zs[2]))
+    for a, b in zip(
+        jax.tree.leaves(new), jax.tree.leaves(predictor.update(state, start, zs[2], zs[2]))
+    ):
+        np.testing.assert_array_equal(a, b)
+
+
 def _resetting(inner):
     """Independent tasks: the predictor restarts at the beginning of every task."""
     return ojax.MultiTaskLearner(
