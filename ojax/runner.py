@@ -207,11 +207,11 @@ def _no_lists(**data: Any) -> None:
 def _leading(name: str, tree: Any) -> int:
     leaves = jax.tree.leaves(tree)
     if not leaves or any(jnp.ndim(leaf) < 1 for leaf in leaves):
-        shapes = [jnp.shape(leaf) for leaf in leaves]
-        shown = (
-            f"{shapes[:4]}"[:-1] + f", ... ({len(shapes)} leaves)]" if len(shapes) > 4 else shapes
+        shapes = ", ".join(str(jnp.shape(leaf)) for leaf in leaves[:4])
+        more = f", ... ({len(leaves)} leaves)" if len(leaves) > 4 else ""
+        raise InputError(
+            f"{name} must have a leading time (or pool) axis, got shape(s) [{shapes}{more}]"
         )
-        raise InputError(f"{name} must have a leading time (or pool) axis, got shape(s) {shown}")
     sizes = {jnp.shape(leaf)[0] for leaf in leaves}
     if len(sizes) != 1:
         raise InputError(
