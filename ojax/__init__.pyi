@@ -16,7 +16,7 @@ from . import (
     sweep,
     transfer,
 )
-from .adapters import linear_predictor, linear_weights, optax_learner
+from .adapters import OCOParams, linear_predictor, linear_weights, oco_predictor, optax_learner
 from .core import (
     LEARNER_KINDS,
     LEARNERS,
@@ -35,7 +35,7 @@ from .core import (
 from .datasets.streaming import BlockReader, run_blocks, run_drawn
 from .game import run_env
 from .programs.cache import enable_compilation_cache
-from .runner import OCOParams, oco_predictor, run, run_entry, run_oco
+from .runner import run, run_entry, run_oco
 from .state_io import load_state, save_state
 from .validation import InputError, checked
 

@@ -1,5 +1,7 @@
 """Adapters: an OCO learner plus a loss as a linear predictor; an optax optimizer as an OCO learner.
 
+* :func:`oco_predictor` plays an OCO learner as a predictor of its own iterate (what
+  :func:`ojax.run_oco` runs), and :func:`objective_loss` its objective as the runner's loss.
 * :func:`linear_predictor` plays `y_hat = <w_t, x_t>` with `w_t` the learner's iterate and
   feeds it the gradient `loss.grad(y_hat, y) * x`.
 * :func:`optax_learner` runs any optax `GradientTransformation` (sgd, adam, and the
@@ -15,8 +17,8 @@ from typing import Any, NamedTuple
 import jax.numpy as jnp
 import optax
 
-from ojax.core import Array, OCOLearner, Params, Predictor, Step, learner_factory
-from ojax.losses import Loss
+from ojax.core import Array, OCOLearner, Params, Predictor, State, Step, learner_factory
+from ojax.losses import Loss, Objective
 from ojax.sparse import SparseRows, sparse_dot
 
 
@@ -64,6 +66,51 @@ def linear_predictor(learner: OCOLearner, loss: Loss, x0: Array) -> Predictor:
         return LinearPredictorState(learner.update(state.learner, params, grad))
 
     return Predictor(init, predict, update, learner.check_params)
+
+
+class OCOParams(NamedTuple):
+    """The params of an OCO learner played as a predictor: its own params and its start."""
+
+    params: Params
+    x0: Array  # the anchor / first point, shape (d,)
+
+
+@learner_factory
+def oco_predictor(learner: OCOLearner, objective: Objective) -> Predictor:
+    """An OCO learner as a predictor of its own iterate (what :func:`ojax.run_oco` runs).
+
+    `predict` plays `w_t = iterate(state)`; `update` feeds it `grad f(w_t; z_t)`; its
+    params are :class:`OCOParams` (the learner's params and `x0`: new start points never
+    recompile). Equal learners and objectives give equal predictors (one compilation).
+    """
+
+    def init(params: OCOParams) -> State:
+        return learner.init(params.params, params.x0)
+
+    def predict(state: State, params: OCOParams, z: Array) -> Array:
+        return learner.iterate(state, params.params)
+
+    def predict_update(state: State, params: OCOParams, z: Array, _: Array):
+        w = learner.iterate(state, params.params)
+        return w, learner.update(state, params.params, objective.grad(w, z))
+
+    def update(state: State, params: OCOParams, z: Array, y: Array) -> State:
+        return predict_update(state, params, z, y)[1]
+
+    def check_params(params: OCOParams) -> None:
+        learner.check_params(params.params)
+
+    return Predictor(init, predict, update, check_params, predict_update)
+
+
+def _unbounded(bound: float) -> float:
+    return float("inf")
+
+
+def objective_loss(objective: Objective) -> Loss:
+    """An OCO objective `f(w; z)` as the runner's loss of the played point `w` (equal
+    objectives give equal losses: one compilation)."""
+    return Loss(objective.name, objective.value, objective.grad, _unbounded)
 
 
 @learner_factory
@@ -131,4 +178,11 @@ def optax_learner(
     return OCOLearner(init, iterate, update, check_params or (lambda params: None))
 
 
-__all__ = ["linear_predictor", "linear_weights", "optax_learner"]
+__all__ = [
+    "OCOParams",
+    "linear_predictor",
+    "linear_weights",
+    "objective_loss",
+    "oco_predictor",
+    "optax_learner",
+]

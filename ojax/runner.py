@@ -43,6 +43,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ojax.adapters import OCOParams, objective_loss, oco_predictor
 from ojax.core import (
     Array,
     LearnerEntry,
@@ -54,7 +55,6 @@ from ojax.core import (
     Step,
     TaskInfo,
     Trace,
-    learner_factory,
     tree_where,
 )
 from ojax.losses import LOSSES, OBJECTIVES, Loss, Objective, check_loss
@@ -295,13 +295,14 @@ def _fit_problem(learner, treedef, types, lead: tuple[int, ...]) -> str | None:
         )
     fused = getattr(learner, "predict_update", None)
     if fused is not None:
-        both = jax.eval_shape(fused, state, params, x, y)
-        if jax.tree.structure(both) != jax.tree.structure((y_hat, new)) or [
-            (a.shape, a.dtype) for a in jax.tree.leaves(both)
-        ] != [(a.shape, a.dtype) for a in jax.tree.leaves((y_hat, new))]:
+        both, apart = jax.eval_shape(fused, state, params, x, y), (y_hat, new)
+        if [jax.tree.structure(both), _describe(both)] != [
+            jax.tree.structure(apart),
+            _describe(apart),
+        ]:
             return (
                 f"learner: predict_update gives {_describe(both)}, where predict and update "
-                f"give {_describe((y_hat, new))}"
+                f"give {_describe(apart)}"
             )
     return None
 
@@ -499,51 +500,6 @@ def run(
     return _finite(_stream(learner, params, xs, ys, order, mask, options, state), mask)
 
 
-class OCOParams(NamedTuple):
-    """The params of an OCO learner played as a predictor: its own params and its start."""
-
-    params: Params
-    x0: Array  # the anchor / first point, shape (d,)
-
-
-@learner_factory
-def oco_predictor(learner: OCOLearner, objective: Objective) -> Predictor:
-    """An OCO learner as a predictor of its own iterate (what :func:`run_oco` runs).
-
-    `predict` plays `w_t = iterate(state)`; `update` feeds it `grad f(w_t; z_t)`; its
-    params are :class:`OCOParams` (the learner's params and `x0`: new start points never
-    recompile). Equal learners and objectives give equal predictors (one compilation).
-    """
-
-    def init(params: OCOParams) -> State:
-        return learner.init(params.params, params.x0)
-
-    def predict(state: State, params: OCOParams, z: Array) -> Array:
-        return learner.iterate(state, params.params)
-
-    def predict_update(state: State, params: OCOParams, z: Array, _: Array):
-        w = learner.iterate(state, params.params)
-        return w, learner.update(state, params.params, objective.grad(w, z))
-
-    def update(state: State, params: OCOParams, z: Array, y: Array) -> State:
-        return predict_update(state, params, z, y)[1]
-
-    def check_params(params: OCOParams) -> None:
-        learner.check_params(params.params)
-
-    return Predictor(init, predict, update, check_params, predict_update)
-
-
-def _unbounded(bound: float) -> float:
-    return float("inf")
-
-
-def objective_loss(objective: Objective) -> Loss:
-    """An OCO objective `f(w; z)` as the runner's loss of the played point `w` (equal
-    objectives give equal losses: one compilation)."""
-    return Loss(objective.name, objective.value, objective.grad, _unbounded)
-
-
 def run_oco(
     learner: OCOLearner,
     params: Params,
@@ -630,12 +586,9 @@ def run_entry_state(
 
 
 __all__ = [
-    "OCOParams",
     "Record",
     "TaskRecord",
     "entry_start",
-    "objective_loss",
-    "oco_predictor",
     "opaque_start",
     "run",
     "run_entry",

@@ -92,8 +92,8 @@ def test_the_runner_steps_a_predictor_through_its_predict_update_when_it_has_one
 
     zs = jax.random.normal(jax.random.key(3), (4, 3))
     sf = ojax.parameter_free.schedule_free_sgd()
-    predictor = ojax.runner.oco_predictor(sf, losses.quadratic_objective)
-    start = ojax.runner.OCOParams(ojax.parameter_free.ScheduleFreeParams.default(), zs[0])
+    predictor = ojax.adapters.oco_predictor(sf, losses.quadratic_objective)
+    start = ojax.adapters.OCOParams(ojax.parameter_free.ScheduleFreeParams.default(), zs[0])
     state = predictor.update(predictor.init(start), start, zs[1], zs[1])  # a state with z != x
     y_hat, new = predictor.predict_update(state, start, zs[2], zs[2])
     np.testing.assert_array_equal(y_hat, predictor.predict(state, start, zs[2]))

@@ -49,7 +49,9 @@ def test_python_lists_of_numbers_are_named_and_many_leaves_are_counted():
         ojax.run(ojax.meta.aggressive(3), ojax.meta.MetaParams.paper(), blocks, [[1.0] * 4] * 2,
                  losses.square)  # fmt: skip
     scalars = tuple(jnp.float32(1.0) for _ in range(9))
-    with pytest.raises(InputError, match=r"shape\(s\) \[\(\), \(\), \(\), \(\), \.\.\. \(9 leaves\)\]"):
+    with pytest.raises(
+        InputError, match=r"shape\(s\) \[\(\), \(\), \(\), \(\), \.\.\. \(9 leaves\)\]"
+    ):
         ojax.run(_learner(3), PARAMS, scalars, ys, losses.square)
     _, trace = ojax.run(_learner(3), PARAMS, np.asarray(rows, np.float32), ys, losses.square)
     assert trace.loss.shape == (5,)

@@ -35,7 +35,14 @@ def _bench():
 
 bench = _bench()
 STREAMS, STEPS = 3, 24
-REGISTERED = ["ogd", "coin_betting_kt", "linear_pa", "kernel_pa", "schedule_free_sgd", "ftl_quadratic"]
+REGISTERED = [
+    "ogd",
+    "coin_betting_kt",
+    "linear_pa",
+    "kernel_pa",
+    "schedule_free_sgd",
+    "ftl_quadratic",
+]
 PEERS = [
     "peers: linear PA-I sparse (a1a-shaped, d = 123)",
     "peers: KT linear predictor (d = 10)",

@@ -39,12 +39,12 @@ import numpy as np
 from jax.typing import ArrayLike
 
 from ojax import losses
-from ojax.adapters import linear_predictor
+from ojax.adapters import OCOParams, linear_predictor
 from ojax.averaging.averagers import AveragedParams, Averager, averaged, polyak_averager
 from ojax.averaging.weights import check_regularization
 from ojax.core import Array, OCOLearner, Predictor, Step, learner_factory, scalars
 from ojax.oco.gradient_descent import OGDParams, OGDState, ogd
-from ojax.runner import OCOParams, run
+from ojax.runner import run
 from ojax.validation import InputError, check_finite, check_positive, check_range, check_shape
 
 
@@ -209,7 +209,7 @@ def least_squares_ridge_sgd(initial_point: ArrayLike) -> Predictor:
 @learner_factory
 def least_squares_pass(learner: OCOLearner | None = None) -> Predictor:
     """An OCO learner (default :func:`sgd`) on the square loss of `y_hat = <w, x>`, as a
-    predictor whose start is a param: params :class:`~ojax.runner.OCOParams` `(the learner's
+    predictor whose start is a param: params :class:`~ojax.adapters.OCOParams` `(the learner's
     params, w_0)`, so a pass from a traced `w_0` (a block of a streamed path) or a batch of
     params (a `vmap`) runs in :func:`ojax.run`. The gradient fed to the learner is
     `(<w, x> - y) x`; :func:`sgd` then steps `w - eta (<w, x> - y) x`."""
