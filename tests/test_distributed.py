@@ -52,6 +52,18 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def _popen(command: list[str], folder: Path | None = None, peer_timeout: float = 60):
+    """``command`` started in ``folder`` with the processes' environment, output captured."""
+    return subprocess.Popen(
+        command,
+        env=_env(peer_timeout),
+        cwd=folder,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
 def _launch(folder: Path, per_process, delay=0.0, small=False, peer_timeout=60, port=None):
     """One process per entry of ``per_process`` (its ``ojax`` arguments) through
     tests/distributed_worker.py, on one coordinator, in ``folder``; ``small``: the worker's
@@ -62,16 +74,7 @@ def _launch(folder: Path, per_process, delay=0.0, small=False, peer_timeout=60, 
         flags = ["--coordinator", f"localhost:{port}", "--num-processes", str(count)]
         options = ["--delay", str(delay), *(["--small"] if small else [])]
         command = [sys.executable, str(WORKER), *options, "--", *args, *flags]
-        procs.append(
-            subprocess.Popen(
-                [*command, "--process-id", str(pid)],
-                env=_env(peer_timeout),
-                cwd=folder,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                text=True,
-            )
-        )
+        procs.append(_popen([*command, "--process-id", str(pid)], folder, peer_timeout))
     return procs
 
 
@@ -275,14 +278,7 @@ def test_coordinator_and_differences_are_parsed_and_named(monkeypatch):
 def _start_one(folder: Path, port: int, count: int, pid: int, peer_timeout: float):
     flags = ["--coordinator", f"localhost:{port}", "--num-processes", str(count)]
     command = [sys.executable, "-m", "ojax.app.cli", *SWEEP, "--out", "out", *flags]
-    return subprocess.Popen(
-        [*command, "--process-id", str(pid)],
-        env=_env(peer_timeout),
-        cwd=folder,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    return _popen([*command, "--process-id", str(pid)], folder, peer_timeout)
 
 
 def _jax_alone(port: int) -> subprocess.Popen:
@@ -291,13 +287,7 @@ def _jax_alone(port: int) -> subprocess.Popen:
         "import jax; jax.distributed.initialize("
         f"'localhost:{port}', 2, 0, initialization_timeout=3)"
     )
-    return subprocess.Popen(
-        [sys.executable, "-c", code],
-        env=_env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    return _popen([sys.executable, "-c", code])
 
 
 def _held_port(stack: contextlib.ExitStack) -> int:
