@@ -79,9 +79,10 @@ class OCOParams(NamedTuple):
 def oco_predictor(learner: OCOLearner, objective: Objective) -> Predictor:
     """An OCO learner as a predictor of its own iterate (what :func:`ojax.run_oco` runs).
 
-    `predict` plays `w_t = iterate(state)`; `update` feeds it `grad f(w_t; z_t)`; its
-    params are :class:`OCOParams` (the learner's params and `x0`: new start points never
-    recompile). Equal learners and objectives give equal predictors (one compilation).
+    `predict` plays `w_t = iterate(state)`; `update` feeds it `grad f(w_t; z_t)`;
+    `predict_update` does both from one `iterate` (the runner's step). Its params are
+    :class:`OCOParams` (the learner's params and `x0`: new start points never recompile).
+    Equal learners and objectives give equal predictors (one compilation).
     """
 
     def init(params: OCOParams) -> State:

@@ -300,8 +300,8 @@ def _held_port(stack: contextlib.ExitStack) -> int:
 
 class Waited(NamedTuple):
     """What a run of :func:`waited` left: each process's (status, stderr), its folder, the
-    port it was given, and (the hung run) the chunks written when process 1 stopped / at
-    the end (None: it never stopped)."""
+    port it was given (0 for the hung run, whose launch picked one), and (the hung run) the
+    chunks written when process 1 stopped / at the end (None: it never stopped)."""
 
     results: list[tuple[int, str]]
     folder: Path
