@@ -22,7 +22,7 @@ from typing import NamedTuple
 
 import numpy as np
 import pytest
-from conftest import subprocess_env
+from conftest import TEST_EMITTERS, subprocess_env
 from tolerances import scaled_atol
 
 from ojax.app.cli import main
@@ -42,7 +42,9 @@ def _env(peer_timeout: float = 60) -> dict:
     """The processes' environment: the session's compilation cache, $OJAX_PEER_TIMEOUT."""
     env = subprocess_env(OJAX_PEER_TIMEOUT=str(peer_timeout))
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
-    env.pop("XLA_FLAGS", None)
+    # one device per process, whatever the caller's XLA_FLAGS asked; the suite's emitters kept
+    flags = [f for f in env.get("XLA_FLAGS", "").split() if f.startswith(TEST_EMITTERS)]
+    env["XLA_FLAGS"] = " ".join(flags)
     return env
 
 

@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import subprocess
+import sys
 
 import jax
 import pytest
+from conftest import TEST_EMITTERS, subprocess_env
 
 import ojax
 from ojax import game, runner
@@ -46,6 +49,48 @@ def test_common_checks(entry):
     assert set(CHECKS) - set(ran) <= may_skip, f"{entry.name}: only {ran} ran"
     if "vmap_equals_loop" not in ran:  # skipped: no hyperparameters to vmap over
         assert not jax.tree.leaves(entry.params_grid()), entry.name
+
+
+# one learner of each kind: OGD, the geometric average (whose float32 bits follow XLA's fusion),
+# Aggressive with KT, OTL, SquareCB
+_UNDER_DEFAULT_EMITTERS = {
+    "oco": "ogd",
+    "predictor": "least_squares_sgd_geometric",
+    "multi_task": "aggressive_kt",
+    "kernel": "otl",
+    "contextual": "squarecb",
+}
+
+
+def test_common_checks_hold_under_xlas_default_cpu_emitters():
+    """The suite compiles with XLA's loop emitters (tests/conftest.py), users' runs with its
+    fusion emitters: the checks of the compiled numbers (a float32 run, padding, continuation
+    bit for bit) hold there too, for a learner of each kind, in a process of its own (the
+    emitters are a process's XLA_FLAGS; the compilation cache keys on them)."""
+    names = _UNDER_DEFAULT_EMITTERS
+    assert {ojax.LEARNERS[name].kind for name in names.values()} == set(names)
+    assert set(names) == set(ojax.LEARNER_KINDS)
+    code = (
+        "import sys, ojax\n"
+        "from ojax.testing import check_learner\n"
+        "for name in sys.argv[1:]:\n"
+        "    checks = ['float32', 'padding', 'continuation']\n"
+        "    print(name, *check_learner(ojax.LEARNERS[name], checks=checks))\n"
+    )
+    env = subprocess_env(XLA_FLAGS=f"{TEST_EMITTERS}=true")
+    done = subprocess.run(
+        [sys.executable, "-c", code, *names.values()],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    ran = {line.split()[0]: line.split()[1:] for line in done.stdout.splitlines()}
+    assert sorted(ran) == sorted(names.values())
+    for kind, name in names.items():
+        whole = ["float32", "padding", "continuation"]
+        assert ran[name] == (["float32"] if kind == "contextual" else whole), ran
 
 
 def test_every_kind_is_registered():

@@ -110,7 +110,11 @@ def test_a_stream_drawn_in_blocks_inside_the_scan_equals_its_materialised_run(x6
                 )
                 for a, b in zip(jax.tree.leaves(got), jax.tree.leaves(state)):
                     np.testing.assert_allclose(a, b, rtol=0, atol=scaled_atol(b, 8 * eps))
-                np.testing.assert_array_equal(got_trace.loss, trace.loss)
+                # its losses too (equal bits under XLA's fusion emitters; the loop emitters of
+                # tests/conftest.py round 1 of the 1000 float32 losses 9e-6 relative apart)
+                np.testing.assert_allclose(
+                    got_trace.loss, trace.loss, rtol=0, atol=scaled_atol(trace.loss, 8 * eps)
+                )
             # against the stream drawn whole: the labels' rounding may differ by 1 ulp
             _, whole = ojax.run(learner, params, whole_xs, whole_ys, losses.square)
             scale = float(jnp.max(jnp.abs(whole.loss)))
