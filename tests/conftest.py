@@ -16,7 +16,7 @@ from ojax.programs.cache import enable_compilation_cache
 # The suite compiles with XLA's loop emitters on the CPU, not its fusion emitters (jaxlib's
 # default): the suite is mostly compiling (602 s of its 810 s in-process, 11.7k programs), and
 # the loop emitters compile its programs faster (denevi2020-synthetic --quick's seven sweeps:
-# 7.3 s -> 4.0 s; the whole suite 521 s -> 405 s) though they run slower (the engine's drawn-data
+# 7.3 s -> 4.0 s; the whole suite 521 s -> 417 s) though they run slower (the engine's drawn-data
 # benchmark: 1.8x), which at the suite's sizes is the smaller part. Users' runs and the
 # benchmarks keep the default; test_learners_common.py runs the common checks of one learner of
 # each kind under it, and ``XLA_FLAGS=--xla_cpu_use_fusion_emitters=true`` runs the whole suite
