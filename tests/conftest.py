@@ -18,9 +18,9 @@ from ojax.programs.cache import enable_compilation_cache
 # the loop emitters compile its programs faster (denevi2020-synthetic --quick's seven sweeps:
 # 7.3 s -> 4.0 s; the whole suite 521 s -> 417 s) though they run slower (the engine's drawn-data
 # benchmark: 1.8x), which at the suite's sizes is the smaller part. Users' runs and the
-# benchmarks keep the default; test_learners_common.py runs the common checks of one learner of
-# each kind under it, and ``XLA_FLAGS=--xla_cpu_use_fusion_emitters=true`` runs the whole suite
-# so. JAX reads the variable when it starts its backend; subprocesses inherit it.
+# benchmarks keep the default; test_learners_common.py runs the numeric common checks of a
+# learner of each kind under it, and ``XLA_FLAGS=--xla_cpu_use_fusion_emitters=true`` runs the
+# whole suite so. JAX reads the variable when it starts its backend; subprocesses inherit it.
 TEST_EMITTERS = "--xla_cpu_use_fusion_emitters"
 if TEST_EMITTERS not in os.environ.get("XLA_FLAGS", ""):
     os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} {TEST_EMITTERS}=false".strip()
