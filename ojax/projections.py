@@ -16,6 +16,7 @@ References:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -74,13 +75,20 @@ def check_member(name: str, kind: str, w: Array, radius: Array | float = 1.0) ->
     would make the first iterate infeasible."""
     if isinstance(w, jax.core.Tracer) or isinstance(radius, jax.core.Tracer) or kind == "none":
         return
-    distance = float(jnp.linalg.norm(project(kind, jnp.asarray(w), radius) - w))
-    scale = max(1.0, float(jnp.linalg.norm(jnp.asarray(w))))
-    if distance > 1e-5 * scale:
+    with jax.ensure_compile_time_eval():  # concrete even inside an outer trace
+        distance, norm = (float(v) for v in _distance(kind, jnp.asarray(w), radius))
+    if distance > 1e-5 * max(1.0, norm):
         raise InputError(
             f"{name} must lie in the feasible set {kind!r} of radius {float(radius):g}, got a "
             f"point at distance {distance:.3g} from it"
         )
+
+
+@functools.partial(jax.jit, static_argnums=0)
+def _distance(kind: str, w: Array, radius: Array | float) -> tuple[Array, Array]:
+    """`(||P(w) - w||, ||w||)` for the set `kind` of size `radius`: one program per set and
+    shape (eager, its few operations would each compile one)."""
+    return jnp.linalg.norm(project(kind, w, radius) - w), jnp.linalg.norm(w)
 
 
 def start_in_set(feasible_set: str) -> Callable[[Any, Array], None]:
