@@ -160,6 +160,35 @@ def test_sweep_curves_carry_their_step_positions(tmp_path):
     assert curves[key].shape[1] == len(curves[key + ":steps"])
 
 
+def test_pngs_encoded_in_the_background_are_the_same_files_and_errors_surface(tmp_path):
+    """Inside `pngs_encoded_in_background`, save_figure draws and a worker thread encodes and
+    writes: the same bytes as save_figure alone (a constrained figure, and one without a
+    layout engine); a file that cannot be written raises when the block ends."""
+
+    def drawn(layout):
+        fig, ax = plotting.new_figure(height=3.0)
+        if not layout:
+            fig.set_layout_engine("none")
+        x = np.geomspace(1.0, 1e3, 12)
+        ax.plot(x, x**0.5, marker="o", label="a label")
+        ax.set(xlabel="horizon", ylabel="measured", xscale="log", yscale="log")
+        plotting.legend(fig, ax)
+        return fig
+
+    (alone := tmp_path / "alone").mkdir()
+    (background := tmp_path / "background").mkdir()
+    for layout in (True, False):
+        plotting.save_figure(drawn(layout), alone, f"fig{layout}")
+    with plotting.pngs_encoded_in_background():
+        for layout in (True, False):
+            plotting.save_figure(drawn(layout), background, f"fig{layout}")
+    for layout in (True, False):
+        name = f"fig{layout}.png"
+        assert (background / name).read_bytes() == (alone / name).read_bytes()
+    with pytest.raises(OSError), plotting.pngs_encoded_in_background():
+        plotting.save_figure(drawn(True), tmp_path / "no such folder", "fig")
+
+
 def test_a_png_with_its_layout_computed_once_has_savefigs_pixels(tmp_path):
     """save_figure lays a constrained figure out once before its one drawing: the same pixels
     as matplotlib's own savefig (which draws twice), and the layout engine is kept."""

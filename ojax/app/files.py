@@ -34,7 +34,7 @@ from ojax.app.output import TMP_PREFIX, environment_info, peak_rss_gib
 from ojax.app.run_folder import RUN_RECORD, RunFolder
 from ojax.experiments import EXPERIMENTS
 from ojax.fileio import DataError, atomic_savez, atomic_write, read_json
-from ojax.plotting import parse_figure_formats, save_figure
+from ojax.plotting import parse_figure_formats, pngs_encoded_in_background, save_figure
 from ojax.programs import log as compile_log
 from ojax.programs.identity import jsonable
 from ojax.results import RESULT_COLUMNS, ExperimentResult, curve_positions
@@ -111,8 +111,9 @@ def write_result(
         # seconds of a warm run (and again when the figures read them back)
         atomic_savez(tmp / "curves.npz", arrays)
         formats = tuple(getattr(config, "figure_formats", None) or ("png",))
-        for name, fig in result.figures.items():
-            save_figure(fig, tmp, Path(name).stem, formats)
+        with pngs_encoded_in_background():
+            for name, fig in result.figures.items():
+                save_figure(fig, tmp, Path(name).stem, formats)
         settings = {k: v for k, v in dataclasses.asdict(config).items()}
         info = {
             **jsonable(settings),
@@ -165,8 +166,9 @@ def write_figures(
             "(ojax.experiments.register_experiment)"
         )
     paths: list[Path] = []
-    for stem, fig in draw(run).items():
-        paths.extend(save_figure(fig, into or folder, stem, formats))
+    with pngs_encoded_in_background():
+        for stem, fig in draw(run).items():
+            paths.extend(save_figure(fig, into or folder, stem, formats))
     return paths
 
 
