@@ -129,7 +129,7 @@ def save_figure(fig: Figure, folder: str | Path, stem: str, formats: Sequence[st
     time stamp in the files, fixed SVG ids: the same figure gives the same file) and closes
     it; returns the paths. Each file is written whole, never through a link
     (:func:`ojax.fileio.atomic_write`); inside :func:`pngs_encoded_in_background`, a PNG is
-    drawn here and encoded and written by that block's worker thread.
+    drawn here, encoded by that block's worker thread and written when the block ends.
 
     Raises:
       InputError: `stem` is not a plain file name (:func:`ojax.fileio.plain_name`: a stem
@@ -158,26 +158,33 @@ def save_figure(fig: Figure, folder: str | Path, stem: str, formats: Sequence[st
     return paths
 
 
-_ENCODER: contextvars.ContextVar[
-    tuple[concurrent.futures.Executor, list[concurrent.futures.Future]] | None
-] = contextvars.ContextVar("ojax_png_encoder", default=None)
+_Pending = list[tuple[Path, "concurrent.futures.Future[bytes]"]]
+_ENCODER: contextvars.ContextVar[tuple[concurrent.futures.Executor, _Pending] | None] = (
+    contextvars.ContextVar("ojax_png_encoder", default=None)
+)
 
 
 @contextlib.contextmanager
 def pngs_encoded_in_background() -> Iterator[None]:
-    """Within it, :func:`save_figure` draws each PNG figure and hands its encoding and writing
-    to a worker thread (Pillow compresses without holding the GIL) while the caller draws the
-    next one: the same files, the PNG encoding (about a third of a figure's seconds) off the
-    drawing thread. Every file is written, or the first error raised, when the block ends."""
-    pending: list[concurrent.futures.Future] = []
+    """Within it, :func:`save_figure` draws each PNG figure and hands its encoding to a worker
+    thread (Pillow compresses without holding the GIL) while the caller draws the next one:
+    the same files, the PNG encoding (about a third of a figure's seconds) off the drawing
+    thread. The files are written when the block ends, on the caller's thread (a worker
+    creates no file: reading the process's umask sets it for a moment, and a file another
+    thread created then would get that mask), or the first error is raised."""
+    pending: _Pending = []
     with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="ojax-png") as pool:
         token = _ENCODER.set((pool, pending))
         try:
             yield
         finally:
             _ENCODER.reset(token)
-    for future in pending:  # the pool has finished them all
-        future.result()
+    for path, future in pending:  # the pool has finished them all
+        atomic_write(path, functools.partial(_write_bytes, future.result()))
+
+
+def _write_bytes(data: bytes, file: Any) -> None:
+    file.write(data)
 
 
 def _save(fig: Figure, fmt: str, metadata: dict[str, Any], file: Any) -> None:
@@ -190,8 +197,8 @@ def _save(fig: Figure, fmt: str, metadata: dict[str, Any], file: Any) -> None:
 
 
 def _save_png_in_background(fig: Figure, path: Path, metadata: dict[str, Any]) -> bool:
-    """Draws `fig` as :func:`_save` does for PNG and hands its encoding and writing to the
-    encoder of :func:`pngs_encoded_in_background`; `False` (nothing done) outside one. The
+    """Draws `fig` as :func:`_save` does for PNG and hands its encoding to the encoder of
+    :func:`pngs_encoded_in_background`; `False` (nothing done) outside one. The
     pixels are `savefig`'s raw RGBA output; the file is what `savefig`'s PNG writer makes of
     them (`matplotlib.image.imsave` with the figure's dpi and metadata): the same bytes."""
     encoder = _ENCODER.get()
@@ -204,13 +211,13 @@ def _save_png_in_background(fig: Figure, path: Path, metadata: dict[str, Any]) -
     data = raw.getvalue()
     rgba = memoryview(data).cast("B", (len(data) // (4 * width), width, 4))  # as buffer_rgba()
 
-    def write(file: Any) -> None:
-        matplotlib.image.imsave(
-            file, rgba, format="png", origin="upper", dpi=DPI, metadata=metadata
-        )
+    def encode() -> bytes:
+        png = io.BytesIO()
+        matplotlib.image.imsave(png, rgba, format="png", origin="upper", dpi=DPI, metadata=metadata)
+        return png.getvalue()
 
     pool, pending = encoder
-    pending.append(pool.submit(atomic_write, path, write))
+    pending.append((path, pool.submit(encode)))
     return True
 
 
