@@ -169,9 +169,9 @@ def pngs_encoded_in_background() -> Iterator[None]:
     """Within it, :func:`save_figure` draws each PNG figure and hands its encoding to a worker
     thread (Pillow compresses without holding the GIL) while the caller draws the next one:
     the same files, the PNG encoding (about a third of a figure's seconds) off the drawing
-    thread. The files are written when the block ends, on the caller's thread (a worker
-    creates no file: reading the process's umask sets it for a moment, and a file another
-    thread created then would get that mask), or the first error is raised."""
+    thread. The files are written when the block ends, on the caller's thread (off Linux, a
+    file's mode reads the umask by setting it for a moment: see `ojax.fileio`), or the first
+    error is raised."""
     pending: _Pending = []
     with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="ojax-png") as pool:
         token = _ENCODER.set((pool, pending))

@@ -162,8 +162,9 @@ def _all_finite(value: Any) -> Any:
 @jax.jit
 def _no_nan_or_overflow(value: Any) -> Any:
     """Whether no entry is NaN or +Inf, fused as :func:`_all_finite`: `-inf` passes (a state's
-    log-weight of zero, an expert asleep or removed, is one by design)."""
-    return jnp.sum(jnp.maximum(value, 0) * 0) == 0
+    log-weight of zero, an expert asleep or removed, is one by design). `-inf` becomes 0 by a
+    select, not by `maximum(value, 0)`: XLA's CPU `max` returns 0 for a NaN there."""
+    return jnp.sum(jnp.where(value == -jnp.inf, 0, value) * 0) == 0
 
 
 @jax.jit
@@ -173,7 +174,8 @@ def _max_abs(value: Any) -> Any:
 
 
 def check_finite(name: str, value: Any) -> None:
-    """Raises if `value` holds NaN or +-Inf (reduced on device; details only on failure)."""
+    """Raises if `value` holds NaN or +-Inf (a large device array reduced on its device, a
+    small one read in NumPy; details only on failure)."""
     if _is_tracer(value):
         if jnp.issubdtype(value.dtype, jnp.inexact):
             _traced_check(jnp.isfinite(value), f"{name} must be finite, got {{}}", value)

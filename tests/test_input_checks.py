@@ -226,3 +226,24 @@ def test_a_loss_that_is_a_plain_function_is_refused_naming_the_losses():
     xs, ys = _stream(n=5, dim=3)
     with pytest.raises(InputError, match=r"loss: a Predictor is scored with an ojax.losses.Loss"):
         ojax.run(_learner(3), PARAMS, xs, ys, lambda y_hat, y: (y_hat - y) ** 2)
+
+
+@pytest.mark.parametrize("size", [1000, 70_000])  # read in NumPy / reduced on the device
+def test_finite_and_magnitude_checks_agree_on_small_and_large_arrays(size):
+    """The checks read arrays of at most 65,536 entries in NumPy and reduce larger device
+    arrays on the device: both name a NaN, an infinity and a float32 value whose square
+    overflows, and pass a clean array."""
+    from ojax import validation
+
+    clean = jnp.linspace(-1.0, 1.0, size, dtype=jnp.float32)
+    validation.check_finite("xs", clean)
+    validation.check_magnitude("xs", clean)
+    assert validation.nonfinite_leaves({"w": clean}) == []
+    for bad in (jnp.nan, jnp.inf):
+        value = clean.at[size // 2].set(bad)
+        with pytest.raises(InputError, match=rf"xs must be finite.*index \({size // 2},\)"):
+            validation.check_finite("xs", value)
+        assert validation.nonfinite_leaves({"w": value}) == ["['w']"]
+    assert validation.nonfinite_leaves({"w": clean.at[3].set(-jnp.inf)}) == []  # a log of 0
+    with pytest.raises(InputError, match="xs holds a value of magnitude 1e"):
+        validation.check_magnitude("xs", clean.at[7].set(1e30))

@@ -161,9 +161,9 @@ def test_sweep_curves_carry_their_step_positions(tmp_path):
 
 
 def test_pngs_encoded_in_the_background_are_the_same_files_and_errors_surface(tmp_path):
-    """Inside `pngs_encoded_in_background`, save_figure draws and a worker thread encodes and
-    writes: the same bytes as save_figure alone (a constrained figure, and one without a
-    layout engine); a file that cannot be written raises when the block ends."""
+    """Inside `pngs_encoded_in_background`, save_figure draws, a worker thread encodes and the
+    block's end writes: the same bytes as save_figure alone (a constrained figure, and one
+    without a layout engine); a file that cannot be written raises when the block ends."""
 
     def drawn(layout):
         fig, ax = plotting.new_figure(height=3.0)

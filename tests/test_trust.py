@@ -1194,6 +1194,29 @@ def test_attack_22_no_file_is_written_through_a_planted_link(tmp_path):
         save_state(tmp_path / "missing" / "s.ojax-state", state)  # named, not a temporary file
 
 
+def test_a_written_file_takes_the_umask_and_reading_it_does_not_change_it(tmp_path, monkeypatch):
+    """atomic_write's file has mode 0o666 less the process's umask; on Linux the umask is read
+    from /proc/self/status, never set (setting it, even for a moment, would hand a file another
+    thread creates then the mask 0)."""
+    from ojax import fileio
+
+    old = os.umask(0o027)
+    try:
+        fileio.atomic_write(tmp_path / "a.txt", lambda f: f.write(b"a"))
+        assert (tmp_path / "a.txt").stat().st_mode & 0o777 == 0o640
+        if Path("/proc/self/status").read_text().count("Umask:"):
+
+            def refused(mask):
+                raise AssertionError(f"os.umask({mask:o}) called")
+
+            monkeypatch.setattr(fileio.os, "umask", refused)
+            fileio.atomic_write(tmp_path / "b.txt", lambda f: f.write(b"b"))
+            assert (tmp_path / "b.txt").stat().st_mode & 0o777 == 0o640
+    finally:
+        monkeypatch.undo()
+        os.umask(old)
+
+
 def _writes(path: Path) -> list[str]:
     """The calls of ``path`` that create or write a file by name (``open(.., "w")``,
     ``write_text`` / ``write_bytes``, ``np.save*``, ``savefig``, ``mkstemp``, a ``ZipFile``

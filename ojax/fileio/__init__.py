@@ -230,8 +230,15 @@ def read_arrays(
 
 
 def _file_mode() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
+    """`0o666` less the process's umask, read from `/proc/self/status` where Linux reports it
+    (unchanged); elsewhere set to 0 for a moment and restored (a file another thread created in
+    that moment would get no mask)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            mask = next(int(line.split()[1], 8) for line in status if line.startswith("Umask:"))
+    except (OSError, StopIteration, ValueError, IndexError):
+        mask = os.umask(0)
+        os.umask(mask)
     return 0o666 & ~mask
 
 
