@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import json
+import time
 
 import jax
 import jax.numpy as jnp
@@ -114,6 +115,56 @@ def test_every_bound_is_broken_by_its_falsifier(theory_run, name):
 
 def _check(kind: str, **fields) -> Check:
     return Check("toy", "notes", "Toy", "m <= b", "toy", kind, "T", lambda c: None, **fields)
+
+
+def test_run_theory_computes_checks_at_once_in_order_under_the_callers_float64(
+    monkeypatch, tmp_path
+):
+    """`run_theory` computes its checks on threads (`ojax.sweep.in_threads`): the rows come in
+    the checks' order, each check computes under the caller's float64 setting (a
+    `jax.enable_x64` context, which a thread does not inherit), one thread or four give the same
+    rows, and a check that raises stops the run with its error and cancels the checks not
+    started."""
+    from ojax.experiments import theory
+    from ojax.sweep import threads as sweep_threads
+
+    started: list[str] = []
+
+    def toy(name: str, delay: float, fail: bool = False) -> Check:
+        def compute(config: CheckConfig) -> Outcome:
+            started.append(name)
+            time.sleep(delay)  # the first check finishes last
+            if fail:
+                raise RuntimeError(f"{name} broke")
+            bits = jnp.zeros(()).dtype.itemsize * 8  # 64 only under the caller's float64
+            measured = [[bits * (config.seed % 97) * t for t in (1.0, 2.0, 4.0)]]
+            return Outcome(np.array([1.0, 2.0, 4.0]), {"L": as_measured(measured, 1e9)})
+
+        return Check(name, "notes", "Toy", "m <= b", "toy", "bound", "T", compute,
+                     falsifier="none")  # fmt: skip
+
+    config = theory.TheoryConfig(name="theory", seeds=1, out=tmp_path, quick=True, quiet=True)
+    checks = [toy("toy-a", 0.3), toy("toy-b", 0.0), toy("toy-c", 0.1)]
+    monkeypatch.setattr(theory, "selected_checks", lambda value: checks)
+    runs = []
+    for threads in (1, 4):
+        monkeypatch.setattr(sweep_threads, "THREADS", threads)
+        with jax.enable_x64(True):
+            runs.append(theory.run_theory(config))
+    one, four = ([(r.dataset, r.method, r.metric, repr(r.mean)) for r in run.rows] for run in runs)
+    assert one == four
+    assert [d for d, m, metric, _ in four if metric == "measured"] == ["toy-a", "toy-b", "toy-c"]
+    for name, _, metric, mean in four:
+        if metric == "measured":
+            assert float(mean) == 64 * (theory.check_seed(name) % 97) * 4.0, name
+    started.clear()
+    monkeypatch.setattr(sweep_threads, "THREADS", 2)
+    failing = [toy("toy-a", 0.1, fail=True), toy("toy-b", 1.0), toy("toy-c", 1.0)]
+    failing += [toy("toy-d", 0.0), toy("toy-e", 0.0)]
+    monkeypatch.setattr(theory, "selected_checks", lambda value: failing)
+    with pytest.raises(RuntimeError, match="toy-a broke"):
+        theory.run_theory(config)
+    assert sorted(started) == ["toy-a", "toy-b", "toy-c"]  # d and e cancelled, never run
 
 
 def test_verdict_fails_a_vacuous_or_broken_bound():

@@ -67,7 +67,7 @@ from ojax.experiments.denevi2020_methods import (  # noqa: F401 (re-exported)
     tune_method,
 )
 from ojax.results import ExperimentResult, split_key
-from ojax.sweep import check_output_memory, stacked, sweep_experiment
+from ojax.sweep import check_output_memory, in_threads, stacked, sweep_experiment
 from ojax.sweep.experiment import ExperimentConfig, ExperimentSpec, option
 from ojax.validation import InputError
 
@@ -240,36 +240,33 @@ def run_methods(
     if wealths is not None and set(methods) & set(SS_METHODS):
         raise InputError(f"methods: {sorted(set(methods) & set(SS_METHODS))} take no wealth")
     _check_memory(setting, len(methods) * grid_points, len(checkpoints))
-    curves, extra, compile_seconds = {}, {}, 0.0
-    for name in progress(methods):
+
+    def one(name: str) -> tuple[dict[str, Any], dict[str, Any], float]:  # curves, extra, compile
         learners = method_learners("ITL" if name == BEST_BIAS else name, setting.dim, counter)
         label = f"{setting.dataset}-{name}" + ("" if counter == "global" else f"-{counter}")
         if name in SS_METHODS:
             cell = _tune_cell(learners, setting.draw, checkpoints, grid_size, setting.dtype)
             tuned, seconds = _sweep(config, cell, setting, label)
             grid = meta.MetaParams.step_grid(grid_size, dtype=setting.dtype)
-            extra[name] = _tuned_info(tuned, grid)
-            curves[name] = curves_of(tuned.hindsight)
-        else:
-            method = "ITL" if name == BEST_BIAS else name
-            make = _best_bias_cell if name == BEST_BIAS else _run_cell
-            cell = make(learners, setting.draw, checkpoints)
-            if wealths is None:
-                wealth, bias = (inner_wealth, meta_wealth), setting.oracle_bias
-                params = method_params(method, setting.dim, setting.dtype, *wealth, bias)
-                out, seconds = _sweep(config, cell, setting, label, data=params)
-                curves[name] = curves_of(out)
-            else:
-                each = [
-                    method_params(method, setting.dim, setting.dtype, w, w, setting.oracle_bias)
-                    for w in wealths
-                ]
-                axis = stacked(jax.tree.map(lambda *xs: jnp.stack(xs), *each), "initial_wealth")
-                out, seconds = _sweep(config, cell, setting, label, grid=axis)
-                for i, w in enumerate(wealths):
-                    curves[f"{name}@wealth={w:g}"] = curves_of(
-                        jax.tree.map(lambda a, i=i: a[:, i], out)
-                    )
+            return {name: curves_of(tuned.hindsight)}, {name: _tuned_info(tuned, grid)}, seconds
+        method = ("ITL" if name == BEST_BIAS else name), setting.dim, setting.dtype
+        make = _best_bias_cell if name == BEST_BIAS else _run_cell
+        cell = make(learners, setting.draw, checkpoints)
+        if wealths is None:
+            params = method_params(*method, inner_wealth, meta_wealth, setting.oracle_bias)
+            out, seconds = _sweep(config, cell, setting, label, data=params)
+            return {name: curves_of(out)}, {}, seconds
+        each = [method_params(*method, w, w, setting.oracle_bias) for w in wealths]
+        axis = stacked(jax.tree.map(lambda *xs: jnp.stack(xs), *each), "initial_wealth")
+        out, seconds = _sweep(config, cell, setting, label, grid=axis)
+        at = {w: jax.tree.map(lambda a, i=i: a[:, i], out) for i, w in enumerate(wealths)}
+        return {f"{name}@wealth={w:g}": curves_of(o) for w, o in at.items()}, {}, seconds
+
+    curves, extra, compile_seconds = {}, {}, 0.0
+    threads = 1 if config.memory_budget is not None else None  # a budget holds for one sweep
+    for found, tuned, seconds in progress(in_threads(one, methods, threads)):
+        curves.update(found)
+        extra.update(tuned)
         compile_seconds += seconds
     if wealths is not None:  # wealth by wealth, as the figures and tables list them
         order = [f"{name}@wealth={w:g}" for w in wealths for name in methods]

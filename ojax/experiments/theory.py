@@ -40,6 +40,7 @@ from matplotlib.figure import Figure
 
 from ojax.plotting import quantile_band
 from ojax.results import ExperimentResult, split_key
+from ojax.sweep import in_threads
 from ojax.sweep.experiment import ExperimentConfig, ExperimentSpec, option
 from ojax.theory import (
     Check,
@@ -274,13 +275,18 @@ class TheoryConfig(ExperimentConfig):
 
 def run_theory(config: TheoryConfig) -> ExperimentResult:
     """Runs every check of :func:`checks` (or those of `config.dataset`, see
-    :func:`selected_checks`) and draws one figure per check."""
+    :func:`selected_checks`), several at once (:func:`ojax.sweep.in_threads`), and draws one
+    figure per check."""
     result = ExperimentResult()
     described = {}
-    for check in config.progress(selected_checks(config.dataset), desc="theory"):
+    chosen = selected_checks(config.dataset)
+
+    def compute(check: Check) -> Outcome:
         seed = check_seed(check.seed_name)
-        settings = CheckConfig(config.quick, config.seeds, seed, config.x64)
-        outcome = check.compute(settings)
+        return check.compute(CheckConfig(config.quick, config.seeds, seed, config.x64))
+
+    outcomes = config.progress(in_threads(compute, chosen), desc="theory")
+    for check, outcome in zip(chosen, outcomes, strict=True):
         decided = add_outcome(result, check, outcome, config.x64)
         described[check.name] = describe(check, outcome, decided)
         if decided.reason:

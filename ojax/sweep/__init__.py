@@ -62,6 +62,7 @@ from ojax.sweep.grid import Stacked, stacked
 from ojax.sweep.memory import check_output_memory
 from ojax.sweep.options import EngineOptions
 from ojax.sweep.results import SweepResult, SweepStats
+from ojax.sweep.threads import in_threads
 
 __all__ = [
     "BATCH_AXIS",
@@ -70,6 +71,7 @@ __all__ = [
     "SweepResult",
     "SweepStats",
     "check_output_memory",
+    "in_threads",
     "stacked",
     "sweep",
     "sweep_experiment",

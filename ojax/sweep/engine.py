@@ -480,7 +480,7 @@ def sweep(
     ran, sizing, store = _compute(plan, sizing, store, xla, not engine.quiet, on_chunk)
     result = _result(plan, sizing, store, ran, start, num_steps)
     if not engine.quiet and jax.process_index() == 0:
-        print(result.stats.summary_line(plan.name), file=sys.stderr)
+        sys.stderr.write(f"{result.stats.summary_line(plan.name)}\n")  # whole (in_threads)
     return result
 
 
