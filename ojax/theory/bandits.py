@@ -125,16 +125,18 @@ def _exp3_ix(config: CheckConfig) -> Outcome:
     keys = _keys(config, LEARNER_SEEDS)
     bound = exp3_ix_bound(steps, NUM_ARMS, DELTA)
 
-    def realized(z, eta, key):  # sum_{t <= T} z_{t, I_t} at the run's own horizon
+    def realized(z, eta, last, key):  # sum_{t <= T} z_{t, I_t} at the run's own horizon
         params = oco.EXP3IXParams(eta, eta / 2)
-        return jnp.cumsum(_bandit(oco.exp3_ix(), params, z, key).loss)
+        return jnp.cumsum(_bandit(oco.exp3_ix(), params, z, key).loss)[last]
 
-    runs = jax.jit(jax.vmap(jax.vmap(realized, (None, 0, None)), (None, None, 0)))
+    each_horizon = jax.vmap(realized, (None, 0, 0, None))
+    runs = jax.jit(jax.vmap(jax.vmap(each_horizon, (None, None, None, 0)), (0, None, None, None)))
+    sequences = _sequences(config, t_max)
+    firsts = np.stack([zs[0] for zs in sequences.values()])  # one sequence of each; one program
+    lasts = jnp.asarray(steps - 1, jnp.int32)
+    paid_all = np.asarray(runs(jnp.asarray(firsts), etas, lasts, keys), np.float64)  # (., seeds, H)
     methods: dict[str, Measured] = {}
-    for name, zs in _sequences(config, t_max).items():
-        z = jnp.asarray(zs[0])  # one sequence; the rows are the learner's seeds
-        paid = np.asarray(runs(z, etas, keys), np.float64)  # (seeds, H, T)
-        diagonal = paid[:, np.arange(len(steps)), steps - 1]
+    for (name, zs), diagonal in zip(sequences.items(), paid_all, strict=True):
         methods[f"EXP3-IX@{name}"] = as_measured(diagonal - _best(zs[:1], steps), bound)
         if name == "switching":
             uniform = np.cumsum(np.asarray(zs[0], np.float64).mean(-1))[steps - 1]

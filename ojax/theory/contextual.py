@@ -37,6 +37,8 @@ Falsifier of both: the uniform player (no learning) on the same instances: regre
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -84,6 +86,20 @@ def _policy_losses(x: np.ndarray, costs: np.ndarray, policies: np.ndarray) -> np
     return np.cumsum(np.take_along_axis(costs.astype(np.float64), picks, axis=1), axis=0)
 
 
+def _every_row(
+    run: Callable[[jax.Array, Any], jax.Array], keys: jax.Array, rows: list
+) -> jax.Array:
+    """`run(key, data)` for every learner key and every instance row (data) in one program,
+    `(rows, keys, ...)`: a long scan steps every row at once instead of one program per row
+    (the same bits as a program per row, compared at quick and full sizes, float32 and
+    float64)."""
+
+    def every(keys: jax.Array, data: Any) -> jax.Array:
+        return jax.vmap(lambda one: jax.vmap(lambda key: run(key, one))(keys))(data)
+
+    return jax.jit(every)(keys, jax.tree.map(lambda *leaves: jnp.stack(leaves), *rows))
+
+
 @with_precision
 def _exp4(config: CheckConfig) -> Outcome:
     steps = log_horizons(20, 1000 if config.quick else 20_000, 5 if config.quick else 8)
@@ -97,21 +113,15 @@ def _exp4(config: CheckConfig) -> Outcome:
     def expected_loss(step: Step) -> jax.Array:  # <p_t, c_t>
         return jnp.vdot(learner.predict(step.state, step.params, step.x), step.y)
 
+    def run(key: jax.Array, data: ContextualData) -> jax.Array:
+        return run_contextual(learner, params, data, key, record=expected_loss)[1].record
+
     keys = jax.random.split(jax.random.key(config.seed), LEARNER_SEEDS)
-    paid, uniform, best = [], [], []
-    for row in range(config.num_seeds):
-        x, costs = _instance(config, row, t_max, policies)
-        data = contextual_data(x, costs)
-
-        def run(key: jax.Array, data=data) -> jax.Array:
-            return run_contextual(learner, params, data, key, record=expected_loss)[1].record
-
-        runs = jax.vmap(run)
-        mean = np.mean(np.cumsum(np.asarray(runs(keys), np.float64), axis=-1), axis=0)
-        paid.append(mean[steps - 1])
-        uniform.append(np.cumsum(costs.astype(np.float64).mean(-1))[steps - 1])
-        best.append(_policy_losses(x, costs, policies)[steps - 1].min(axis=1))
-    paid_, uniform_, best_ = np.array(paid), np.array(uniform), np.array(best)
+    rows = [_instance(config, row, t_max, policies) for row in range(config.num_seeds)]
+    records = _every_row(run, keys, [contextual_data(x, costs) for x, costs in rows])
+    paid_ = np.mean(np.cumsum(np.asarray(records, np.float64), axis=-1), axis=1)[:, steps - 1]
+    uniform_ = np.array([np.cumsum(c.astype(np.float64).mean(-1))[steps - 1] for _, c in rows])
+    best_ = np.array([_policy_losses(x, c, policies)[steps - 1].min(axis=1) for x, c in rows])
     methods: dict[str, Measured] = {
         "EXP4@noisy-policy": as_measured(paid_ - best_, bound),
         "falsifier:uniform@noisy-policy": as_measured(uniform_ - best_, bound),
@@ -143,8 +153,9 @@ def _squarecb(config: CheckConfig) -> Outcome:
         jnp.asarray(gamma, dtype), OGDParams(jnp.asarray(ORACLE_RATE, dtype), jnp.ones((), dtype))
     )
 
-    @jax.jit
-    def runs(keys: jax.Array, data: ContextualData, theta: jax.Array) -> jax.Array:
+    def run(key: jax.Array, data: tuple[ContextualData, jax.Array]) -> jax.Array:
+        played, theta = data
+
         def record(step: Step) -> jax.Array:  # the round's expected regret and Reg_Sq
             means = theta @ step.x
             p = learner.predict(step.state, step.params, step.x)
@@ -153,23 +164,20 @@ def _squarecb(config: CheckConfig) -> Outcome:
             square = (y_hat[arm] - loss) ** 2 - (means[arm] - loss) ** 2
             return jnp.stack([p @ means - jnp.min(means), square])
 
-        def run(key: jax.Array) -> jax.Array:
-            return run_contextual(learner, params, data, key, record=record)[1].record
-
-        return jax.vmap(run)(keys)
+        return run_contextual(learner, params, played, key, record=record)[1].record
 
     keys = jax.random.split(jax.random.key(config.seed), LEARNER_SEEDS)
-    regret, square, uniform = [], [], []
-    for row in range(config.num_seeds):
-        x, theta, costs = _realizable(config, row, t_max)
-        data = contextual_data(x.astype(dtype), costs.astype(dtype))
-        record = runs(keys, data, jnp.asarray(theta, dtype))
-        curves = np.cumsum(np.asarray(record, np.float64), axis=1).mean(axis=0)  # (T, 2)
-        regret.append(curves[steps - 1, 0])
-        square.append(curves[steps - 1, 1])
-        means = x @ theta.T
-        uniform.append(np.cumsum(means.mean(axis=1) - means.min(axis=1))[steps - 1])
-    bound = 2 * k * steps / gamma + gamma / 2 * np.array(square)
+    rows = [_realizable(config, row, t_max) for row in range(config.num_seeds)]
+    data = [
+        (contextual_data(x.astype(dtype), costs.astype(dtype)), jnp.asarray(theta, dtype))
+        for x, theta, costs in rows
+    ]
+    records = _every_row(run, keys, data)
+    curves = np.cumsum(np.asarray(records, np.float64), axis=2).mean(axis=1)  # (R, T, 2)
+    regret, square = curves[:, steps - 1, 0], curves[:, steps - 1, 1]
+    means = [x @ theta.T for x, theta, _ in rows]
+    uniform = [np.cumsum(m.mean(axis=1) - m.min(axis=1))[steps - 1] for m in means]
+    bound = 2 * k * steps / gamma + gamma / 2 * square
     methods: dict[str, Measured] = {
         "SquareCB(OGD)@realizable": as_measured(regret, bound),
         "falsifier:uniform@realizable": as_measured(uniform, bound),
