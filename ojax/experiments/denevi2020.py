@@ -264,11 +264,14 @@ def run_methods(
 
     curves, extra, compile_seconds = {}, {}, 0.0
     threads = 1 if config.memory_budget is not None else None  # a budget holds for one sweep
-    for found, tuned, seconds in progress(in_threads(one, methods, threads)):
+    longest_first = sorted(methods, key=lambda name: name not in SS_METHODS)
+    for found, tuned, seconds in progress(in_threads(one, longest_first, threads)):
         curves.update(found)
         extra.update(tuned)
         compile_seconds += seconds
-    if wealths is not None:  # wealth by wealth, as the figures and tables list them
+    if wealths is None:
+        curves = {name: curves[name] for name in methods}
+    else:  # wealth by wealth, as the figures and tables list them
         order = [f"{name}@wealth={w:g}" for w in wealths for name in methods]
         curves = {key: curves[key] for key in order}
     return curves, extra, compile_seconds
