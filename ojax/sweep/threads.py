@@ -2,8 +2,8 @@
 
 While one piece traces, lowers or works on the host (Python, holding the GIL), another's
 compiled programs run (XLA releases it), and two programs that each keep one core busy share
-the machine: on a 2-core machine `ojax run theory` takes 35 s warm instead of 47 s, the main
-job 6.1 s instead of 7.4 s. Numbers do not change: each piece computes what it would alone
+the machine: on a 2-core machine `ojax run theory`'s checks take 28.6 s instead of 41.8 s, the
+main job 6.1 s instead of 7.5 s (docs/benchmarks.md). Numbers do not change: each piece computes what it would alone
 (XLA's CPU programs give the same bits whatever runs beside them). Memory does: pieces at once
 hold their buffers at once.
 """
@@ -45,27 +45,28 @@ def in_threads(fn: Callable[[T], R], items: Iterable[T], threads: int | None = N
     """`fn(item)` for each of `items`, up to `threads` (default :data:`THREADS`) at once,
     yielded in the items' order (the iterator has a `len`).
 
-    Each call runs under the caller's float64 setting (a `jax.enable_x64` context too, which a
-    thread does not inherit). The calls run one after another on an accelerator (one device
-    runs one program at a time, and two calls would hold twice the memory), with several JAX
-    processes (`jax.distributed`: every process must issue its collectives in the same order)
-    and with `threads=1`. An error raised by a call is raised here, in order; it, or the caller
-    leaving the loop, cancels the calls not started (those running finish first).
+    Each call runs under the float64 setting of the call to `in_threads` (a `jax.enable_x64`
+    context too, which a thread does not inherit). The calls run one after another on an
+    accelerator (one device runs one program at a time, and two calls would hold twice the
+    memory), with several JAX processes (`jax.distributed`: every process must issue its
+    collectives in the same order) and with `threads=1`. An error raised by a call is raised
+    here, in order; it, or the caller leaving the loop, cancels the calls not started (those
+    running finish first).
     """
     items = list(items)
-    return _InOrder(_results(fn, items, THREADS if threads is None else threads), len(items))
+    x64 = bool(jax.config.jax_enable_x64)  # type: ignore[attr-defined]  # the caller's, now
+    count = THREADS if threads is None else threads
+    return _InOrder(_results(fn, items, count, x64), len(items))
 
 
-def _results(fn: Callable[[T], R], items: list[T], threads: int) -> Iterator[R]:
-    if threads <= 1 or len(items) <= 1 or jax.process_count() > 1 or jax.default_backend() != "cpu":
-        yield from map(fn, items)
-        return
-    x64 = bool(jax.config.jax_enable_x64)  # type: ignore[attr-defined]
-
+def _results(fn: Callable[[T], R], items: list[T], threads: int, x64: bool) -> Iterator[R]:
     def call(item: T) -> R:
         with jax.enable_x64(x64):
             return fn(item)
 
+    if threads <= 1 or len(items) <= 1 or jax.process_count() > 1 or jax.default_backend() != "cpu":
+        yield from map(call, items)
+        return
     pool = concurrent.futures.ThreadPoolExecutor(threads, thread_name_prefix="ojax-piece")
     try:
         yield from pool.map(call, items)
