@@ -8,7 +8,9 @@ example, the loss of that prediction is recorded, then the learner updates. The 
 * a plain stream `(xs, ys)`, or a shared pool and an `order` of pool rows to visit (many
   orders of one pool: `jax.vmap` over `order`, the pool is read, never copied);
 * a `mask`: padded steps change nothing and count nothing (without one, each step is the
-  learner's bare update: nothing selects the state, so a sparse update stays `O(nnz)`);
+  learner's bare update: nothing selects the state, so a sparse update stays `O(nnz)`; a mask
+  known when the run is traced, NumPy inside `jit` or a concrete array, whose every point is
+  real steps as no mask does);
 * task blocks for a :class:`~ojax.core.MultiTaskLearner` (`(num_tasks, max_points, ...)`, a
   scan over tasks of scans over points, `begin_task` / `end_task` at the boundaries);
 * a `record` hook (a :class:`~ojax.core.Step` -> pytree per step) and a `task_record` hook
@@ -307,6 +309,17 @@ def _fit_problem(learner, treedef, types, lead: tuple[int, ...]) -> str | None:
     return None
 
 
+def _masked(mask: Any) -> bool:
+    """Whether the steps select the state by `mask`: not without one, nor for a boolean mask
+    known now (not traced: NumPy inside a trace) and all True (the same numbers, cheaper)."""
+    if mask is None:
+        return False
+    if isinstance(mask, jax.core.Tracer) or not hasattr(mask, "dtype") or mask.dtype != bool:
+        return True
+    values = np.asarray(mask)
+    return values.size == 0 or not bool(values.all())
+
+
 def _check_mask(mask: Any, shape: tuple[int, ...]) -> Array:
     if mask is None:
         return jnp.ones(shape, bool)
@@ -449,7 +462,7 @@ def run(
       ys: the labels, with the leading axes of `xs` and the shape of a prediction after them.
       loss: the loss recorded for each prediction (static).
       mask: `(n,)` (or `(num_tasks, max_points)`) bool; False steps are padding: they
-        change nothing and count 0.
+        change nothing and count 0 (all True and not traced: it costs nothing).
       order: `(n,)` int pool rows: step `t` sees `xs[order[t]], ys[order[t]]`.
       record: static `Step -> pytree` recorded at every step (e.g. the weights the prediction
         was made with, the support vectors after the update); in `Trace.record`.
@@ -486,7 +499,7 @@ def run(
       [0.5   2.    1.125]
     """
     _check_learner(learner, params, loss)
-    flags = (keep_predictions, task_sums, independent_tasks, order is not None, mask is not None)
+    flags = (keep_predictions, task_sums, independent_tasks, order is not None, _masked(mask))
     options = _Options(loss, record, task_record, *flags, check_int("unroll", unroll, low=1))
     if _is_multi_task(learner):
         if order is not None:
@@ -550,7 +563,7 @@ def run_oco(
     _check_start_state(learner, params, state, jnp.asarray(x0))
     predictor = oco_predictor(learner, objective)
     _check_values("zs", zs)
-    masked, mask = mask is not None, _check_mask(mask, jnp.shape(zs)[:1])
+    masked, mask = _masked(mask), _check_mask(mask, jnp.shape(zs)[:1])
     flags = (store_iterates, False, False, False, masked, check_int("unroll", unroll, low=1))
     options = _Options(objective_loss(objective), None, None, *flags)
     start = OCOParams(params, jnp.asarray(x0))

@@ -104,6 +104,40 @@ def test_a_mask_costs_its_select_and_changes_nothing_when_all_true():
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
 
 
+def test_a_known_all_true_mask_steps_without_the_select():
+    """A mask known when the run is traced (NumPy inside `jit`, or a concrete array) whose every
+    point is real runs the unmasked loop: no more selects than without a mask, the same numbers
+    as the traced all-True mask; a known mask with a padded step keeps the select and the
+    padding changes nothing."""
+    case = _case("linear_pa")
+
+    def with_mask(make):
+        def program(params, stream):
+            x, y, _, _ = stream
+            state, trace = ojax.run(
+                case.learner, params, x, y, case.loss, mask=make(x.shape[:1]),
+                keep_predictions=False,
+            )  # fmt: skip
+            return state, trace.loss
+
+        return program
+
+    def padded(shape):
+        mask = np.ones(shape, bool)
+        mask[shape[0] // 2] = False
+        return mask
+
+    _, without, _ = _compiled(case, bench.runner_program(case))
+    _, known, (state_k, losses_k) = _compiled(case, with_mask(lambda s: np.ones(s, bool)))
+    _, traced, (state_t, losses_t) = _compiled(case, with_mask(lambda s: jnp.ones(s, bool)))
+    _, holes, (_, losses_h) = _compiled(case, with_mask(padded))
+    assert known["select"] == without["select"] < traced["select"] == holes["select"]
+    for a, b in zip(jax.tree.leaves((state_k, losses_k)), jax.tree.leaves((state_t, losses_t))):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+    middle = np.asarray(losses_h)[..., STEPS // 2]
+    assert np.all(middle == 0.0)  # the padded step pays nothing
+
+
 def test_unroll_with_a_remainder_unrolls_the_loop_and_keeps_the_numbers():
     """`unroll` (a static keyword of run and run_oco) repeats the step in the loop body and
     keeps the numbers (up to rounding), with a remainder (10 steps, 4 or 3 per iteration)."""

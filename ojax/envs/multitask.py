@@ -20,10 +20,12 @@ References:
 from __future__ import annotations
 
 import functools
-from typing import NamedTuple
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from ojax.core import Array
 from ojax.tasks import TaskBlock, task_slice
@@ -72,13 +74,14 @@ def _tasks(key, params, num_tasks, num_points, dim, num_train, first_task, dtype
     # first_task is traced: later blocks of tasks reuse the compiled function.
     indices = jnp.asarray(first_task, jnp.int32) + jnp.arange(num_tasks, dtype=jnp.int32)
     keys = jax.vmap(lambda t: jax.random.fold_in(key, t))(indices)
-    x_tr, y_tr, x_te, y_te, w = jax.vmap(
-        lambda k: _one_task(k, params, num_points, dim, num_train, dtype)
-    )(keys)
-    block = TaskBlock(
-        x_tr, y_tr, jnp.ones(y_tr.shape, bool), x_te, y_te, jnp.ones(y_te.shape, bool)
-    )
-    return block, w
+    return jax.vmap(lambda k: _one_task(k, params, num_points, dim, num_train, dtype))(keys)
+
+
+def _block(drawn: tuple[Array, ...], ones: Callable[..., Any]) -> tuple[TaskBlock, Array]:
+    """The drawn arrays as a block, every point real (`ones`: `np.ones` inside a trace, where
+    a NumPy mask stays known to :func:`ojax.run`, which then steps without a select)."""
+    x_tr, y_tr, x_te, y_te, w = drawn
+    return TaskBlock(x_tr, y_tr, ones(y_tr.shape, bool), x_te, y_te, ones(y_te.shape, bool)), w
 
 
 def low_variance_tasks_core(
@@ -92,7 +95,9 @@ def low_variance_tasks_core(
     dtype=jnp.float32,
 ) -> tuple[TaskBlock, Array]:
     """The traceable body of :func:`low_variance_tasks` (no checks; vmap it over keys)."""
-    return _tasks(key, params, num_tasks, num_points, dim, num_train, first_task, dtype)
+    return _block(
+        _tasks(key, params, num_tasks, num_points, dim, num_train, first_task, dtype), np.ones
+    )
 
 
 def low_variance_tasks(
@@ -140,7 +145,8 @@ def low_variance_tasks(
     check_nonnegative("task_spread", params.task_spread)
     if not isinstance(key, jax.Array):
         raise InputError(f"key must be a jax PRNG key, got {type(key).__name__}")
-    return _tasks(key, params, num_tasks, num_points, dim, num_train, first_task, dtype)
+    drawn = _tasks(key, params, num_tasks, num_points, dim, num_train, first_task, dtype)
+    return _block(drawn, jnp.ones)
 
 
 class SyntheticSplit(NamedTuple):
@@ -197,10 +203,10 @@ def task_block_stream(key: Array, num_steps: int, dim: int) -> tuple[Array, Arra
     slots, num_tasks = 8, max(2, num_steps // 8)
     k_tasks, k_sizes = jax.random.split(key)
     params = default_low_variance_params(jnp.float32)
-    tasks, _ = _tasks(k_tasks, params, num_tasks, 2 * slots, dim, slots, 0, jnp.float32)
+    x, y, *_ = _tasks(k_tasks, params, num_tasks, 2 * slots, dim, slots, 0, jnp.float32)
     sizes = jax.random.randint(k_sizes, (num_tasks,), 1, slots + 1)
     mask = jnp.arange(slots)[None, :] < sizes[:, None]
-    return tasks.x_train, tasks.y_train, mask
+    return x, y, mask
 
 
 __all__ = [
