@@ -168,3 +168,43 @@ def test_stored_jit_is_loaded_by_a_new_wrapper_without_tracing(tmp_path, monkeyp
     np.testing.assert_array_equal(first, jax.jit(projections.simplex)(w, 2.0))
     programs.jit(projections.simplex)(w[:2], 2.0)  # another shape: another program
     assert len(list(tmp_path.glob("*.jaxexport"))) == 2
+
+
+def test_the_store_registers_named_tuples_while_other_threads_import():
+    """Sweeps on threads (`ojax.sweep.in_threads`) register the named tuples of the modules
+    imported so far while another thread may be importing one: the registration reads a copy
+    of `sys.modules` and of each namespace, taken again when a change interrupts it (a cold
+    `denevi2020-variance` once failed with `dictionary changed size during iteration`), and
+    two threads registering at once both finish."""
+    import threading
+
+    from ojax import programs
+
+    class Busy(dict):
+        """A namespace another thread changes during the first two copies."""
+
+        interrupted = 0
+
+        def copy(self):
+            if self.interrupted < 2:
+                self.interrupted += 1
+                raise RuntimeError("dictionary changed size during iteration")
+            return dict(self)
+
+    busy = Busy(a=1)
+    assert programs._snapshot(busy) == {"a": 1} and busy.interrupted == 2
+    errors: list[BaseException] = []
+
+    def register():
+        try:
+            for _ in range(20):
+                programs.register_named_tuples()
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=register) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []

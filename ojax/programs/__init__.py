@@ -31,6 +31,7 @@ import functools
 import hashlib
 import os
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -137,16 +138,34 @@ def _read(path: Path | None) -> bytes | None:
 
 
 _REGISTERED: set[type] = set()
+_REGISTERING = threading.Lock()  # sweeps on threads (ojax.sweep.in_threads) register at once
 _PACKAGES = ("ojax", "optax")  # whose named tuples a stored structure may hold
 
 
 def register_named_tuples() -> None:
     """Registers for :mod:`jax.export`'s serialization, as `"module:QualName"`, every
-    `NamedTuple` class of the ojax and optax modules imported so far (once each)."""
-    for name, module in list(sys.modules.items()):
+    `NamedTuple` class of the ojax and optax modules imported so far (once each; a copy of
+    `sys.modules` and of each module's names: another thread may be importing)."""
+    with _REGISTERING:
+        _register(_snapshot(sys.modules))
+
+
+def _snapshot(names: dict[str, Any]) -> dict[str, Any]:
+    """A copy of `names` (`sys.modules`, a module's namespace) that another thread may change
+    meanwhile: a copy that such a change interrupts (`RuntimeError`) is taken again."""
+    for _ in range(99):
+        try:
+            return names.copy()
+        except RuntimeError:  # changed while it was being copied
+            continue
+    return names.copy()
+
+
+def _register(modules: dict[str, Any]) -> None:
+    for name, module in modules.items():
         if module is None or name.split(".")[0] not in _PACKAGES:
             continue
-        for value in list(vars(module).values()):
+        for value in _snapshot(vars(module)).values():
             if (
                 isinstance(value, type)
                 and value not in _REGISTERED

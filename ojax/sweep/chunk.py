@@ -11,6 +11,7 @@ import collections
 import functools
 import math
 import re
+import threading
 import time
 from typing import Any, NamedTuple
 
@@ -74,6 +75,7 @@ def chunk_fn(fn, layout: Layout, sharding, index, hyper, tasks, data, keys):
 COMPILED: collections.OrderedDict = collections.OrderedDict()
 """The last :data:`COMPILED_MAX` compiled chunk programs of this process, by configuration."""
 COMPILED_MAX = 8
+_COMPILED_LOCK = threading.Lock()
 
 
 def memory_used(executable: Any) -> int:
@@ -99,13 +101,14 @@ def compile_chunk(fn, layout, mesh, chunk, hyper, tasks, data, keys, options=(),
     batch = NamedSharding(mesh, PartitionSpec(BATCH_AXIS))
     signature = shape_signature((hyper, tasks, data, keys))
     key = (fn, layout, batch, chunk, signature, jax.config.jax_enable_x64, options)
-    try:
-        hit = COMPILED.get(key)
-    except TypeError:  # an unhashable fn: no cache
-        hit, key = None, None
-    if hit is not None:
-        COMPILED.move_to_end(key)
-        return hit, 0.0
+    with _COMPILED_LOCK:  # sweeps on threads (ojax.sweep.in_threads) share the cache
+        try:
+            hit = COMPILED.get(key)
+        except TypeError:  # an unhashable fn: no cache
+            hit, key = None, None
+        if hit is not None:
+            COMPILED.move_to_end(key)
+            return hit, 0.0
     start = time.perf_counter()
     index = jax.ShapeDtypeStruct((chunk,), jnp.int32, sharding=batch)
     jitted = jax.jit(functools.partial(chunk_fn, fn, layout, batch))
@@ -121,9 +124,10 @@ def compile_chunk(fn, layout, mesh, chunk, hyper, tasks, data, keys, options=(),
     compiled = (executable, memory_used(executable))
     seconds = time.perf_counter() - start
     if key is not None:
-        COMPILED[key] = compiled
-        while len(COMPILED) > COMPILED_MAX:
-            COMPILED.popitem(last=False)
+        with _COMPILED_LOCK:
+            COMPILED[key] = compiled
+            while len(COMPILED) > COMPILED_MAX:
+                COMPILED.popitem(last=False)
     return compiled, seconds
 
 

@@ -119,7 +119,8 @@ def _exp4(config: CheckConfig) -> Outcome:
     keys = jax.random.split(jax.random.key(config.seed), LEARNER_SEEDS)
     rows = [_instance(config, row, t_max, policies) for row in range(config.num_seeds)]
     records = _every_row(run, keys, [contextual_data(x, costs) for x, costs in rows])
-    paid_ = np.mean(np.cumsum(np.asarray(records, np.float64), axis=-1), axis=1)[:, steps - 1]
+    paid_ = np.stack([np.cumsum(np.asarray(r, np.float64), axis=-1).mean(0) for r in records])
+    paid_ = paid_[:, steps - 1]  # row by row: float64 copies of one row at a time
     uniform_ = np.array([np.cumsum(c.astype(np.float64).mean(-1))[steps - 1] for _, c in rows])
     best_ = np.array([_policy_losses(x, c, policies)[steps - 1].min(axis=1) for x, c in rows])
     methods: dict[str, Measured] = {
@@ -173,7 +174,7 @@ def _squarecb(config: CheckConfig) -> Outcome:
         for x, theta, costs in rows
     ]
     records = _every_row(run, keys, data)
-    curves = np.cumsum(np.asarray(records, np.float64), axis=2).mean(axis=1)  # (R, T, 2)
+    curves = np.stack([np.cumsum(np.asarray(r, np.float64), axis=1).mean(0) for r in records])
     regret, square = curves[:, steps - 1, 0], curves[:, steps - 1, 1]
     means = [x @ theta.T for x, theta, _ in rows]
     uniform = [np.cumsum(m.mean(axis=1) - m.min(axis=1))[steps - 1] for m in means]
