@@ -3,9 +3,9 @@
 While one piece traces, lowers or works on the host (Python, holding the GIL), another's
 compiled programs run (XLA releases it), and two programs that each keep one core busy share
 the machine: on a 2-core machine `ojax run theory`'s checks take 28.6 s instead of 41.8 s, the
-main job 6.1 s instead of 7.5 s (docs/benchmarks.md). Numbers do not change: each piece
-computes what it would alone (XLA's CPU programs give the same bits whatever runs beside
-them). Memory does: pieces at once hold their buffers at once.
+main job's methods 4.6 s instead of 6.1 s (`scripts/bench_e2e.py --profile`). Numbers do not
+change: each piece computes what it would alone (XLA's CPU programs give the same bits whatever
+runs beside them). Memory does: pieces at once hold their buffers at once.
 """
 
 from __future__ import annotations
