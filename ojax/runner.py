@@ -310,8 +310,8 @@ def _fit_problem(learner, treedef, types, lead: tuple[int, ...]) -> str | None:
 
 
 def _masked(mask: Any) -> bool:
-    """Whether the steps select the state by `mask`: not without one, nor for a boolean mask
-    known now (not traced: NumPy inside a trace) and all True (the same numbers, cheaper)."""
+    """Whether the steps select the state by `mask`: not without one, nor for a known (not
+    traced) all-True bool mask (cheaper; XLA may round the unmasked loop's last bit otherwise)."""
     if mask is None:
         return False
     if isinstance(mask, jax.core.Tracer) or not hasattr(mask, "dtype") or mask.dtype != bool:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import json
+import threading
 import time
 
 import jax
@@ -130,10 +131,14 @@ def test_run_theory_computes_checks_at_once_in_order_under_the_callers_float64(
 
     started: list[str] = []
 
-    def toy(name: str, delay: float, fail: bool = False) -> Check:
+    gate, waited = threading.Event(), []
+
+    def toy(name: str, delay: float = 0.0, fail: bool = False, held: bool = False) -> Check:
         def compute(config: CheckConfig) -> Outcome:
             started.append(name)
-            time.sleep(delay)  # the first check finishes last
+            time.sleep(delay)  # the first check finishes last (the rows come in order anyway)
+            if held and not gate.wait(timeout=20):  # its thread busy until the gate opens
+                waited.append(name)  # the run waited for it instead of raising
             if fail:
                 raise RuntimeError(f"{name} broke")
             bits = jnp.zeros(()).dtype.itemsize * 8  # 64 only under the caller's float64
@@ -159,12 +164,21 @@ def test_run_theory_computes_checks_at_once_in_order_under_the_callers_float64(
             assert float(mean) == 64 * (theory.check_seed(name) % 97) * 4.0, name
     started.clear()
     monkeypatch.setattr(sweep_threads, "THREADS", 2)
-    failing = [toy("toy-a", 0.1, fail=True), toy("toy-b", 1.0), toy("toy-c", 1.0)]
-    failing += [toy("toy-d", 0.0), toy("toy-e", 0.0)]
+    # two threads: a fails at once, b and c hold the threads, so d and e cannot start before
+    # the error cancels them (whatever the machine's speed); the error is raised without
+    # waiting for the checks still running
+    failing = [toy("toy-a", fail=True), toy("toy-b", held=True), toy("toy-c", held=True)]
+    failing += [toy("toy-d"), toy("toy-e")]
     monkeypatch.setattr(theory, "selected_checks", lambda value: failing)
-    with pytest.raises(RuntimeError, match="toy-a broke"):
-        theory.run_theory(config)
-    assert sorted(started) == ["toy-a", "toy-b", "toy-c"]  # d and e cancelled, never run
+    try:
+        with pytest.raises(RuntimeError, match="toy-a broke"):
+            theory.run_theory(config)
+    finally:
+        gate.set()
+    for thread in threading.enumerate():  # the checks that were running end on their threads
+        if thread.name.startswith("ojax-piece"):
+            thread.join(timeout=60)
+    assert waited == [] and "toy-a" in started and not {"toy-d", "toy-e"} & set(started)
 
 
 def test_verdict_fails_a_vacuous_or_broken_bound():

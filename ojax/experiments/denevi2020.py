@@ -67,7 +67,7 @@ from ojax.experiments.denevi2020_methods import (  # noqa: F401 (re-exported)
     tune_method,
 )
 from ojax.results import ExperimentResult, split_key
-from ojax.sweep import check_output_memory, in_threads, stacked, sweep_experiment
+from ojax.sweep import check_output_memory, stacked, sweep_experiment
 from ojax.sweep.experiment import ExperimentConfig, ExperimentSpec, option
 from ojax.validation import InputError
 
@@ -249,23 +249,22 @@ def run_methods(
             tuned, seconds = _sweep(config, cell, setting, label)
             grid = meta.MetaParams.step_grid(grid_size, dtype=setting.dtype)
             return {name: curves_of(tuned.hindsight)}, {name: _tuned_info(tuned, grid)}, seconds
-        method = ("ITL" if name == BEST_BIAS else name), setting.dim, setting.dtype
+        of = ("ITL" if name == BEST_BIAS else name), setting.dim, setting.dtype  # the params'
         make = _best_bias_cell if name == BEST_BIAS else _run_cell
         cell = make(learners, setting.draw, checkpoints)
         if wealths is None:
-            params = method_params(*method, inner_wealth, meta_wealth, setting.oracle_bias)
+            params = method_params(*of, inner_wealth, meta_wealth, setting.oracle_bias)
             out, seconds = _sweep(config, cell, setting, label, data=params)
             return {name: curves_of(out)}, {}, seconds
-        each = [method_params(*method, w, w, setting.oracle_bias) for w in wealths]
+        each = [method_params(*of, w, w, setting.oracle_bias) for w in wealths]
         axis = stacked(jax.tree.map(lambda *xs: jnp.stack(xs), *each), "initial_wealth")
         out, seconds = _sweep(config, cell, setting, label, grid=axis)
         at = {w: jax.tree.map(lambda a, i=i: a[:, i], out) for i, w in enumerate(wealths)}
         return {f"{name}@wealth={w:g}": curves_of(o) for w, o in at.items()}, {}, seconds
 
     curves, extra, compile_seconds = {}, {}, 0.0
-    threads = 1 if config.memory_budget is not None else None  # a budget holds for one sweep
     longest_first = sorted(methods, key=lambda name: name not in SS_METHODS)
-    for found, tuned, seconds in progress(in_threads(one, longest_first, threads)):
+    for found, tuned, seconds in progress(config.sweeps(one, longest_first)):
         curves.update(found)
         extra.update(tuned)
         compile_seconds += seconds

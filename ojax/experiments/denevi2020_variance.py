@@ -47,7 +47,7 @@ from ojax.envs import multitask as mt_env
 from ojax.experiments import denevi2020 as den
 from ojax.experiments.denevi2020_methods import checkpoints as task_checkpoints
 from ojax.results import ExperimentResult
-from ojax.sweep import check_output_memory, in_threads, sweep_experiment
+from ojax.sweep import check_output_memory, sweep_experiment
 from ojax.sweep.experiment import ExperimentConfig, ExperimentSpec
 from ojax.validation import check_choice, check_positive
 
@@ -168,9 +168,8 @@ def sweep_variance(
     curves: dict[str, dict[str, dict[str, np.ndarray]]] = {}
     compile_s = 0.0
     longest_first = sorted(methods, key=lambda m: m != BEST_BIAS)  # the others run beside it
-    threads = 1 if config.memory_budget is not None else None  # a budget holds for one sweep
     for method, (found, seconds) in zip(
-        longest_first, progress(in_threads(one, longest_first, threads)), strict=True
+        longest_first, progress(config.sweeps(one, longest_first)), strict=True
     ):
         curves[method] = found
         compile_s += seconds

@@ -31,7 +31,6 @@ import functools
 import hashlib
 import os
 import sys
-import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -138,7 +137,6 @@ def _read(path: Path | None) -> bytes | None:
 
 
 _REGISTERED: set[type] = set()
-_REGISTERING = threading.Lock()  # sweeps on threads (ojax.sweep.in_threads) register at once
 _PACKAGES = ("ojax", "optax")  # whose named tuples a stored structure may hold
 
 
@@ -146,8 +144,7 @@ def register_named_tuples() -> None:
     """Registers for :mod:`jax.export`'s serialization, as `"module:QualName"`, every
     `NamedTuple` class of the ojax and optax modules imported so far (once each; a copy of
     `sys.modules` and of each module's names: another thread may be importing)."""
-    with _REGISTERING:
-        _register(_snapshot(sys.modules))
+    _register(_snapshot(sys.modules))  # two threads at once: the second's ValueError is caught
 
 
 def _snapshot(names: dict[str, Any]) -> dict[str, Any]:
@@ -178,7 +175,7 @@ def _register(modules: dict[str, Any]) -> None:
                     jax.export.register_namedtuple_serialization(
                         value, serialized_name=f"{name}:{value.__qualname__}"
                     )
-                except ValueError:  # registered already (by its author)
+                except ValueError:  # registered already (by its author, or another thread)
                     pass
 
 

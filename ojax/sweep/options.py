@@ -10,9 +10,14 @@ from __future__ import annotations
 
 import dataclasses
 import numbers
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
+
+from ojax.sweep.threads import in_threads
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -48,6 +53,12 @@ class EngineOptions:
         from ojax.sweep.progress import progress_bar
 
         return progress_bar(iterable, desc=desc, total=total)
+
+    def sweeps(self, fn: Callable[[T], R], items: Iterable[T]) -> Iterator[R]:
+        """`fn(item)` for each of `items`, independent sweeps, several at once
+        (:func:`ojax.sweep.in_threads`) unless a `memory_budget` is set: a budget holds for one
+        sweep's chunk, so its sweeps run one after another."""
+        return in_threads(fn, items, 1 if self.memory_budget is not None else None)
 
     def engine_options(self) -> EngineOptions:
         """These options alone (an experiment's config holds them and its own)."""

@@ -50,8 +50,8 @@ def in_threads(fn: Callable[[T], R], items: Iterable[T], threads: int | None = N
     accelerator (one device runs one program at a time, and two calls would hold twice the
     memory), with several JAX processes (`jax.distributed`: every process must issue its
     collectives in the same order) and with `threads=1`. An error raised by a call is raised
-    here, in order; it, or the caller leaving the loop, cancels the calls not started (those
-    running finish first).
+    here, in order, at once; it, or the caller leaving the loop, cancels the calls not started
+    (those running end on their threads, their results dropped).
     """
     items = list(items)
     x64 = bool(jax.config.jax_enable_x64)  # type: ignore[attr-defined]  # the caller's, now
@@ -70,8 +70,8 @@ def _results(fn: Callable[[T], R], items: list[T], threads: int, x64: bool) -> I
     pool = concurrent.futures.ThreadPoolExecutor(threads, thread_name_prefix="ojax-piece")
     try:
         yield from pool.map(call, items)
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+    finally:  # all done, or an error / an early exit: the calls not started are cancelled
+        pool.shutdown(wait=False, cancel_futures=True)
 
 
 __all__ = ["THREADS", "in_threads"]

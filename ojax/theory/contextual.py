@@ -86,18 +86,20 @@ def _policy_losses(x: np.ndarray, costs: np.ndarray, policies: np.ndarray) -> np
     return np.cumsum(np.take_along_axis(costs.astype(np.float64), picks, axis=1), axis=0)
 
 
-def _every_row(
+def _expected_sums(
     run: Callable[[jax.Array, Any], jax.Array], keys: jax.Array, rows: list
-) -> jax.Array:
-    """`run(key, data)` for every learner key and every instance row (data) in one program,
-    `(rows, keys, ...)`: a long scan steps every row at once instead of one program per row
-    (the same bits as a program per row, compared at quick and full sizes, float32 and
-    float64)."""
+) -> np.ndarray:
+    """The running sums `(rows, T, ...)` of `run(key, data)`'s per-round records, in float64,
+    averaged over the learner keys (its expectation), for every instance row (data): every run
+    in one program (a long scan steps every row at once, the same bits as a program per row,
+    compared at quick and full sizes, float32 and float64), reduced row by row on the host
+    (float64 copies of one row at a time)."""
 
     def every(keys: jax.Array, data: Any) -> jax.Array:
         return jax.vmap(lambda one: jax.vmap(lambda key: run(key, one))(keys))(data)
 
-    return jax.jit(every)(keys, jax.tree.map(lambda *leaves: jnp.stack(leaves), *rows))
+    records = jax.jit(every)(keys, jax.tree.map(lambda *leaves: jnp.stack(leaves), *rows))
+    return np.stack([np.cumsum(np.asarray(r, np.float64), axis=1).mean(0) for r in records])
 
 
 @with_precision
@@ -118,9 +120,7 @@ def _exp4(config: CheckConfig) -> Outcome:
 
     keys = jax.random.split(jax.random.key(config.seed), LEARNER_SEEDS)
     rows = [_instance(config, row, t_max, policies) for row in range(config.num_seeds)]
-    records = _every_row(run, keys, [contextual_data(x, costs) for x, costs in rows])
-    paid_ = np.stack([np.cumsum(np.asarray(r, np.float64), axis=-1).mean(0) for r in records])
-    paid_ = paid_[:, steps - 1]  # row by row: float64 copies of one row at a time
+    paid_ = _expected_sums(run, keys, [contextual_data(x, c) for x, c in rows])[:, steps - 1]
     uniform_ = np.array([np.cumsum(c.astype(np.float64).mean(-1))[steps - 1] for _, c in rows])
     best_ = np.array([_policy_losses(x, c, policies)[steps - 1].min(axis=1) for x, c in rows])
     methods: dict[str, Measured] = {
@@ -173,8 +173,7 @@ def _squarecb(config: CheckConfig) -> Outcome:
         (contextual_data(x.astype(dtype), costs.astype(dtype)), jnp.asarray(theta, dtype))
         for x, theta, costs in rows
     ]
-    records = _every_row(run, keys, data)
-    curves = np.stack([np.cumsum(np.asarray(r, np.float64), axis=1).mean(0) for r in records])
+    curves = _expected_sums(run, keys, data)  # (rows, T, 2)
     regret, square = curves[:, steps - 1, 0], curves[:, steps - 1, 1]
     means = [x @ theta.T for x, theta, _ in rows]
     uniform = [np.cumsum(m.mean(axis=1) - m.min(axis=1))[steps - 1] for m in means]
