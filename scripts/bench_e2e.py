@@ -32,9 +32,9 @@ compiled programs: the run's ``config.json`` ``programs`` totals, from JAX's mon
 ``experiment`` (from the command's start to its outputs, less the program loads: the Python
 set-up, the runs, eager operations outside compiled programs), ``outputs`` (``write_result``:
 the CSV, curves, ``config.json``), ``figures`` (``write_figures``: drawn from the run's files,
-laid out, rendered, PNG-encoded) and ``exit`` (the table printed, the interpreter's exit).
-Instrumentation only: nothing is timed by repetition, so the phases of one run add up to its wall
-time.
+laid out, rendered, PNG-encoded) and ``exit`` (the table printed, the process's end: without
+the interpreter's teardown, as the command ends). Instrumentation only: nothing is timed by
+repetition, so the phases of one run add up to its wall time.
 """
 
 from __future__ import annotations
@@ -103,7 +103,9 @@ code = ojax.app.cli.main(sys.argv[1:])
 t["done"] = time.perf_counter()
 with open(os.environ["OJAX_E2E_PROFILE"], "w") as f:
     json.dump({"stamps": t, "spent": spent}, f)
-sys.exit(code)
+sys.stdout.flush()
+sys.stderr.flush()
+os._exit(code)  # as the command ends (ojax.app.interrupt.end): no teardown of JAX's backend
 """
 
 

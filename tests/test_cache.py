@@ -208,3 +208,32 @@ def test_the_store_registers_named_tuples_while_other_threads_import():
     for thread in threads:
         thread.join()
     assert errors == []
+
+
+def test_the_source_digest_covers_every_file_of_ojax_as_imported(tmp_path, monkeypatch):
+    """Programs and chunks are named by a digest of every source file of the package (not one
+    subfolder), as this process imported them; a loaded module whose file changed since makes
+    the digest this process's own and stores nothing."""
+    import ojax
+    import ojax.runner  # noqa: F401 (a loaded module, checked below)
+    from ojax import programs
+    from ojax.programs import identity
+
+    package = Path(ojax.__file__).resolve().parent
+    every = {p.relative_to(package).as_posix() for p in package.rglob("*.py")}
+    assert set(identity._IMPORTED) == every  # runner.py, meta/learners.py, ... not programs/ only
+    assert {"runner.py", "meta/learners.py", "programs/identity.py"} <= every
+    assert identity.changed_sources() == []
+    unchanged = identity.ojax_source_digest()
+    assert unchanged == identity.ojax_source_digest()  # stable within a process
+
+    monkeypatch.setattr(programs, "folder", lambda: tmp_path / "store")
+    assert programs.entry_name("jit", programs.jit, [1]) is not None
+    # the runner's file as if it had been edited after this process imported it
+    monkeypatch.setitem(identity._IMPORTED, "runner.py", "0" * 64)
+    monkeypatch.setattr(identity, "_checked", set())
+    monkeypatch.setattr(identity, "_changed", set())
+    monkeypatch.setattr(identity, "_seen_modules", 0)
+    assert identity.changed_sources() == ["runner.py"]
+    assert identity.ojax_source_digest() != unchanged
+    assert programs.entry_name("jit", programs.jit, [1]) is None  # nothing stored or loaded

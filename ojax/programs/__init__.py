@@ -17,10 +17,12 @@ and replaced.
 
 An entry's name is the digest of everything the program depends on: the cell function as the
 resume fingerprint describes it (:func:`ojax.programs.identity.describe`: code, closure values,
-defaults), the digest of ojax's sources, the input shapes
-and dtypes, the layout and chunk size, JAX's version and the settings that change a trace, the
-platform and the compiler options. Anything that cannot be described, exported or read falls back
-to tracing as usual (the fallback is not an error). Only cells made of ojax's own functions are
+defaults), the digest of ojax's sources (every file of the package, as this process imported
+them), the input shapes and dtypes, the layout and chunk size, JAX's version and the settings
+that change a trace, the platform and the compiler options. Anything that cannot be described,
+exported or read falls back to tracing as usual (the fallback is not an error); so does a process
+whose loaded ojax modules no longer match their files (ojax edited while it runs:
+:func:`ojax.programs.identity.changed_sources`). Only cells made of ojax's own functions are
 kept (a function of a user's script or notebook may read globals its description does not hold);
 multi-device meshes always trace. `OJAX_PROGRAM_CACHE=off` turns the store off.
 """
@@ -38,7 +40,7 @@ from typing import Any
 import jax
 
 from ojax.fileio import DataError, atomic_write, open_regular
-from ojax.programs.identity import describe, digest, ojax_source_digest
+from ojax.programs.identity import changed_sources, describe, digest, ojax_source_digest
 
 FOLDER = "ojax-programs"
 # JAX settings that change what a function traces to
@@ -88,6 +90,8 @@ def entry_name(kind: str, fn: Any, parts: Any) -> str | None:
     """The digest naming `kind`'s entry for `fn`; `None` (trace as usual) when `fn`
     cannot be described fully or involves functions defined outside ojax."""
     if folder() is None:  # the store is off: nothing to name (and no description to walk)
+        return None
+    if changed_sources():  # ojax edited while this process runs: its programs are its own
         return None
     try:
         described = describe(fn)

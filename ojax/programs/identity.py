@@ -13,7 +13,9 @@ import functools
 import hashlib
 import inspect
 import json
+import sys
 import types
+import uuid
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -148,15 +150,61 @@ def ojax_version() -> str:
     return __version__
 
 
-@functools.lru_cache(maxsize=1)
+ROOT = Path(__file__).resolve().parents[1]
+"""The ojax package folder (`ojax/`), whose sources :func:`ojax_source_digest` digests."""
+
+
+def _file_digests() -> dict[str, str]:
+    """Each source file of ojax (`*.py` below :data:`ROOT`) -> the SHA-256 of its bytes."""
+    return {
+        path.relative_to(ROOT).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
+        for path in sorted(ROOT.rglob("*.py"))
+    }
+
+
+_IMPORTED = _file_digests()  # the sources when this process imported ojax (~3 ms)
+_IMPORTED_DIGEST = hashlib.sha256(json.dumps(_IMPORTED, sort_keys=True).encode()).hexdigest()
+_checked: set[str] = set()  # loaded modules whose file matched _IMPORTED
+_changed: set[str] = set()  # those that did not (a file edited while this process runs)
+_seen_modules = 0
+
+
+def changed_sources() -> list[str]:
+    """The source files of ojax's loaded modules that differ from what they were when this
+    process imported ojax (a library edited while it runs: the code in memory may be the
+    older one). Each loaded module's file is read once, when first seen."""
+    global _seen_modules
+    if len(sys.modules) != _seen_modules:  # a module imported since the last look
+        _seen_modules = len(sys.modules)
+        for name, module in list(sys.modules.items()):
+            if name in _checked or not (name == "ojax" or name.startswith("ojax.")):
+                continue
+            _checked.add(name)
+            file = getattr(module, "__file__", None)
+            try:
+                path = Path(file).resolve() if file else None
+                if path is None or path.suffix != ".py" or ROOT not in path.parents:
+                    continue
+                relative = path.relative_to(ROOT).as_posix()
+                now = hashlib.sha256(path.read_bytes()).hexdigest()
+            except (OSError, ValueError):
+                now, relative = "", str(file)  # unreadable now: not what was imported
+            if _IMPORTED.get(relative) != now:
+                _changed.add(relative)
+    return sorted(_changed)
+
+
 def ojax_source_digest() -> str:
-    """A digest of ojax's own source files: a changed library never reuses old chunks."""
-    root = Path(__file__).resolve().parent  # ojax/
-    h = hashlib.sha256()
-    for path in sorted(root.rglob("*.py")):
-        h.update(str(path.relative_to(root)).encode())
-        h.update(path.read_bytes())
-    return h.hexdigest()
+    """A digest of ojax's own source files (every `*.py` of the package) as they were when
+    this process imported ojax: a changed library never reuses old programs or chunks. When a
+    loaded module's file has changed since (:func:`changed_sources`), a digest of this process
+    alone: what it traces is neither stored for nor taken from any other process's code."""
+    if changed_sources():
+        return f"changed-{_PROCESS_TOKEN}"
+    return _IMPORTED_DIGEST
+
+
+_PROCESS_TOKEN = uuid.uuid4().hex
 
 
 def source_digest(fn: Any) -> str | None:
@@ -186,6 +234,8 @@ def jsonable(value: Any) -> Any:
 
 
 __all__ = [
+    "ROOT",
+    "changed_sources",
     "describe",
     "digest",
     "jsonable",
