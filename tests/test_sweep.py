@@ -661,3 +661,48 @@ def test_outputs_larger_than_the_host_are_refused_before_running():
     runs = host_memory() // (4 * 2**20)  # about twice what half the host holds
     with pytest.raises(InputError, match=rf"the outputs of {runs} runs need .* on the host"):
         sweep(fn, None, num_seeds=runs, key=0)
+
+
+def test_a_sweep_that_calls_lapack_runs_holding_the_lapack_lock():
+    """Two programs that call LAPACK at once deadlock on the CPU (jaxlib's batched kernels each
+    wait for the intra-op thread pool the other holds: `ojax.sweep.threads`), so sweeps on
+    threads (`ojax.sweep.in_threads`) run such chunks holding `threads.LAPACK`: while another
+    thread holds it, a LAPACK sweep waits and a sweep without LAPACK finishes."""
+    import threading
+
+    from ojax.sweep import threads
+
+    def lapack_cell(params, data, key):
+        a = jax.random.normal(key, (6, 4)) + params["x"]
+        return jnp.linalg.lstsq(a, jnp.ones(6))[0].sum()
+
+    def plain_cell(params, data, key):
+        return jax.random.normal(key, (6, 4)).sum() + params["x"]
+
+    def run(cell):
+        grid = {"x": np.arange(3.0, dtype=np.float32)}
+        return sweep(cell, grid, num_seeds=2, key=0, options=EngineOptions(quiet=True)).outputs
+
+    expected = {cell: run(cell) for cell in (lapack_cell, plain_cell)}  # compiled, unheld
+    held, release = threading.Event(), threading.Event()
+
+    def holder():
+        with threads.LAPACK:
+            held.set()
+            release.wait(timeout=60)
+
+    holding = threading.Thread(target=holder)
+    holding.start()
+    held.wait(timeout=60)
+    try:
+        done: dict = {}
+        waiting = threading.Thread(target=lambda: done.update(lapack=run(lapack_cell)))
+        waiting.start()
+        np.testing.assert_array_equal(run(plain_cell), expected[plain_cell])  # runs meanwhile
+        waiting.join(timeout=1.0)
+        assert waiting.is_alive() and "lapack" not in done  # waits for the lock
+    finally:
+        release.set()
+        holding.join(timeout=60)
+    waiting.join(timeout=60)
+    np.testing.assert_array_equal(done["lapack"], expected[lapack_cell])

@@ -181,6 +181,80 @@ def test_run_theory_computes_checks_at_once_in_order_under_the_callers_float64(
     assert waited == [] and "toy-a" in started and not {"toy-d", "toy-e"} & set(started)
 
 
+def test_pieces_that_call_lapack_never_run_at_once():
+    """`in_threads(..., lapack=...)`: the pieces marked as calling LAPACK run one at a time
+    (two LAPACK programs at once deadlock on the CPU), the others beside them. Each marked
+    piece waits a moment for another marked one to enter: without the lock the second enters
+    on the other thread and is seen, with it never (whatever the machine's speed)."""
+    from ojax.sweep import in_threads
+
+    inside: list[str] = []
+    overlaps: list[tuple[str, str]] = []
+    entered = threading.Condition()
+
+    def piece(name: str) -> str:
+        with entered:
+            inside.append(name)
+            entered.notify_all()
+            others = lambda: [n for n in inside if n != name and n.startswith("lapack")]  # noqa: E731
+            if name.startswith("lapack"):
+                entered.wait_for(others, timeout=0.5)
+                overlaps.extend((name, other) for other in others())
+        with entered:
+            inside.remove(name)
+        return name
+
+    names = ["lapack-a", "free-b", "lapack-c", "lapack-d"]
+    marked = lambda name: name.startswith("lapack")  # noqa: E731
+    assert list(in_threads(piece, names, threads=2, lapack=marked)) == names
+    assert overlaps == []
+    found = list(in_threads(piece, ["lapack-a", "lapack-c"], threads=2))  # unmarked: at once
+    assert found == ["lapack-a", "lapack-c"] and overlaps  # the test sees an overlap
+
+
+# Every check at quick size in a fresh process, JAX's lowered modules dumped: the checks whose
+# programs call LAPACK kernels.
+LAPACK_SCRIPT = """
+import os, sys
+from pathlib import Path
+from ojax.experiments.theory import check_seed, selected_checks
+from ojax.theory import CheckConfig
+
+dump = Path(sys.argv[1])
+seen = set()
+for check in selected_checks(None):
+    check.compute(CheckConfig(True, 2, check_seed(check.seed_name), False))
+    new = set(dump.rglob("*")) - seen
+    seen |= new
+    if any("lapack_" in f.read_text(errors="ignore") for f in new if f.is_file()):
+        print("LAPACK", check.name)
+"""
+
+
+def test_the_checks_whose_programs_call_lapack_say_so(tmp_path):
+    """`ojax run theory` runs the checks marked `lapack` one at a time (two LAPACK programs at
+    once deadlock on the CPU: `ojax.sweep.threads.LAPACK`): the marked checks are exactly those
+    whose programs call a LAPACK kernel, found from every program the checks lower."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(root),
+        "JAX_PLATFORMS": "cpu",
+        "OJAX_PROGRAM_CACHE": "off",
+    }
+    env["JAX_DUMP_IR_TO"] = str(tmp_path / "dump")
+    command = [sys.executable, "-c", LAPACK_SCRIPT, str(tmp_path / "dump")]
+    done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=600, check=True)
+    found = {line.split()[1] for line in done.stdout.splitlines() if line.startswith("LAPACK ")}
+    assert found, "no check lowered a LAPACK program: the dump was not read"
+    assert found == {check.name for check in CHECKS.values() if check.lapack}
+
+
 def test_verdict_fails_a_vacuous_or_broken_bound():
     horizons = np.array([1.0, 2.0, 4.0])
     bound = np.array([10.0, 10.0, 10.0])

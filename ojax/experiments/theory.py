@@ -285,7 +285,8 @@ def run_theory(config: TheoryConfig) -> ExperimentResult:
         seed = check_seed(check.seed_name)
         return check.compute(CheckConfig(config.quick, config.seeds, seed, config.x64))
 
-    outcomes = config.progress(in_threads(compute, chosen), desc="theory")
+    computed = in_threads(compute, chosen, lapack=lambda check: check.lapack)
+    outcomes = config.progress(computed, desc="theory")
     for check, outcome in zip(chosen, outcomes, strict=True):
         decided = add_outcome(result, check, outcome, config.x64)
         described[check.name] = describe(check, outcome, decided)

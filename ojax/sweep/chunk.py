@@ -13,6 +13,7 @@ import math
 import re
 import threading
 import time
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import jax
@@ -22,6 +23,7 @@ from jax.sharding import NamedSharding, PartitionSpec
 from ojax import programs
 from ojax.programs import log as compile_log
 from ojax.programs.identity import shape_signature
+from ojax.sweep.threads import LAPACK
 from ojax.validation import InputError
 
 BATCH_AXIS = "batch"
@@ -119,9 +121,9 @@ def compile_chunk(fn, layout, mesh, chunk, hyper, tasks, data, keys, options=(),
             parts = [list(layout), chunk, repr(signature), [list(o) for o in options]]
             name = programs.entry_name("chunk", fn, parts)
         lowered = lower_chunk(jitted, name, args)
-        _refuse_lapack_on_cpu_devices(lowered, mesh)
+        lapack = _lapack_on_cpu(lowered, mesh)
         executable = lowered.compile(compiler_options=dict(options) or None)
-    compiled = (executable, memory_used(executable))
+    compiled = (_one_at_a_time(executable) if lapack else executable, memory_used(executable))
     seconds = time.perf_counter() - start
     if key is not None:
         with _COMPILED_LOCK:
@@ -131,19 +133,21 @@ def compile_chunk(fn, layout, mesh, chunk, hyper, tasks, data, keys, options=(),
     return compiled, seconds
 
 
-def _refuse_lapack_on_cpu_devices(lowered: jax.stages.Lowered, mesh: Any) -> None:
-    """Refuses, before it runs, a program that calls LAPACK (`jnp.linalg` on the CPU: the
-    Online Newton Step's `eigh`, a `solve`, a `cholesky`) sharded over several CPU devices of
-    this process: jaxlib's batched LAPACK kernels split their batch over the intra-op thread
-    pool the devices share and wait for it, and two devices doing so at once wait for each
-    other for ever (seen with jaxlib 0.10.2 on 2 cores: `sweep` of `online_newton` at d = 65
-    over 2 forced host devices never returned)."""
+def _lapack_on_cpu(lowered: jax.stages.Lowered, mesh: Any) -> bool:
+    """Whether the program calls LAPACK (`jnp.linalg` on the CPU: the Online Newton Step's
+    `eigh`, a `solve`, an `lstsq`) on CPU devices of this process; such a program runs
+    holding :data:`ojax.sweep.threads.LAPACK` (two at once deadlock, see there).
+
+    Refuses, before it runs, such a program sharded over several CPU devices of this process:
+    the devices share the intra-op thread pool and wait for each other for ever (seen with
+    jaxlib 0.10.2 on 2 cores: `sweep` of `online_newton` at d = 65 over 2 forced host devices
+    never returned)."""
     mine = jax.process_index()
     cpus = [d for d in mesh.devices.flat if d.platform == "cpu" and d.process_index == mine]
-    if len(cpus) < 2:
-        return
+    if not cpus:
+        return False
     kernels = sorted(set(re.findall(r"lapack_\w+", lowered.as_text())))
-    if kernels:
+    if kernels and len(cpus) > 1:
         raise InputError(
             f"options.devices: the sweep's function calls LAPACK ({', '.join(kernels)}: "
             f"jnp.linalg on the CPU), and {len(cpus)} CPU devices of one process running it "
@@ -151,6 +155,18 @@ def _refuse_lapack_on_cpu_devices(lowered: jax.stages.Lowered, mesh: Any) -> Non
             "pool the other holds); use options.devices=1, and for more cores one process "
             "per core with jax.distributed (docs/distributed.md)"
         )
+    return bool(kernels)
+
+
+def _one_at_a_time(executable: Any) -> Callable[..., Any]:
+    """`executable`, each call holding :data:`ojax.sweep.threads.LAPACK` until its outputs
+    are computed."""
+
+    def run(*args: Any) -> Any:
+        with LAPACK:
+            return jax.block_until_ready(executable(*args))
+
+    return run
 
 
 def lower_chunk(jitted, name: str | None, args: tuple) -> jax.stages.Lowered:

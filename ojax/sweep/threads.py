@@ -6,12 +6,20 @@ the machine: on a 2-core machine `ojax run theory`'s checks take 28.6 s instead 
 main job's methods 4.6 s instead of 6.1 s (`scripts/bench_e2e.py --profile`). Numbers do not
 change: each piece computes what it would alone (XLA's CPU programs give the same bits whatever
 runs beside them). Memory does: pieces at once hold their buffers at once.
+
+Programs that call LAPACK (`jnp.linalg` on the CPU: `lstsq`, `qr`, `eigh`, `solve`) never run
+two at once (:data:`LAPACK`): jaxlib's batched LAPACK kernels split their batch over the CPU's
+intra-op thread pool and wait for it, and two waiting at once wait for each other for ever
+(jaxlib 0.10.2 on 2 cores: two threads each running a `lax.scan` over a batched `lstsq`, or
+`qr`, hung within 20 runs; one beside a program without LAPACK ran 30 times).
 """
 
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import os
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from typing import TypeVar
 
@@ -22,6 +30,10 @@ R = TypeVar("R")
 
 THREADS = min(4, os.cpu_count() or 1)
 """How many pieces :func:`in_threads` computes at once by default."""
+
+LAPACK = threading.RLock()
+"""Held while a program that calls LAPACK runs on the CPU (the sweep engine's chunks that do,
+the pieces :func:`in_threads` is told do): one such program at a time in a process."""
 
 
 class _InOrder(Iterator[R]):
@@ -41,9 +53,16 @@ class _InOrder(Iterator[R]):
         return self._length
 
 
-def in_threads(fn: Callable[[T], R], items: Iterable[T], threads: int | None = None) -> Iterator[R]:
+def in_threads(
+    fn: Callable[[T], R],
+    items: Iterable[T],
+    threads: int | None = None,
+    lapack: Callable[[T], bool] | None = None,
+) -> Iterator[R]:
     """`fn(item)` for each of `items`, up to `threads` (default :data:`THREADS`) at once,
-    yielded in the items' order (the iterator has a `len`).
+    yielded in the items' order (the iterator has a `len`). The calls of the items for which
+    `lapack(item)` is true (their programs call LAPACK) run one at a time, holding
+    :data:`LAPACK`.
 
     Each call runs under the float64 setting of the call to `in_threads` (a `jax.enable_x64`
     context too, which a thread does not inherit). The calls run one after another on an
@@ -56,12 +75,18 @@ def in_threads(fn: Callable[[T], R], items: Iterable[T], threads: int | None = N
     items = list(items)
     x64 = bool(jax.config.jax_enable_x64)  # type: ignore[attr-defined]  # the caller's, now
     count = THREADS if threads is None else threads
-    return _InOrder(_results(fn, items, count, x64), len(items))
+    return _InOrder(_results(fn, items, count, x64, lapack), len(items))
 
 
-def _results(fn: Callable[[T], R], items: list[T], threads: int, x64: bool) -> Iterator[R]:
+def _results(
+    fn: Callable[[T], R],
+    items: list[T],
+    threads: int,
+    x64: bool,
+    lapack: Callable[[T], bool] | None,
+) -> Iterator[R]:
     def call(item: T) -> R:
-        with jax.enable_x64(x64):
+        with jax.enable_x64(x64), LAPACK if lapack is not None and lapack(item) else _FREE:
             return fn(item)
 
     if threads <= 1 or len(items) <= 1 or jax.process_count() > 1 or jax.default_backend() != "cpu":
@@ -74,4 +99,6 @@ def _results(fn: Callable[[T], R], items: list[T], threads: int, x64: bool) -> I
         pool.shutdown(wait=False, cancel_futures=True)
 
 
-__all__ = ["THREADS", "in_threads"]
+_FREE = contextlib.nullcontext()
+
+__all__ = ["LAPACK", "THREADS", "in_threads"]

@@ -134,7 +134,9 @@ class Check:
     largest ratio to the bound's form a `"shape"` check states (its bound is the form times
     it); `note`: e.g. why this instance, where a constant comes from; `shares`: checks that
     give the same name share their PRNG seed, hence their instance and the runs on it (one
-    draw and one run of the learners for a family of results), default the check's own name.
+    draw and one run of the learners for a family of results), default the check's own name;
+    `lapack`: its programs call LAPACK (`jnp.linalg` on the CPU), so it never runs beside
+    another such check (:data:`ojax.sweep.threads.LAPACK`: two at once deadlock).
     """
 
     name: str
@@ -151,6 +153,7 @@ class Check:
     variant: str = ""
     constant: float | None = None
     shares: str = ""
+    lapack: bool = False
 
     @property
     def seed_name(self) -> str:

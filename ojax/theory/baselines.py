@@ -336,6 +336,7 @@ CHECKS: tuple[Check, ...] = (
         "the log T bound",
         note="alpha = 1/G^2 since f_t is 1-strongly convex (the paper's remark on strongly "
         "convex losses); log is natural. Falsifier: no learning (x_t = x_1 on the far side)",
+        lapack=True,
     ),
     Check(
         "derooij2014-variance",

@@ -540,6 +540,7 @@ CHECKS: tuple[Check, ...] = (
             "sum_t (I - gamma Sigma - gamma lambda I)^t = (gamma Sigma + gamma lambda I)^{-1}'. "
             "The exact means themselves are neu-rosasco-prop3.3's identity."
         ),
+        lapack=True,
     ),
     Check(
         name="neu-rosasco-prop3.3",

@@ -419,6 +419,7 @@ CHECKS: tuple[Check, ...] = (
         _conjugate_gradient,
         note="an identity (tolerance 1e-9): no falsifier needed. The argmax form is "
         "notes-fenchel-young's equality case",
+        lapack=True,
     ),
     Check(
         "notes-biconjugate",
@@ -480,6 +481,7 @@ CHECKS: tuple[Check, ...] = (
         "1/2), which contradicts their own Hessian form H_psi >= mu I; checked is the standard "
         "(mu/2) form, the one the theorem needs. The quadratic map attains both ratios (1 on "
         "every pair); the entropy's ratios approach 1 near the simplex's centre (Pinsker)",
+        lapack=True,
     ),
 )
 

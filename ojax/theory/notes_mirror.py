@@ -316,6 +316,7 @@ CHECKS: tuple[Check, ...] = (
         _omd,
         falsifier="each map's OMD at 200 times the step (the wrong step: it jumps to the "
         "leader) against the same adaptive adversary, with the bound at eta = 0.05",
+        lapack=True,
     ),
 )
 
