@@ -97,7 +97,15 @@ def test_the_longest_theory_heading_is_not_clipped():
     x = np.array([10.0, 100.0, 1000.0])
     methods = {"learner": (np.sqrt(x)[None] * [[1.0], [1.2]], 2 * np.sqrt(x)[None]),
                "falsifier:no-learning": (x[None], None)}  # fmt: skip
-    assert _rendered_clipping(theory.check_figure(check, x, methods)) == []
+    fig = theory.check_figure(check, x, methods)
+    assert _rendered_clipping(fig) == []
+    # the log axes' labels in plain text (no mathtext to parse): the decades as powers of 10
+    ax = fig.axes[0]
+    xlabels = [t.get_text() for t in ax.get_xticklabels() if t.get_text()]
+    ylabels = [t.get_text() for t in ax.get_yticklabels() if t.get_text()]
+    assert {"10\u00b9", "10\u00b2", "10\u00b3"} <= set(xlabels), xlabels
+    assert ylabels and not any("$" in label for label in xlabels + ylabels), ylabels
+    assert theory._power_label(0.02) == "2\u00d710\u207b\u00b2" and theory._power_label(0) == ""
 
 
 def test_the_clipping_check_can_fail():
