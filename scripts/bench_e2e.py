@@ -105,7 +105,9 @@ with open(os.environ["OJAX_E2E_PROFILE"], "w") as f:
     json.dump({"stamps": t, "spent": spent}, f)
 sys.stdout.flush()
 sys.stderr.flush()
-os._exit(code)  # as the command ends (ojax.app.interrupt.end): no teardown of JAX's backend
+if __name__ == "__main__":  # the profiled process (`python -c`): it ends as the command does
+    os._exit(code)  # (ojax.app.interrupt.end: no teardown of JAX's backend)
+sys.exit(code)
 """
 
 
