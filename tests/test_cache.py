@@ -230,10 +230,7 @@ def test_the_source_digest_covers_every_file_of_ojax_as_imported(tmp_path, monke
     monkeypatch.setattr(programs, "folder", lambda: tmp_path / "store")
     assert programs.entry_name("jit", programs.jit, [1]) is not None
     # the runner's file as if it had been edited after this process imported it
-    monkeypatch.setitem(identity._IMPORTED, "runner.py", "0" * 64)
-    monkeypatch.setattr(identity, "_checked", set())
-    monkeypatch.setattr(identity, "_changed", set())
-    monkeypatch.setattr(identity, "_seen_modules", 0)
+    monkeypatch.setitem(identity._IMPORTED, "runner.py", (0, 0, "0" * 64))
     assert identity.changed_sources() == ["runner.py"]
     assert identity.ojax_source_digest() != unchanged
     assert programs.entry_name("jit", programs.jit, [1]) is None  # nothing stored or loaded

@@ -183,33 +183,35 @@ def test_run_theory_computes_checks_at_once_in_order_under_the_callers_float64(
 
 def test_pieces_that_call_lapack_never_run_at_once():
     """`in_threads(..., lapack=...)`: the pieces marked as calling LAPACK run one at a time
-    (two LAPACK programs at once deadlock on the CPU), the others beside them. Each marked
-    piece waits a moment for another marked one to enter: without the lock the second enters
-    on the other thread and is seen, with it never (whatever the machine's speed)."""
+    (two LAPACK programs at once deadlock on the CPU), the others beside them. Each LAPACK
+    piece waits for another to enter: marked, a moment (none can: the lock), unmarked, until
+    one does (on the other thread: whatever the machine's load, it comes)."""
     from ojax.sweep import in_threads
 
     inside: list[str] = []
     overlaps: list[tuple[str, str]] = []
     entered = threading.Condition()
 
-    def piece(name: str) -> str:
+    def piece(name: str, wait: float) -> str:
         with entered:
             inside.append(name)
             entered.notify_all()
             others = lambda: [n for n in inside if n != name and n.startswith("lapack")]  # noqa: E731
-            if name.startswith("lapack"):
-                entered.wait_for(others, timeout=0.5)
+            if name.startswith("lapack"):  # until another is inside, or one saw this one
+                seen = lambda: any(name in pair for pair in overlaps)  # noqa: E731
+                entered.wait_for(lambda: others() or seen(), timeout=wait)
                 overlaps.extend((name, other) for other in others())
+                entered.notify_all()
         with entered:
             inside.remove(name)
         return name
 
     names = ["lapack-a", "free-b", "lapack-c", "lapack-d"]
     marked = lambda name: name.startswith("lapack")  # noqa: E731
-    assert list(in_threads(piece, names, threads=2, lapack=marked)) == names
+    assert list(in_threads(lambda n: piece(n, 0.5), names, threads=2, lapack=marked)) == names
     assert overlaps == []
-    found = list(in_threads(piece, ["lapack-a", "lapack-c"], threads=2))  # unmarked: at once
-    assert found == ["lapack-a", "lapack-c"] and overlaps  # the test sees an overlap
+    pair = ["lapack-a", "lapack-c"]  # unmarked: at once, and the test sees it
+    assert list(in_threads(lambda n: piece(n, 60.0), pair, threads=2)) == pair and overlaps
 
 
 # Every check at quick size in a fresh process, JAX's lowered modules dumped: the checks whose

@@ -34,6 +34,7 @@ THREADS = min(4, os.cpu_count() or 1)
 LAPACK = threading.RLock()
 """Held while a program that calls LAPACK runs on the CPU (the sweep engine's chunks that do,
 the pieces :func:`in_threads` is told do): one such program at a time in a process."""
+_FREE = contextlib.nullcontext()  # what a piece that does not call LAPACK holds
 
 
 class _InOrder(Iterator[R]):
@@ -98,7 +99,5 @@ def _results(
     finally:  # all done, or an error / an early exit: the calls not started are cancelled
         pool.shutdown(wait=False, cancel_futures=True)
 
-
-_FREE = contextlib.nullcontext()
 
 __all__ = ["LAPACK", "THREADS", "in_threads"]
