@@ -180,12 +180,15 @@ def test_summaries_and_best():
 
 
 def test_memory_budget_sets_the_chunk_size():
-    ref = worker.run(chunk_size=24)
+    ref = worker.run(chunk_size=4)  # fewer than a seed's 8 combinations: one per stream
     per = ref.stats.estimated_bytes_per_combination
     assert per >= worker.NUM_STEPS * worker.DIM * 4  # at least one stream of losses' data
     shared = 4 * (4 + 2 + worker.DIM) + 3 * 8
-    res = worker.run(chunk_size=None, memory_budget=shared + 5 * per)
-    assert 1 <= res.stats.chunk_size <= 5
+    budget = shared + 5 * per
+    res = worker.run(chunk_size=None, memory_budget=budget)
+    # chunked, within the budget (whole seeds draw each seed's noise once: more than 5 fit)
+    assert 1 <= res.stats.chunk_size < 24
+    assert res.stats.chunk_size * res.stats.estimated_bytes_per_combination <= budget - shared
     assert res.stats.num_chunks == -(-24 // res.stats.chunk_size)
     np.testing.assert_allclose(res.outputs["loss"], ref.outputs["loss"], rtol=1e-6, atol=1e-6)
     with pytest.raises(InputError, match="too small for one combination"):
@@ -211,6 +214,48 @@ def test_a_sweep_whose_outputs_fit_but_whose_chunk_does_not_is_chunked_by_the_es
     assert 1 <= res.stats.chunk_size < 64 and res.stats.num_chunks > 1
     assert res.stats.chunk_size * per <= budget
     np.testing.assert_array_equal(res.outputs, ref.outputs)
+
+
+def drawn_then_scaled(params, data, key):
+    """The median of a seed's draw (16 KiB, sorted) scaled by the combination's value."""
+    return jnp.sort(jax.random.normal(key, (4096,)))[2048] * params["scale"]
+
+
+def test_a_chunk_of_whole_seeds_draws_each_seed_once():
+    """A chunk holding whole seeds runs a seed's combinations with its key unbatched: its draw
+    is made (and held) once, not once per combination, and the numbers are the same."""
+    grid = {"scale": np.linspace(0.5, 2.0, 8)}
+
+    def run(chunk_size):
+        key = jax.random.key(0)
+        return sweep(
+            drawn_then_scaled, grid, num_seeds=4, key=key, chunk_size=chunk_size, options=QUIET
+        )
+
+    flat, whole = run(4), run(16)  # a chunk of half a seed; of two seeds
+    assert (flat.stats.num_chunks, whole.stats.num_chunks) == (8, 2)
+    np.testing.assert_array_equal(whole.outputs, flat.outputs)
+    per_combination = flat.stats.estimated_bytes_per_combination
+    assert per_combination >= 4096 * 4  # a draw (and its sort) per combination
+    # a draw per seed, of 8 combinations (XLA's memory analysis of each program: 8x less)
+    assert whole.stats.estimated_bytes_per_combination <= per_combination / 4
+
+
+def test_resuming_chunks_of_whole_seeds_after_chunks_of_combinations(tmp_path):
+    """A folder left by chunks of combinations (half of a seed's done) resumed with chunks of
+    whole seeds: every seed with a pending combination is computed, the numbers are those of
+    an uninterrupted run."""
+    whole = worker.run(chunk_size=24)
+    first = worker.run(tmp_path, chunk_size=4)
+    assert first.stats.chunks_computed == 6
+    chunks = sorted(tmp_path.rglob("chunk-*"))
+    for path in chunks[1:]:  # keep the first chunk: 4 of seed 0's 8 combinations
+        path.unlink()
+    again = worker.run(tmp_path, chunk_size=8)
+    assert again.stats.chunks_loaded == 1 and again.stats.chunks_computed == 3
+    assert again.stats.combinations_computed == 24
+    for name in whole.outputs:
+        np.testing.assert_array_equal(again.outputs[name], whole.outputs[name])
 
 
 def _snapshot(folder: Path) -> dict:

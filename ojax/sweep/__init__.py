@@ -14,7 +14,9 @@ learner, a multi-task run, one cell of an experiment) on every combination of
 with `jax.vmap`, in chunks of combinations sized from a memory budget. The combinations are
 numbered in C order over the axes `(seed, *hyperparameters, task)`; a chunk is a vector of
 combination numbers, padded to the chunk size, from which one jitted function gathers its
-params, data and keys on the device. The function compiles once per static configuration
+params, data and keys on the device. A chunk of whole seeds runs `fn` over each seed's
+combinations with the seed's key unbatched, so what depends on the key alone (a stream drawn
+from it) is computed once per seed. The function compiles once per static configuration
 (`fn`, shapes, dtypes, chunk size, devices), whatever the number of chunks, and a second sweep
 with other values of the same shapes does not recompile.
 

@@ -3,6 +3,10 @@ small in-process cache and, for one device, in the program store :mod:`ojax.prog
 
 A chunk is a vector of combination numbers, padded to the chunk size, from which one jitted
 function gathers its params, data and keys on the device, its batch axis sharded over the mesh.
+A chunk of whole seeds (:func:`by_seed`) is a vector of seed numbers instead: the function is
+vmapped over the seeds' keys and, inside, over one seed's combinations with its key unbatched,
+so what depends on the key alone (the seed's data drawn from it) is computed once per seed, not
+once per combination.
 """
 
 from __future__ import annotations
@@ -46,32 +50,54 @@ class Layout(NamedTuple):
     def axis_names(self) -> tuple[str, ...]:
         return ("seed", *self.names, *(("task",) if self.has_tasks else ()))
 
+    @property
+    def per_seed(self) -> int:
+        """Combinations of one seed (hyperparameter values x tasks)."""
+        return math.prod(self.sizes[1:])
 
-def chunk_fn(fn, layout: Layout, sharding, index, hyper, tasks, data, keys):
-    """`fn` vmapped over the chunk's combinations `index`, gathered on the device."""
-    coords = jnp.unravel_index(index, layout.sizes)
-    key = keys[coords[0]]
-    hyper_coords = coords[1 : 1 + len(layout.names)]
-    if layout.kind == "none":
-        params = None
-    elif layout.kind == "product":
-        params = {
-            name: jax.tree.map(lambda a, c=c: a[c], hyper[name])
-            for name, c in zip(layout.names, hyper_coords)
-        }
-    else:
-        params = jax.tree.map(lambda a: a[hyper_coords[0]], hyper)
-    if layout.has_tasks:
-        data = jax.tree.map(lambda a: a[coords[-1]], tasks)
+
+def by_seed(layout: Layout, chunk: int, num_devices: int) -> bool:
+    """Whether a chunk of `chunk` combinations is run as whole seeds: a seed has several
+    combinations and the chunk holds a multiple of them on each device."""
+    return layout.per_seed > 1 and chunk % (layout.per_seed * num_devices) == 0
+
+
+def chunk_fn(fn, layout: Layout, sharding, seeds: bool, index, hyper, tasks, data, keys):
+    """`fn` vmapped over the chunk's combinations `index` (with `seeds`, every combination of
+    the seeds `index`), gathered on the device."""
 
     def constrain(tree):
         return jax.tree.map(lambda a: jax.lax.with_sharding_constraint(a, sharding), tree)
 
-    params, key = constrain(params), constrain(key)
+    if seeds:  # one seed's combinations, its key unbatched inside: key-only work done once
+        coords = jnp.unravel_index(jnp.arange(layout.per_seed), layout.sizes[1:])
+        params, data = _gathered(layout, coords, hyper, tasks, data)
+        one_seed = jax.vmap(fn, in_axes=(0, 0 if layout.has_tasks else None, None))
+        out = jax.vmap(one_seed, in_axes=(None, None, 0))(params, data, constrain(keys[index]))
+        return constrain(jax.tree.map(lambda a: a.reshape(-1, *a.shape[2:]), out))
+    seed, *rest = jnp.unravel_index(index, layout.sizes)
+    params, data = _gathered(layout, tuple(rest), hyper, tasks, data)
+    params, key = constrain(params), constrain(keys[seed])
     if layout.has_tasks:
         data = constrain(data)
     out = jax.vmap(fn, in_axes=(0, 0 if layout.has_tasks else None, 0))(params, data, key)
     return constrain(out)
+
+
+def _gathered(layout: Layout, coords, hyper, tasks, data):
+    """`(params, data)` at `coords`, the coordinates over `layout.sizes[1:]` (hyperparameters,
+    task)."""
+    params: Any = None
+    if layout.kind == "product":
+        params = {
+            name: jax.tree.map(lambda a, c=c: a[c], hyper[name])
+            for name, c in zip(layout.names, coords)
+        }
+    elif layout.kind == "stacked":
+        params = jax.tree.map(lambda a: a[coords[0]], hyper)
+    if layout.has_tasks:
+        data = jax.tree.map(lambda a: a[coords[-1]], tasks)
+    return params, data
 
 
 COMPILED: collections.OrderedDict = collections.OrderedDict()
@@ -112,8 +138,10 @@ def compile_chunk(fn, layout, mesh, chunk, hyper, tasks, data, keys, options=(),
             COMPILED.move_to_end(key)
             return hit, 0.0
     start = time.perf_counter()
-    index = jax.ShapeDtypeStruct((chunk,), jnp.int32, sharding=batch)
-    jitted = jax.jit(functools.partial(chunk_fn, fn, layout, batch))
+    seeds = by_seed(layout, chunk, mesh.devices.size)
+    width = chunk // layout.per_seed if seeds else chunk
+    index = jax.ShapeDtypeStruct((width,), jnp.int32, sharding=batch)
+    jitted = jax.jit(functools.partial(chunk_fn, fn, layout, batch, seeds))
     args = (index, hyper, tasks, data, keys)
     with compile_log.program(label):
         name = None
@@ -186,6 +214,7 @@ __all__ = [
     "COMPILED",
     "COMPILED_MAX",
     "Layout",
+    "by_seed",
     "chunk_fn",
     "compile_chunk",
     "lower_chunk",

@@ -26,7 +26,7 @@ from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 from ojax.core import is_prng_key
 from ojax.sweep import distributed
-from ojax.sweep.chunk import BATCH_AXIS, Layout, compile_chunk
+from ojax.sweep.chunk import BATCH_AXIS, Layout, by_seed, compile_chunk
 from ojax.sweep.fingerprint import configuration, describe, manifest
 from ojax.sweep.grid import Axis, as_arrays, grid_axes, leading_size
 from ojax.sweep.memory import (
@@ -195,7 +195,16 @@ def _size(plan: _Plan, devices, memory_budget, chunk_size) -> _Sizing:
     chunk, derived = chunk_size_for(
         budget, shared, floor, mesh.devices.size, plan.layout.total, chunk_size
     )
+    if derived:
+        chunk = _whole_seeds(plan.layout, chunk, mesh.devices.size)
     return _Sizing(mesh, budget, chunk, derived, floor, shared, out_struct)
+
+
+def _whole_seeds(layout: Layout, chunk: int, num_devices: int) -> int:
+    """`chunk` (a multiple of the devices) made a multiple of a seed's combinations times the
+    devices where it holds one (then :func:`ojax.sweep.chunk.by_seed` runs it as whole seeds)."""
+    unit = layout.per_seed * num_devices
+    return chunk if chunk < unit else chunk - chunk % unit
 
 
 class _Store(NamedTuple):
@@ -283,7 +292,8 @@ def _compiled_chunk(plan: _Plan, sizing: _Sizing, options: tuple):
                 f"for one combination: the compiled program needs {fmt_bytes(used)} per device"
             )
         chunk, _ = chunk_size_for(sizing.budget, sizing.shared, per, n_dev, sizing.chunk, None)
-        sizing = sizing._replace(chunk=min(chunk, sizing.chunk - n_dev))
+        chunk = _whole_seeds(plan.layout, min(chunk, sizing.chunk - n_dev), n_dev)
+        sizing = sizing._replace(chunk=chunk)
         (compiled, used), more = compiled_at(sizing.chunk)
         per = max(per, bytes_per_combination(used, sizing.shared, sizing.chunk, n_dev))
         seconds += more
@@ -301,9 +311,10 @@ def _progress_bar(name: str, loaded: int, count: int):
     return progress_bar(desc=name, total=loaded + count, initial=loaded, unit="chunk")
 
 
-def _run_chunks(compiled, args, mesh, chunk, batches, store: _Store, bar, on_chunk) -> None:
-    """Runs every batch; stores one chunk while the next is computing. Over several
-    processes, each chunk's outputs are all-gathered and process 0 stores them."""
+def _run_chunks(compiled, args, mesh, width, batches, store: _Store, bar, on_chunk) -> None:
+    """Runs every batch `(program input, its combinations)`, the input padded to `width`;
+    stores one chunk while the next is computing. Over several processes, each chunk's outputs
+    are all-gathered and process 0 stores them."""
     batch_sharding = NamedSharding(mesh, PartitionSpec(BATCH_AXIS))
     several = not batch_sharding.is_fully_addressable
     if several:
@@ -324,9 +335,9 @@ def _run_chunks(compiled, args, mesh, chunk, batches, store: _Store, bar, on_chu
             on_chunk({**info, "indices": batch, "path": path})
 
     in_flight = None
-    for number, batch in enumerate(batches):
-        padded = np.full(chunk, batch[-1], np.int32)
-        padded[: batch.size] = batch
+    for number, (given, batch) in enumerate(batches):
+        padded = np.full(width, given[-1], np.int32)
+        padded[: given.size] = given
         with distributed.across(f"at chunk {number + 1} of {len(batches)}"):
             out = compiled(_put(padded, batch_sharding), *args)  # overlaps with storing the last
             out = gather(out) if several else out
@@ -348,6 +359,21 @@ def _split(pending: np.ndarray, chunk: int) -> list[np.ndarray]:
     return [pending[i : i + chunk] for i in range(0, pending.size, chunk)]
 
 
+def _batches(layout: Layout, pending: np.ndarray, chunk: int, n_dev: int):
+    """`(width, batches)`: each chunk of the `pending` combinations as `(program input, its
+    combinations)`, the input of `width` numbers once padded: the combination numbers, or for
+    chunks of whole seeds (:func:`ojax.sweep.chunk.by_seed`) the seeds with a pending
+    combination and all their combinations (those already done computed again, to the same
+    numbers)."""
+    if not by_seed(layout, chunk, n_dev):
+        return chunk, [(batch, batch) for batch in _split(pending, chunk)]
+    per = layout.per_seed
+    seeds = np.unique(pending // per).astype(np.int32)
+    inner = np.arange(per, dtype=np.int32)
+    batches = [(s, (s[:, None] * per + inner).ravel()) for s in _split(seeds, chunk // per)]
+    return chunk // per, batches
+
+
 def _compute(plan, sizing, store, options, show: bool, on_chunk) -> tuple[_Ran, _Sizing, _Store]:
     """Compiles the chunk program (if anything is pending) and runs the pending chunks; the
     sizing the compiled program confirmed."""
@@ -355,19 +381,20 @@ def _compute(plan, sizing, store, options, show: bool, on_chunk) -> tuple[_Ran, 
         sizing, store = _shared(plan.name, sizing, store)
         show = show and jax.process_index() == 0  # one bar: every process runs every chunk
     pending = np.flatnonzero(~store.done).astype(np.int32)
-    seconds = 0.0
-    batches: list[np.ndarray] = []
+    seconds, width = 0.0, 0
+    batches: list[tuple[np.ndarray, np.ndarray]] = []
     if pending.size:
         compiled, args, sizing, seconds = _compiled_chunk(plan, sizing, options)
-        batches = _split(pending, sizing.chunk)
+        width, batches = _batches(plan.layout, pending, sizing.chunk, sizing.mesh.devices.size)
     bar = _progress_bar(plan.name, store.loaded, len(batches)) if show else None
     try:
         if batches:
-            _run_chunks(compiled, args, sizing.mesh, sizing.chunk, batches, store, bar, on_chunk)
+            _run_chunks(compiled, args, sizing.mesh, width, batches, store, bar, on_chunk)
     finally:
         if bar is not None:
             bar.close()
-    return _Ran(sizing.chunk, len(batches), int(pending.size), seconds), sizing, store
+    computed = sum(batch.size for _, batch in batches)
+    return _Ran(sizing.chunk, len(batches), computed, seconds), sizing, store
 
 
 def _result(plan, sizing, store, ran: _Ran, start: float, num_steps) -> SweepResult:
