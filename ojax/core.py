@@ -485,6 +485,11 @@ class LearnerEntry:
                 f"(key, num_steps, dim) -> data, got {self.stream!r}"
             )
 
+    def build(self, dim: int, dtype: Any = None) -> Any:
+        """The learner for dimension `dim`, built with its state in `dtype` (default:
+        :func:`float_dtype`: float64 under x64) where `make` takes a dtype (`dtyped`)."""
+        return self.make(dim, dtype=float_dtype(dtype)) if self.dtyped else self.make(dim)
+
     def _replace(self, **changes: Any) -> LearnerEntry:
         """A copy with `changes` (as a `NamedTuple`'s `_replace`; checked again)."""
         return dataclasses.replace(self, **changes)

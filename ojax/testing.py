@@ -62,7 +62,7 @@ class _Skip(Exception):
 
 
 def _make(entry: LearnerEntry, dtype: Any = jnp.float32) -> Any:
-    return entry.make(DIM, dtype=dtype) if entry.dtyped else entry.make(DIM)
+    return entry.build(DIM, dtype)
 
 
 def _cast(tree: Any, dtype: Any) -> Any:

@@ -48,7 +48,7 @@ STEPS, DIM = 64, 3
 def _setup(name: str):
     entry = ojax.LEARNERS[name]
     dtype = jnp.float64 if jax.config.jax_enable_x64 else jnp.float32
-    learner = entry.make(DIM, dtype=dtype) if entry.dtyped else entry.make(DIM)
+    learner = entry.build(DIM, dtype)
     data = entry.make_stream(jax.random.key(7), STEPS, DIM)
     if dtype == jnp.float64:  # a stream drawn in float32 (task blocks) is widened exactly
         data = jax.tree.map(

@@ -666,6 +666,20 @@ def test_sweep_learner_keeps_values_that_only_float64_holds(x64):
     }
 
 
+# one learner of each way a float64 sweep failed before: a stream drawn in float32 (experts'
+# losses), a learner built for float32 state (`dtyped`), the regret's least-squares slots
+# indexed with int64 literals, a learner of float32 parts (FLH's experts)
+@pytest.mark.parametrize("name", ["omd_entropy", "fixed_share", "ogd_square", "flh_ons"])
+def test_sweep_learner_runs_in_float64_under_x64(name, x64):
+    """`ojax sweep NAME --x64`: the stream, the learner's state and every curve in float64
+    (strict dtype promotion: nothing float32 meets float64), every curve finite (FLH's
+    empty slots, log-weight -inf, are not a divergence)."""
+    result, res = sweep_learner(name, None, num_seeds=2, num_steps=40, dim=3, options=QUIET)
+    curves = jax.tree.leaves(res.outputs)
+    assert curves and all(np.asarray(c).dtype == np.float64 for c in curves)
+    assert all(np.isfinite(c).all() for c in curves) and result.rows
+
+
 def test_sweep_learner_refuses_a_value_its_dtype_rounds_out_of_the_domain(monkeypatch, tmp_path):
     from ojax.core import LEARNERS
     from ojax.validation import check_range

@@ -138,11 +138,18 @@ def _learner_run(entry: LearnerEntry, learner: Any, base: Any, num_steps: int, d
 
     def learner_run(params, data, key):
         p = _with(base, params or {})
-        if data is None:
-            return sweep_metrics(entry, learner, p, entry.make_stream(key, num_steps, dim))
+        if data is None:  # a stream drawn in float32 is played in the run's dtype (x64)
+            drawn = jax.tree.map(_in_run_dtype, entry.make_stream(key, num_steps, dim))
+            return sweep_metrics(entry, learner, p, drawn)
         return sweep_metrics(entry, learner, p, shuffled(data, key), classify=True)
 
     return learner_run
+
+
+def _in_run_dtype(leaf: Any) -> Any:
+    """A floating leaf in JAX's default float (float64 under x64); other leaves as they are."""
+    dtype = jnp.result_type(float)
+    return leaf.astype(dtype) if jnp.issubdtype(leaf.dtype, jnp.floating) else leaf
 
 
 def shuffled(pool: tuple, key: jax.Array) -> tuple:
@@ -182,14 +189,15 @@ def data_entry(entry: LearnerEntry, data: Any, loss: str | None = None) -> Learn
         return shuffled(pool, key)
 
     stream.__name__ = data.source or "data"
-    make = entry.make
+    played = entry
     if entry.kind == "oco":
 
         def make(dim: int) -> Any:
             x0 = jnp.zeros(dim, jnp.result_type(float))
-            return linear_predictor(entry.make(dim), LOSSES[loss], x0)
+            return linear_predictor(entry.build(dim), LOSSES[loss], x0)
 
-    return dataclasses.replace(entry, kind="predictor", make=make, stream=stream, objective=loss)
+        played = dataclasses.replace(entry, make=make, dtyped=False)
+    return dataclasses.replace(played, kind="predictor", stream=stream, objective=loss)
 
 
 def to_pool(data: Any) -> tuple:
@@ -390,7 +398,7 @@ def _prepare(name: str, grid: Any, num_steps: Any, dim: Any, x0: str, data=None,
             f"num_steps (--steps) = {num_steps} with dim (--dim) = {dim}: {name}'s stream cannot "
             f"be drawn ({type(exc).__name__}: {str(exc)[:200]})"
         ) from None
-    learner = entry.make(dim)
+    learner = entry.build(dim)
     base = entry.default_params()
     axes, given = _grid_arrays(name, base, grid)
     _check_grid(learner, base, axes, given)

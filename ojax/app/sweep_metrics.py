@@ -92,8 +92,9 @@ def _least_squares_best(xs: jax.Array, ys: jax.Array, take: np.ndarray) -> jax.A
         a, b, yy, out_a, out_b, out_y = carry
         x, y, k = item
         a, b, yy = a + jnp.outer(x, x), b + x * y, yy + y * y
-        out_a = jax.lax.dynamic_update_slice(out_a, a[None], (k, 0, 0))
-        out_b = jax.lax.dynamic_update_slice(out_b, b[None], (k, 0))
+        zero = jnp.zeros_like(k)  # the indices in one integer type (int64 literals under x64)
+        out_a = jax.lax.dynamic_update_slice(out_a, a[None], (k, zero, zero))
+        out_b = jax.lax.dynamic_update_slice(out_b, b[None], (k, zero))
         out_y = jax.lax.dynamic_update_slice(out_y, yy[None], (k,))
         return (a, b, yy, out_a, out_b, out_y), None
 
@@ -153,12 +154,13 @@ def _run_tasks(entry: LearnerEntry, learner: Any, params: Any, data: tuple, scor
     return run(learner, params, xs, ys, LOSSES[entry.objective], task_record=record, **options)[1]
 
 
-def _finite_state(state: Any) -> jax.Array:
-    """Whether every floating leaf of `state` is finite (a traced bool)."""
+def _sound_state(state: Any) -> jax.Array:
+    """Whether no floating leaf of `state` holds a NaN or `+inf` (a traced bool); `-inf` is
+    a state's own value, the log of a zero weight (FLH's empty slots), not an overflow."""
     leaves = [a for a in jax.tree.leaves(state) if jnp.issubdtype(a.dtype, jnp.inexact)]
     if not leaves:
         return jnp.asarray(True)
-    return jnp.all(jnp.stack([jnp.all(jnp.isfinite(a)) for a in leaves]))
+    return jnp.all(jnp.stack([jnp.all(~jnp.isnan(a) & (a != jnp.inf)) for a in leaves]))
 
 
 CLASSIFIERS = ("hinge", "logistic", "zero_one")
@@ -191,9 +193,9 @@ def sweep_metrics(
         )
     take = checkpoints(num_steps) - 1
     values = trace.loss.astype(jnp.result_type(float))
-    # a learner whose state overflowed (NaN / inf) diverged, whatever its losses say: its
+    # a learner whose state overflowed (NaN / +inf) diverged, whatever its losses say: its
     # curves are NaN, so it is never named best
-    values = jnp.where(_finite_state(state), values, jnp.nan)
+    values = jnp.where(_sound_state(state), values, jnp.nan)
     out = {
         "average_loss": metrics.average_loss(values)[take],
         "cumulative_loss": metrics.cumulative_loss(values)[take],
