@@ -5,8 +5,9 @@ python tests/sweep_worker.py resume OUT_DIR RESULT.npz [--delay SECONDS]
     test can SIGKILL it mid-run); prints its stats as one JSON line and saves the outputs.
 python tests/sweep_worker.py sharded RESULT.npz
     under XLA_FLAGS=--xla_force_host_platform_device_count=4: the same sweep on 1 device
-    and sharded over 4 devices (the same batch per device); saves both. Then a function that
-    calls LAPACK (`eigh`) over the 4 devices, refused, and on 1 device.
+    and sharded over 4 devices (the same batch per device), in chunks of combinations and in
+    chunks of whole seeds; saves them. Then a function that calls LAPACK (`eigh`) over the 4
+    devices, refused, and on 1 device.
 """
 
 from __future__ import annotations
@@ -70,8 +71,15 @@ def main(argv):
         assert jax.device_count() == 4, jax.devices()
         one = run(devices=1, chunk_size=2)  # 2 combinations per device
         four = run(devices=4, chunk_size=8)  # 2 combinations per device, sharded
+        # chunks of whole seeds (8 combinations each): one seed per device
+        seeds = functools.partial(
+            sweep, ogd_losses, GRID, num_seeds=4, key=jax.random.key(3), data=DATA
+        )
+        seeds_one = seeds(chunk_size=8, options=EngineOptions(quiet=True, devices=1))
+        seeds_four = seeds(chunk_size=32, options=EngineOptions(quiet=True, devices=4))
         arrays = {}
-        for label, res in (("one", one), ("four", four)):
+        runs = (("one", one), ("four", four), ("seeds_one", seeds_one), ("seeds_four", seeds_four))
+        for label, res in runs:
             for name, value in res.outputs.items():
                 arrays[f"{label}/{name}"] = value
         # The compiled chunk's outputs are split over the 4 devices along the batch axis.

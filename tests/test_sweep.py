@@ -398,6 +398,7 @@ def test_sharded_over_four_cpu_devices_equals_unsharded(tmp_path):
     with np.load(target) as z:
         for name in ("loss", "total"):
             np.testing.assert_array_equal(z[f"four/{name}"], z[f"one/{name}"])
+            np.testing.assert_array_equal(z[f"seeds_four/{name}"], z[f"seeds_one/{name}"])
 
 
 @pytest.mark.parametrize(
