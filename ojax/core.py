@@ -243,6 +243,18 @@ def float_dtype(dtype: Any = None) -> Any:
     return jax.dtypes.canonicalize_dtype(jnp.float64 if dtype is None else dtype)
 
 
+def cast_floats(tree: Any, dtype: Any = None) -> Any:
+    """The floating leaves of `tree` as arrays of `dtype` (default: :func:`float_dtype`); the
+    other leaves (integers, booleans, keys) as they are."""
+    dtype = float_dtype(dtype)
+
+    def cast(leaf: Any) -> Any:
+        leaf = leaf if isinstance(leaf, jax.Array) else jnp.asarray(leaf)
+        return leaf.astype(dtype) if jnp.issubdtype(leaf.dtype, jnp.floating) else leaf
+
+    return jax.tree.map(cast, tree)
+
+
 def scalars(*values: float, dtype: Any = None) -> tuple[Array, ...]:
     """`values` as 0-d arrays of `dtype` (default: :func:`float_dtype`): what the
     `default()` presets of the params classes are built from."""

@@ -38,7 +38,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ojax.contextual.supervised import contextual_data, run_contextual
-from ojax.core import LearnerEntry
+from ojax.core import LearnerEntry, cast_floats
 from ojax.losses import LOSSES, OBJECTIVES
 from ojax.runner import entry_start, run, run_entry, run_oco
 from ojax.validation import DivergedError, InputError
@@ -63,16 +63,6 @@ class _Skip(Exception):
 
 def _make(entry: LearnerEntry, dtype: Any = jnp.float32) -> Any:
     return entry.build(DIM, dtype)
-
-
-def _cast(tree: Any, dtype: Any) -> Any:
-    """Floating leaves of `tree` cast to `dtype` (data and params of a float64 run)."""
-
-    def cast(leaf: Any) -> Any:
-        leaf = jnp.asarray(leaf)
-        return leaf.astype(dtype) if jnp.issubdtype(leaf.dtype, jnp.floating) else leaf
-
-    return jax.tree.map(cast, tree)
 
 
 def _pick(grid: Any, i: int) -> Any:
@@ -127,8 +117,8 @@ def _floats(tree: Any) -> set[str]:
 def _dtype_run(entry: LearnerEntry, dtype: Any, x64: bool) -> None:
     with jax.enable_x64(x64):
         learner = _make(entry, dtype)
-        data = _cast(_data(entry, 0), dtype)
-        params = _cast(entry.default_params(), dtype)
+        data = cast_floats(_data(entry, 0), dtype)
+        params = cast_floats(entry.default_params(), dtype)
         state, trace = _run(entry, learner, params, data)
         losses = np.asarray(trace.loss)
         name = np.dtype(dtype).name

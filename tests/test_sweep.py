@@ -188,7 +188,7 @@ def test_memory_budget_sets_the_chunk_size():
     res = worker.run(chunk_size=None, memory_budget=budget)
     # chunked, within the budget (whole seeds draw each seed's noise once: more than 5 fit)
     assert 1 <= res.stats.chunk_size < 24
-    assert res.stats.chunk_size * res.stats.estimated_bytes_per_combination <= budget - shared
+    assert res.stats.chunk_size * res.stats.estimated_bytes_per_combination <= budget
     assert res.stats.num_chunks == -(-24 // res.stats.chunk_size)
     np.testing.assert_allclose(res.outputs["loss"], ref.outputs["loss"], rtol=1e-6, atol=1e-6)
     with pytest.raises(InputError, match="too small for one combination"):

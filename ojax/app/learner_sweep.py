@@ -23,7 +23,7 @@ import numpy as np
 
 from ojax.app.output import format_mean_std
 from ojax.app.sweep_metrics import checkpoints, comparator, primary_metric, sweep_metrics
-from ojax.core import LEARNERS, LearnerEntry
+from ojax.core import LEARNERS, LearnerEntry, cast_floats
 from ojax.fileio import DataError, plain_name
 from ojax.results import ExperimentResult, split_key
 from ojax.sweep import EngineOptions, SweepResult, sweep
@@ -139,17 +139,11 @@ def _learner_run(entry: LearnerEntry, learner: Any, base: Any, num_steps: int, d
     def learner_run(params, data, key):
         p = _with(base, params or {})
         if data is None:  # a stream drawn in float32 is played in the run's dtype (x64)
-            drawn = jax.tree.map(_in_run_dtype, entry.make_stream(key, num_steps, dim))
+            drawn = cast_floats(entry.make_stream(key, num_steps, dim))
             return sweep_metrics(entry, learner, p, drawn)
         return sweep_metrics(entry, learner, p, shuffled(data, key), classify=True)
 
     return learner_run
-
-
-def _in_run_dtype(leaf: Any) -> Any:
-    """A floating leaf in JAX's default float (float64 under x64); other leaves as they are."""
-    dtype = jnp.result_type(float)
-    return leaf.astype(dtype) if jnp.issubdtype(leaf.dtype, jnp.floating) else leaf
 
 
 def shuffled(pool: tuple, key: jax.Array) -> tuple:

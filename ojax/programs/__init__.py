@@ -40,7 +40,7 @@ from typing import Any
 import jax
 
 from ojax.fileio import DataError, atomic_write, open_regular
-from ojax.programs.identity import changed_sources, describe, digest, ojax_source_digest
+from ojax.programs.identity import CHANGED, describe, digest, ojax_source_digest
 
 FOLDER = "ojax-programs"
 # JAX settings that change what a function traces to
@@ -91,7 +91,8 @@ def entry_name(kind: str, fn: Any, parts: Any) -> str | None:
     cannot be described fully or involves functions defined outside ojax."""
     if folder() is None:  # the store is off: nothing to name (and no description to walk)
         return None
-    if changed_sources():  # ojax edited while this process runs: its programs are its own
+    source = ojax_source_digest()
+    if source.startswith(CHANGED):  # ojax edited while this process runs: its programs are its own
         return None
     try:
         described = describe(fn)
@@ -102,7 +103,7 @@ def entry_name(kind: str, fn: Any, parts: Any) -> str | None:
         description = [
             kind,
             described,
-            ojax_source_digest(),
+            source,
             jax.__version__,
             device.platform,
             getattr(device, "device_kind", ""),

@@ -166,6 +166,8 @@ _IMPORTED = {
 }
 _IMPORTED_DIGEST = digest({name: sha for name, (_, _, sha) in _IMPORTED.items()})
 _PROCESS_TOKEN = uuid.uuid4().hex
+CHANGED = "changed-"
+"""The start of :func:`ojax_source_digest` in a process whose loaded ojax sources changed."""
 
 
 @functools.cache
@@ -208,7 +210,7 @@ def ojax_source_digest() -> str:
     loaded module's file has changed since (:func:`changed_sources`), a digest of this process
     alone: what it traces is neither stored for nor taken from any other process's code."""
     if changed_sources():
-        return f"changed-{_PROCESS_TOKEN}"
+        return f"{CHANGED}{_PROCESS_TOKEN}"
     return _IMPORTED_DIGEST
 
 
@@ -239,6 +241,7 @@ def jsonable(value: Any) -> Any:
 
 
 __all__ = [
+    "CHANGED",
     "ROOT",
     "changed_sources",
     "describe",
