@@ -22,7 +22,7 @@ from typing import NamedTuple
 
 import numpy as np
 import pytest
-from conftest import TEST_EMITTERS, subprocess_env
+from conftest import TEST_XLA_FLAGS, subprocess_env
 from tolerances import scaled_atol
 
 from ojax.app.cli import main
@@ -42,8 +42,8 @@ def _env(peer_timeout: float = 60) -> dict:
     """The processes' environment: the session's compilation cache, $OJAX_PEER_TIMEOUT."""
     env = subprocess_env(OJAX_PEER_TIMEOUT=str(peer_timeout))
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
-    # one device per process, whatever the caller's XLA_FLAGS asked; the suite's emitters kept
-    flags = [f for f in env.get("XLA_FLAGS", "").split() if f.startswith(TEST_EMITTERS)]
+    # one device per process, whatever the caller's XLA_FLAGS asked; the suite's compile flags kept
+    flags = [f for f in env.get("XLA_FLAGS", "").split() if f.split("=")[0] in TEST_XLA_FLAGS]
     env["XLA_FLAGS"] = " ".join(flags)
     return env
 

@@ -254,6 +254,7 @@ def test_delayed_predictor_updates_on_the_example_of_step_t_minus_d():
     np.testing.assert_allclose(np.asarray(trace.prediction), preds, atol=scaled_atol(preds))
 
 
+@pytest.mark.default_xla  # at `-O0` the last real round's loss is 1 ulp apart
 def test_padded_rounds_change_nothing():
     zs = unit_ball_stream(jax.random.key(7), 10, 3)[0]
     mask = jnp.array([True, False, True, True, False, False, True, True, True, True])

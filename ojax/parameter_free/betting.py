@@ -317,8 +317,8 @@ def direction_magnitude(bettor: str = "ons") -> OCOLearner:
       >>> params = parameter_free.DirectionMagnitudeParams(jnp.array(1.0), jnp.array(1.0))
       >>> zs = jnp.tile(jnp.array([[0.3, -0.4]]), (200, 1))  # f(w) = ||w - z||^2 / 2
       >>> state, tr = run_oco(learner, params, jnp.zeros(2), zs, losses.quadratic_objective)
-      >>> print(round(float(tr.loss.mean()), 4))
-      0.0013
+      >>> print(f"{float(tr.loss.mean()):.2e}")
+      1.25e-03
     """
     check_choice("bettor", bettor, BETTORS)
 
