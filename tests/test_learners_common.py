@@ -30,15 +30,7 @@ from ojax.testing import CHECKS, check_learner
 _CONTINUED_UNDER_DEFAULT_XLA = {"dadapt_sgd"}
 
 
-@pytest.fixture(
-    params=[
-        pytest.param(name, marks=pytest.mark.default_xla)
-        if name in _CONTINUED_UNDER_DEFAULT_XLA
-        else name
-        for name in sorted(ojax.LEARNERS)
-    ],
-    ids=str,
-)
+@pytest.fixture(params=sorted(ojax.LEARNERS), ids=str)
 def entry(request):
     yield ojax.LEARNERS[request.param]
     # A learner's compiled runs are its own (no other learner runs them): dropped after its
@@ -53,6 +45,17 @@ def entry(request):
 _MAY_SKIP = {"vmap_equals_loop", "bad_params"}
 
 
+@pytest.mark.parametrize(
+    "entry",
+    [
+        pytest.param(name, marks=pytest.mark.default_xla)
+        if name in _CONTINUED_UNDER_DEFAULT_XLA
+        else name
+        for name in sorted(ojax.LEARNERS)
+    ],
+    ids=str,
+    indirect=True,
+)
 def test_common_checks(entry):
     ran = check_learner(entry)
     # a contextual bandit's padded game draws other arms (one key per round), and a game
