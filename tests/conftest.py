@@ -25,20 +25,23 @@ from ojax.programs.cache import enable_compilation_cache
 # `default_xla` and runs in a process of its own under XLA's defaults (`pytest_pyfunc_call`
 # below), and tests/test_learners_common.py runs the numeric common checks of a learner of each
 # kind so. ``XLA_FLAGS="--xla_cpu_use_fusion_emitters=true --xla_backend_optimization_level=3"``
-# runs the whole suite under the defaults. JAX reads the variable when it starts its backend;
-# subprocesses inherit it.
+# (`XLA_DEFAULTS`) runs the whole suite under the defaults, the marked tests in-process. JAX
+# reads the variable when it starts its backend; subprocesses inherit it.
 TEST_XLA_FLAGS = {"--xla_cpu_use_fusion_emitters": "false", "--xla_backend_optimization_level": "0"}
-# set in the process of a `default_xla` test: XLA's defaults, no test flags
-DEFAULT_XLA = os.environ.get("OJAX_TEST_DEFAULT_XLA") == "1"
-if not DEFAULT_XLA:
-    _flags = os.environ.get("XLA_FLAGS", "")
-    _missing = [f"{name}={value}" for name, value in TEST_XLA_FLAGS.items() if name not in _flags]
-    os.environ["XLA_FLAGS"] = " ".join([_flags, *_missing]).strip()
+XLA_DEFAULTS = {"--xla_cpu_use_fusion_emitters": "true", "--xla_backend_optimization_level": "3"}
+_flags = os.environ.get("XLA_FLAGS", "")
+_missing = [f"{name}={value}" for name, value in TEST_XLA_FLAGS.items() if name not in _flags]
+os.environ["XLA_FLAGS"] = " ".join([_flags, *_missing]).strip()
+# whether this process compiles with a test flag (a `default_xla` test then runs in another)
+TEST_FLAGS_ON = any(
+    f"{name}={value}" in os.environ["XLA_FLAGS"].split() for name, value in TEST_XLA_FLAGS.items()
+)
 
 
 def default_xla_flags(flags: str) -> str:
-    """``flags`` (an XLA_FLAGS value) without the suite's compile flags."""
-    return " ".join(f for f in flags.split() if f.split("=")[0] not in TEST_XLA_FLAGS)
+    """``flags`` (an XLA_FLAGS value) with XLA's defaults in place of the suite's flags."""
+    kept = [f for f in flags.split() if f.split("=")[0] not in TEST_XLA_FLAGS]
+    return " ".join([*kept, *(f"{name}={value}" for name, value in XLA_DEFAULTS.items())])
 
 
 # Tests never write the user's compilation cache (tests/test_cache.py sets its own folder).
@@ -199,12 +202,10 @@ def pytest_pyfunc_call(pyfuncitem):
     """A test marked `default_xla` runs in a pytest process of its own under XLA's default flags
     (its claim, the bits of two programs equal, follows LLVM's optimizations, which the suite's
     `-O0` turns off); it passes when that process passes it."""
-    if pyfuncitem.get_closest_marker("default_xla") is None or DEFAULT_XLA:
+    if pyfuncitem.get_closest_marker("default_xla") is None or not TEST_FLAGS_ON:
         return None
     node = f"{pyfuncitem.path}::{pyfuncitem.name}"
-    env = subprocess_env(
-        XLA_FLAGS=default_xla_flags(os.environ.get("XLA_FLAGS", "")), OJAX_TEST_DEFAULT_XLA="1"
-    )
+    env = subprocess_env(XLA_FLAGS=default_xla_flags(os.environ["XLA_FLAGS"]))
     command = [sys.executable, "-m", "pytest", "-p", "no:xdist", "-p", "no:cacheprovider", "-q"]
     done = subprocess.run(
         [*command, node], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600

@@ -25,6 +25,7 @@ import pytest
 
 import ojax
 from ojax import losses, oco
+from ojax.core import cast_floats
 from ojax.losses import LOSSES, OBJECTIVES
 from ojax.runner import entry_start
 
@@ -47,13 +48,9 @@ STEPS, DIM = 64, 3
 
 def _setup(name: str):
     entry = ojax.LEARNERS[name]
-    dtype = jnp.float64 if jax.config.jax_enable_x64 else jnp.float32
-    learner = entry.build(DIM, dtype)
-    data = entry.make_stream(jax.random.key(7), STEPS, DIM)
-    if dtype == jnp.float64:  # a stream drawn in float32 (task blocks) is widened exactly
-        data = jax.tree.map(
-            lambda a: a.astype(dtype) if jnp.issubdtype(a.dtype, jnp.floating) else a, data
-        )
+    learner = entry.build(DIM)  # float64 state under x64
+    # a stream drawn in float32 (task blocks) is widened exactly under x64
+    data = cast_floats(entry.make_stream(jax.random.key(7), STEPS, DIM))
     return entry, learner, entry.default_params(), data
 
 
