@@ -33,6 +33,7 @@ function's lines run from its ``def`` to its last line, its docstring included.
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 from pathlib import Path
 
@@ -86,6 +87,13 @@ A learner run goes through `ojax.run` / `ojax.run_oco` (or `ojax.game` against a
 a new scan elsewhere, or one more here, fails :func:`test_scans_outside_the_runner_are_listed`."""
 
 
+@functools.cache
+def parse(text: str) -> ast.Module:
+    """A module's syntax tree, parsed once per text (each check walks every module; none
+    changes a tree)."""
+    return ast.parse(text)
+
+
 def module_name(path: Path) -> str:
     parts = path.relative_to(ROOT.parent).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
@@ -114,7 +122,7 @@ def imports(module: str, modules: dict[str, Path]) -> list[tuple[str, str | None
     """``(module read, name, line)`` for every ojax import in ``module`` (``name`` None for
     ``import x``; ``ojax.a.b`` attributes of a plain ``import ojax`` resolved)."""
     path = modules[module]
-    tree = ast.parse(path.read_text())
+    tree = parse(path.read_text())
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     found = []
     plain = False
@@ -189,7 +197,7 @@ def dotted(node: ast.AST, aliases: dict[str, str]) -> str | None:
 def private_name_violations(modules: dict[str, Path] = MODULES) -> list[str]:
     out = []
     for module, path in modules.items():
-        tree = ast.parse(path.read_text())
+        tree = parse(path.read_text())
         for target, name, line in imports(module, modules):
             if name and private(name) and target != module and f"{target}.{name}" not in modules:
                 out.append(f"{module}:{line} reads {target}.{name}")
@@ -216,7 +224,7 @@ def size_violations(table: dict[str, Path] = MODULES) -> tuple[list[str], list[s
     modules, functions = [], []
     for module, path in table.items():
         text = path.read_text()
-        tree = ast.parse(text)
+        tree = parse(text)
         count = len(text.splitlines()) - data_table_lines(tree)
         if count > MAX_MODULE_LINES:
             modules.append(f"{module}: {count} lines")
@@ -231,7 +239,7 @@ def size_violations(table: dict[str, Path] = MODULES) -> tuple[list[str], list[s
 def scan_calls(path: Path) -> list[int]:
     """The lines of the `lax.scan` calls in a module (`jax.lax.scan`, `lax.scan`, or `scan`
     imported from `jax.lax`)."""
-    tree = ast.parse(path.read_text())
+    tree = parse(path.read_text())
     bare = {
         a.asname or a.name
         for node in ast.walk(tree)

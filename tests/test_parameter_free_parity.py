@@ -50,18 +50,24 @@ def _stream(objective: str, seed: int, n: int = 100, d: int = 4) -> np.ndarray:
 X0 = np.linspace(-0.4, 0.3, 4)
 
 
-def _optax_run(opt, zs, objective, x0=X0):
-    """optax's own loop: ``update`` then ``apply_updates``; the played points and the states."""
+def _optax_run(opt, zs, objective, x0=X0, jit=True):
+    """optax's own loop, its step jitted as optax's users write it (`jit=False`: op by op):
+    ``update`` then ``apply_updates``; the played points and the states."""
+    gradient = OBJECTIVES[objective].grad
+
+    def step(params, state, z):
+        updates, state = opt.update(gradient(params, z), state, params)
+        return optax.apply_updates(params, updates), state
+
     with _peer():
+        jitted = jax.jit(step) if jit else step
         params = jnp.asarray(x0)
         state = opt.init(params)
         points, states = [], []
         for z in jnp.asarray(zs):
             points.append(np.asarray(params))
             states.append(state)
-            grad = OBJECTIVES[objective].grad(params, z)
-            updates, state = opt.update(grad, state, params)
-            params = optax.apply_updates(params, updates)
+            params, state = jitted(params, state, z)
     return np.stack(points), states
 
 
@@ -356,7 +362,7 @@ def test_schedule_free_optax_warmup_lags_one_step(x64):
     weighted = parameter_free.schedule_free_sgd("weighted")
     ours = _ours(weighted, _sf_params(gamma, beta, warmup), zs, "quadratic")
     opt = optax.contrib.schedule_free_sgd(gamma, warmup_steps=warmup, b1=beta)
-    peer, _ = _optax_run(opt, zs, "quadratic")
+    peer, _ = _optax_run(opt, zs, "quadratic", jit=False)  # the schedule's values op by op
     with _peer():
         schedule = optax.warmup_constant_schedule(0.0, gamma, warmup)
         rates = [float(schedule(jnp.int32(k))) for k in range(len(zs) + 1)]  # as optax calls it
