@@ -19,7 +19,9 @@ from ojax.programs.cache import enable_compilation_cache
 # the CPU, not its fusion emitters (jaxlib's default), and without LLVM's optimizations (`-O0`;
 # XLA's default is 3). The suite is mostly compiling; the loop emitters took it 521 s -> 417 s
 # (denevi2020-synthetic --quick's seven sweeps: 7.3 s -> 4.0 s), `-O0` then 726 s -> 516 s on a
-# slower day (tests/test_learners_common.py alone 97 s -> 69 s). Users' runs and the benchmarks
+# slower day (tests/test_learners_common.py alone 97 s -> 69 s). The level holds for the programs
+# that prefer another (Denevi et al.'s scans, `-O1`: `ojax.programs.compiler_options`; a cold
+# `ojax run denevi2020-synthetic --quick` 14.2 s -> 11.2 s). Users' runs and the benchmarks
 # keep XLA's defaults. The numbers differ to rounding only; a test that compares the bits of two
 # programs that are equal only under LLVM's optimizations (two, 1 ulp apart at `-O0`) is marked
 # `default_xla` and runs in a process of its own under XLA's defaults (`pytest_pyfunc_call`

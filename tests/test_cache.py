@@ -234,3 +234,20 @@ def test_the_source_digest_covers_every_file_of_ojax_as_imported(tmp_path, monke
     assert identity.changed_sources() == ["runner.py"]
     assert identity.ojax_source_digest() != unchanged
     assert programs.entry_name("jit", programs.jit, [1]) is None  # nothing stored or loaded
+
+
+def test_a_programs_xla_options_yield_to_xla_flags(monkeypatch):
+    """A program's preferred XLA options (the `-O1` of Denevi et al.'s scans) hold unless the
+    process's XLA_FLAGS sets the option: an option given there holds for every program."""
+    from ojax import programs
+
+    preferred = {"xla_backend_optimization_level": 1, "xla_cpu_enable_fast_math": False}
+    monkeypatch.setenv("XLA_FLAGS", "--xla_backend_optimization_level=0 --xla_dump_to=/tmp/x")
+    assert programs.compiler_options(preferred) == {"xla_cpu_enable_fast_math": False}
+    monkeypatch.setenv("XLA_FLAGS", "--xla_cpu_enable_fast_math --xla_backend_optimization_level=3")
+    assert programs.compiler_options(preferred) is None  # nothing left: what jax takes for none
+    monkeypatch.setenv("XLA_FLAGS", "--xla_force_host_platform_device_count=2")
+    assert programs.compiler_options(preferred) == preferred
+    monkeypatch.delenv("XLA_FLAGS")
+    assert programs.compiler_options(preferred) == preferred
+    assert programs.compiler_options(None) is None

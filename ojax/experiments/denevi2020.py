@@ -73,7 +73,8 @@ from ojax.validation import InputError
 
 METRICS = ("cumulative_error", "test_error", "meta_test_error")
 # LLVM optimisation level 1 compiles these scans 2-3x faster than the default with the same run
-# time (measured on CPU); compilation dominates a cold run of the main job.
+# time (measured on CPU); compilation dominates a cold run of the main job. A level that XLA_FLAGS
+# sets holds instead (ojax.programs.compiler_options).
 COMPILER_OPTIONS = {"xla_backend_optimization_level": 1}
 
 

@@ -33,7 +33,7 @@ import functools
 import hashlib
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -218,6 +218,22 @@ def _signature(leaves: list) -> tuple:
     )
 
 
+def compiler_options(options: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """The XLA options a program prefers (e.g. `{"xla_backend_optimization_level": 1}`), less
+    those the process's `XLA_FLAGS` sets (`--NAME=VALUE`): an option given there holds for
+    every program of the process, and a program's preference yields to it; `None` when none
+    is left (what `compile(compiler_options=...)` and `jax.jit` take for none).
+
+    Examples:
+      >>> from ojax import programs
+      >>> programs.compiler_options({"xla_cpu_enable_fast_math": False})  # XLA_FLAGS sets none
+      {'xla_cpu_enable_fast_math': False}
+    """
+    given = {flag.split("=", 1)[0].lstrip("-") for flag in os.environ.get("XLA_FLAGS", "").split()}
+    kept = {name: value for name, value in (options or {}).items() if name not in given}
+    return kept or None
+
+
 def jit(fn: Callable, **options: Any) -> Callable:
     """`jax.jit(fn, **options)` whose programs a later process loads from the store instead
     of tracing and lowering them (the sweep engine's mechanism, for ojax's other jitted entry
@@ -230,6 +246,8 @@ def jit(fn: Callable, **options: Any) -> Callable:
       >>> print(programs.jit(jnp.cumsum)(jnp.arange(3.0)))
       [0. 1. 3.]
     """
+    if "compiler_options" in options:  # those XLA_FLAGS sets are left to it
+        options = {**options, "compiler_options": compiler_options(options["compiler_options"])}
     jitted = jax.jit(fn, **options)
     names: dict[tuple, str | None] = {}  # (treedef, signature) -> entry name: described once
     loaded: dict[str, Callable] = {}
@@ -277,6 +295,7 @@ def exported_program(name: str, jitted: Any, args: tuple) -> jax.export.Exported
 
 
 __all__ = [
+    "compiler_options",
     "entry_name",
     "exported_program",
     "folder",

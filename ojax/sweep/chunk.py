@@ -150,7 +150,7 @@ def compile_chunk(fn, layout, mesh, chunk, hyper, tasks, data, keys, options=(),
             name = programs.entry_name("chunk", fn, parts)
         lowered = lower_chunk(jitted, name, args)
         lapack = _lapack_on_cpu(lowered, mesh)
-        executable = lowered.compile(compiler_options=dict(options) or None)
+        executable = lowered.compile(compiler_options=programs.compiler_options(dict(options)))
     compiled = (_one_at_a_time(executable) if lapack else executable, memory_used(executable))
     seconds = time.perf_counter() - start
     if key is not None:

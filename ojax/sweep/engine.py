@@ -485,7 +485,8 @@ def sweep(
       on_chunk: `(info) -> None` after each computed chunk is stored, with `info =
         {"chunk", "computed", "total", "indices", "path"}`.
       compiler_options: XLA options for the chunk program (e.g.
-        `{"xla_backend_optimization_level": 1}`); they change no number (not in the hash).
+        `{"xla_backend_optimization_level": 1}`), those XLA_FLAGS does not set
+        (:func:`ojax.programs.compiler_options`); they change no number (not in the hash).
 
     Returns:
       A :class:`SweepResult` (numpy arrays with named axes, summaries, stats).

@@ -45,7 +45,8 @@ from ojax.theory.base import Check, CheckConfig, Outcome, as_measured
 EPSILON = 1.0  # the initial wealth of every bettor (the paper's 1)
 DIM = 5  # input dimension of Proposition 3's task
 TASK_MEAN = 4.0  # every coordinate of the bias (the paper's mean task vector 4 * 1)
-# LLVM optimisation level 1 halves the compile time of these scans (which dominates the checks)
+# LLVM optimisation level 1 halves the compile time of these scans (which dominates the checks);
+# a level that XLA_FLAGS sets holds instead (ojax.programs.compiler_options)
 COMPILER_OPTIONS = {"xla_backend_optimization_level": 1}
 
 
