@@ -26,6 +26,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ojax import programs
 from ojax.contextual import (
     ContextualData,
     EpsilonGreedyParams,
@@ -118,18 +119,24 @@ def _orders(n: int, count: int) -> jax.Array:
 
 def pv_losses(learner: Learner, data: ContextualData, orders: jax.Array) -> np.ndarray:
     """The progressive validation loss `(grid, orders)`: one jitted call, vmapped over the
-    grid and the orders (order `s` also draws the arms with key `s`), in the data's dtype."""
+    grid and the orders (order `s` also draws the arms with key `s`), in the data's dtype; its
+    program is kept in the program store (:func:`ojax.programs.jit`): a warm run loads it."""
     dtype = data.contexts.dtype
     model = learner.make(int(data.contexts.shape[1]), int(data.costs.shape[1]), dtype)
     grid = jax.tree.map(lambda a: jnp.asarray(a, dtype), learner.grid)
     keys = jax.random.split(jax.random.key(0), orders.shape[0])
 
-    def one(params: Any, order: jax.Array, key: jax.Array) -> jax.Array:
-        cb = ContextualData(data.contexts, data.costs, order)
+    def one(params: Any, order: jax.Array, key: jax.Array, contexts: Any, costs: Any) -> jax.Array:
+        cb = ContextualData(contexts, costs, order)
         return jnp.mean(run_contextual(model, params, cb, key)[1].loss)
 
-    over_orders = jax.vmap(one, (None, 0, 0))
-    return np.asarray(jax.jit(jax.vmap(over_orders, (0, None, None)))(grid, orders, keys))
+    def batched(grid: Any, orders: jax.Array, keys: jax.Array, contexts: Any, costs: Any):
+        over_orders = jax.vmap(one, (None, 0, 0, None, None))
+        return jax.vmap(over_orders, (0, None, None, None, None))(
+            grid, orders, keys, contexts, costs
+        )
+
+    return np.asarray(programs.jit(batched)(grid, orders, keys, data.contexts, data.costs))
 
 
 def z_wins(means: dict[str, float], n: int) -> dict[str, int]:
