@@ -113,6 +113,7 @@ def test_processes_starting_together_share_the_folder(tmp_path):
 
 
 def test_program_store_names_and_files(tmp_path, monkeypatch):
+    import jax
     import jax.numpy as jnp
 
     from ojax import programs
@@ -135,6 +136,13 @@ def test_program_store_names_and_files(tmp_path, monkeypatch):
         return params
 
     assert programs.entry_name("chunk", users_cell, [1]) is None
+    # `jax.vmap`'s wrapper closes over a bare `object()` (a sentinel, described as one): a
+    # vmapped ojax function is kept, named by its axes too
+    vmapped = programs.entry_name("jit", jax.vmap(den.curve_points), [1])
+    assert vmapped is not None and vmapped == programs.entry_name(
+        "jit", jax.vmap(den.curve_points), [1]
+    )
+    assert vmapped != programs.entry_name("jit", jax.vmap(den.curve_points, in_axes=1), [1])
     path = tmp_path / "entry.pkl"
     programs._write(path, b"abc")
     assert programs._read(path) == b"abc"

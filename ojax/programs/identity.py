@@ -97,6 +97,8 @@ def _describe_object(obj: Any, depth: int) -> Any:
         return ["repr", type(obj).__qualname__, text]
     if hasattr(obj, "__dict__"):
         return [type(obj).__qualname__, describe(vars(obj), depth)]
+    if type(obj) is object:  # a sentinel (`jax.vmap`'s wrapper closes over one): no state
+        return ["sentinel"]
     return ["object", type(obj).__module__, type(obj).__qualname__]
 
 
