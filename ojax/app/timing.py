@@ -13,6 +13,8 @@ from typing import Any
 import jax
 import numpy as np
 
+from ojax import programs
+
 
 def compile_and_run(
     jitted_fn: jax.stages.Wrapped,
@@ -26,7 +28,8 @@ def compile_and_run(
       jitted_fn: a `jax.jit` function (it needs `.lower`).
       *args: its arguments (arrays or pytrees; static arguments by closure).
       compiler_options: XLA options for the compilation (e.g.
-        `{"xla_backend_optimization_level": 1}`).
+        `{"xla_backend_optimization_level": 1}`), those XLA_FLAGS does not set
+        (:func:`ojax.programs.compiler_options`, as every ojax program).
       repeats: runs of the compiled program; `run_seconds` is their median (the first run is
         not discarded: with `repeats > 1` it is one sample among several).
 
@@ -42,7 +45,9 @@ def compile_and_run(
       [0. 1. 3. 6.] True True
     """
     start = time.perf_counter()
-    compiled = jitted_fn.lower(*args).compile(compiler_options=dict(compiler_options or {}) or None)
+    compiled = jitted_fn.lower(*args).compile(
+        compiler_options=programs.compiler_options(compiler_options)
+    )
     compile_seconds = time.perf_counter() - start
     times = []
     for _ in range(max(1, int(repeats))):

@@ -126,11 +126,15 @@ def pv_losses(learner: Learner, data: ContextualData, orders: jax.Array) -> np.n
     grid = jax.tree.map(lambda a: jnp.asarray(a, dtype), learner.grid)
     keys = jax.random.split(jax.random.key(0), orders.shape[0])
 
-    def one(params: Any, order: jax.Array, key: jax.Array, contexts: Any, costs: Any) -> jax.Array:
+    def one(
+        params: Any, order: jax.Array, key: jax.Array, contexts: jax.Array, costs: jax.Array
+    ) -> jax.Array:
         cb = ContextualData(contexts, costs, order)
         return jnp.mean(run_contextual(model, params, cb, key)[1].loss)
 
-    def batched(grid: Any, orders: jax.Array, keys: jax.Array, contexts: Any, costs: Any):
+    def batched(
+        grid: Any, orders: jax.Array, keys: jax.Array, contexts: jax.Array, costs: jax.Array
+    ) -> jax.Array:
         over_orders = jax.vmap(one, (None, 0, 0, None, None))
         return jax.vmap(over_orders, (0, None, None, None, None))(
             grid, orders, keys, contexts, costs

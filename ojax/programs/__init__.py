@@ -226,7 +226,7 @@ def compiler_options(options: Mapping[str, Any] | None) -> dict[str, Any] | None
 
     Examples:
       >>> from ojax import programs
-      >>> programs.compiler_options({"xla_cpu_enable_fast_math": False})  # XLA_FLAGS sets none
+      >>> programs.compiler_options({"xla_cpu_enable_fast_math": False})  # not in XLA_FLAGS
       {'xla_cpu_enable_fast_math': False}
     """
     given = {flag.split("=", 1)[0].lstrip("-") for flag in os.environ.get("XLA_FLAGS", "").split()}
